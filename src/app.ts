@@ -1,0 +1,135 @@
+// buildApp(deps): plugins in order: infrastructure -> auth -> modules.
+import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import type { Database, Db } from './db/index.ts';
+import { uuidv7 } from './db/ids.ts';
+import { Authenticator, installAuth } from './http/auth.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { Cursors } from './http/pagination.ts';
+import type { RateLimiter } from './http/ratelimit.ts';
+import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import authRoutes from './modules/auth/routes.ts';
+import clientRoutes from './modules/clients/routes.ts';
+import credentialRoutes from './modules/credentials/routes.ts';
+import healthRoutes from './modules/health/routes.ts';
+import productRoutes from './modules/products/routes.ts';
+
+export const API_VERSION = '2.30.0';
+
+export interface Deps {
+  config: Config;
+  database: Database;
+  db: Db;
+  limiter: RateLimiter;
+  auth: Authenticator;
+  cursors: Cursors;
+}
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider> & {
+  deps: Deps;
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Deps;
+  }
+}
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+  limiter: RateLimiter;
+  /** Where JSON logs go (tests capture them); default stdout. */
+  logStream?: DestinationStream;
+  perUserPerMinute?: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Body JSON is taken strictly (no type coercion); query strings, params and headers are coerced. */
+function validatorCompiler() {
+  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
+  const strictAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
+  const coercingAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+}
+
+export async function buildApp(opts: BuildOptions): Promise<App> {
+  const { config, database, limiter } = opts;
+  const perUserPerMinute = opts.perUserPerMinute ?? config.rateLimitPerMinute;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      stream: opts.logStream,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers.cookie', '*.password', '*.token', '*.key', '*.secret', '*.document', '*.card'],
+        censor: '[redacted]',
+      },
+      serializers: {
+        // Path only: query strings can carry search text (names, documents).
+        req: (req) => ({ method: req.method, path: req.url.split('?')[0], requestId: req.id }),
+      },
+    },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler());
+  const auth = new Authenticator({ db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
+  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors: new Cursors(config.cursorSecret) });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+
+  // Infrastructure
+  installErrorHandling(app);
+  app.addSchema(ValidationErrorBody);
+  app.addSchema(ErrorBody);
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cofre payment gateway API',
+        version: API_VERSION,
+        description: 'PIX, card and boleto payments for Brazilian merchants. Money is in integer cents (BRL).',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'API-Key', description: 'API key (cofre_test_... or cofre_live_...)' },
+          bearerApiKey: { type: 'http', scheme: 'bearer', description: 'The same API key as a Bearer token' },
+          bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard token from POST /api/auth/login' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  // Auth, then modules
+  installAuth(app, auth, { db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
+  await app.register(healthRoutes);
+  await app.register(authRoutes);
+  await app.register(credentialRoutes);
+  await app.register(productRoutes);
+  await app.register(clientRoutes);
+
+  return app;
+}

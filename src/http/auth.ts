@@ -1,0 +1,200 @@
+// Authentication and permission checks, declared per route with `config.auth`.
+// One onRoute hook turns that declaration into an onRequest check and the route's OpenAPI security.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { jwtVerify, SignJWT } from 'jose';
+import type { Db } from '../db/index.ts';
+import { AppError, forbidden, unauthorized, validation } from './errors.ts';
+import type { RateLimiter } from './ratelimit.ts';
+
+export const PERMISSIONS = [
+  'paymentLinks:read',
+  'paymentLinks:write',
+  'transactions:read',
+  'transactions:write',
+  'products:read',
+  'products:write',
+  'customers:read',
+  'customers:write',
+  'coupons:read',
+  'coupons:write',
+  'webhooks:read',
+  'webhooks:write',
+  'withdrawals:read',
+  'withdrawals:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'affiliates:read',
+  'affiliates:write',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * How a route authenticates:
+ * - `{ key: 'products:read' }`: API key with that permission (spec "K").
+ * - `{ key: 'withdrawals:write', token: true }`: API key with the permission, or a dashboard JWT (spec "T").
+ * - `{ token: true }`: dashboard JWT only (account-level routes: credentials, profile).
+ * - `{ token: true, admin: true }`: dashboard JWT of an ADMIN user.
+ */
+export interface AuthSpec {
+  key?: Permission;
+  token?: boolean;
+  admin?: boolean;
+}
+
+export interface AuthContext {
+  userId: string;
+  livemode: boolean;
+  via: 'key' | 'token';
+  keyId: string | null;
+  role: 'USER' | 'ADMIN';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthSpec;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+export const KEY_PATTERN = /^cofre_(test|live)_[A-Za-z0-9_-]{43}$/;
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+interface CachedKey {
+  ctx: AuthContext;
+  permissions: Set<string>;
+  expiresAt: number;
+}
+
+/** How long a looked-up key is trusted before the database is asked again (revocation delay elsewhere). */
+const KEY_CACHE_MS = 4000;
+
+export interface AuthDeps {
+  db: Db;
+  jwtSecret: string;
+  limiter: RateLimiter;
+  /** Requests per minute per merchant on authenticated routes. */
+  perUserPerMinute: number;
+}
+
+export class Authenticator {
+  private cache = new Map<string, CachedKey>();
+  private secret: Uint8Array;
+  private deps: AuthDeps;
+  constructor(deps: AuthDeps) {
+    this.deps = deps;
+    this.secret = new TextEncoder().encode(deps.jwtSecret);
+  }
+
+  async issueToken(user: { id: string; role: string }, ttlSeconds: number): Promise<string> {
+    return new SignJWT({ role: user.role })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user.id)
+      .setIssuedAt()
+      .setExpirationTime(`${ttlSeconds}s`)
+      .setAudience('cofre-dashboard')
+      .sign(this.secret);
+  }
+
+  /** Drops a key from this instance's cache at once (revocation). */
+  forget(keyHash: string) {
+    this.cache.delete(keyHash);
+  }
+
+  private async lookupKey(key: string): Promise<CachedKey | null> {
+    const h = hashKey(key);
+    const now = Date.now();
+    const hit = this.cache.get(h);
+    if (hit && hit.expiresAt > now) return hit;
+    const row = await this.deps.db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id', 'api_keys.user_id', 'api_keys.livemode', 'api_keys.permissions', 'api_keys.revoked_at', 'users.role'])
+      .where('api_keys.key_hash', '=', h)
+      .executeTakeFirst();
+    if (!row || row.revoked_at) {
+      this.cache.delete(h);
+      return null;
+    }
+    const entry: CachedKey = {
+      ctx: { userId: row.user_id, livemode: row.livemode, via: 'key', keyId: row.id, role: row.role },
+      permissions: new Set(row.permissions),
+      expiresAt: now + KEY_CACHE_MS,
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(h, entry);
+    return entry;
+  }
+
+  private async verifyToken(token: string): Promise<{ userId: string; role: 'USER' | 'ADMIN' } | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.secret, { audience: 'cofre-dashboard', algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string') return null;
+      return { userId: payload.sub, role: payload.role === 'ADMIN' ? 'ADMIN' : 'USER' };
+    } catch {
+      return null;
+    }
+  }
+
+  async authenticate(req: FastifyRequest, spec: AuthSpec): Promise<AuthContext> {
+    const headerKey = req.headers['api-key'];
+    const authz = req.headers.authorization;
+    let credential: string | undefined;
+    if (typeof headerKey === 'string' && headerKey.length) credential = headerKey.trim();
+    else if (typeof authz === 'string') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
+      if (!m) throw unauthorized('Malformed Authorization header: use "Bearer <key or token>"');
+      credential = m[1];
+    }
+    if (!credential) throw unauthorized('Missing credentials: send an API key in the API-Key header or Authorization: Bearer');
+
+    if (credential.startsWith('cofre_')) {
+      if (!spec.key) throw unauthorized('This route needs a dashboard token from POST /api/auth/login');
+      if (!KEY_PATTERN.test(credential)) throw unauthorized('Malformed API key');
+      const found = await this.lookupKey(credential);
+      if (!found) throw unauthorized('Invalid or revoked API key');
+      if (!found.permissions.has(spec.key)) throw forbidden(`This API key lacks the ${spec.key} permission`);
+      return found.ctx;
+    }
+
+    if (!spec.token) throw unauthorized('Invalid API key');
+    const claims = await this.verifyToken(credential);
+    if (!claims) throw unauthorized('Invalid or expired token');
+    if (spec.admin && claims.role !== 'ADMIN') throw forbidden('Operator (ADMIN) role required');
+    return { userId: claims.userId, livemode: environmentOf(req), via: 'token', keyId: null, role: claims.role };
+  }
+}
+
+/** A dashboard request chooses its environment with X-Environment (default development). */
+function environmentOf(req: FastifyRequest): boolean {
+  const raw = req.headers['x-environment'];
+  if (raw === undefined) return false;
+  const v = String(raw).toLowerCase();
+  if (v === 'development') return false;
+  if (v === 'production') return true;
+  throw validation('X-Environment', 'must be development or production');
+}
+
+export function installAuth(app: FastifyInstance, auth: Authenticator, deps: AuthDeps) {
+  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const spec = route.config?.auth;
+    if (!spec) return;
+    const security = [];
+    if (spec.key) security.push({ apiKey: [] }, { bearerApiKey: [] });
+    if (spec.token) security.push({ bearerToken: [] });
+    route.schema = { ...(route.schema ?? {}), security } as typeof route.schema;
+    const check = async (req: FastifyRequest) => {
+      req.auth = await auth.authenticate(req, spec);
+      // Authenticated routes are limited per merchant, not per IP.
+      const hit = await deps.limiter.hit(`user:${req.auth.userId}`, 60_000);
+      if (hit.count > deps.perUserPerMinute) {
+        throw new AppError(429, 'Too many requests for this account; slow down', null, [], { 'Retry-After': String(Math.ceil(hit.resetMs / 1000)) });
+      }
+    };
+    const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
+    route.onRequest = [check, ...existing];
+  });
+}

@@ -1,0 +1,109 @@
+// One closed error taxonomy and one handler that renders the spec's bodies.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Codes carried by 400 bodies. Each one is documented in docs/errors.md. */
+export const ErrorCodes = [
+  'VALIDATION_ERROR',
+  'INVALID_JSON',
+  'INVALID_DOCUMENT',
+  'INVALID_CURSOR',
+  'EMAIL_ALREADY_REGISTERED',
+  'CLIENT_ALREADY_EXISTS',
+  'INVALID_STATE_TRANSITION',
+  'IDEMPOTENCY_KEY_REUSED',
+  'INSUFFICIENT_BALANCE',
+  'INSUFFICIENT_STOCK',
+  'REFUND_EXCEEDS_PAID',
+  'CARD_DECLINED',
+  'ADVANCE_ALREADY_ACTIVE',
+] as const;
+export type ErrorCode = (typeof ErrorCodes)[number];
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode | null;
+  readonly errors: FieldError[];
+  readonly headers: Record<string, string>;
+  constructor(status: number, message: string, code: ErrorCode | null = null, errors: FieldError[] = [], headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+    this.headers = headers;
+  }
+}
+
+export const badRequest = (code: ErrorCode, message: string, errors: FieldError[] = []) => new AppError(400, message, code, errors);
+export const validation = (field: string, message: string) => new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [{ field, message }]);
+export const unauthorized = (message = 'Unauthorized') => new AppError(401, message);
+export const forbidden = (message = 'Forbidden') => new AppError(403, message);
+export const notFound = (what = 'Resource') => new AppError(404, `${what} not found`);
+export const conflict = (message: string) => new AppError(409, message);
+
+/** Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path). */
+function fieldErrors(err: FastifyError): FieldError[] {
+  const list = err.validation ?? [];
+  return list.map((v) => {
+    const params = v.params as Record<string, unknown>;
+    let path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    if (v.keyword === 'required' && params.missingProperty) path = path ? `${path}.${params.missingProperty}` : String(params.missingProperty);
+    if (v.keyword === 'additionalProperties' && params.additionalProperty) {
+      const extra = String(params.additionalProperty);
+      return { field: path ? `${path}.${extra}` : extra, message: 'is not an allowed field' };
+    }
+    const ctx = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}.` : '';
+    return { field: ctx + (path || (err.validationContext ?? 'body')), message: v.message ?? 'is invalid' };
+  });
+}
+
+export function errorBody(req: FastifyRequest, message: string, code: string, errors: FieldError[]) {
+  return { message, code, timestamp: new Date().toISOString(), path: req.url.split('?')[0], errors };
+}
+
+function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
+  reply.code(status).headers(headers).type('application/json; charset=utf-8');
+  // Bypass the route's response schema: error bodies have their own shape.
+  return reply.serializer((x: unknown) => JSON.stringify(x)).send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    if (err instanceof AppError) {
+      if (err.status === 400) return send(reply, 400, errorBody(req, err.message, err.code ?? 'VALIDATION_ERROR', err.errors), err.headers);
+      return send(reply, err.status, { message: err.message }, err.headers);
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) return send(reply, 400, errorBody(req, 'Validation failed', 'VALIDATION_ERROR', fieldErrors(fe)));
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return send(reply, 413, { message: 'Request body is too large' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, 415, { message: 'Unsupported content type: send application/json' });
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return send(reply, 400, errorBody(req, 'Invalid Content-Length', 'VALIDATION_ERROR', []));
+    }
+    if (fe instanceof SyntaxError) {
+      return send(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
+    }
+    if (fe.statusCode === 429) {
+      return send(reply, 429, { message: fe.message || 'Too many requests' });
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      // Other client errors raised by Fastify itself (e.g. bad URL encoding): plain message, no internals.
+      if (fe.statusCode === 400) return send(reply, 400, errorBody(req, 'Bad request', 'VALIDATION_ERROR', []));
+      return send(reply, fe.statusCode, { message: fe.statusCode === 404 ? 'Not found' : 'Request refused' });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return send(reply, 500, { message: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((req, reply) => send(reply, 404, { message: `Route ${req.method} ${req.url.split('?')[0]} not found` }));
+}

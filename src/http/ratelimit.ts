@@ -1,0 +1,92 @@
+// Fixed-window counters behind one small interface: in memory for a single instance,
+// Redis when REDIS_URL is set so every API instance shares the same limits.
+import { Redis } from 'ioredis';
+
+export interface Hit {
+  count: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+export interface RateLimiter {
+  /** Counts one hit on key within a window of windowMs; returns the count so far. */
+  hit(key: string, windowMs: number): Promise<Hit>;
+  /** Current count without adding a hit. */
+  peek(key: string): Promise<Hit>;
+  reset(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryLimiter implements RateLimiter {
+  private windows = new Map<string, { count: number; resetAt: number }>();
+  private sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+  }, 60_000).unref();
+
+  async hit(key: string, windowMs: number): Promise<Hit> {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { count: w.count, resetMs: w.resetAt - now };
+  }
+
+  async peek(key: string): Promise<Hit> {
+    const now = Date.now();
+    const w = this.windows.get(key);
+    if (!w || w.resetAt <= now) return { count: 0, resetMs: 0 };
+    return { count: w.count, resetMs: w.resetAt - now };
+  }
+
+  async reset(key: string) {
+    this.windows.delete(key);
+  }
+
+  async close() {
+    clearInterval(this.sweep);
+  }
+}
+
+export class RedisLimiter implements RateLimiter {
+  private redis: Redis;
+  private prefix: string;
+  constructor(url: string, prefix = 'cofre:rl:') {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    this.redis.on('error', () => {}); // surfaced through the failing command
+    this.prefix = prefix;
+  }
+
+  async hit(key: string, windowMs: number): Promise<Hit> {
+    const k = this.prefix + key;
+    const res = await this.redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
+    if (!res) throw new Error('rate limiter transaction aborted');
+    const count = Number(res[0][1]);
+    const ttl = Number(res[2][1]);
+    return { count, resetMs: ttl > 0 ? ttl : windowMs };
+  }
+
+  async peek(key: string): Promise<Hit> {
+    const k = this.prefix + key;
+    const res = await this.redis.multi().get(k).pttl(k).exec();
+    if (!res) throw new Error('rate limiter transaction aborted');
+    const count = Number(res[0][1] ?? 0);
+    const ttl = Number(res[1][1]);
+    return { count, resetMs: ttl > 0 ? ttl : 0 };
+  }
+
+  async reset(key: string) {
+    await this.redis.del(this.prefix + key);
+  }
+
+  async close() {
+    await this.redis.quit().catch(() => {});
+  }
+}
+
+export function createLimiter(redisUrl: string | null, prefix?: string): RateLimiter {
+  return redisUrl ? new RedisLimiter(redisUrl, prefix) : new MemoryLimiter();
+}

@@ -1,0 +1,86 @@
+// CLI entry: serve | migrate | admin create --email E --password P [--name N]
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { connect, migrate, type Database } from './db/index.ts';
+import { createLimiter } from './http/ratelimit.ts';
+import { createUser } from './modules/auth/service.ts';
+
+const USAGE = `Usage: npm run cli -- <command>
+  serve                                         start the API (and background jobs)
+  migrate                                       apply database migrations and exit
+  admin create --email E --password P [--name N]  create an operator (role ADMIN)`;
+
+async function open(config: Config): Promise<Database> {
+  const database = await connect({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  await migrate(database.db);
+  return database;
+}
+
+async function serve(config: Config) {
+  const database = await open(config);
+  const limiter = createLimiter(config.redisUrl);
+  const app = await buildApp({ config, database, limiter });
+  const shutdown = async (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await limiter.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const local = `http://localhost:${port}`;
+  const where = database.kind === 'pglite' ? `embedded PGlite at ${config.dataDir}/pgdata` : 'PostgreSQL (DATABASE_URL)';
+  process.stdout.write(
+    `\nCofre ${process.env.npm_package_version ?? ''} is running (database: ${where})\n` +
+      `  API:     ${local}/api\n  Docs:    ${local}/docs  (OpenAPI: ${local}/openapi.json)\n  Health:  ${local}/health  (readiness: ${local}/ready)\n\n`,
+  );
+}
+
+async function main(argv: string[]) {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+  });
+  const [command, sub] = positionals;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'migrate': {
+      const database = await open(config);
+      await database.close();
+      console.log('migrations applied');
+      return;
+    }
+    case 'admin': {
+      if (sub !== 'create' || !values.email || !values.password) throw new UsageError();
+      if (values.password.length < 8) throw new ConfigError('--password must be at least 8 characters');
+      const database = await open(config);
+      try {
+        const user = await createUser(database.db, { name: values.name ?? 'Operator', email: values.email, password: values.password, role: 'ADMIN' });
+        console.log(`operator created: ${user.email} (id ${user.id}, role ADMIN)`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    default:
+      throw new UsageError();
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof UsageError) console.error(USAGE);
+  else if (err instanceof ConfigError) console.error(err.message);
+  else if (err?.code === 'EMAIL_ALREADY_REGISTERED' || err?.status === 400) console.error(`error: ${err.message}`);
+  else console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp, Uuid } from '../../http/schemas.ts';
+
+export const Email = Type.String({ format: 'email', maxLength: 255 });
+
+export const UserView = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  email: Type.String(),
+  role: Type.Union([Type.Literal('USER'), Type.Literal('ADMIN')]),
+  referralCode: Type.String(),
+  createdAt: Timestamp,
+});
+
+export const RegisterBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    email: Email,
+    password: Type.String({ minLength: 8, maxLength: 256 }),
+    referralCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 255 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,60 @@
+import type { App } from '../../app.ts';
+import { errors, IdParams, Message } from '../../http/schemas.ts';
+import { ClientListResponse, ClientResponse, CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
+import { clientView, createClient, deleteClient, getClient, listClients, updateClient } from './service.ts';
+
+export default async function clientRoutes(app: App) {
+  const { db } = app.deps;
+  const tags = ['Clients'];
+
+  app.post(
+    '/api/clients',
+    {
+      config: { auth: { key: 'customers:write' } },
+      schema: { tags, summary: 'Create a client', body: CreateClientBody, response: { 201: ClientResponse, ...errors(400, 401, 403) } },
+    },
+    async (req, reply) => reply.code(201).send({ message: 'Client created', client: clientView(await createClient(db, req.auth, req.body)) }),
+  );
+
+  app.get(
+    '/api/clients',
+    {
+      config: { auth: { key: 'customers:read' } },
+      schema: { tags, summary: 'List clients (page style; search by name, e-mail or document)', querystring: ListClientsQuery, response: { 200: ClientListResponse, ...errors(400, 401, 403) } },
+    },
+    async (req) => {
+      const { rows, pagination } = await listClients(db, req.auth, req.query);
+      return { message: 'OK', clients: rows.map(clientView), pagination };
+    },
+  );
+
+  app.get(
+    '/api/clients/:id',
+    {
+      config: { auth: { key: 'customers:read' } },
+      schema: { tags, summary: 'Get a client', params: IdParams, response: { 200: ClientResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => ({ message: 'OK', client: clientView(await getClient(db, req.auth, req.params.id)) }),
+  );
+
+  app.patch(
+    '/api/clients/:id',
+    {
+      config: { auth: { key: 'customers:write' } },
+      schema: { tags, summary: 'Update a client', params: IdParams, body: UpdateClientBody, response: { 200: ClientResponse, ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => ({ message: 'Client updated', client: clientView(await updateClient(db, req.auth, req.params.id, req.body)) }),
+  );
+
+  app.delete(
+    '/api/clients/:id',
+    {
+      config: { auth: { key: 'customers:write' } },
+      schema: { tags, summary: 'Delete a client (its transactions are kept)', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
+    },
+    async (req) => {
+      await deleteClient(db, req.auth, req.params.id);
+      return { message: 'Client deleted' };
+    },
+  );
+}

@@ -1,0 +1,166 @@
+// Clients (the merchant's customers). One client per document per merchant and environment.
+import type { Static } from '@sinclair/typebox';
+import type { Executor } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Client } from '../../db/types.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { pageInfo } from '../../http/pagination.ts';
+import { sanitizeText } from '../../http/sanitize.ts';
+import { likePattern, type Scope } from '../../http/scope.ts';
+import { validateDocument } from '../../payments/documents.ts';
+import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
+
+export function clientView(c: Client) {
+  return { id: c.id, name: c.name, email: c.email, document: c.document, phone: c.phone, createdAt: c.created_at, updatedAt: c.updated_at };
+}
+
+/** Normalises a CPF/CNPJ or throws 400 INVALID_DOCUMENT naming the field. */
+export function normalizeDocument(document: string, field = 'document'): string {
+  const result = validateDocument(document);
+  if (!result.ok) throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ', [{ field, message: result.reason }]);
+  return result.normalized;
+}
+
+const alreadyExists = () => badRequest('CLIENT_ALREADY_EXISTS', 'A client with this document already exists', [{ field: 'document', message: 'is already registered' }]);
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+function findByDocument(db: Executor, scope: Scope, document: string) {
+  return db
+    .selectFrom('clients')
+    .selectAll()
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('document', '=', document)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function createClient(db: Executor, scope: Scope, input: Static<typeof CreateClientBody>): Promise<Client> {
+  const document = normalizeDocument(input.document);
+  if (await findByDocument(db, scope, document)) throw alreadyExists();
+  const now = new Date();
+  try {
+    return await db
+      .insertInto('clients')
+      .values({
+        id: uuidv7(),
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        name: sanitizeText(input.name),
+        email: input.email.trim().toLowerCase(),
+        document,
+        phone: input.phone ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw alreadyExists();
+    throw err;
+  }
+}
+
+/**
+ * The client with this document, created or refreshed with the latest contact details.
+ * Used by transaction creation and checkout; safe under concurrent calls (upsert on the unique index).
+ */
+export async function upsertClientByDocument(
+  db: Executor,
+  scope: Scope,
+  input: { name: string; email: string; document: string; phone?: string | null },
+): Promise<Client> {
+  const now = new Date();
+  return db
+    .insertInto('clients')
+    .values({
+      id: uuidv7(),
+      user_id: scope.userId,
+      livemode: scope.livemode,
+      name: sanitizeText(input.name),
+      email: input.email.trim().toLowerCase(),
+      document: input.document,
+      phone: input.phone ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['user_id', 'livemode', 'document'])
+        .where('deleted_at', 'is', null)
+        .doUpdateSet((eb) => ({
+          name: eb.ref('excluded.name'),
+          email: eb.ref('excluded.email'),
+          phone: eb.fn.coalesce('excluded.phone', 'clients.phone'),
+          updated_at: now,
+        })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function getClient(db: Executor, scope: Scope, id: string): Promise<Client> {
+  const c = await db
+    .selectFrom('clients')
+    .selectAll()
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!c) throw notFound('Client');
+  return c;
+}
+
+export async function updateClient(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateClientBody>): Promise<Client> {
+  await getClient(db, scope, id);
+  const document = input.document !== undefined ? normalizeDocument(input.document) : undefined;
+  if (document) {
+    const other = await findByDocument(db, scope, document);
+    if (other && other.id !== id) throw alreadyExists();
+  }
+  try {
+    return await db
+      .updateTable('clients')
+      .set({
+        ...(input.name !== undefined && { name: sanitizeText(input.name) }),
+        ...(input.email !== undefined && { email: input.email.trim().toLowerCase() }),
+        ...(document !== undefined && { document }),
+        ...(input.phone !== undefined && { phone: input.phone }),
+        updated_at: new Date(),
+      })
+      .where('user_id', '=', scope.userId)
+      .where('livemode', '=', scope.livemode)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw alreadyExists();
+    throw err;
+  }
+}
+
+export async function deleteClient(db: Executor, scope: Scope, id: string): Promise<void> {
+  const res = await db
+    .updateTable('clients')
+    .set({ deleted_at: new Date(), updated_at: new Date() })
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!res.numUpdatedRows) throw notFound('Client');
+}
+
+export async function listClients(db: Executor, scope: Scope, q: Static<typeof ListClientsQuery>) {
+  let base = db.selectFrom('clients').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  if (q.search) {
+    const pattern = likePattern(q.search);
+    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern), eb('document', 'ilike', pattern)]));
+  }
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { rows, pagination: pageInfo(q.page, q.limit, Number(total)) };
+}

@@ -1,0 +1,66 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { PERMISSIONS } from '../../http/auth.ts';
+import { Environment, errors, IdParams, Message, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { createCredential, credentialView, listCredentials, revokeCredential } from './service.ts';
+
+const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
+
+const CredentialView = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  environment: Environment,
+  permissions: Type.Array(Type.String()),
+  prefix: Type.String({ description: 'First characters of the key: cofre_test_ (development) or cofre_live_ (production)' }),
+  createdAt: Timestamp,
+  revokedAt: Nullable(Timestamp),
+});
+
+export default async function credentialRoutes(app: App) {
+  const { db, auth } = app.deps;
+
+  app.post(
+    '/api/credentials',
+    {
+      config: { auth: { token: true } },
+      schema: {
+        tags: ['Credentials'],
+        summary: 'Create an API key (its value is returned only in this response)',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 100 }),
+            environment: Environment,
+            permissions: Type.Optional(Type.Array(PermissionSchema, { minItems: 1, uniqueItems: true, description: 'Omitted: all permissions' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ message: Type.String(), credential: CredentialView, key: Type.String() }), ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) => {
+      const { credential, key } = await createCredential(db, req.auth.userId, req.body);
+      return reply.code(201).send({ message: 'API key created; store it now, it will not be shown again', credential: credentialView(credential), key });
+    },
+  );
+
+  app.get(
+    '/api/credentials',
+    {
+      config: { auth: { token: true } },
+      schema: { tags: ['Credentials'], summary: 'List API keys (without their values)', response: { 200: Type.Object({ message: Type.String(), credentials: Type.Array(CredentialView) }), ...errors(401) } },
+    },
+    async (req) => ({ message: 'OK', credentials: (await listCredentials(db, req.auth.userId)).map(credentialView) }),
+  );
+
+  app.delete(
+    '/api/credentials/:id',
+    {
+      config: { auth: { token: true } },
+      schema: { tags: ['Credentials'], summary: 'Revoke an API key (stops working at once)', params: IdParams, response: { 200: Message, ...errors(401, 404) } },
+    },
+    async (req) => {
+      await revokeCredential(db, auth, req.auth.userId, req.params.id);
+      return { message: 'API key revoked' };
+    },
+  );
+}

@@ -1,0 +1,62 @@
+// API keys: 32 random bytes shown once, stored as SHA-256; the prefix shows the environment.
+import { randomBytes } from 'node:crypto';
+import type { Executor } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { ApiKey } from '../../db/types.ts';
+import { hashKey, PERMISSIONS, type Authenticator, type Permission } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+
+export function credentialView(k: ApiKey) {
+  return {
+    id: k.id,
+    name: k.name,
+    environment: k.livemode ? ('PRODUCTION' as const) : ('DEVELOPMENT' as const),
+    permissions: k.permissions,
+    prefix: k.prefix,
+    createdAt: k.created_at,
+    revokedAt: k.revoked_at,
+  };
+}
+
+export async function createCredential(
+  db: Executor,
+  userId: string,
+  input: { name: string; environment: 'DEVELOPMENT' | 'PRODUCTION'; permissions?: Permission[] },
+): Promise<{ credential: ApiKey; key: string }> {
+  const livemode = input.environment === 'PRODUCTION';
+  const key = `cofre_${livemode ? 'live' : 'test'}_${randomBytes(32).toString('base64url')}`;
+  // Keep the order of the catalogue, drop duplicates.
+  const permissions = input.permissions ? PERMISSIONS.filter((p) => input.permissions!.includes(p)) : [...PERMISSIONS];
+  const credential = await db
+    .insertInto('api_keys')
+    .values({
+      id: uuidv7(),
+      user_id: userId,
+      name: input.name.trim(),
+      livemode,
+      permissions: JSON.stringify(permissions),
+      prefix: key.slice(0, 16),
+      key_hash: hashKey(key),
+      created_at: new Date(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { credential, key };
+}
+
+export function listCredentials(db: Executor, userId: string) {
+  return db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export async function revokeCredential(db: Executor, auth: Authenticator, userId: string, id: string): Promise<void> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('key_hash')
+    .executeTakeFirst();
+  if (!row) throw notFound('Credential');
+  auth.forget(row.key_hash);
+}

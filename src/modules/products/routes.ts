@@ -1,0 +1,66 @@
+import type { App } from '../../app.ts';
+import { errors, IdParams, Message } from '../../http/schemas.ts';
+import { CreateProductBody, ListProductsQuery, ProductListResponse, ProductResponse, UpdateProductBody } from './schemas.ts';
+import { createProduct, deleteProduct, getProduct, listProducts, productView, updateProduct } from './service.ts';
+
+export default async function productRoutes(app: App) {
+  const { db } = app.deps;
+  const tags = ['Products'];
+
+  app.post(
+    '/api/v1/products',
+    {
+      config: { auth: { key: 'products:write' } },
+      schema: { tags, summary: 'Create a product', body: CreateProductBody, response: { 201: ProductResponse, ...errors(400, 401, 403) } },
+    },
+    async (req, reply) => reply.code(201).send({ message: 'Product created', product: productView(await createProduct(db, req.auth, req.body)) }),
+  );
+
+  app.get(
+    '/api/v1/products',
+    {
+      config: { auth: { key: 'products:read' } },
+      schema: { tags, summary: 'List products (page style)', querystring: ListProductsQuery, response: { 200: ProductListResponse, ...errors(400, 401, 403) } },
+    },
+    async (req) => {
+      const { rows, pagination } = await listProducts(db, req.auth, req.query);
+      return { message: 'OK', products: rows.map(productView), pagination };
+    },
+  );
+
+  app.get(
+    '/api/v1/products/:id',
+    {
+      config: { auth: { key: 'products:read' } },
+      schema: { tags, summary: 'Get a product', params: IdParams, response: { 200: ProductResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => ({ message: 'OK', product: productView(await getProduct(db, req.auth, req.params.id)) }),
+  );
+
+  app.patch(
+    '/api/v1/products/:id',
+    {
+      config: { auth: { key: 'products:write' } },
+      schema: { tags, summary: 'Update a product', params: IdParams, body: UpdateProductBody, response: { 200: ProductResponse, ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => ({ message: 'Product updated', product: productView(await updateProduct(db, req.auth, req.params.id, req.body)) }),
+  );
+
+  app.delete(
+    '/api/v1/products/:id',
+    {
+      config: { auth: { key: 'products:write' } },
+      schema: {
+        tags,
+        summary: 'Archive a product',
+        description: 'The product disappears from lists and lookups; transactions keep their own copy of what was sold.',
+        params: IdParams,
+        response: { 200: Message, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      await deleteProduct(db, req.auth, req.params.id);
+      return { message: 'Product deleted' };
+    },
+  );
+}

@@ -1,0 +1,148 @@
+// Product catalogue. DELETE archives (soft delete): see docs/decisions.md.
+import type { Static } from '@sinclair/typebox';
+import { inTx, type Executor } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Product } from '../../db/types.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import { pageInfo } from '../../http/pagination.ts';
+import { sanitizeOptional, sanitizeText } from '../../http/sanitize.ts';
+import { likePattern, type Scope } from '../../http/scope.ts';
+import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas.ts';
+
+export function productView(p: Product) {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    price: p.price_cents,
+    currency: p.currency,
+    stockQuantity: p.stock_quantity,
+    stockEnabled: p.stock_enabled,
+    isDigital: p.is_digital,
+    imageUrl: p.image_url,
+    status: p.status,
+    createdAt: p.created_at,
+    updatedAt: p.updated_at,
+  };
+}
+
+function checkStock(state: { stock_enabled: boolean; stock_quantity: number | null; is_digital: boolean }) {
+  if (state.stock_enabled && state.is_digital) {
+    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'stockEnabled', message: 'digital products keep no stock' }]);
+  }
+  if (state.stock_enabled && state.stock_quantity == null) {
+    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'stockQuantity', message: 'is required when stockEnabled is true' }]);
+  }
+}
+
+function nameOf(name: string) {
+  const clean = sanitizeText(name);
+  if (!clean) throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'name', message: 'must contain text' }]);
+  return clean;
+}
+
+export async function createProduct(db: Executor, scope: Scope, input: Static<typeof CreateProductBody>): Promise<Product> {
+  const row = {
+    stock_enabled: input.stockEnabled ?? false,
+    stock_quantity: input.stockQuantity ?? null,
+    is_digital: input.isDigital ?? false,
+  };
+  checkStock(row);
+  const now = new Date();
+  return db
+    .insertInto('products')
+    .values({
+      id: uuidv7(),
+      user_id: scope.userId,
+      livemode: scope.livemode,
+      name: nameOf(input.name),
+      description: sanitizeOptional(input.description) ?? null,
+      price_cents: input.price,
+      currency: 'BRL',
+      ...row,
+      image_url: input.imageUrl ?? null,
+      status: input.status ?? 'ACTIVE',
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function getProduct(db: Executor, scope: Scope, id: string): Promise<Product> {
+  const p = await db
+    .selectFrom('products')
+    .selectAll()
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!p) throw notFound('Product');
+  return p;
+}
+
+export async function updateProduct(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateProductBody>): Promise<Product> {
+  return inTx(db, async (trx) => {
+    const current = await trx
+      .selectFrom('products')
+      .selectAll()
+      .where('user_id', '=', scope.userId)
+      .where('livemode', '=', scope.livemode)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw notFound('Product');
+    const next = {
+      stock_enabled: input.stockEnabled ?? current.stock_enabled,
+      stock_quantity: input.stockQuantity !== undefined ? input.stockQuantity : current.stock_quantity,
+      is_digital: input.isDigital ?? current.is_digital,
+    };
+    checkStock(next);
+    return trx
+      .updateTable('products')
+      .set({
+        ...(input.name !== undefined && { name: nameOf(input.name) }),
+        ...(input.description !== undefined && { description: sanitizeOptional(input.description) ?? null }),
+        ...(input.price !== undefined && { price_cents: input.price }),
+        ...(input.imageUrl !== undefined && { image_url: input.imageUrl }),
+        ...(input.status !== undefined && { status: input.status }),
+        ...next,
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export async function deleteProduct(db: Executor, scope: Scope, id: string): Promise<void> {
+  const res = await db
+    .updateTable('products')
+    .set({ deleted_at: new Date(), status: 'INACTIVE', updated_at: new Date() })
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!res.numUpdatedRows) throw notFound('Product');
+}
+
+export async function listProducts(db: Executor, scope: Scope, q: Static<typeof ListProductsQuery>) {
+  let base = db
+    .selectFrom('products')
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('deleted_at', 'is', null);
+  if (q.status) base = base.where('status', '=', q.status);
+  if (q.search) {
+    const pattern = likePattern(q.search);
+    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('description', 'ilike', pattern)]));
+  }
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { rows, pagination: pageInfo(q.page, q.limit, Number(total)) };
+}
