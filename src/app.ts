@@ -12,6 +12,7 @@ import type { Database, Db } from './db/index.ts';
 import { uuidv7 } from './db/ids.ts';
 import { Authenticator, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
@@ -19,7 +20,12 @@ import authRoutes from './modules/auth/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
+import ledgerRoutes from './modules/ledger/routes.ts';
 import productRoutes from './modules/products/routes.ts';
+import transactionRoutes from './modules/transactions/routes.ts';
+import type { TxDeps } from './modules/transactions/service.ts';
+import { createProviders, type Providers } from './payments/provider.ts';
+import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
 
@@ -30,6 +36,8 @@ export interface Deps {
   limiter: RateLimiter;
   auth: Authenticator;
   cursors: Cursors;
+  providers: Providers;
+  tx: TxDeps;
 }
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider> & {
@@ -49,6 +57,8 @@ export interface BuildOptions {
   /** Where JSON logs go (tests capture them); default stdout. */
   logStream?: DestinationStream;
   perUserPerMinute?: number;
+  /** Payment providers; default from config (sandbox, and production if PAYMENT_PROVIDER is set). */
+  providers?: Providers;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -90,7 +100,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   app.setValidatorCompiler(validatorCompiler());
   const auth = new Authenticator({ db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
-  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors: new Cursors(config.cursorSecret) });
+  const cursors = new Cursors(config.cursorSecret);
+  const providers = opts.providers ?? createProviders(config.productionProvider);
+  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors } });
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -100,6 +112,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   installErrorHandling(app);
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
+  // Before compression: the idempotency store reads the JSON text of each response.
+  installIdempotency(app, database.db);
   await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
   await app.register(swagger, {
     openapi: {
@@ -130,6 +144,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(credentialRoutes);
   await app.register(productRoutes);
   await app.register(clientRoutes);
+  await app.register(transactionRoutes);
+  await app.register(ledgerRoutes);
+  await app.register(webRoutes);
 
   return app;
 }

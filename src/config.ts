@@ -30,6 +30,10 @@ export interface Config {
   fees: Fees;
   pix: { key: string; merchantName: string; merchantCity: string; ttlSeconds: number };
   boleto: { bankCode: string; defaultDueDays: number };
+  /** Card instalments: plans up to interestFreeInstallments carry no interest; beyond, the Price table at monthlyInterestBp. */
+  card: { interestFreeInstallments: number; monthlyInterestBp: number };
+  /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
+  jobIntervalMs: number;
   /** Name of the payment provider used for production (live) transactions; null = none configured. */
   productionProvider: string | null;
   runJobs: boolean;
@@ -124,6 +128,9 @@ export function loadConfig(env: Env = process.env): Config {
   const pixTtlSeconds = int(env, 'PIX_TTL_SECONDS', 86400, 60, 30 * 86400, problems);
   const rateLimitPerMinute = int(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 100_000_000, problems);
   const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 20, 1, 500, problems);
+  const interestFreeInstallments = int(env, 'CARD_INTEREST_FREE_INSTALLMENTS', 1, 1, 12, problems);
+  const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
+  const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -148,6 +155,8 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: pixTtlSeconds,
     },
     boleto: { bankCode, defaultDueDays: 3 },
+    card: { interestFreeInstallments, monthlyInterestBp },
+    jobIntervalMs,
     productionProvider,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,

@@ -1,13 +1,16 @@
 // CLI entry: serve | migrate | admin create --email E --password P [--name N]
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { connect, migrate, type Database } from './db/index.ts';
 import { createLimiter } from './http/ratelimit.ts';
+import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
-  serve                                         start the API (and background jobs)
+  serve                                         start the API (and background jobs unless RUN_JOBS=false)
+  worker                                        run background jobs only (any number of them)
   migrate                                       apply database migrations and exit
   admin create --email E --password P [--name N]  create an operator (role ADMIN)`;
 
@@ -21,9 +24,11 @@ async function serve(config: Config) {
   const database = await open(config);
   const limiter = createLimiter(config.redisUrl);
   const app = await buildApp({ config, database, limiter });
+  const jobs = config.runJobs ? new JobRunner(sweeps(database.db), config.jobIntervalMs, app.log) : null;
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();
+    await jobs?.stop();
     await limiter.close();
     await database.close();
     process.exit(0);
@@ -31,6 +36,7 @@ async function serve(config: Config) {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
+  jobs?.start();
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const local = `http://localhost:${port}`;
@@ -39,6 +45,22 @@ async function serve(config: Config) {
     `\nCofre ${process.env.npm_package_version ?? ''} is running (database: ${where})\n` +
       `  API:     ${local}/api\n  Docs:    ${local}/docs  (OpenAPI: ${local}/openapi.json)\n  Health:  ${local}/health  (readiness: ${local}/ready)\n\n`,
   );
+}
+
+async function worker(config: Config) {
+  const database = await open(config);
+  const log = pino({ level: config.logLevel });
+  const jobs = new JobRunner(sweeps(database.db), config.jobIntervalMs, log);
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, 'worker shutting down');
+    await jobs.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  jobs.start();
+  log.info({ database: database.kind }, 'worker started');
 }
 
 async function main(argv: string[]) {
@@ -52,6 +74,8 @@ async function main(argv: string[]) {
   switch (command) {
     case 'serve':
       return serve(config);
+    case 'worker':
+      return worker(config);
     case 'migrate': {
       const database = await open(config);
       await database.close();

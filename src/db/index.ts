@@ -27,6 +27,8 @@ const int8 = (v: string) => {
   return n;
 };
 pg.types.setTypeParser(20, int8);
+// date stays a 'YYYY-MM-DD' string: a calendar date has no time zone.
+pg.types.setTypeParser(1082, (v: string) => v);
 
 export interface ConnectOptions {
   /** postgres:// URL; null = embedded PGlite. */
@@ -81,7 +83,7 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
     mkdirSync(dataDir, { recursive: true });
     dir = join(dataDir, 'pgdata');
   }
-  const pglite = await PGlite.create(dir);
+  const pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v } });
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,

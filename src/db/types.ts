@@ -66,6 +66,13 @@ export interface DB {
   api_keys: ApiKeysTable;
   products: ProductsTable;
   clients: ClientsTable;
+  transactions: TransactionsTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_journals: LedgerJournalsTable;
+  ledger_entries: LedgerEntriesTable;
+  receivables: ReceivablesTable;
+  events: EventsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -74,3 +81,117 @@ export type Product = Selectable<ProductsTable>;
 export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type Client = Selectable<ClientsTable>;
+
+export type TransactionStatus = 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
+export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
+
+export interface TransactionsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  display_id: string;
+  product: string;
+  amount_cents: number;
+  charged_cents: number;
+  fee_cents: number;
+  refunded_cents: Generated<number>;
+  status: TransactionStatus;
+  payment_method: PaymentMethod;
+  client_id: string;
+  client_name: string;
+  client_email: string;
+  client_document: string;
+  client_phone: string | null;
+  installments: number;
+  installment_cents: number | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  pix_txid: string | null;
+  pix_qr_code: string | null;
+  boleto_barcode: string | null;
+  boleto_line: string | null;
+  due_date: ColumnType<string | null, string | null | undefined, string | null>;
+  expires_at: NullableTimestamp;
+  payment_link_id: string | null;
+  metadata: Json<Record<string, unknown>>;
+  tracking_params: Json<Record<string, string>>;
+  postback_url: string | null;
+  provider: string;
+  failure_reason: string | null;
+  paid_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  expired_at: NullableTimestamp;
+  refunded_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external';
+
+export interface LedgerAccountsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  kind: AccountKind;
+  balance_cents: number;
+  updated_at: Timestamp;
+}
+
+export interface LedgerJournalsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  kind: string;
+  reference_type: string;
+  reference_id: string;
+  description: string;
+  created_at: Timestamp;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  journal_id: string;
+  account_id: string;
+  user_id: string;
+  livemode: boolean;
+  account_kind: AccountKind;
+  amount_cents: number;
+  balance_after_cents: number;
+  created_at: Timestamp;
+}
+
+export interface ReceivablesTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  installment_number: number;
+  amount_cents: number;
+  settle_at: Timestamp;
+  status: 'PENDING' | 'SETTLED' | 'ADVANCED' | 'CANCELLED';
+  settled_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  livemode: boolean;
+  key: string;
+  fingerprint: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export type Transaction = Selectable<TransactionsTable>;
+export type Receivable = Selectable<ReceivablesTable>;

@@ -81,6 +81,8 @@ export interface AuthDeps {
 
 export class Authenticator {
   private cache = new Map<string, CachedKey>();
+  /** Bumped by every revocation: a lookup that raced one is used once but not cached. */
+  private revocations = 0;
   private secret: Uint8Array;
   private deps: AuthDeps;
   constructor(deps: AuthDeps) {
@@ -101,6 +103,7 @@ export class Authenticator {
   /** Drops a key from this instance's cache at once (revocation). */
   forget(keyHash: string) {
     this.cache.delete(keyHash);
+    this.revocations++;
   }
 
   private async lookupKey(key: string): Promise<CachedKey | null> {
@@ -108,6 +111,7 @@ export class Authenticator {
     const now = Date.now();
     const hit = this.cache.get(h);
     if (hit && hit.expiresAt > now) return hit;
+    const revocations = this.revocations;
     const row = await this.deps.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -123,6 +127,8 @@ export class Authenticator {
       permissions: new Set(row.permissions),
       expiresAt: now + KEY_CACHE_MS,
     };
+    // A revocation that landed while the row was being read may have been missed by it: do not cache.
+    if (this.revocations !== revocations) return entry;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(h, entry);
     return entry;

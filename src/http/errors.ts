@@ -72,6 +72,9 @@ function send(reply: FastifyReply, status: number, body: unknown, headers: Recor
 }
 
 export function installErrorHandling(app: FastifyInstance) {
+  // JSON is the only body format: Fastify's built-in text/plain parser would turn a non-JSON body
+  // into a 400 schema error instead of the 415 below.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
       if (err.status === 400) return send(reply, 400, errorBody(req, err.message, err.code ?? 'VALIDATION_ERROR', err.errors), err.headers);

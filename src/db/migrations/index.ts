@@ -1,7 +1,9 @@
 // Static list of migrations, in order: no directory scanning, works the same from any cwd.
 import type { Migration } from 'kysely/migration';
 import * as m001 from './001_foundation.ts';
+import * as m002 from './002_transactions.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '002_transactions': m002,
 };

@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
-import { validateDocument } from '../../payments/documents.ts';
+import { onlyDigitsAndLetters, validateDocument } from '../../payments/documents.ts';
 import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 
 export function clientView(c: Client) {
@@ -19,6 +19,13 @@ export function normalizeDocument(document: string, field = 'document'): string 
   const result = validateDocument(document);
   if (!result.ok) throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ', [{ field, message: result.reason }]);
   return result.normalized;
+}
+
+/** The sanitised name; a name that was only markup is refused like an empty one (as for products). */
+function nameOf(name: string) {
+  const clean = sanitizeText(name);
+  if (!clean) throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'name', message: 'must contain text' }]);
+  return clean;
 }
 
 const alreadyExists = () => badRequest('CLIENT_ALREADY_EXISTS', 'A client with this document already exists', [{ field: 'document', message: 'is already registered' }]);
@@ -37,6 +44,7 @@ function findByDocument(db: Executor, scope: Scope, document: string) {
 
 export async function createClient(db: Executor, scope: Scope, input: Static<typeof CreateClientBody>): Promise<Client> {
   const document = normalizeDocument(input.document);
+  const name = nameOf(input.name);
   if (await findByDocument(db, scope, document)) throw alreadyExists();
   const now = new Date();
   try {
@@ -46,7 +54,7 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
         id: uuidv7(),
         user_id: scope.userId,
         livemode: scope.livemode,
-        name: sanitizeText(input.name),
+        name,
         email: input.email.trim().toLowerCase(),
         document,
         phone: input.phone ?? null,
@@ -114,6 +122,7 @@ export async function getClient(db: Executor, scope: Scope, id: string): Promise
 
 export async function updateClient(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateClientBody>): Promise<Client> {
   await getClient(db, scope, id);
+  const name = input.name !== undefined ? nameOf(input.name) : undefined;
   const document = input.document !== undefined ? normalizeDocument(input.document) : undefined;
   if (document) {
     const other = await findByDocument(db, scope, document);
@@ -123,7 +132,7 @@ export async function updateClient(db: Executor, scope: Scope, id: string, input
     return await db
       .updateTable('clients')
       .set({
-        ...(input.name !== undefined && { name: sanitizeText(input.name) }),
+        ...(name !== undefined && { name }),
         ...(input.email !== undefined && { email: input.email.trim().toLowerCase() }),
         ...(document !== undefined && { document }),
         ...(input.phone !== undefined && { phone: input.phone }),
@@ -156,7 +165,10 @@ export async function listClients(db: Executor, scope: Scope, q: Static<typeof L
   let base = db.selectFrom('clients').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
   if (q.search) {
     const pattern = likePattern(q.search);
-    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern), eb('document', 'ilike', pattern)]));
+    // Documents are stored normalised, so "529.982.247-25" must find 52998224725.
+    const doc = onlyDigitsAndLetters(q.search);
+    const docPattern = doc ? likePattern(doc) : pattern;
+    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern), eb('document', 'ilike', docPattern)]));
   }
   const [{ total }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),

@@ -2,16 +2,22 @@ import { Type } from '@sinclair/typebox';
 import { Nullable, PagePagination, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 
 const Status = Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE')]);
-const ImageUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+// A host is required: "https://" alone is a syntactically valid URI but no image can live there.
+const ImageUrl = Type.String({ format: 'uri', pattern: '^https?://[^/?#\\s]+', maxLength: 2048 });
 
+const IS_DIGITAL = 'Digital products keep no stock (stockEnabled must be false)';
+
+// No `default` here: the validator applies defaults (useDefaults), and in the partial update body a
+// default would silently reset stockEnabled/isDigital/currency on every PATCH. Creation defaults are
+// declared on CreateProductBody only (and applied again by the service).
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   description: Nullable(Type.String({ maxLength: 1000 })),
   price: Type.Integer({ minimum: 1, maximum: 100000000, description: 'cents' }),
-  currency: Type.Literal('BRL', { default: 'BRL' }),
+  currency: Type.Literal('BRL'),
   stockQuantity: Nullable(Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Required when stockEnabled is true' })),
-  stockEnabled: Type.Boolean({ default: false }),
-  isDigital: Type.Boolean({ default: false, description: 'Digital products keep no stock (stockEnabled must be false)' }),
+  stockEnabled: Type.Boolean(),
+  isDigital: Type.Boolean({ description: IS_DIGITAL }),
   imageUrl: Nullable(ImageUrl),
   status: Status,
 };
@@ -21,17 +27,18 @@ export const CreateProductBody = Type.Object(
     name: fields.name,
     price: fields.price,
     description: Type.Optional(fields.description),
-    currency: Type.Optional(fields.currency),
+    currency: Type.Optional(Type.Literal('BRL', { default: 'BRL' })),
     stockQuantity: Type.Optional(fields.stockQuantity),
-    stockEnabled: Type.Optional(fields.stockEnabled),
-    isDigital: Type.Optional(fields.isDigital),
+    stockEnabled: Type.Optional(Type.Boolean({ default: false })),
+    isDigital: Type.Optional(Type.Boolean({ description: IS_DIGITAL, default: false })),
     imageUrl: Type.Optional(fields.imageUrl),
     status: Type.Optional(fields.status),
   },
   { additionalProperties: false },
 );
 
-export const UpdateProductBody = Type.Partial(CreateProductBody, { additionalProperties: false, minProperties: 1 });
+/** Only the fields sent change; the stock rules are re-checked on the merged state by the service. */
+export const UpdateProductBody = Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1 });
 
 export const ProductView = Type.Object({
   id: Uuid,

@@ -1,0 +1,66 @@
+// Periodic background jobs. Each sweep claims rows with FOR UPDATE SKIP LOCKED, so any number of
+// processes (serve, worker) can run them against one PostgreSQL without doing the same work twice.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/index.ts';
+import { expireDue, purgeIdempotencyKeys, settleDue } from '../modules/transactions/service.ts';
+
+export interface Sweep {
+  name: string;
+  /** Processes one batch; returns how many rows it handled. */
+  run(now: Date): Promise<number>;
+  batch: number;
+}
+
+export function sweeps(db: Db): Sweep[] {
+  return [
+    { name: 'expire-transactions', batch: 100, run: (now) => expireDue(db, now, 100) },
+    { name: 'settle-receivables', batch: 100, run: (now) => settleDue(db, now, 100) },
+    { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(db, now) },
+  ];
+}
+
+export class JobRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private list: Sweep[];
+  private intervalMs: number;
+  private log: FastifyBaseLogger;
+  constructor(list: Sweep[], intervalMs: number, log: FastifyBaseLogger) {
+    this.list = list;
+    this.intervalMs = intervalMs;
+    this.log = log;
+  }
+
+  /** Runs every sweep until each has nothing left to do now. */
+  async tick(now = new Date()): Promise<void> {
+    for (const sweep of this.list) {
+      try {
+        // A full batch means more may be waiting: go again (bounded, so one sweep cannot starve the rest).
+        for (let i = 0; i < 50 && !this.stopped; i++) {
+          const n = await sweep.run(now);
+          if (n < sweep.batch) break;
+        }
+      } catch (err) {
+        this.log.error({ err, job: sweep.name }, 'job failed');
+      }
+    }
+  }
+
+  start() {
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+        if (!this.stopped) this.timer = setTimeout(loop, this.intervalMs);
+      });
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  async stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { CursorPagination, errors, Timestamp, Uuid } from '../../http/schemas.ts';
+import { getBalance, listEntries } from './service.ts';
+
+export const BalanceView = Type.Object({
+  availableCents: Type.Integer({ description: 'Can be withdrawn now' }),
+  receivableCents: Type.Integer({ description: 'Card instalments not yet settled' }),
+  reservedCents: Type.Integer({ description: 'Held for withdrawals in flight' }),
+});
+
+const EntryView = Type.Object({
+  id: Uuid,
+  journalId: Uuid,
+  account: Type.String({ description: 'available, receivable or reserved' }),
+  amountCents: Type.Integer({ description: 'Positive: money in; negative: money out' }),
+  balanceAfterCents: Type.Integer(),
+  kind: Type.String({ description: 'payment, refund, settlement, ...' }),
+  description: Type.String(),
+  referenceType: Type.String(),
+  referenceId: Uuid,
+  createdAt: Timestamp,
+});
+
+export default async function ledgerRoutes(app: App) {
+  const { db, cursors } = app.deps;
+  const tags = ['Balance'];
+
+  app.get(
+    '/api/v1/balance',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: { tags, summary: 'Wallet balance', response: { 200: Type.Intersect([Type.Object({ message: Type.String() }), BalanceView]), ...errors(401, 403) } },
+    },
+    async (req) => ({ message: 'OK', ...(await getBalance(db, req.auth)) }),
+  );
+
+  app.get(
+    '/api/v1/balance/entries',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: {
+        tags,
+        summary: 'Ledger entries of the wallet (newest first, cursor style)',
+        querystring: Type.Object(
+          { limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), cursor: Type.Optional(Type.String({ maxLength: 512 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ message: Type.String(), entries: Type.Array(EntryView), pagination: CursorPagination }), ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      const { entries, pagination } = await listEntries(db, cursors, req.auth, req.query.limit, req.query.cursor);
+      return { message: 'OK', entries, pagination };
+    },
+  );
+}

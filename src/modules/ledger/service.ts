@@ -1,0 +1,170 @@
+// Double-entry ledger. Each merchant and environment has five accounts:
+//   available, receivable, reserved — the merchant's money (shown as its balance);
+//   fees     — the platform's revenue from this merchant;
+//   external — the outside world (payers and payout destinations); it goes negative as money comes in.
+// Every movement is a journal whose entries sum to zero, posted inside the caller's transaction;
+// account balances are updated under row lock and always equal the sum of their entries.
+import type { Executor, Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { AccountKind } from '../../db/types.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import type { Scope } from '../../http/scope.ts';
+import { recordEvents } from '../events/service.ts';
+
+export interface Posting {
+  account: AccountKind;
+  amount: number; // cents; positive increases the account, negative decreases it
+}
+
+export interface JournalInput {
+  kind: string; // payment, refund, settlement, withdrawal, ...
+  referenceType: string;
+  referenceId: string;
+  description: string;
+  postings: Posting[];
+}
+
+const MERCHANT_ACCOUNTS: AccountKind[] = ['available', 'receivable', 'reserved'];
+const ORDER: AccountKind[] = ['available', 'receivable', 'reserved', 'fees', 'external'];
+
+export interface Balance {
+  availableCents: number;
+  receivableCents: number;
+  reservedCents: number;
+}
+
+export async function getBalance(db: Executor, scope: Scope): Promise<Balance> {
+  const rows = await db
+    .selectFrom('ledger_accounts')
+    .select(['kind', 'balance_cents'])
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('kind', 'in', MERCHANT_ACCOUNTS)
+    .execute();
+  const of = (k: AccountKind) => rows.find((r) => r.kind === k)?.balance_cents ?? 0;
+  return { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') };
+}
+
+/** Locks the merchant's account of this kind (creating it if needed) and returns its balance. */
+export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Promise<number> {
+  await trx
+    .insertInto('ledger_accounts')
+    .values({ id: uuidv7(), user_id: scope.userId, livemode: scope.livemode, kind, balance_cents: 0, updated_at: new Date() })
+    .onConflict((oc) => oc.columns(['user_id', 'livemode', 'kind']).doNothing())
+    .execute();
+  const row = await trx
+    .selectFrom('ledger_accounts')
+    .select('balance_cents')
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('kind', '=', kind)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return row.balance_cents;
+}
+
+/**
+ * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
+ * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
+ * merchant's own accounts moved.
+ */
+export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
+  const deltas = new Map<AccountKind, number>();
+  for (const p of input.postings) {
+    if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
+    deltas.set(p.account, (deltas.get(p.account) ?? 0) + p.amount);
+  }
+  const sum = [...deltas.values()].reduce((a, b) => a + b, 0);
+  if (sum !== 0) throw new Error(`ledger: unbalanced journal ${input.kind} (${sum})`);
+  const moved = ORDER.filter((k) => (deltas.get(k) ?? 0) !== 0);
+  if (!moved.length) return;
+
+  const now = new Date();
+  const accounts = await trx
+    .insertInto('ledger_accounts')
+    .values(moved.map((k) => ({ id: uuidv7(), user_id: scope.userId, livemode: scope.livemode, kind: k, balance_cents: deltas.get(k)!, updated_at: now })))
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
+        balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
+        updated_at: now,
+      })),
+    )
+    .returning(['id', 'kind', 'balance_cents'])
+    .execute();
+
+  const journalId = uuidv7();
+  await trx
+    .insertInto('ledger_journals')
+    .values({
+      id: journalId,
+      user_id: scope.userId,
+      livemode: scope.livemode,
+      kind: input.kind,
+      reference_type: input.referenceType,
+      reference_id: input.referenceId,
+      description: input.description,
+      created_at: now,
+    })
+    .execute();
+  await trx
+    .insertInto('ledger_entries')
+    .values(
+      accounts.map((a) => ({
+        id: uuidv7(),
+        journal_id: journalId,
+        account_id: a.id,
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        account_kind: a.kind,
+        amount_cents: deltas.get(a.kind)!,
+        balance_after_cents: a.balance_cents,
+        created_at: now,
+      })),
+    )
+    .execute();
+
+  if (moved.some((k) => MERCHANT_ACCOUNTS.includes(k))) {
+    const balance = await getBalance(trx, scope);
+    await recordEvents(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+  }
+}
+
+/** The merchant's own ledger entries (available, receivable, reserved), newest first. */
+export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, limit: number, cursor?: string) {
+  const order = 'createdAt:desc';
+  let q = db
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
+    .select(['e.id', 'e.journal_id', 'e.account_kind', 'e.amount_cents', 'e.balance_after_cents', 'e.created_at', 'j.kind', 'j.description', 'j.reference_type', 'j.reference_id'])
+    .where('e.user_id', '=', scope.userId)
+    .where('e.livemode', '=', scope.livemode)
+    .where('e.account_kind', 'in', MERCHANT_ACCOUNTS);
+  if (cursor) {
+    const c = cursors.decode(cursor, order);
+    q = q.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '<', eb.tuple(new Date(String(c.value)) as never, c.id)));
+  }
+  const rows = await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1).execute();
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    entries: page.map((r) => ({
+      id: r.id,
+      journalId: r.journal_id,
+      account: r.account_kind,
+      amountCents: r.amount_cents,
+      balanceAfterCents: r.balance_after_cents,
+      kind: r.kind,
+      description: r.description,
+      referenceType: r.reference_type,
+      referenceId: r.reference_id,
+      createdAt: r.created_at,
+    })),
+    pagination: {
+      limit,
+      cursor: cursor ?? null,
+      hasMore,
+      nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null,
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { Type } from '@sinclair/typebox';
+import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { DocumentField } from '../clients/schemas.ts';
+
+export const STATUSES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
+export const Status = Type.Union(STATUSES.map((s) => Type.Literal(s)));
+export const Method = Type.Union([Type.Literal('PIX'), Type.Literal('CARD'), Type.Literal('BOLETO')]);
+
+export const TRACKING_KEYS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term', 'src', 'sck'] as const;
+export const TrackingParams = Type.Object(
+  Object.fromEntries(TRACKING_KEYS.map((k) => [k, Type.Optional(Type.String({ maxLength: 255 }))])),
+  { additionalProperties: false, description: 'Only utm_source, utm_medium, utm_campaign, utm_content, utm_term, src and sck' },
+);
+
+export const CardData = Type.Object(
+  {
+    number: Type.String({ minLength: 12, maxLength: 23, description: 'Card number (digits; spaces allowed). Never stored.' }),
+    holderName: Type.String({ minLength: 2, maxLength: 100 }),
+    expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
+    expYear: Type.Integer({ minimum: 0, maximum: 2100, description: '2 or 4 digits' }),
+    cvv: Type.String({ pattern: '^[0-9]{3,4}$', description: 'Never stored.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const MAX_METADATA_BYTES = 8192;
+
+export const CreateTransactionBody = Type.Object(
+  {
+    product: Type.String({ minLength: 1, maxLength: 255, description: 'Name or description of what is sold' }),
+    amountCents: Type.Integer({ minimum: 1, maximum: 100000000 }),
+    clientName: Type.String({ minLength: 1, maxLength: 255 }),
+    clientEmail: Type.String({ format: 'email', maxLength: 255 }),
+    clientDocument: DocumentField,
+    clientPhone: Type.Optional(Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' })),
+    paymentMethod: Method,
+    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only' })),
+    dueDate: Type.Optional(
+      Type.Unsafe<string>({
+        anyOf: [{ type: 'string', format: 'date-time' }, { type: 'string', format: 'date' }],
+        description: 'PIX: when the QR code expires (default 24 h). BOLETO: due date (default 3 days). Not for cards.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]), {
+        maxProperties: 50,
+        description: 'Up to 50 keys; strings are cleaned of markup and script',
+      }),
+    ),
+    trackingParams: Type.Optional(TrackingParams),
+    postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events' })),
+    card: Type.Optional(CardData),
+  },
+  { additionalProperties: false },
+);
+
+export const ClientSummary = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  email: Type.String(),
+  document: Type.String(),
+  phone: Nullable(Type.String()),
+});
+
+export const TransactionView = Type.Object({
+  id: Uuid,
+  displayId: Type.String(),
+  product: Type.String(),
+  amountCents: Type.Integer(),
+  chargedCents: Type.Integer({ description: 'What the customer pays: amountCents plus card instalment interest' }),
+  feeCents: Type.Integer(),
+  netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
+  refundedCents: Type.Integer(),
+  status: Status,
+  paymentMethod: Method,
+  installments: Type.Integer(),
+  client: ClientSummary,
+  trackingParams: Type.Record(Type.String(), Type.String()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  postbackUrl: Nullable(Type.String()),
+  failureReason: Nullable(Type.String()),
+  expiresAt: Nullable(Timestamp),
+  paidAt: Nullable(Timestamp),
+  refundedAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  livemode: Type.Boolean(),
+  pix: Type.Optional(
+    Type.Object({
+      qrCode: Type.String({ description: 'BR Code (copia e cola)' }),
+      qrCodeImage: Type.String({ description: 'URL of the QR code PNG' }),
+      txid: Type.String(),
+      expiresAt: Timestamp,
+    }),
+  ),
+  boleto: Type.Optional(
+    Type.Object({
+      barcode: Type.String({ description: '44 digits' }),
+      digitableLine: Type.String({ description: '47 digits (linha digitável)' }),
+      dueDate: Type.String({ format: 'date' }),
+      url: Type.String({ description: 'Printable boleto page' }),
+    }),
+  ),
+  card: Type.Optional(
+    Type.Object({
+      brand: Nullable(Type.String()),
+      last4: Nullable(Type.String()),
+      installmentCents: Type.Integer(),
+      interestCents: Type.Integer(),
+    }),
+  ),
+  paymentUrl: Type.Optional(Type.String({ description: 'Hosted page where the customer pays (cards without card data)' })),
+});
+
+export const TransactionResponse = Type.Object({ message: Type.String(), transaction: TransactionView });
+
+export const ListTransactionsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    orderBy: Type.Union([Type.Literal('createdAt'), Type.Literal('amountCents'), Type.Literal('status')], { default: 'createdAt' }),
+    orderDirection: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+    status: Type.Optional(Status),
+    paymentMethod: Type.Optional(Method),
+    method: Type.Optional(Method),
+    clientId: Type.Optional(Uuid),
+    createdFrom: Type.Optional(Type.String({ format: 'date-time' })),
+    createdTo: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+export const TransactionListResponse = Type.Object({ message: Type.String(), transactions: Type.Array(TransactionView), pagination: CursorPagination });
+
+export const RefundBody = Type.Object(
+  { amountCents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000000, description: 'Omitted: everything not yet refunded' })) },
+  { additionalProperties: false },
+);
+
+export const SimulateBody = Type.Object({ outcome: Type.Union([Type.Literal('PAID'), Type.Literal('FAILED'), Type.Literal('EXPIRED')]) }, { additionalProperties: false });

@@ -1,0 +1,171 @@
+// The one place a transaction changes status. Each move checks the state machine, updates the row,
+// posts the ledger journal and records the events — all inside the caller's database transaction,
+// on a row the caller has locked (FOR UPDATE).
+import type { Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Updateable } from 'kysely';
+import type { Transaction, TransactionsTable, TransactionStatus } from '../../db/types.ts';
+import { badRequest } from '../../http/errors.ts';
+import type { Scope } from '../../http/scope.ts';
+import { split } from '../../payments/fees.ts';
+import { recordEvents, type EventType } from '../events/service.ts';
+import { lockAccount, postJournal, type Posting } from '../ledger/service.ts';
+import { eventData } from './view.ts';
+
+const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
+  PENDING: ['PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
+  PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+  FAILED: [],
+  EXPIRED: [],
+  CANCELLED: [],
+  REFUNDED: [],
+};
+
+export function canMove(from: TransactionStatus, to: TransactionStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+export type Change =
+  | { to: 'PAID' }
+  | { to: 'FAILED'; reason: string }
+  | { to: 'EXPIRED' }
+  | { to: 'CANCELLED' }
+  | { to: 'REFUNDED' | 'PARTIALLY_REFUNDED'; amountCents: number };
+
+export const DAY_MS = 86_400_000;
+/** Card instalment i settles 30·i days after payment. */
+export const SETTLEMENT_DAYS = 30;
+
+/** Locks a transaction row of this tenant for a status change. */
+export function lockTransaction(trx: Trx, scope: Scope, id: string) {
+  return trx
+    .selectFrom('transactions')
+    .selectAll()
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function applyChange(trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
+  if (!canMove(tx.status, change.to)) {
+    throw badRequest('INVALID_STATE_TRANSITION', `Cannot move a ${tx.status} transaction to ${change.to}`, [
+      { field: 'status', message: `${tx.status} -> ${change.to} is not allowed` },
+    ]);
+  }
+  const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  const events: EventType[] = ['transaction.updated'];
+  const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
+  const ref = { referenceType: 'transaction', referenceId: tx.id };
+
+  switch (change.to) {
+    case 'PAID': {
+      set.paid_at = now;
+      const net = tx.charged_cents - tx.fee_cents;
+      const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
+      await postJournal(trx, scope, {
+        kind: 'payment',
+        ...ref,
+        description: `Payment ${tx.display_id} (${tx.payment_method})`,
+        postings: [
+          { account: 'external', amount: -tx.charged_cents },
+          { account: toAccount, amount: net },
+          { account: 'fees', amount: tx.fee_cents },
+        ],
+      });
+      if (tx.payment_method === 'CARD' && net > 0) {
+        const parts = split(net, tx.installments);
+        await trx
+          .insertInto('receivables')
+          .values(
+            parts.map((amount, i) => ({
+              id: uuidv7(),
+              user_id: tx.user_id,
+              livemode: tx.livemode,
+              transaction_id: tx.id,
+              installment_number: i + 1,
+              amount_cents: amount,
+              settle_at: new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
+              status: 'PENDING' as const,
+              created_at: now,
+            })),
+          )
+          .execute();
+      }
+      events.push('transaction.completed');
+      break;
+    }
+    case 'FAILED':
+      set.failed_at = now;
+      set.failure_reason = change.reason;
+      events.push('transaction.failed');
+      break;
+    case 'EXPIRED':
+      set.expired_at = now;
+      break;
+    case 'CANCELLED':
+      break;
+    case 'REFUNDED':
+    case 'PARTIALLY_REFUNDED': {
+      await postJournal(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings: await refundPostings(trx, scope, tx, change.amountCents) });
+      set.refunded_cents = tx.refunded_cents + change.amountCents;
+      set.refunded_at = now;
+      events.push('transaction.refunded');
+      break;
+    }
+  }
+
+  const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  await recordEvents(
+    trx,
+    scope,
+    events.map((type) => ({ type, data: eventData(updated, tx.status) })),
+  );
+  return updated;
+}
+
+/**
+ * A refund takes back first what the merchant has not received yet (a card payment's unsettled
+ * instalments, latest first), then the rest from the available balance. Fees are not returned.
+ */
+async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number): Promise<Posting[]> {
+  let remaining = amount;
+  let fromReceivable = 0;
+  if (tx.payment_method === 'CARD') {
+    const pending = await trx
+      .selectFrom('receivables')
+      .select(['id', 'amount_cents'])
+      .where('transaction_id', '=', tx.id)
+      .where('status', '=', 'PENDING')
+      .orderBy('installment_number', 'desc')
+      .forUpdate()
+      .execute();
+    for (const r of pending) {
+      if (remaining === 0) break;
+      const take = Math.min(r.amount_cents, remaining);
+      remaining -= take;
+      fromReceivable += take;
+      const left = r.amount_cents - take;
+      await trx
+        .updateTable('receivables')
+        .set(left === 0 ? { amount_cents: 0, status: 'CANCELLED' } : { amount_cents: left })
+        .where('id', '=', r.id)
+        .execute();
+    }
+  }
+  if (remaining > 0) {
+    const available = await lockAccount(trx, scope, 'available');
+    if (available < remaining) {
+      throw badRequest('INSUFFICIENT_BALANCE', 'Available balance does not cover this refund', [
+        { field: 'amountCents', message: `needs ${remaining} cents available, the balance is ${available}` },
+      ]);
+    }
+  }
+  return [
+    { account: 'external', amount: amount },
+    { account: 'receivable', amount: -fromReceivable },
+    { account: 'available', amount: -remaining },
+  ];
+}

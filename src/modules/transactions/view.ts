@@ -1,0 +1,85 @@
+// How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
+import type { Static } from '@sinclair/typebox';
+import type { Transaction, TransactionStatus } from '../../db/types.ts';
+import { maskDocument } from '../../payments/documents.ts';
+import type { TransactionView } from './schemas.ts';
+
+export interface Urls {
+  baseUrl: string;
+  checkoutUrl: string;
+}
+
+export function transactionView(tx: Transaction, urls: Urls): Static<typeof TransactionView> {
+  const view: Static<typeof TransactionView> = {
+    id: tx.id,
+    displayId: tx.display_id,
+    product: tx.product,
+    amountCents: tx.amount_cents,
+    chargedCents: tx.charged_cents,
+    feeCents: tx.fee_cents,
+    netAmountCents: tx.charged_cents - tx.fee_cents,
+    refundedCents: tx.refunded_cents,
+    status: tx.status,
+    paymentMethod: tx.payment_method,
+    installments: tx.installments,
+    client: { id: tx.client_id, name: tx.client_name, email: tx.client_email, document: tx.client_document, phone: tx.client_phone },
+    trackingParams: tx.tracking_params,
+    metadata: tx.metadata,
+    postbackUrl: tx.postback_url,
+    failureReason: tx.failure_reason,
+    expiresAt: tx.expires_at,
+    paidAt: tx.paid_at,
+    refundedAt: tx.refunded_at,
+    createdAt: tx.created_at,
+    updatedAt: tx.updated_at,
+    livemode: tx.livemode,
+  };
+  if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
+    view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
+  }
+  if (tx.payment_method === 'BOLETO' && tx.boleto_barcode) {
+    view.boleto = { barcode: tx.boleto_barcode, digitableLine: tx.boleto_line ?? '', dueDate: tx.due_date ?? '', url: `${urls.checkoutUrl}/boleto/${tx.id}` };
+  }
+  if (tx.payment_method === 'CARD') {
+    view.card = {
+      brand: tx.card_brand,
+      last4: tx.card_last4,
+      installmentCents: tx.installment_cents ?? tx.charged_cents,
+      interestCents: tx.charged_cents - tx.amount_cents,
+    };
+    if (tx.status === 'PENDING' && !tx.card_last4) view.paymentUrl = `${urls.checkoutUrl}/checkout/${tx.id}`;
+  }
+  return view;
+}
+
+/** Event payload: what a webhook receiver needs, with the document masked and cards as brand + last4. */
+export function eventData(tx: Transaction, previousStatus?: TransactionStatus): Record<string, unknown> {
+  return {
+    id: tx.id,
+    displayId: tx.display_id,
+    status: tx.status,
+    ...(previousStatus && previousStatus !== tx.status ? { previousStatus } : {}),
+    amountCents: tx.amount_cents,
+    chargedCents: tx.charged_cents,
+    feeCents: tx.fee_cents,
+    netAmountCents: tx.charged_cents - tx.fee_cents,
+    refundedCents: tx.refunded_cents,
+    paymentMethod: tx.payment_method,
+    installments: tx.installments,
+    product: tx.product,
+    clientId: tx.client_id,
+    clientName: tx.client_name,
+    clientEmail: tx.client_email,
+    clientDocument: maskDocument(tx.client_document),
+    ...(tx.payment_method === 'CARD' && tx.card_last4 ? { card: { brand: tx.card_brand, last4: tx.card_last4 } } : {}),
+    paymentLinkId: tx.payment_link_id,
+    metadata: tx.metadata,
+    trackingParams: tx.tracking_params,
+    failureReason: tx.failure_reason,
+    livemode: tx.livemode,
+    createdAt: tx.created_at.toISOString(),
+    updatedAt: tx.updated_at.toISOString(),
+    paidAt: tx.paid_at ? tx.paid_at.toISOString() : null,
+    refundedAt: tx.refunded_at ? tx.refunded_at.toISOString() : null,
+  };
+}

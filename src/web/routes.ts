@@ -1,0 +1,103 @@
+// Public pages and assets that need no credentials: the PIX QR image and the printable boleto.
+import { Type } from '@sinclair/typebox';
+import QRCode from 'qrcode';
+import type { App } from '../app.ts';
+import { formatBoletoDocument } from './boleto-page.ts';
+
+/** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */
+class QrCache {
+  private map = new Map<string, Buffer>();
+  private max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
+  async get(key: string, text: string): Promise<Buffer> {
+    const hit = this.map.get(key);
+    if (hit) {
+      this.map.delete(key);
+      this.map.set(key, hit); // most recently used goes last
+      return hit;
+    }
+    const png = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 280 });
+    this.map.set(key, png);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    return png;
+  }
+}
+
+export default async function webRoutes(app: App) {
+  const { db } = app.deps;
+  const qr = new QrCache(2000);
+
+  app.get(
+    '/pix/:txid/qr.png',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'QR code image (PNG) of a PIX charge',
+        params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{25}$' }) }),
+        response: { 200: Type.Unsafe({ type: 'string', contentMediaType: 'image/png', description: 'PNG image' }), 404: Type.Ref('Error') },
+      },
+    },
+    async (req, reply) => {
+      const tx = await db.selectFrom('transactions').select(['pix_qr_code']).where('pix_txid', '=', req.params.txid).executeTakeFirst();
+      if (!tx?.pix_qr_code) return reply.code(404).send({ message: 'PIX charge not found' });
+      const png = await qr.get(req.params.txid, tx.pix_qr_code);
+      return reply.type('image/png').header('Cache-Control', 'public, max-age=86400, immutable').send(png);
+    },
+  );
+
+  app.get(
+    '/boleto/:id',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Printable boleto page (HTML)',
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        response: { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) },
+      },
+    },
+    async (req, reply) => {
+      const tx = await db
+        .selectFrom('transactions')
+        .innerJoin('users', 'users.id', 'transactions.user_id')
+        .select([
+          'transactions.id',
+          'transactions.display_id',
+          'transactions.product',
+          'transactions.charged_cents',
+          'transactions.status',
+          'transactions.boleto_barcode',
+          'transactions.boleto_line',
+          'transactions.due_date',
+          'transactions.client_name',
+          'transactions.client_document',
+          'transactions.livemode',
+          'users.name as merchant_name',
+        ])
+        .where('transactions.id', '=', req.params.id)
+        .where('transactions.payment_method', '=', 'BOLETO')
+        .executeTakeFirst();
+      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      reply.serializer((x: unknown) => x as string);
+      if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {
+        return reply.code(404).send(formatBoletoDocument(null));
+      }
+      return reply.send(
+        formatBoletoDocument({
+          displayId: tx.display_id,
+          product: tx.product,
+          amountCents: tx.charged_cents,
+          status: tx.status,
+          barcode: tx.boleto_barcode,
+          digitableLine: tx.boleto_line,
+          dueDate: tx.due_date,
+          payerName: tx.client_name,
+          payerDocument: tx.client_document,
+          merchantName: tx.merchant_name,
+          sandbox: !tx.livemode,
+        }),
+      );
+    },
+  );
+}

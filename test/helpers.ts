@@ -1,0 +1,159 @@
+// Boots the real app on the embedded database (default) or real PostgreSQL (TEST_DATABASE_URL),
+// each test file in its own in-memory PGlite or its own PostgreSQL schema.
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { connect, migrate, type Database } from '../src/db/index.ts';
+import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/ratelimit.ts';
+import type { Permission } from '../src/http/auth.ts';
+import { generateCpf } from '../src/payments/documents.ts';
+
+export const PG_URL = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || null;
+export const onPostgres = !!PG_URL;
+export const REDIS_URL = process.env.TEST_REDIS_URL || process.env.REDIS_URL || null;
+
+export interface TestContext {
+  app: App;
+  database: Database;
+  config: Config;
+  limiter: RateLimiter;
+  logs: string[];
+  schema: string | null;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  perUserPerMinute?: number;
+  /** Use Redis for limits when REDIS_URL is set (default: memory, so files do not share counters). */
+  redis?: boolean;
+}
+
+export async function openDatabase(): Promise<{ database: Database; schema: string | null }> {
+  const schema = PG_URL ? `t_${randomBytes(6).toString('hex')}` : null;
+  const database = await connect({ url: PG_URL, dataDir: null, schema: schema ?? undefined, poolSize: 30 });
+  await migrate(database.db);
+  return { database, schema };
+}
+
+export async function dropSchema(schema: string | null) {
+  if (!schema || !PG_URL) return;
+  const c = new pg.Client({ connectionString: PG_URL });
+  await c.connect();
+  await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await c.end();
+}
+
+export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
+  const config = loadConfig({
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    LOG_LEVEL: 'info',
+    BASE_URL: 'http://localhost:3000',
+    ...opts.env,
+  });
+  const { database, schema } = await openDatabase();
+  const limiter = opts.redis && REDIS_URL ? createLimiter(REDIS_URL, `cofre:test:${randomBytes(4).toString('hex')}:`) : new MemoryLimiter();
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const app = await buildApp({ config, database, limiter, logStream, perUserPerMinute: opts.perUserPerMinute ?? 1_000_000 });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    limiter,
+    logs,
+    schema,
+    async close() {
+      await app.close();
+      await limiter.close();
+      await database.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+  raw: string;
+}
+
+/** Sends a request through the real HTTP pipeline (inject: no socket). */
+export async function call<T = any>(
+  app: App,
+  method: string,
+  url: string,
+  opts: { body?: unknown; headers?: Record<string, string>; key?: string; token?: string; raw?: string } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['api-key'] = opts.key;
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let payload: string | undefined;
+  if (opts.raw !== undefined) payload = opts.raw;
+  else if (opts.body !== undefined) {
+    payload = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.inject({ method: method as any, url, headers, payload });
+  let body: any = res.body;
+  try {
+    body = res.body ? JSON.parse(res.body) : undefined;
+  } catch {
+    /* not JSON: keep text */
+  }
+  return { status: res.statusCode, body, headers: res.headers as any, raw: res.body };
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = 'merchant') {
+  return `${prefix}.${Date.now()}.${++counter}.${randomBytes(3).toString('hex')}@example.com`;
+}
+
+export interface Merchant {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+  devKey: string;
+  liveKey?: string;
+}
+
+/** Registers a merchant and creates a development key with every permission. */
+export async function merchant(app: App, opts: { permissions?: Permission[]; live?: boolean } = {}): Promise<Merchant> {
+  const email = uniqueEmail();
+  const password = 'correct horse battery';
+  const reg = await call(app, 'POST', '/api/auth/register', { body: { name: 'Loja Teste', email, password } });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.raw}`);
+  const token = reg.body.token;
+  const dev = await call(app, 'POST', '/api/credentials', { token, body: { name: 'dev', environment: 'DEVELOPMENT', permissions: opts.permissions } });
+  if (dev.status !== 201) throw new Error(`credential failed: ${dev.status} ${dev.raw}`);
+  const m: Merchant = { id: reg.body.user.id, email, password, token, devKey: dev.body.key };
+  if (opts.live) {
+    const live = await call(app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' } });
+    if (live.status !== 201) throw new Error(`live credential failed: ${live.status} ${live.raw}`);
+    m.liveKey = live.body.key;
+  }
+  return m;
+}
+
+/** A valid CPF from a seeded generator (deterministic per call order). */
+let seed = 1;
+export function cpf(): string {
+  return generateCpf(() => {
+    seed = (seed * 16807) % 2147483647;
+    return seed / 2147483647;
+  });
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789', ...env });
+}
