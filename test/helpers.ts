@@ -34,7 +34,7 @@ export interface StartOptions {
 export async function openDatabase(): Promise<{ database: Database; schema: string | null }> {
   const schema = PG_URL ? `t_${randomBytes(6).toString('hex')}` : null;
   const database = await connect({ url: PG_URL, dataDir: null, schema: schema ?? undefined, poolSize: 30 });
-  await migrate(database.db);
+  await migrate(database.db, schema ?? undefined);
   return { database, schema };
 }
 

@@ -97,8 +97,13 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
   };
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+/** Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too. */
+export async function migrate(db: Db, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema && { migrationTableSchema: schema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

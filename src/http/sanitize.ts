@@ -1,4 +1,5 @@
 // Stored text that pages render is cleaned on the way in (pages also escape on the way out).
+import { AppError } from './errors.ts';
 
 const TAG = /<\/?[a-zA-Z!][^>]*>?/g; // tags, comments, doctype; also an unclosed trailing "<script"
 const SCRIPT_BLOCK = /<(script|style|iframe|object|embed)\b[\s\S]*?<\/\1\s*>/gi;
@@ -37,4 +38,11 @@ export function sanitizeJson(value: unknown): unknown {
 /** HTML-escapes text for server-rendered pages. */
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Cleans a required text field; one that was only markup is a 400 naming the field. */
+export function requiredText(input: string, field: string): string {
+  const clean = sanitizeText(input);
+  if (!clean) throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [{ field, message: 'must contain text' }]);
+  return clean;
 }

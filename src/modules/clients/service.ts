@@ -5,7 +5,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { Client } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
-import { sanitizeText } from '../../http/sanitize.ts';
+import { requiredText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import { onlyDigitsAndLetters, validateDocument } from '../../payments/documents.ts';
 import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
@@ -22,12 +22,6 @@ export function normalizeDocument(document: string, field = 'document'): string 
 }
 
 /** The sanitised name; a name that was only markup is refused like an empty one (as for products). */
-function nameOf(name: string) {
-  const clean = sanitizeText(name);
-  if (!clean) throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'name', message: 'must contain text' }]);
-  return clean;
-}
-
 const alreadyExists = () => badRequest('CLIENT_ALREADY_EXISTS', 'A client with this document already exists', [{ field: 'document', message: 'is already registered' }]);
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
@@ -44,7 +38,7 @@ function findByDocument(db: Executor, scope: Scope, document: string) {
 
 export async function createClient(db: Executor, scope: Scope, input: Static<typeof CreateClientBody>): Promise<Client> {
   const document = normalizeDocument(input.document);
-  const name = nameOf(input.name);
+  const name = requiredText(input.name, 'name');
   if (await findByDocument(db, scope, document)) throw alreadyExists();
   const now = new Date();
   try {
@@ -72,6 +66,7 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
 /**
  * The client with this document, created or refreshed with the latest contact details.
  * Used by transaction creation and checkout; safe under concurrent calls (upsert on the unique index).
+ * The caller passes a cleaned name (requiredText) and a normalised document.
  */
 export async function upsertClientByDocument(
   db: Executor,
@@ -85,7 +80,7 @@ export async function upsertClientByDocument(
       id: uuidv7(),
       user_id: scope.userId,
       livemode: scope.livemode,
-      name: sanitizeText(input.name),
+      name: input.name,
       email: input.email.trim().toLowerCase(),
       document: input.document,
       phone: input.phone ?? null,
@@ -122,7 +117,7 @@ export async function getClient(db: Executor, scope: Scope, id: string): Promise
 
 export async function updateClient(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateClientBody>): Promise<Client> {
   await getClient(db, scope, id);
-  const name = input.name !== undefined ? nameOf(input.name) : undefined;
+  const name = input.name !== undefined ? requiredText(input.name, 'name') : undefined;
   const document = input.document !== undefined ? normalizeDocument(input.document) : undefined;
   if (document) {
     const other = await findByDocument(db, scope, document);

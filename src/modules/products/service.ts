@@ -5,7 +5,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { Product } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
-import { sanitizeOptional, sanitizeText } from '../../http/sanitize.ts';
+import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas.ts';
 
@@ -35,12 +35,6 @@ function checkStock(state: { stock_enabled: boolean; stock_quantity: number | nu
   }
 }
 
-function nameOf(name: string) {
-  const clean = sanitizeText(name);
-  if (!clean) throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'name', message: 'must contain text' }]);
-  return clean;
-}
-
 export async function createProduct(db: Executor, scope: Scope, input: Static<typeof CreateProductBody>): Promise<Product> {
   const row = {
     stock_enabled: input.stockEnabled ?? false,
@@ -55,7 +49,7 @@ export async function createProduct(db: Executor, scope: Scope, input: Static<ty
       id: uuidv7(),
       user_id: scope.userId,
       livemode: scope.livemode,
-      name: nameOf(input.name),
+      name: requiredText(input.name, 'name'),
       description: sanitizeOptional(input.description) ?? null,
       price_cents: input.price,
       currency: 'BRL',
@@ -103,7 +97,7 @@ export async function updateProduct(db: Executor, scope: Scope, id: string, inpu
     return trx
       .updateTable('products')
       .set({
-        ...(input.name !== undefined && { name: nameOf(input.name) }),
+        ...(input.name !== undefined && { name: requiredText(input.name, 'name') }),
         ...(input.description !== undefined && { description: sanitizeOptional(input.description) ?? null }),
         ...(input.price !== undefined && { price_cents: input.price }),
         ...(input.imageUrl !== undefined && { image_url: input.imageUrl }),

@@ -7,8 +7,9 @@ import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { Transaction, TransactionsTable } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import type { Cursors } from '../../http/pagination.ts';
-import { sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
+import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
+import { assertCallableUrl } from '../../http/ssrf.ts';
 import { buildBoleto } from '../../payments/boleto.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
@@ -75,6 +76,7 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   const { config } = deps;
   const now = new Date();
   const document = normalizeDocument(input.clientDocument, 'clientDocument');
+  const clientName = requiredText(input.clientName, 'clientName');
   const installments = input.installments ?? 1;
   if (input.paymentMethod !== 'CARD') {
     if (input.installments !== undefined && input.installments !== 1) throw validation('installments', 'only card payments take installments');
@@ -89,6 +91,7 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   const metadata = sanitizeJson(input.metadata ?? {}) as Record<string, unknown>;
   if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
   const { expiresAt, dueDate } = schedule(input, now, config);
+  if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
   const provider = providerFor(deps, scope);
 
   let charged = input.amountCents;
@@ -113,7 +116,7 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   const boleto = input.paymentMethod === 'BOLETO' ? buildBoleto({ bankCode: config.boleto.bankCode, dueDate: dueDate!, amountCents: charged, freeField: boletoFreeField(id) }) : null;
 
   const created = await inTx(deps.db, async (trx) => {
-    const client = await upsertClientByDocument(trx, scope, { name: input.clientName, email: input.clientEmail, document, phone: input.clientPhone });
+    const client = await upsertClientByDocument(trx, scope, { name: clientName, email: input.clientEmail, document, phone: input.clientPhone });
     const row = {
       id,
       user_id: scope.userId,
@@ -280,6 +283,11 @@ export async function settleDue(db: Db, now = new Date(), batch = 100): Promise<
       .forUpdate()
       .skipLocked()
       .execute();
+    // Post merchant by merchant in one global order (not in due order): each journal locks that
+    // merchant's accounts until commit, so two sweeps whose batches hold the same merchants in
+    // opposite due order would otherwise deadlock. The sort is stable: due order within a merchant.
+    const merchantKey = (r: (typeof due)[number]) => `${r.user_id}:${r.livemode ? 1 : 0}`;
+    due.sort((a, b) => (merchantKey(a) < merchantKey(b) ? -1 : merchantKey(a) > merchantKey(b) ? 1 : 0));
     for (const r of due) {
       await trx.updateTable('receivables').set({ status: 'SETTLED', settled_at: now }).where('id', '=', r.id).execute();
       await postJournal(
