@@ -1,0 +1,230 @@
+// The command line as an operator uses it: real processes, a real port, the embedded database on disk.
+// Always PGlite in a temp DATA_DIR, whatever TEST_DATABASE_URL says.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, test } from 'node:test';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'main.ts');
+
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+after(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'cofre-cli-'));
+  dirs.push(d);
+  return join(d, 'data');
+}
+
+/** The caller's environment without anything that would point the CLI elsewhere than PGlite. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL', 'TEST_REDIS_URL', 'JWT_SECRET', 'PORT', 'HOST', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL', 'LOG_LEVEL', 'NODE_OPTIONS', 'NODE_TEST_CONTEXT']) {
+    delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function within<T>(p: Promise<T>, ms: number, what: string, proc?: Proc): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => {
+      proc?.child.kill('SIGKILL');
+      rej(new Error(`${what} did not finish within ${ms} ms\nstdout: ${proc?.stdout()}\nstderr: ${proc?.stderr()}`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs a command to completion. */
+async function run(args: string[], env: Record<string, string>) {
+  const proc = start(args, env);
+  const { code, signal } = await within(proc.exited, 90_000, args.join(' '), proc);
+  return { code, signal, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Starts `serve` and waits until it prints where it listens. */
+async function serve(dataDir: string, port: number): Promise<Proc> {
+  const proc = start(['serve'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  const ready = new Promise<void>((res, rej) => {
+    const check = () => {
+      if (/Health:\s+\S+/.test(proc.stdout())) res();
+    };
+    proc.child.stdout!.on('data', check);
+    proc.exited.then(({ code }) => rej(new Error(`serve exited early with ${code}\nstdout: ${proc.stdout()}\nstderr: ${proc.stderr()}`)));
+  });
+  await within(ready, 90_000, 'serve start-up', proc);
+  return proc;
+}
+
+async function stop(proc: Proc) {
+  proc.child.kill('SIGTERM');
+  const { code, signal } = await within(proc.exited, 20_000, 'shutdown after SIGTERM', proc);
+  assert.equal(signal, null, 'the server should exit by itself on SIGTERM, not be killed by it');
+  assert.equal(code, 0, `exit code after SIGTERM: ${code}\nstderr: ${proc.stderr()}`);
+}
+
+async function login(port: number, email: string, password: string) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe('operator account and serve', () => {
+  const dataDir = tempDataDir();
+  const email = `ops.${Date.now()}@cofre.example`;
+  const password = 'operador-forte-123';
+
+  test('admin create makes an operator (role ADMIN) in the data dir', async () => {
+    const res = await run(['admin', 'create', '--email', email, '--password', password, '--name', 'Operadora'], { DATA_DIR: dataDir });
+    assert.equal(res.code, 0, `stdout: ${res.stdout}\nstderr: ${res.stderr}`);
+    assert.match(res.stdout, /operator created/i);
+    assert.ok(res.stdout.includes(email));
+    assert.match(res.stdout, /ADMIN/);
+  });
+
+  test('the same e-mail again is refused with a message and exit 1', async () => {
+    const res = await run(['admin', 'create', '--email', email.toUpperCase(), '--password', password], { DATA_DIR: dataDir });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /already/i);
+    assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace for an expected error');
+  });
+
+  test('a short password or a missing --password is refused', async () => {
+    const short = await run(['admin', 'create', '--email', 'x@cofre.example', '--password', 'short'], { DATA_DIR: dataDir });
+    assert.equal(short.code, 1);
+    assert.match(short.stderr, /password/i);
+    const missing = await run(['admin', 'create', '--email', 'x@cofre.example'], { DATA_DIR: dataDir });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Usage:/);
+  });
+
+  test('serve prints the API, docs and health URLs; the operator logs in as ADMIN; SIGTERM stops it; a restart keeps the data', async () => {
+    const port = await freePort();
+    const server = await serve(dataDir, port);
+    try {
+      const out = server.stdout();
+      assert.ok(out.includes(`http://localhost:${port}/api`), out);
+      assert.ok(out.includes(`http://localhost:${port}/docs`), out);
+      assert.ok(out.includes(`http://localhost:${port}/health`), out);
+
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      assert.equal(health.status, 200);
+      assert.ok(health.headers.get('x-request-id'));
+      const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+      assert.equal(ready.status, 200);
+      assert.equal(((await ready.json()) as any).database, 'pglite');
+
+      const res = await login(port, email, password);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.user.role, 'ADMIN');
+      assert.equal(res.body.user.email, email);
+
+      // Something created now must survive a restart.
+      const reg = await fetch(`http://127.0.0.1:${port}/api/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Loja Persistente', email: `loja.${Date.now()}@cofre.example`, password: 'segredo123' }),
+      });
+      assert.equal(reg.status, 201);
+      const merchant = (await reg.json()) as any;
+      const token: string = merchant.token;
+
+      await stop(server);
+
+      const again = await serve(dataDir, port);
+      try {
+        const relogin = await login(port, email, password);
+        assert.equal(relogin.status, 200);
+        assert.equal(relogin.body.user.role, 'ADMIN');
+        // The generated JWT secret was kept in the data dir too: the old token still works.
+        const me = await fetch(`http://127.0.0.1:${port}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+        assert.equal(me.status, 200);
+        assert.equal(((await me.json()) as any).user.id, merchant.user.id);
+      } finally {
+        await stop(again);
+      }
+    } finally {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('refusals', () => {
+  test('serve with PORT=abc exits non-zero naming PORT, without a stack trace', async () => {
+    const res = await run(['serve'], { DATA_DIR: tempDataDir(), PORT: 'abc' });
+    assert.notEqual(res.code, 0);
+    assert.match(res.stderr, /PORT must be a whole number/);
+    assert.match(res.stderr, /abc/);
+    assert.doesNotMatch(res.stderr, /\n\s+at /);
+  });
+
+  test('an unknown command prints the usage and exits 1', async () => {
+    const res = await run(['frobnicate'], { DATA_DIR: tempDataDir() });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /Usage:/);
+    assert.match(res.stderr, /serve/);
+    assert.match(res.stderr, /admin create/);
+  });
+
+  test('no command prints the usage and exits 1', async () => {
+    const res = await run([], { DATA_DIR: tempDataDir() });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /Usage:/);
+  });
+
+  test('a mistyped option prints the usage and exits 1 (no stack trace)', async () => {
+    const res = await run(['admin', 'create', '--emial', 'x@cofre.example', '--password', 'segredo123'], { DATA_DIR: tempDataDir() });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, /Usage:/);
+    assert.doesNotMatch(res.stderr, /\n\s+at /);
+  });
+});

@@ -1,0 +1,202 @@
+// The published OpenAPI document: valid 3.1, version 2.30.0, every route with schemas and security.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { call, startApp, type TestContext } from './helpers.ts';
+
+let ctx: TestContext;
+let doc: any;
+before(async () => {
+  ctx = await startApp();
+  const res = await call(ctx.app, 'GET', '/openapi.json');
+  assert.equal(res.status, 200);
+  doc = res.body;
+});
+after(() => ctx.close());
+
+type Auth = 'none' | 'key' | 'token';
+/** The foundation's routes (besides /openapi.json and /docs themselves); later modules add more. */
+const ROUTES: Array<{ method: string; path: string; auth: Auth; body?: boolean; success: string }> = [
+  { method: 'post', path: '/api/auth/register', auth: 'none', body: true, success: '201' },
+  { method: 'post', path: '/api/auth/login', auth: 'none', body: true, success: '200' },
+  { method: 'get', path: '/api/auth/me', auth: 'token', success: '200' },
+  { method: 'post', path: '/api/credentials', auth: 'token', body: true, success: '201' },
+  { method: 'get', path: '/api/credentials', auth: 'token', success: '200' },
+  { method: 'delete', path: '/api/credentials/{id}', auth: 'token', success: '200' },
+  { method: 'post', path: '/api/v1/products', auth: 'key', body: true, success: '201' },
+  { method: 'get', path: '/api/v1/products', auth: 'key', success: '200' },
+  { method: 'get', path: '/api/v1/products/{id}', auth: 'key', success: '200' },
+  { method: 'patch', path: '/api/v1/products/{id}', auth: 'key', body: true, success: '200' },
+  { method: 'delete', path: '/api/v1/products/{id}', auth: 'key', success: '200' },
+  { method: 'post', path: '/api/clients', auth: 'key', body: true, success: '201' },
+  { method: 'get', path: '/api/clients', auth: 'key', success: '200' },
+  { method: 'get', path: '/api/clients/{id}', auth: 'key', success: '200' },
+  { method: 'patch', path: '/api/clients/{id}', auth: 'key', body: true, success: '200' },
+  { method: 'delete', path: '/api/clients/{id}', auth: 'key', success: '200' },
+  { method: 'get', path: '/health', auth: 'none', success: '200' },
+  { method: 'get', path: '/ready', auth: 'none', success: '200' },
+];
+
+/** Follows local $refs (#/components/...) through the document. */
+function resolve(node: any): any {
+  let n = node;
+  for (let i = 0; n && typeof n.$ref === 'string' && i < 10; i++) {
+    assert.match(n.$ref, /^#\//, `non-local $ref ${n.$ref}`);
+    n = n.$ref
+      .slice(2)
+      .split('/')
+      .reduce((acc: any, part: string) => acc?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    assert.ok(n, `dangling $ref ${node.$ref}`);
+  }
+  return n;
+}
+
+describe('GET /openapi.json', () => {
+  test('is OpenAPI 3.1 with the API version 2.30.0 and a server URL', () => {
+    assert.match(doc.openapi, /^3\.1\.\d+$/);
+    assert.equal(doc.info.version, '2.30.0');
+    assert.equal(typeof doc.info.title, 'string');
+    assert.ok(Array.isArray(doc.servers) && doc.servers.length > 0);
+  });
+
+  test('validates against the OpenAPI 3.1 schema', async () => {
+    const v = new Validator();
+    const r = await v.validate(doc);
+    assert.ok(r.valid, JSON.stringify(r.errors));
+    assert.equal(v.version, '3.1');
+  });
+
+  test('every $ref in the document resolves', () => {
+    const refs: string[] = [];
+    const walk = (n: any) => {
+      if (Array.isArray(n)) n.forEach(walk);
+      else if (n && typeof n === 'object') {
+        if (typeof n.$ref === 'string') refs.push(n.$ref);
+        Object.values(n).forEach(walk);
+      }
+    };
+    walk(doc.paths);
+    assert.ok(refs.length > 0);
+    for (const ref of refs) resolve({ $ref: ref });
+  });
+
+  test('lists every route of the foundation (other modules add theirs)', () => {
+    const documented = new Set(
+      Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.keys(ops).filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k)).map((m) => `${m} ${path}`)),
+    );
+    const missing = ROUTES.map((r) => `${r.method} ${r.path}`).filter((r) => !documented.has(r));
+    assert.deepEqual(missing, []);
+    // Fastify's internal routes are not published.
+    for (const hidden of ['/openapi.json', '/docs', '/docs/json', '/docs/static/{*}']) assert.equal(doc.paths[hidden], undefined, hidden);
+  });
+
+  test('every documented operation has a summary and a JSON success response', () => {
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        assert.equal(typeof op.summary, 'string', `${method} ${path} has no summary`);
+        const ok = Object.keys(op.responses ?? {}).filter((s) => /^2\d\d$/.test(s));
+        assert.ok(ok.length > 0, `${method} ${path} documents no 2xx response`);
+        for (const p of path.match(/\{[^}]+\}/g) ?? []) {
+          const name = p.slice(1, -1);
+          assert.ok((op.parameters ?? []).some((x: any) => x.in === 'path' && x.name === name), `${method} ${path} lacks path parameter ${name}`);
+        }
+      }
+    }
+  });
+
+  test('each listed route is really served', async () => {
+    for (const r of ROUTES) {
+      const url = r.path.replace('{id}', '01890000-0000-7000-8000-000000000000');
+      const res = await call(ctx.app, r.method.toUpperCase(), url, { body: r.body ? {} : undefined });
+      assert.ok(!(res.status === 404 && /^Route /.test(res.body?.message ?? '')), `${r.method} ${r.path} is not routed`);
+    }
+  });
+
+  for (const r of ROUTES) {
+    test(`${r.method.toUpperCase()} ${r.path}: schemas and security`, () => {
+      const op = doc.paths[r.path][r.method];
+      assert.equal(typeof op.summary, 'string');
+      assert.ok(Array.isArray(op.tags) && op.tags.length > 0);
+
+      // Success response with a JSON schema.
+      const success = resolve(op.responses?.[r.success]);
+      assert.ok(success, `no ${r.success} response`);
+      const schema = success.content?.['application/json']?.schema;
+      assert.ok(schema, `${r.success} has no application/json schema`);
+      assert.ok(resolve(schema).type === 'object' || resolve(schema).properties, `${r.success} schema is not an object`);
+
+      // Request body.
+      if (r.body) {
+        const body = op.requestBody?.content?.['application/json']?.schema;
+        assert.ok(body, 'request body schema missing');
+        assert.ok(Object.keys(resolve(body).properties ?? {}).length > 0);
+      } else {
+        assert.equal(op.requestBody, undefined);
+      }
+
+      // Path parameters.
+      if (r.path.includes('{id}')) {
+        const id = (op.parameters ?? []).find((p: any) => p.in === 'path' && p.name === 'id');
+        assert.ok(id, 'path parameter id missing');
+        assert.equal(id.required, true);
+        assert.equal(id.schema.format, 'uuid');
+      }
+
+      // Security and the errors it brings.
+      const schemes = (op.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s)).sort();
+      if (r.auth === 'none') {
+        assert.deepEqual(schemes, []);
+      } else {
+        const expected = r.auth === 'key' ? ['apiKey', 'bearerApiKey'] : ['bearerToken'];
+        assert.deepEqual(schemes, expected);
+        for (const s of schemes) assert.ok(doc.components.securitySchemes[s], `security scheme ${s} not defined`);
+        const unauthorized = resolve(op.responses['401']);
+        assert.ok(unauthorized, '401 not documented');
+        const errorSchema = resolve(unauthorized.content?.['application/json']?.schema);
+        assert.ok(errorSchema?.properties?.message, '401 body has no message');
+      }
+      if (r.auth === 'key') assert.ok(op.responses['403'], '403 not documented');
+      if (r.body) {
+        const bad = resolve(op.responses['400']);
+        assert.ok(bad, '400 not documented');
+        const props = resolve(bad.content['application/json'].schema).properties;
+        for (const f of ['message', 'code', 'timestamp', 'path', 'errors']) assert.ok(props[f], `400 body lacks ${f}`);
+      }
+    });
+  }
+
+  test('the API-key schemes are the API-Key header and the Bearer form; the token scheme is a JWT bearer', () => {
+    const s = doc.components.securitySchemes;
+    assert.deepEqual({ type: s.apiKey.type, in: s.apiKey.in, name: s.apiKey.name }, { type: 'apiKey', in: 'header', name: 'API-Key' });
+    assert.deepEqual({ type: s.bearerApiKey.type, scheme: s.bearerApiKey.scheme }, { type: 'http', scheme: 'bearer' });
+    assert.deepEqual({ type: s.bearerToken.type, scheme: s.bearerToken.scheme, bearerFormat: s.bearerToken.bearerFormat }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  test('a credential response documents the key once, and the list never documents it', () => {
+    const created = resolve(doc.paths['/api/credentials'].post.responses['201'].content['application/json'].schema);
+    assert.ok(created.properties.key);
+    const listed = resolve(doc.paths['/api/credentials'].get.responses['200'].content['application/json'].schema);
+    const item = resolve(listed.properties.credentials.items);
+    assert.equal(item.properties.key, undefined);
+    assert.ok(!Object.keys(item.properties).some((k) => /hash/i.test(k)));
+  });
+});
+
+describe('GET /docs', () => {
+  test('answers 200 HTML that loads the OpenAPI document', async () => {
+    let res = await ctx.app.inject({ method: 'GET', url: '/docs' });
+    for (let hops = 0; res.statusCode >= 300 && res.statusCode < 400 && hops < 5; hops++) {
+      const location = String(res.headers.location);
+      res = await ctx.app.inject({ method: 'GET', url: new URL(location, 'http://localhost/docs').pathname });
+    }
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    assert.match(res.body, /<html/i);
+    assert.match(res.body, /swagger/i);
+    const json = await call(ctx.app, 'GET', '/docs/json');
+    assert.equal(json.status, 200);
+    assert.equal(json.body.info.version, '2.30.0');
+    assert.deepEqual(Object.keys(json.body.paths).sort(), Object.keys(doc.paths).sort());
+  });
+});
