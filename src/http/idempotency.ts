@@ -88,12 +88,13 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
   app.addHook('onSend', async (req, reply, payload) => {
     if (!req.idempotency || reply.getHeader('Idempotent-Replayed')) return payload;
     const { userId, livemode } = req.auth;
-    const where = db.updateTable('idempotency_keys').where('user_id', '=', userId).where('livemode', '=', livemode).where('key', '=', req.idempotency.key);
+    const own = <T extends { where: (...a: any[]) => T }>(q: T) =>
+      q.where('user_id', '=', userId).where('livemode', '=', livemode).where('key', '=', req.idempotency!.key);
     if (reply.statusCode >= 500) {
       // Nothing was done: free the key so the client can retry with it.
-      await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('livemode', '=', livemode).where('key', '=', req.idempotency.key).execute();
+      await own(db.deleteFrom('idempotency_keys')).execute();
     } else {
-      await where.set({ response_status: reply.statusCode, response_body: typeof payload === 'string' ? payload : String(payload) }).execute();
+      await own(db.updateTable('idempotency_keys').set({ response_status: reply.statusCode, response_body: String(payload) })).execute();
     }
     return payload;
   });

@@ -73,6 +73,10 @@ export default async function transactionRoutes(app: App) {
         body: Type.Optional(RefundBody),
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
+      // The body is optional: a POST without one means "refund everything left", like `{}`.
+      preValidation: async (req) => {
+        (req as { body: unknown }).body ??= {};
+      },
     },
     async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(db, req.auth, req.params.id, req.body?.amountCents)) }),
   );
