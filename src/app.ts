@@ -23,6 +23,8 @@ import healthRoutes from './modules/health/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
+import webhookRoutes from './modules/webhooks/routes.ts';
+import { Webhooks } from './modules/webhooks/service.ts';
 import type { TxDeps } from './modules/transactions/service.ts';
 import { createProviders, type Providers } from './payments/provider.ts';
 import webRoutes from './web/routes.ts';
@@ -38,6 +40,8 @@ export interface Deps {
   cursors: Cursors;
   providers: Providers;
   tx: TxDeps;
+  /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, or by tests). */
+  webhooks: Webhooks;
 }
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider> & {
@@ -102,7 +106,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const auth = new Authenticator({ db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
   const cursors = new Cursors(config.cursorSecret);
   const providers = opts.providers ?? createProviders(config.productionProvider);
-  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors } });
+  const webhooks = new Webhooks({ db: database.db, database, config, cursors, log: app.log });
+  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors }, webhooks });
+  app.addHook('onClose', () => webhooks.close());
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
@@ -146,6 +152,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(clientRoutes);
   await app.register(transactionRoutes);
   await app.register(ledgerRoutes);
+  await app.register(webhookRoutes);
   await app.register(webRoutes);
 
   return app;

@@ -42,7 +42,32 @@ export interface Config {
   /** Trust X-Forwarded-For from a proxy in front (client IPs for rate limits). */
   trustProxy: boolean;
   databasePoolSize: number;
+  /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
+  databaseSchema: string | null;
+  webhooks: WebhookConfig;
 }
+
+export interface WebhookConfig {
+  /** A delivery succeeds on a 2xx answer within this many ms (DNS, connect, TLS and headers included). */
+  timeoutMs: number;
+  /** Retries after the first try, as cumulative offsets: retry i is due at first try + sum of the first i entries. */
+  retryScheduleMs: number[];
+  /** A subscription with no successful delivery for this long while failing is disabled. */
+  disableAfterMs: number;
+  /** Skip the SSRF guard (loopback, private, link-local, metadata targets allowed): development and tests only. */
+  allowPrivateTargets: boolean;
+  /** Extra trusted CA certificate (PEM text) for delivery targets, from WEBHOOK_CA_FILE; null = system roots only. */
+  ca: string | null;
+  /** Deliveries in flight at once per process. */
+  concurrency: number;
+  /** How long a claimed delivery stays locked to its worker; must exceed timeoutMs. */
+  lockMs: number;
+  /** Safety poll for due retries (wake-ups on new events come from LISTEN/NOTIFY). */
+  pollMs: number;
+}
+
+/** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -132,6 +157,11 @@ export function loadConfig(env: Env = process.env): Config {
   const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
   const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
 
+  const databaseSchema = env.DATABASE_SCHEMA?.trim() || null;
+  if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
+  if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
+  const webhooks = webhookConfig(env, problems);
+
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
 
@@ -162,5 +192,40 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
     databasePoolSize,
+    databaseSchema,
+    webhooks,
   };
+}
+
+function webhookConfig(env: Env, problems: string[]): WebhookConfig {
+  const timeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000, problems);
+  let retryScheduleMs = DEFAULT_RETRY_SCHEDULE_MS;
+  const rawSchedule = env.WEBHOOK_RETRY_SCHEDULE_MS?.trim();
+  if (rawSchedule) {
+    const parts = rawSchedule.split(',').map((p) => p.trim());
+    if (parts.length > 20 || parts.some((p) => !/^\d{1,10}$/.test(p) || Number(p) < 1)) {
+      problems.push(`WEBHOOK_RETRY_SCHEDULE_MS must be a comma-separated list of 1 to 20 positive whole numbers of ms (got "${rawSchedule}")`);
+    } else retryScheduleMs = parts.map(Number);
+  }
+  const disableAfterMs = int(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 86_400_000, 1000, 365 * 86_400_000, problems);
+  const allowRaw = env.WEBHOOK_ALLOW_PRIVATE_TARGETS?.trim();
+  if (allowRaw && allowRaw !== 'true' && allowRaw !== 'false') problems.push(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false (got "${allowRaw}")`);
+  let ca: string | null = null;
+  const caFile = env.WEBHOOK_CA_FILE?.trim();
+  if (caFile) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+      if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
+        problems.push(`WEBHOOK_CA_FILE must be a PEM certificate file (no "BEGIN CERTIFICATE" in ${caFile})`);
+        ca = null;
+      }
+    } catch (err) {
+      problems.push(`WEBHOOK_CA_FILE cannot be read (${caFile}): ${(err as Error).message}`);
+    }
+  }
+  const concurrency = int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000, problems);
+  const lockMs = int(env, 'WEBHOOK_LOCK_MS', Math.max(60_000, timeoutMs + 30_000), 1000, 3_600_000, problems);
+  if (lockMs < timeoutMs + 1000) problems.push(`WEBHOOK_LOCK_MS (${lockMs}) must be at least WEBHOOK_TIMEOUT_MS + 1000 (${timeoutMs + 1000}): a lock must outlive the attempt it guards`);
+  const pollMs = int(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000, problems);
+  return { timeoutMs, retryScheduleMs, disableAfterMs, allowPrivateTargets: allowRaw === 'true', ca, concurrency, lockMs, pollMs };
 }

@@ -4,19 +4,21 @@ import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { connect, migrate, type Database } from './db/index.ts';
+import { Cursors } from './http/pagination.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
+import { Webhooks } from './modules/webhooks/service.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
-  worker                                        run background jobs only (any number of them)
+  worker                                        run background jobs and webhook deliveries only (any number of them)
   migrate                                       apply database migrations and exit
   admin create --email E --password P [--name N]  create an operator (role ADMIN)`;
 
 async function open(config: Config): Promise<Database> {
-  const database = await connect({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
-  await migrate(database.db);
+  const database = await connect({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, schema: config.databaseSchema ?? undefined });
+  await migrate(database.db, config.databaseSchema ?? undefined);
   return database;
 }
 
@@ -37,6 +39,7 @@ async function serve(config: Config) {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
   jobs?.start();
+  if (config.runJobs) await app.deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const local = `http://localhost:${port}`;
@@ -51,15 +54,17 @@ async function worker(config: Config) {
   const database = await open(config);
   const log = pino({ level: config.logLevel });
   const jobs = new JobRunner(sweeps(database.db), config.jobIntervalMs, log);
+  const webhooks = new Webhooks({ db: database.db, database, config, cursors: new Cursors(config.cursorSecret), log });
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'worker shutting down');
-    await jobs.stop();
+    await Promise.all([jobs.stop(), webhooks.close()]);
     await database.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   jobs.start();
+  await webhooks.dispatcher.start();
   log.info({ database: database.kind }, 'worker started');
 }
 
@@ -103,6 +108,7 @@ class UsageError extends Error {}
 
 main(process.argv.slice(2)).catch((err) => {
   if (err instanceof UsageError) console.error(USAGE);
+  else if (String(err?.code).startsWith('ERR_PARSE_ARGS_')) console.error(`${err.message}\n\n${USAGE}`); // unknown or malformed option
   else if (err instanceof ConfigError) console.error(err.message);
   else if (err?.code === 'EMAIL_ALREADY_REGISTERED' || err?.status === 400) console.error(`error: ${err.message}`);
   else console.error(err);

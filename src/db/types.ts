@@ -13,6 +13,8 @@ export interface UsersTable {
   role: Generated<'USER' | 'ADMIN'>;
   referral_code: string;
   referred_by: string | null;
+  /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
+  postback_secret: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -73,6 +75,9 @@ export interface DB {
   receivables: ReceivablesTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -195,3 +200,59 @@ export interface IdempotencyKeysTable {
 
 export type Transaction = Selectable<TransactionsTable>;
 export type Receivable = Selectable<ReceivablesTable>;
+
+export interface WebhookSubscriptionsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  url: string;
+  events: Json<string[]>;
+  description: string | null;
+  secret: string;
+  status: Generated<'ACTIVE' | 'DISABLED'>;
+  disabled_reason: string | null;
+  failing_since: NullableTimestamp;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  event_id: string;
+  event_type: string;
+  /** null for a postback (delivery to a transaction's postbackUrl). */
+  subscription_id: string | null;
+  url: string;
+  /** The envelope as built at enqueue time; each attempt re-stamps `timestamp` and signs the result. */
+  body: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  first_attempt_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  user_id: string;
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_retry_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttempt = Selectable<WebhookAttemptsTable>;

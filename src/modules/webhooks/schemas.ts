@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { EVENT_TYPES, type EventType } from '../events/service.ts';
+
+/** Type of the test event sent by POST /api/v1/webhooks/subscriptions/{id}/test. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+// One enum (not a union of literals) so that an unknown type is one clear error on its index.
+export const EventTypeField = Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'An event type (see docs/webhooks.md)' });
+
+/** At most this many subscriptions per merchant and environment. */
+export const MAX_SUBSCRIPTIONS = 20;
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS endpoint (http is refused; private, loopback and metadata addresses are refused)' });
+const Events = Type.Array(EventTypeField, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Event types to receive (at least one)' });
+const Description = Type.String({ maxLength: 500 });
+const SubscriptionStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]);
+
+export const CreateSubscriptionBody = Type.Object({ url: Url, events: Events, description: Type.Optional(Description) }, { additionalProperties: false });
+
+export const UpdateSubscriptionBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Nullable(Description)),
+    status: Type.Optional(SubscriptionStatus),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const SubscriptionView = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  status: SubscriptionStatus,
+  disabledReason: Nullable(Type.String({ description: 'Why the subscription was disabled (410 Gone, failing for days, or by request)' })),
+  failingSince: Nullable(Timestamp),
+  livemode: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const SubscriptionWithSecret = Type.Composite([
+  SubscriptionView,
+  Type.Object({ secret: Type.String({ description: 'Signing secret. Shown only now (creation and rotation): store it.' }) }),
+]);
+
+export const SubscriptionResponse = Type.Object({ message: Type.String(), subscription: SubscriptionView });
+export const SubscriptionSecretResponse = Type.Object({ message: Type.String(), subscription: SubscriptionWithSecret });
+export const SubscriptionListResponse = Type.Object({ message: Type.String(), subscriptions: Type.Array(SubscriptionView), pagination: CursorPagination });
+
+export const ListSubscriptionsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+const DeliveryStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED')]);
+
+export const AttemptView = Type.Object({
+  attempt: Type.Integer({ description: 'Attempt number within the delivery, from 1' }),
+  statusCode: Nullable(Type.Integer({ description: 'HTTP status answered; null when no answer came' })),
+  durationMs: Type.Integer(),
+  error: Nullable(Type.String()),
+  nextRetryAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+});
+
+export const DeliveryView = Type.Object({
+  id: Uuid,
+  eventId: Uuid,
+  eventType: Type.String(),
+  subscriptionId: Nullable(Uuid),
+  kind: Type.Union([Type.Literal('subscription'), Type.Literal('postback')]),
+  url: Type.String(),
+  status: DeliveryStatus,
+  attemptCount: Type.Integer(),
+  nextAttemptAt: Nullable(Timestamp),
+  lastStatusCode: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  attempts: Type.Array(AttemptView),
+});
+
+export const DeliveryDetail = Type.Composite([DeliveryView, Type.Object({ payload: Type.Record(Type.String(), Type.Unknown(), { description: 'The envelope as built for the event (each attempt re-stamps timestamp)' }) })]);
+
+export const DeliveryListResponse = Type.Object({ message: Type.String(), deliveries: Type.Array(DeliveryView), pagination: CursorPagination });
+export const DeliveryResponse = Type.Object({ message: Type.String(), delivery: DeliveryDetail });
+
+export const ListDeliveriesQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    orderDirection: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+    status: Type.Optional(DeliveryStatus),
+    eventType: Type.Optional(Type.String({ maxLength: 100 })),
+    eventId: Type.Optional(Uuid),
+  },
+  { additionalProperties: false },
+);
+
+export const AllDeliveriesQuery = Type.Composite([
+  ListDeliveriesQuery,
+  Type.Object({
+    subscriptionId: Type.Optional(Uuid),
+    kind: Type.Optional(Type.Union([Type.Literal('subscription'), Type.Literal('postback')])),
+  }),
+], { additionalProperties: false });
+
+export const AttemptOutcome = Type.Object({
+  message: Type.String(),
+  success: Type.Boolean({ description: 'The endpoint answered 2xx in time' }),
+  attempt: AttemptView,
+  delivery: DeliveryView,
+});
+
+export const PostbackSecretResponse = Type.Object({
+  message: Type.String(),
+  secret: Type.String({ description: 'Signs deliveries to transaction postbackUrl (X-Webhook-Signature), for both environments' }),
+});

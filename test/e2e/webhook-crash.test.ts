@@ -1,0 +1,155 @@
+// Crash safety of webhook delivery on real PostgreSQL: two `worker` processes deliver ~50 events to
+// a slow HTTPS receiver; one is killed with SIGKILL in the middle of its deliveries and a fresh one
+// is started. Every event must reach the receiver (at least once), and no delivery may ever be in
+// flight from two workers at the same time (the receiver watches X-Webhook-Delivery).
+// PostgreSQL only (TEST_DATABASE_URL): PGlite is one in-process connection, no second process.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import { call, cpf, merchant, onPostgres, PG_URL, startApp, type TestContext } from '../helpers.ts';
+import { makeCertificate } from '../webhook-receiver.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = join(ROOT, 'src', 'main.ts');
+const JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+const EVENTS = 50;
+const REPLY_DELAY_MS = 300;
+
+const children = new Set<ChildProcess>();
+const cleanups: (() => Promise<void> | void)[] = [];
+after(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const fn of cleanups.reverse()) await fn();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs: number) {
+  const end = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+test('a worker killed mid-delivery loses nothing, and no delivery is attempted by two workers at once', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, async () => {
+  // The receiver: answers 200 after REPLY_DELAY_MS and watches for overlapping attempts of one delivery.
+  const cert = makeCertificate();
+  const received = new Map<string, number>(); // event id -> times received
+  const active = new Set<string>(); // delivery ids being answered right now
+  const overlaps: string[] = [];
+  let requests = 0;
+  const server = https.createServer({ key: readFileSync(cert.keyFile), cert: readFileSync(cert.certFile) }, (req, res) => {
+    const delivery = String(req.headers['x-webhook-delivery']);
+    const event = String(req.headers['x-webhook-id']);
+    if (active.has(delivery)) overlaps.push(delivery);
+    active.add(delivery);
+    requests++;
+    const done = () => active.delete(delivery);
+    res.on('close', done);
+    req.resume();
+    setTimeout(() => {
+      received.set(event, (received.get(event) ?? 0) + 1);
+      if (!res.destroyed) res.writeHead(200).end('ok');
+    }, REPLY_DELAY_MS);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const webhookEnv = {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_CA_FILE: cert.certFile,
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_LOCK_MS: '3000',
+    WEBHOOK_POLL_MS: '200',
+    WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200',
+    WEBHOOK_CONCURRENCY: '4',
+  };
+  const ctx: TestContext = await startApp({ env: { ...webhookEnv, LOG_LEVEL: 'warn' } });
+  cleanups.push(() => ctx.close());
+  const m = await merchant(ctx.app);
+  const sub = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', {
+    key: m.devKey,
+    body: { url: `https://localhost:${port}/hook`, events: ['transaction.created'] },
+  });
+  assert.equal(sub.status, 201, sub.raw);
+
+  function startWorker(name: string) {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'PORT', 'DATA_DIR', 'RUN_JOBS']) delete env[k];
+    const child = spawn(process.execPath, [MAIN, 'worker'], {
+      cwd: ROOT,
+      env: { ...env, ...webhookEnv, DATABASE_URL: PG_URL!, DATABASE_SCHEMA: ctx.schema!, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const started = until(`${name} to start`, () => out.includes('worker started'), 30_000).catch((err) => {
+      throw new Error(`${err.message}\n${out}`);
+    });
+    return { child, started, output: () => out };
+  }
+
+  const a = startWorker('worker A');
+  const b = startWorker('worker B');
+  await Promise.all([a.started, b.started]);
+
+  // ~50 events, each enqueued in its transaction's commit.
+  const eventIds: string[] = [];
+  for (let i = 0; i < EVENTS; i++) {
+    const res = await call(ctx.app, 'POST', '/api/v1/transactions', {
+      key: m.devKey,
+      body: { product: `Pedido ${i}`, amountCents: 1000 + i, clientName: 'Cliente', clientEmail: 'c@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+    });
+    assert.equal(res.status, 201, res.raw);
+  }
+  const rows = await ctx.database.db.selectFrom('webhook_deliveries').select(['event_id']).where('user_id', '=', m.id).execute();
+  for (const r of rows) eventIds.push(r.event_id);
+  assert.equal(eventIds.length, EVENTS);
+
+  // Kill A while both workers are busy (each holds up to 4 deliveries for 300 ms).
+  await until('deliveries under way', () => requests >= 10, 20_000);
+  a.child.kill('SIGKILL');
+  await new Promise((r) => a.child.once('exit', r));
+  const c = startWorker('worker C');
+  await c.started;
+
+  await until(
+    'every event delivered and recorded',
+    async () => {
+      if (!eventIds.every((id) => received.has(id))) return false;
+      const pending = await ctx.database.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', m.id).where('status', '!=', 'SUCCEEDED').execute();
+      return pending.length === 0;
+    },
+    60_000,
+  );
+
+  const missing = eventIds.filter((id) => !received.has(id));
+  assert.deepEqual(missing, [], 'every event reached the receiver');
+  assert.deepEqual(overlaps, [], 'no delivery was in flight from two workers at once');
+  const stats = await ctx.database.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('attempts').as('maxAttempts')])
+    .where('user_id', '=', m.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(Number(stats.n), EVENTS);
+  // The killed worker held deliveries: their lease ran out and another worker claimed them again.
+  assert.ok(Number(stats.maxAttempts) >= 2, 'some delivery was re-claimed after the kill');
+  const duplicates = [...received.values()].filter((n) => n > 1).length;
+  console.log(`# ${EVENTS} events, ${requests} requests, ${duplicates} delivered more than once (at least once), max attempts ${stats.maxAttempts}`);
+
+  for (const w of [b, c]) {
+    w.child.kill('SIGTERM');
+    await new Promise((r) => (w.child.exitCode !== null ? r(null) : w.child.once('exit', r)));
+  }
+});
