@@ -1,0 +1,881 @@
+// `npm run bench`: load tests of the gateway on real PostgreSQL, written into bench/README.md.
+//
+//   A  floor        a bare Fastify route doing one INSERT into a transactions-shaped table
+//   A2 SQL floor    the statements PIX creation sends, from raw pg in a bare route (no app code)
+//   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
+//   C  list depth   GET /api/v1/transactions first page vs. a page 10,000 pages deep (1M rows)
+//
+// Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
+// here, does not share their event loop; on this 2-core machine they still share the CPUs (with
+// PostgreSQL too), which is why CPU time per process is recorded beside every figure.
+//
+// Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
+// (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,webhooks; the
+// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B,
+// summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
+// processes to leave the CPUs alone before starting, default 180).
+// Each scenario is a small function taking the shared context; webhook deliveries live in webhooks.ts.
+import { fork, type ChildProcess } from 'node:child_process';
+import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { connect, migrate } from '../src/db/index.ts';
+import { Cursors } from '../src/http/pagination.ts';
+import { generateCpf } from '../src/payments/documents.ts';
+import { buildBrCode, newTxid } from '../src/payments/pix.ts';
+import type { ChildStats } from './child.ts';
+import { summarizeProfile } from './profile.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const SECONDS = positiveInt('BENCH_SECONDS', 20);
+const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
+const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
+const WRITE_README = process.env.BENCH_WRITE_README !== '0';
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'webhooks'];
+const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
+const CONNECTIONS = 50;
+const LIST_CONNECTIONS = 10;
+const POOL_SIZE = positiveInt('BENCH_POOL_SIZE', 50);
+const WARMUP_SECONDS = 3;
+const LIST_LIMIT = 20;
+const DEPTH_PAGES = 10_000;
+// Fixed, so that this process can sign cursors the server accepts (cursorSecret = JWT_SECRET + ':cursor').
+const JWT_SECRET = 'bench-jwt-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+const TARGETS = { creationsPerSecond: 1500, creationP99Ms: 100, floorShare: 0.25, deepOverFirst: 2 };
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: children stopped, connections ended, schema dropped; on success, failure and signals.
+
+const runId = randomBytes(5).toString('hex');
+const SCHEMA = `bench_${runId}`;
+const APP_NAME = SCHEMA; // application_name of every connection of this run (PGAPPNAME)
+process.env.PGAPPNAME = APP_NAME;
+
+const cleanups: (() => Promise<void>)[] = [];
+let cleaned: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaned ??= (async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error('cleanup step failed:', (err as Error).message);
+      }
+    }
+  })();
+  return cleaned;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: cleaning up`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+async function dropSchema() {
+  const c = new pg.Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  try {
+    // Anything of this run still connected (a seeding statement, a killed child's backend) would hold locks.
+    await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()', [APP_NAME]);
+    await c.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    console.log(`dropped schema ${SCHEMA}`);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Schemas left by a run that was killed outright (kill -9): a run's connections all carry its schema
+ * name as application_name from before the schema exists until it is dropped, so a bench_* schema
+ * that nobody is connected as belongs to no live run.
+ */
+async function dropStaleSchemas() {
+  const c = new pg.Client({ connectionString: DATABASE_URL });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ nspname: string }>(
+      `SELECT nspname FROM pg_namespace n WHERE nspname ~ '^bench_[0-9a-f]{10}$'
+         AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = n.nspname)`,
+    );
+    for (const { nspname } of rows) {
+      await c.query(`DROP SCHEMA IF EXISTS ${nspname} CASCADE`);
+      console.log(`dropped ${nspname}, left by a run that was killed`);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  name: string;
+  port: number;
+  pid: number;
+  url: string;
+  reset(): Promise<void>;
+  stats(): Promise<ChildStats>;
+  profileStart(): Promise<void>;
+  profileStop(file: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function request<T>(proc: ChildProcess, message: object, reply: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { type: string }) => {
+      if (m.type !== reply) return;
+      proc.off('message', onMessage);
+      resolve(m as T);
+    };
+    proc.on('message', onMessage);
+    if (!proc.send(message)) reject(new Error('child is gone'));
+  });
+}
+
+async function startChild(name: string, file: string, env: Record<string, string>): Promise<Child> {
+  const proc = fork(join(HERE, file), [], {
+    execPath: process.execPath,
+    env: { ...process.env, ...env, DATABASE_URL, BENCH_SCHEMA: SCHEMA, PGAPPNAME: APP_NAME },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  proc.stdout?.on('data', () => {}); // PORT=<n> line (the port also comes over IPC)
+  let exited = false;
+  const exit = new Promise<void>((resolve) => proc.once('exit', () => ((exited = true), resolve())));
+  const stop = async () => {
+    if (exited) return;
+    if (proc.connected) proc.send({ type: 'stop' });
+    else proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 8000);
+    await exit;
+    clearTimeout(timer);
+  };
+  cleanups.push(stop);
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.on('message', (m: { type: string; port?: number }) => m.type === 'ready' && resolve(m.port!));
+    void exit.then(() => reject(new Error(`${name} exited before listening (code ${proc.exitCode})`)));
+  });
+  return {
+    name,
+    port,
+    pid: proc.pid!,
+    url: `http://127.0.0.1:${port}`,
+    reset: () => request(proc, { type: 'reset' }, 'reset'),
+    stats: () => request<ChildStats>(proc, { type: 'stats' }, 'stats'),
+    profileStart: () => request(proc, { type: 'profile-start' }, 'profile-started'),
+    profileStop: (file) => request(proc, { type: 'profile-stop', file }, 'profile-stopped'),
+    stop,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting from /proc: who used the two cores during a measurement.
+
+const CLK_TCK = 100;
+interface CpuSnapshot {
+  procs: Map<number, { comm: string; ticks: number }>;
+  busy: number;
+  total: number;
+}
+
+function cpuSnapshot(): CpuSnapshot {
+  const procs = new Map<number, { comm: string; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      procs.set(Number(entry), { comm, ticks: Number(fields[11]) + Number(fields[12]) }); // utime + stime
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = cpu[3] + cpu[4];
+  return { procs, busy: total - idle, total };
+}
+
+export interface CpuUse {
+  /** CPU seconds per role over the measurement. */
+  seconds: Record<string, number>;
+  /** Share of the machine's CPU time that was busy (all cores). */
+  machineBusy: number;
+}
+
+function cpuUse(before: CpuSnapshot, after: CpuSnapshot, roles: Record<number, string>): CpuUse {
+  const seconds: Record<string, number> = {};
+  for (const [pid, p] of after.procs) {
+    const delta = p.ticks - (before.procs.get(pid)?.ticks ?? 0);
+    if (delta <= 0) continue;
+    const role = roles[pid] ?? (p.comm === 'postgres' ? 'postgres' : 'other');
+    seconds[role] = (seconds[role] ?? 0) + delta / CLK_TCK;
+  }
+  return { seconds, machineBusy: (after.busy - before.busy) / Math.max(1, after.total - before.total) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation
+
+interface LoadResult {
+  label: string;
+  seconds: number;
+  ok: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  cpu: CpuUse;
+  /** Sorted 2xx latencies (ms); kept to merge rounds. */
+  latencies: Float64Array;
+}
+
+/** One result from several rounds of the same load (C alternates its two pages). */
+function merge(label: string, parts: LoadResult[]): LoadResult {
+  const latencies = Float64Array.from(parts.flatMap((p) => [...p.latencies])).sort();
+  const sum = (f: (p: LoadResult) => number) => parts.reduce((a, p) => a + f(p), 0);
+  const seconds = sum((p) => p.seconds);
+  const cpuSeconds: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.cpu.seconds)) cpuSeconds[k] = (cpuSeconds[k] ?? 0) + v;
+  const statusCodes: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+  return {
+    label,
+    seconds,
+    ok: sum((p) => p.ok),
+    rps: sum((p) => p.ok) / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.length ? latencies[latencies.length - 1] : NaN,
+    non2xx: sum((p) => p.non2xx),
+    errors: sum((p) => p.errors),
+    timeouts: sum((p) => p.timeouts),
+    statusCodes,
+    cpu: { seconds: cpuSeconds, machineBusy: sum((p) => p.cpu.machineBusy * p.seconds) / seconds },
+    latencies,
+  };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Runs autocannon and measures 2xx latencies exactly (ms, from autocannon's own timing). */
+async function load(label: string, opts: autocannon.Options, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const before = cpuSnapshot();
+  const instance = autocannon({ renderProgressBar: false, renderResultsTable: false, timeout: 30, ...opts });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, ms: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
+  });
+  const r = await instance;
+  const after = cpuSnapshot();
+  const sorted = Float64Array.from(latencies).sort();
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
+  const result: LoadResult = {
+    label,
+    seconds: r.duration,
+    ok: r['2xx'],
+    rps: r['2xx'] / r.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes,
+    cpu: cpuUse(before, after, roles),
+    latencies: sorted,
+  };
+  if (!quiet) {
+    console.log(
+      `  ${label}: ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms, ` +
+        `2xx ${result.ok}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+    );
+  }
+  return result;
+}
+
+const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
+
+// ---------------------------------------------------------------------------------------------
+// Shared context and request material
+
+interface Context {
+  admin: pg.Client;
+  cpfs: string[];
+  qrCode: string;
+  results: Results;
+}
+
+interface Results {
+  floor?: LoadResult & { serverCpuMsPerRequest: number };
+  floorSql?: LoadResult & { serverCpuMsPerRequest: number };
+  creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number };
+  webhooks?: WebhookBenchResult;
+  list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
+}
+
+let sequence = 0;
+function pixBody(ctx: Context): string {
+  const n = sequence++;
+  return JSON.stringify({
+    product: `Pedido ${n % 1000}`,
+    amountCents: 100 + ((n * 7919) % 99_900),
+    clientName: 'Cliente Benchmark',
+    clientEmail: `cliente${n % 5000}@example.com`,
+    clientDocument: ctx.cpfs[n % ctx.cpfs.length],
+    paymentMethod: 'PIX',
+  });
+}
+
+async function api<T = any>(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Registers a merchant and a development key with every permission, through the API. */
+async function merchant(gw: Child, name: string): Promise<{ userId: string; key: string }> {
+  const email = `bench.${runId}.${name}@example.com`;
+  const reg = await api(gw.url, 'POST', '/api/auth/register', { name: `Loja ${name}`, email, password: 'correct horse battery' });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+  const cred = await api(gw.url, 'POST', '/api/credentials', { name: 'bench', environment: 'DEVELOPMENT' }, { authorization: `Bearer ${reg.body.token}` });
+  if (cred.status !== 201) throw new Error(`credential failed: ${cred.status} ${JSON.stringify(cred.body)}`);
+  return { userId: reg.body.user.id, key: cred.body.key };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+/** A: the floor, one INSERT per request into floor_tx, in its own process. */
+async function scenarioFloor(ctx: Context): Promise<void> {
+  await ctx.admin.query(`CREATE TABLE floor_tx (LIKE transactions INCLUDING DEFAULTS)`);
+  await ctx.admin.query(`ALTER TABLE floor_tx ADD PRIMARY KEY (id)`);
+  await ctx.admin.query(`CREATE INDEX floor_tx_user_created ON floor_tx (user_id, livemode, created_at, id)`);
+  const {
+    rows: [user],
+  } = await ctx.admin.query<{ id: string }>(
+    `INSERT INTO users (id, name, email, password_hash, referral_code) VALUES (gen_random_uuid(), 'Floor', $1, 'x', $2) RETURNING id`,
+    [`floor.${runId}@example.com`, `FLOOR${runId}`.toUpperCase()],
+  );
+  const floor = await startChild('floor', 'floor.ts', { DATABASE_POOL_SIZE: String(POOL_SIZE), FLOOR_USER_ID: user.id });
+  try {
+    if (SCENARIOS.includes('floor')) await floorOnly(ctx, floor);
+    if (SCENARIOS.includes('floorsql')) await scenarioFloorSql(ctx, floor);
+  } finally {
+    // Stopped before the gateway starts: both pools at once (50 + 50) would reach max_connections (100).
+    await floor.stop();
+  }
+}
+
+async function floorOnly(ctx: Context, floor: Child): Promise<void> {
+  console.log(`\n[A] floor: POST /floor, ${CONNECTIONS} connections, ${SECONDS} s`);
+  {
+    const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
+    const opts = (duration: number): autocannon.Options => ({
+      url: floor.url,
+      connections: CONNECTIONS,
+      duration,
+      requests: [{ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: pixBody(ctx) }) }],
+    });
+    await load('warm-up', opts(WARMUP_SECONDS), roles, true);
+    await floor.reset();
+    const result = await load('floor', opts(SECONDS), roles);
+    const stats = await floor.stats();
+    const serverCpuMsPerRequest = stats.cpuMs / Math.max(1, result.ok + result.non2xx);
+    console.log(`  floor process CPU: ${fmt(serverCpuMsPerRequest, 3)} ms per request`);
+    ctx.results.floor = { ...result, serverCpuMsPerRequest };
+  }
+}
+
+/**
+ * A2: the same SQL statements as PIX creation from raw pg
+ * in a bare route: separates the cost of the SQL design from the cost of the application code.
+ */
+async function scenarioFloorSql(ctx: Context, floor: Child): Promise<void> {
+  console.log(`\n[A2] SQL floor: POST /floor-sql (PIX creation's 7 statements, raw pg), ${CONNECTIONS} connections, ${SECONDS} s`);
+  const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
+  let key = 0;
+  const opts = (duration: number): autocannon.Options => ({
+    url: floor.url,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/floor-sql',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `floor-${runId}-${key++}` }, body: pixBody(ctx) }),
+      },
+    ],
+  });
+  await load('warm-up', opts(WARMUP_SECONDS), roles, true);
+  await floor.reset();
+  const result = await load('SQL floor', opts(SECONDS), roles);
+  const stats = await floor.stats();
+  const sent = Math.max(1, result.ok + result.non2xx);
+  const total = Object.values(stats.queries).reduce((a, b) => a + b, 0);
+  console.log(`  statements per request: ${fmt(total / sent, 2)}; floor process CPU: ${fmt(stats.cpuMs / sent, 3)} ms per request; PostgreSQL CPU ${fmt(((result.cpu.seconds.postgres ?? 0) * 1000) / sent, 2)} ms per request`);
+  ctx.results.floorSql = { ...result, serverCpuMsPerRequest: stats.cpuMs / sent };
+}
+
+/** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */
+async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
+  console.log(`\n[B] PIX creation: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
+  const m = await merchant(gw, 'creation');
+  // One request first, to check the shape before hammering.
+  const probe = await api(gw.url, 'POST', '/api/v1/transactions', JSON.parse(pixBody(ctx)), { 'api-key': m.key, 'idempotency-key': `probe-${runId}` });
+  if (probe.status !== 201 || !probe.body.transaction?.pix?.qrCode) throw new Error(`PIX creation probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
+  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
+  let key = 0;
+  const opts = (duration: number): autocannon.Options => ({
+    url: gw.url,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/transactions',
+        headers: { 'content-type': 'application/json', 'api-key': m.key },
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${runId}-${key++}` }, body: pixBody(ctx) }),
+      },
+    ],
+  });
+  await load('warm-up', opts(WARMUP_SECONDS), roles, true);
+  await gw.reset();
+  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-creation.cpuprofile`);
+  if (PROFILE) await gw.profileStart();
+  const result = await load('PIX creation', opts(SECONDS), roles);
+  if (PROFILE) await gw.profileStop(profileFile);
+  const stats = await gw.stats();
+  const sent = Math.max(1, result.ok + result.non2xx);
+  const queriesPerRequest = Object.fromEntries(
+    Object.entries(stats.queries)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => [k, v / sent]),
+  );
+  const total = Object.values(queriesPerRequest).reduce((a, b) => a + b, 0);
+  console.log(`  non-2xx responses: ${result.non2xx}${result.non2xx ? ` (status codes ${JSON.stringify(result.statusCodes)})` : ' (none, as required)'}`);
+  console.log(`  statements per request: ${fmt(total, 2)} (${Object.entries(queriesPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')})`);
+  console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request`);
+  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
+  ctx.results.creation = { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent };
+}
+
+/** C: first page vs. a page DEPTH_PAGES deep, with ROWS transactions seeded for one merchant. */
+async function scenarioListDepth(ctx: Context, gw: Child): Promise<void> {
+  console.log(`\n[C] list depth: ${ROWS.toLocaleString('en-US')} transactions, GET /api/v1/transactions?limit=${LIST_LIMIT}`);
+  const m = await merchant(gw, 'listing');
+  await seedTransactions(ctx, m.userId, ROWS);
+  const depthPages = Math.min(DEPTH_PAGES, Math.floor(ROWS / LIST_LIMIT) - 2);
+  const offset = depthPages * LIST_LIMIT;
+  if (depthPages < 1) throw new Error('BENCH_ROWS is too small for the list scenario');
+  const order = 'createdAt:desc';
+  const { rows } = await ctx.admin.query<{ id: string; created_at: Date }>(
+    `SELECT id, created_at FROM transactions WHERE user_id = $1 AND livemode = false ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 2`,
+    [m.userId, offset - 1],
+  );
+  const cursors = new Cursors(loadConfig({ JWT_SECRET, DATABASE_URL }).cursorSecret);
+  const cursor = cursors.encode({ order, value: rows[0].created_at.toISOString(), id: rows[0].id });
+  const firstPath = `/api/v1/transactions?limit=${LIST_LIMIT}`;
+  const deepPath = `/api/v1/transactions?limit=${LIST_LIMIT}&cursor=${encodeURIComponent(cursor)}`;
+  // The deep page must be the one that follows row `offset - 1`: its first row is row `offset`.
+  const check = await api(gw.url, 'GET', deepPath, undefined, { 'api-key': m.key });
+  if (check.status !== 200 || check.body.transactions?.length !== LIST_LIMIT || check.body.transactions[0].id !== rows[1].id) {
+    throw new Error(`deep page check failed: ${check.status} ${JSON.stringify(check.body).slice(0, 300)}`);
+  }
+  const first = await api(gw.url, 'GET', firstPath, undefined, { 'api-key': m.key });
+  if (first.status !== 200 || first.body.transactions?.length !== LIST_LIMIT) throw new Error(`first page check failed: ${first.status}`);
+  await waitForQuiet();
+  console.log(`  deep page: ${depthPages.toLocaleString('en-US')} pages deep (rows ${offset + 1}..${offset + LIST_LIMIT} in createdAt desc order), cursor signed like the server's`);
+
+  // The plans of the two queries the list route sends (same shape as Kysely's SQL), as evidence.
+  const plans: string[] = [];
+  for (const [name, cursorRow] of [['first page', null], ['deep page', rows[0]]] as const) {
+    const where = cursorRow ? 'AND (created_at, id) < ($3, $4)' : '';
+    const params = cursorRow ? [m.userId, false, cursorRow.created_at, cursorRow.id] : [m.userId, false];
+    const { rows: plan } = await ctx.admin.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM transactions WHERE user_id = $1 AND livemode = $2 ${where} ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT + 1}`,
+      params,
+    );
+    const text = plan.map((r) => r['QUERY PLAN']);
+    console.log(`  plan, ${name}:\n${text.map((l) => `    ${l}`).join('\n')}`);
+    const scan = text.find((l) => /Scan/.test(l))?.replace(/\s*\(cost=[^)]*\)/, '').replace(/^[\s>-]+/, '') ?? '?';
+    const buffers = text.find((l) => /Buffers:/.test(l))?.trim() ?? '';
+    const exec = text.find((l) => /Execution Time/.test(l))?.trim() ?? '';
+    plans.push(`${name}: ${scan}; ${buffers}; ${exec}`);
+  }
+
+  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
+  const opts = (path: string, duration: number): autocannon.Options => ({
+    url: gw.url,
+    connections: LIST_CONNECTIONS,
+    duration,
+    requests: [{ method: 'GET', path, headers: { 'api-key': m.key } }],
+  });
+  await load('warm-up', opts(firstPath, 1), roles, true);
+  await load('warm-up', opts(deepPath, 1), roles, true);
+  // Alternating rounds, so that a burst of other activity on the machine hits both pages alike.
+  const rounds = Math.max(1, LIST_SECONDS);
+  const firstParts: LoadResult[] = [];
+  const deepParts: LoadResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    firstParts.push(await load('first page', opts(firstPath, LIST_SECONDS / rounds), roles, true));
+    deepParts.push(await load('deep page', opts(deepPath, LIST_SECONDS / rounds), roles, true));
+  }
+  const firstResult = merge('first page', firstParts);
+  const deepResult = merge(`page ${depthPages}`, deepParts);
+  for (const r of [firstResult, deepResult]) {
+    console.log(`  ${r.label}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, 2xx ${r.ok}, non-2xx ${r.non2xx}, errors ${r.errors + r.timeouts}`);
+  }
+  console.log(`  deep / first: p50 x${fmt(deepResult.p50 / firstResult.p50, 2)}, p99 x${fmt(deepResult.p99 / firstResult.p99, 2)}, req/s x${fmt(deepResult.rps / firstResult.rps, 2)}`);
+  ctx.results.list = { rows: ROWS, depthPages, offset, first: firstResult, deep: deepResult, plans };
+}
+
+/** ROWS transactions for one merchant straight into the table, in chunks; then ANALYZE. */
+async function seedTransactions(ctx: Context, userId: string, rows: number) {
+  const started = Date.now();
+  const document = ctx.cpfs[0];
+  const {
+    rows: [client],
+  } = await ctx.admin.query<{ id: string }>(
+    `INSERT INTO clients (id, user_id, livemode, name, email, document, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, false, 'Cliente Seed', 'seed@example.com', $2, now(), now()) RETURNING id`,
+    [userId, document],
+  );
+  // Newest row (g = 1) one minute ago, then one second apart, going back; ms precision like the API's.
+  const base = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  const chunk = 100_000;
+  for (let from = 1; from <= rows; from += chunk) {
+    const to = Math.min(rows, from + chunk - 1);
+    await ctx.admin.query(
+      `INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
+         client_id, client_name, client_email, client_document, installments, card_brand, card_last4, pix_txid, pix_qr_code,
+         boleto_barcode, boleto_line, due_date, expires_at, provider, paid_at, created_at, updated_at)
+       SELECT
+         -- time-ordered ids, like uuidv7(): 48 bits of ms, then pseudo-random bits
+         (lpad(to_hex((extract(epoch FROM x.at) * 1000)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
+         $1, false, 'S' || lpad(g::text, 9, '0'), 'Pedido ' || (g % 1000), x.amount, x.amount,
+         CASE x.method WHEN 'PIX' THEN x.amount * 99 / 10000 WHEN 'BOLETO' THEN 349 ELSE x.amount * 399 / 10000 + 39 END,
+         x.status, x.method, $2, 'Cliente Seed', 'seed@example.com', $3, 1,
+         CASE WHEN x.method = 'CARD' THEN 'visa' END, CASE WHEN x.method = 'CARD' THEN '4242' END,
+         CASE WHEN x.method = 'PIX' THEN 'SEED' || lpad(g::text, 21, '0') END, CASE WHEN x.method = 'PIX' THEN $4 END,
+         CASE WHEN x.method = 'BOLETO' THEN lpad(g::text, 44, '0') END, CASE WHEN x.method = 'BOLETO' THEN lpad(g::text, 47, '0') END,
+         CASE WHEN x.method = 'BOLETO' THEN (x.at + interval '3 days')::date END,
+         CASE WHEN x.method = 'PIX' THEN x.at + interval '1 day' WHEN x.method = 'BOLETO' THEN x.at + interval '3 days' END,
+         'sandbox', CASE WHEN x.status = 'PAID' THEN x.at + interval '1 minute' END, x.at, x.at
+       FROM generate_series($5::int, $6::int) AS g
+       CROSS JOIN LATERAL (SELECT
+         (ARRAY['PIX','BOLETO','CARD'])[1 + g % 3] AS method,
+         (ARRAY['PENDING','PAID','PAID','EXPIRED','FAILED'])[1 + g % 5] AS status,
+         100 + (g::bigint * 7919) % 99900 AS amount,
+         $7::timestamptz - g * interval '1 second' AS at) AS x`,
+      [userId, client.id, document, ctx.qrCode, from, to, base],
+    );
+    process.stdout.write(`\r  seeding: ${to.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')} rows (${Math.round((Date.now() - started) / 1000)} s)`);
+  }
+  await ctx.admin.query('ANALYZE transactions');
+  console.log(`\n  seeded and analysed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface Machine {
+  date: string;
+  cpus: number;
+  cpuModel: string;
+  memoryGb: number;
+  node: string;
+  postgres: string;
+  pgSettings: string;
+}
+
+async function machine(admin: pg.Client): Promise<Machine> {
+  const v = await admin.query<{ v: string }>(`SELECT current_setting('server_version') AS v`);
+  const s = await admin.query<{ name: string; setting: string; unit: string | null }>(
+    `SELECT name, setting, unit FROM pg_settings WHERE name IN ('max_connections','shared_buffers','synchronous_commit','fsync','wal_level') ORDER BY name`,
+  );
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    cpus: os.availableParallelism(),
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: `PostgreSQL ${v.rows[0].v}`,
+    pgSettings: s.rows.map((r) => `${r.name}=${r.setting}${r.unit && r.unit !== 'ms' ? ` (${r.unit})` : ''}`).join(', '),
+  };
+}
+
+function cpuLine(r: LoadResult): string {
+  const s = r.cpu.seconds;
+  const parts = ['server', 'postgres', 'autocannon', 'other'].map((k) => `${k} ${fmt((s[k] ?? 0) / r.seconds, 2)}`);
+  return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy`;
+}
+
+function report(results: Results, mach: Machine): string {
+  const { floor, creation, list } = results;
+  const row = (name: string, r: LoadResult | undefined, conns: number) =>
+    r
+      ? `| ${name} | ${conns} | ${fmt(r.seconds, 0)} s | ${fmt(r.rps, 0)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${r.ok.toLocaleString('en-US')} | ${r.non2xx} | ${r.errors + r.timeouts} |`
+      : `| ${name} | - | - | not run | | | | | | |`;
+  const met = (ok: boolean | undefined) => (ok === undefined ? 'not run' : ok ? '**met**' : '**missed**');
+  const share = floor && creation ? creation.rps / floor.rps : undefined;
+  const p50Ratio = list ? list.deep.p50 / list.first.p50 : undefined;
+  const p99Ratio = list ? list.deep.p99 / list.first.p99 : undefined;
+  const lines = [
+    `Run of ${mach.date}. Machine: ${mach.cpus} CPUs (${mach.cpuModel}), ${mach.memoryGb} GB RAM; Node ${mach.node}; ${mach.postgres} (${mach.pgSettings}).`,
+    `Load generator, servers and PostgreSQL all on this machine. Measured ${SECONDS} s per write scenario (after a ${WARMUP_SECONDS} s warm-up), ${LIST_SECONDS} s per list page.`,
+    '',
+    '| Scenario | Connections | Duration | 2xx req/s | p50 ms | p99 ms | max ms | 2xx | non-2xx | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    row('A. Floor: one INSERT (POST /floor)', floor, CONNECTIONS),
+    ...(results.floorSql ? [row('A2. PIX creation\'s SQL from raw pg (POST /floor-sql)', results.floorSql, CONNECTIONS)] : []),
+    row('B. PIX creation (POST /api/v1/transactions)', creation, CONNECTIONS),
+    row(`C. List, first page (limit=${LIST_LIMIT})`, list?.first, LIST_CONNECTIONS),
+    row(`C. List, page ${list ? list.depthPages.toLocaleString('en-US') : DEPTH_PAGES.toLocaleString('en-US')} (limit=${LIST_LIMIT})`, list?.deep, LIST_CONNECTIONS),
+    '',
+    '| Target | Measured | Result |',
+    '| --- | --- | --- |',
+    `| PIX creations/s >= ${TARGETS.creationsPerSecond.toLocaleString('en-US')} | ${creation ? fmt(creation.rps, 0) : '-'} | ${met(creation && creation.rps >= TARGETS.creationsPerSecond)} |`,
+    `| PIX creation p99 <= ${TARGETS.creationP99Ms} ms | ${creation ? `${fmt(creation.p99, 1)} ms` : '-'} | ${met(creation && creation.p99 <= TARGETS.creationP99Ms)} |`,
+    `| PIX creation >= ${TARGETS.floorShare * 100}% of the floor | ${share !== undefined ? `${fmt(share * 100, 1)}% (${fmt(creation!.rps, 0)} / ${fmt(floor!.rps, 0)})` : '-'} | ${met(share === undefined ? undefined : share >= TARGETS.floorShare)} |`,
+    `| PIX creation: 0 non-2xx | ${creation ? creation.non2xx + creation.errors + creation.timeouts : '-'} | ${met(creation && creation.non2xx + creation.errors + creation.timeouts === 0)} |`,
+    `| Deep page <= ${TARGETS.deepOverFirst}x first page (${list ? list.rows.toLocaleString('en-US') : '-'} rows) | ${p50Ratio !== undefined ? `p50 x${fmt(p50Ratio, 2)}, p99 x${fmt(p99Ratio!, 2)}` : '-'} | ${met(p50Ratio === undefined ? undefined : p50Ratio <= TARGETS.deepOverFirst && p99Ratio! <= TARGETS.deepOverFirst)} |`,
+    '',
+    'CPU used during each measurement (cores, i.e. CPU seconds per second; "other" = processes outside this benchmark):',
+    '',
+    ...(floor ? [`- A: ${cpuLine(floor)}`] : []),
+    ...(results.floorSql ? [`- A2: ${cpuLine(results.floorSql)}`] : []),
+    ...(creation ? [`- B: ${cpuLine(creation)}`] : []),
+    ...(list ? [`- C first page: ${cpuLine(list.first)}`, `- C deep page: ${cpuLine(list.deep)}`] : []),
+  ];
+  if (creation) {
+    const q = creation.queriesPerRequest;
+    const total = Object.values(q).reduce((a, b) => a + b, 0);
+    lines.push(
+      '',
+      `PIX creation, per request (counted in the gateway process): ${fmt(total, 2)} SQL statements ` +
+        `(${Object.entries(q).map(([k, v]) => `\`${k}\` ${fmt(v, 2)}`).join(', ')}); ` +
+        `${fmt(creation.serverCpuMsPerRequest, 2)} ms of gateway CPU` +
+        (floor ? ` (floor: 1 statement, ${fmt(floor.serverCpuMsPerRequest, 2)} ms of CPU in its process)` : '') +
+        (floor ? `; PostgreSQL CPU per request: creation ${fmt(((creation.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, creation.ok), 2)} ms, floor ${fmt(((floor.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, floor.ok), 2)} ms.` : '.'),
+    );
+  }
+  const wh = results.webhooks;
+  if (wh) {
+    lines.push(
+      '',
+      '| Webhooks (one worker process, local HTTPS receiver answering 200) | Measured | Target | Result |',
+      '| --- | --- | --- | --- |',
+      `| Deliveries per second | ${fmt(wh.throughput.perSecond, 0)} (${wh.throughput.deliveries.toLocaleString('en-US')} in ${fmt(wh.throughput.seconds, 1)} s) | >= ${wh.targets.deliveriesPerSecond.toLocaleString('en-US')} | ${met(wh.throughput.perSecond >= wh.targets.deliveriesPerSecond)} |`,
+      `| Commit to first attempt, p50 | ${fmt(wh.latency.p50, 1)} ms | <= ${wh.targets.latencyP50Ms} ms | ${met(wh.latency.p50 <= wh.targets.latencyP50Ms)} |`,
+      `| Commit to first attempt, p99 | ${fmt(wh.latency.p99, 1)} ms | <= ${wh.targets.latencyP99Ms} ms | ${met(wh.latency.p99 <= wh.targets.latencyP99Ms)} |`,
+      '',
+      `Webhook CPU per delivery: worker ${fmt(wh.throughput.cpuMsPerDelivery.worker, 2)} ms, PostgreSQL ${fmt(wh.throughput.cpuMsPerDelivery.postgres, 2)} ms, receiver ${fmt(wh.throughput.cpuMsPerDelivery.receiver, 2)} ms; latency measured on ${wh.latency.samples} transactions at ${wh.latency.rate}/s.`,
+    );
+  }
+  if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));
+  return lines.join('\n') + '\n';
+}
+
+const README_HEAD = `# Benchmarks
+
+\`npm run bench\` (bench/run.ts) measures the gateway on real PostgreSQL
+(\`DATABASE_URL\`, default \`postgres://postgres@127.0.0.1:5432/test\`) in a fresh schema \`bench_<random>\`,
+dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of it seeding.
+
+## Targets (issue 3)
+
+- PIX creation >= 1,500 creations/s, p99 <= 100 ms, and >= 25% of the floor's throughput.
+- 0 non-2xx responses during PIX creation.
+- With 1,000,000 transactions stored, a page 10,000 pages deep costs no more than 2x the first page.
+
+## Targets (issue 4)
+
+- Webhook deliveries from one worker to a local receiver answering 200: >= 1,000/s.
+- Time from the commit of a transaction to its first delivery attempt: p50 <= 50 ms, p99 <= 250 ms.
+- Method: bench/webhooks.ts. The worker runs in its own process against a local HTTPS receiver
+  (self-signed certificate trusted through WEBHOOK_CA_FILE); throughput is a pre-enqueued batch,
+  latency is measured on transactions committed at a steady rate.
+
+## Method
+
+- **A. Floor.** bench/floor.ts, in its own process: a bare Fastify route \`POST /floor\` doing ONE
+  \`INSERT\` into \`floor_tx\` (\`LIKE transactions INCLUDING DEFAULTS\`, no foreign keys, only the primary
+  key and a \`(user_id, livemode, created_at, id)\` index), pg Pool of 50. autocannon, 50 connections,
+  20 s, the same JSON bodies as B.
+- **A2. SQL floor** (not a target; a diagnostic). The same process, \`POST /floor-sql\`: the statements
+  PIX creation sends (idempotency claim; BEGIN; client upsert; transaction insert; event insert;
+  COMMIT; idempotency response), on the real tables, from raw pg: no query builder, validation,
+  schemas or hooks. The gap A -> A2 is the cost of the SQL design; A2 -> B, of the application code.
+- **B. PIX creation.** bench/server.ts, in its own process: the real app (\`buildApp\`) with a pool of 50,
+  rate limit out of the way, \`LOG_LEVEL=warn\`, no background jobs. A merchant and a development key
+  are made through the API; then autocannon, 50 connections, 20 s, \`POST /api/v1/transactions\` PIX,
+  a unique \`Idempotency-Key\` per request, a valid CPF from a pool of 20,000, the amount varying.
+  Any non-2xx response is a failure. The gateway process counts the SQL statements it sends.
+- **C. List depth.** 1,000,000 transactions (\`BENCH_ROWS\`) seeded for one merchant with
+  \`INSERT ... SELECT FROM generate_series\` in chunks of 100,000, one second apart, then \`ANALYZE\`.
+  \`GET /api/v1/transactions?limit=20\`: the first page vs. the page 10,000 pages deep (after row
+  200,000 in createdAt desc order). Walking 10,000 cursors would take too long, so the deep cursor is
+  signed here the way the server signs it (the server gets a fixed \`JWT_SECRET\`) and checked to
+  return the right rows; both queries' plans are recorded. autocannon, 10 connections, 10 s each, in
+  alternating 1 s rounds (first, deep, first, ...) so that a burst of other work hits both alike.
+- Warm-up before each measurement (3 s; 1 s per page for C). Latencies are exact percentiles of the
+  2xx responses' times as autocannon measures them; req/s counts 2xx responses only. Floor and
+  gateway run one after the other, not together: two pools of 50 would reach max_connections (100).
+
+**Caveat: this machine has 2 cores.** autocannon (bench/run.ts), the server process and PostgreSQL
+share them: the load generator takes CPU from the system under test, so every figure is lower than
+with the client on another machine. The CPU time each used is printed under the results ("postgres"
+is every PostgreSQL process, "other" everything else, e.g. a test suite running meanwhile, which
+distorts the figures: the run waits up to \`BENCH_QUIET_WAIT\` s, default 180, for a quiet machine
+before each part, then measures anyway and shows it). The gateway is one Node process: it can use
+at most one of the two cores.
+
+A run killed outright (kill -9) leaves its schema behind; the next run drops such schemas (a
+\`bench_*\` schema that no connection is using as its application_name).
+
+Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
+\`BENCH_SCENARIOS=floor,floorsql,creation,list\`, \`BENCH_WRITE_README=0\` (print only; also when
+not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
+slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
+`;
+
+function writeReadme(section: string) {
+  const file = join(HERE, 'README.md');
+  let head = README_HEAD;
+  if (existsSync(file)) {
+    const current = readFileSync(file, 'utf8');
+    const at = current.indexOf('\n## Latest results');
+    head = at >= 0 ? current.slice(0, at) : current.trimEnd();
+  }
+  writeFileSync(file, `${head.trimEnd()}\n\n## Latest results\n\n${section}`);
+  console.log(`\nwrote ${file}`);
+}
+
+/** CPU cores used by processes outside this benchmark over `seconds`. */
+async function otherLoad(seconds: number): Promise<number> {
+  const before = cpuSnapshot();
+  await sleep(seconds * 1000);
+  const use = cpuUse(before, cpuSnapshot(), { [process.pid]: 'self' });
+  return ((use.seconds.other ?? 0) + (use.seconds.postgres ?? 0)) / seconds;
+}
+
+/** Other work on this 2-core machine (a test suite...) distorts every figure: wait for it to stop. */
+async function waitForQuiet() {
+  const deadline = Date.now() + QUIET_WAIT * 1000;
+  for (;;) {
+    const busy = await otherLoad(3);
+    if (busy < 0.25) return;
+    if (Date.now() > deadline) {
+      console.log(`  other processes still use ${fmt(busy, 2)} cores: measuring anyway (see "other" in the CPU lines)`);
+      return;
+    }
+    console.log(`  other processes use ${fmt(busy, 2)} cores: waiting for a quieter machine (up to ${QUIET_WAIT} s)`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  console.log(`benchmark run ${runId}: schema ${SCHEMA} on ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+  await dropStaleSchemas();
+  const database = await connect({ url: DATABASE_URL, schema: SCHEMA, poolSize: 2 });
+  cleanups.push(dropSchema);
+  try {
+    // With the schema, Kysely's bookkeeping tables live there too (not found in another run's schema).
+    await migrate(database.db, SCHEMA);
+  } finally {
+    await database.close();
+  }
+  const admin = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${SCHEMA}` });
+  await admin.connect();
+  cleanups.push(() => admin.end());
+
+  let seed = 12345;
+  const rand = () => ((seed = (seed * 16807) % 2147483647), seed / 2147483647);
+  const cpfs = Array.from(new Set(Array.from({ length: 20_000 }, () => generateCpf(rand))));
+  const qrCode = buildBrCode({ pixKey: 'pix@cofre.com.br', merchantName: 'COFRE PAGAMENTOS', merchantCity: 'SAO PAULO', amountCents: 1990, txid: newTxid() });
+  const ctx: Context = { admin, cpfs, qrCode, results: {} };
+  const mach = await machine(admin);
+
+  await waitForQuiet();
+  if (SCENARIOS.includes('floor') || SCENARIOS.includes('floorsql')) await scenarioFloor(ctx);
+
+  const gw = await startChild('gateway', 'server.ts', {
+    JWT_SECRET,
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'warn',
+    RUN_JOBS: 'false',
+    BASE_URL: 'http://localhost:3000',
+  });
+  try {
+    if (SCENARIOS.includes('creation')) {
+      await waitForQuiet();
+      await scenarioPixCreation(ctx, gw);
+    }
+    if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
+  } finally {
+    await gw.stop();
+  }
+  if (SCENARIOS.includes('webhooks')) {
+    await waitForQuiet();
+    ctx.results.webhooks = await webhookScenarios({ databaseUrl: DATABASE_URL, schema: SCHEMA });
+  }
+
+  const section = report(ctx.results, mach);
+  console.log('\n' + section);
+  if (WRITE_README && ALL_SCENARIOS.every((x) => SCENARIOS.includes(x))) writeReadme(section);
+  const c = ctx.results.creation;
+  if (c && c.non2xx + c.errors + c.timeouts > 0) process.exitCode = 1;
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await cleanup();
+  });

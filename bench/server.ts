@@ -1,0 +1,26 @@
+// The real gateway (buildApp) in its own process for the benchmark, against the schema that
+// bench/run.ts created and migrated. Prints PORT=<n> once it listens on 127.0.0.1.
+// Environment (set by bench/run.ts): DATABASE_URL, BENCH_SCHEMA, JWT_SECRET, DATABASE_POOL_SIZE,
+// RATE_LIMIT_PER_MINUTE, LOG_LEVEL, RUN_JOBS=false.
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { connect } from '../src/db/index.ts';
+import { MemoryLimiter } from '../src/http/ratelimit.ts';
+import { countQueries, requireEnv, serveParent } from './child.ts';
+
+countQueries();
+const schema = requireEnv('BENCH_SCHEMA');
+const config = loadConfig(process.env);
+if (config.runJobs) throw new Error('bench/server.ts runs without background jobs (RUN_JOBS=false)');
+const database = await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
+const limiter = new MemoryLimiter();
+const app = await buildApp({ config, database, limiter });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const addr = app.server.address();
+const port = typeof addr === 'object' && addr ? addr.port : 0;
+
+serveParent(port, async () => {
+  await app.close();
+  await limiter.close();
+  await database.close();
+});
