@@ -1,5 +1,6 @@
 // Page-style and cursor-style (keyset) pagination helpers.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SelectQueryBuilder } from 'kysely';
 import { badRequest } from './errors.ts';
 
 export interface PageInfo {
@@ -58,4 +59,58 @@ export class Cursors {
     if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'string') throw invalid();
     return { order, value, id };
   }
+}
+
+export interface CursorPageInfo {
+  limit: number;
+  cursor: string | null;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface KeysetOptions<R> {
+  /** Name of the ordering as the API shows it (e.g. createdAt): cursors are bound to it and the direction. */
+  by: string;
+  /** SQL column sorted on, with the id as tie-breaker. */
+  column: string;
+  idColumn?: string;
+  direction: 'asc' | 'desc';
+  limit: number;
+  cursor?: string;
+  /** The sort value of a row; a Date is carried in the cursor as ISO 8601. */
+  value: (row: R) => Date | string | number;
+  timestamp?: boolean;
+}
+
+/**
+ * One page of a keyset (seek) list ordered by (column, id): `base` is the tenant-filtered query.
+ * Fetches one row more than asked to know whether another page follows.
+ */
+export async function keysetPage<R extends { id: string }>(
+  cursors: Cursors,
+  base: SelectQueryBuilder<any, any, R>,
+  o: KeysetOptions<R>,
+): Promise<{ rows: R[]; pagination: CursorPageInfo }> {
+  const order = `${o.by}:${o.direction}`;
+  const idColumn = o.idColumn ?? 'id';
+  let query = base;
+  if (o.cursor) {
+    const c = cursors.decode(o.cursor, order);
+    let value: unknown = c.value;
+    if (o.timestamp) {
+      value = new Date(String(c.value));
+      if (Number.isNaN((value as Date).getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
+    }
+    query = query.where((eb) => eb(eb.refTuple(o.column as any, idColumn as any), o.direction === 'desc' ? '<' : '>', eb.tuple(value as any, c.id)));
+  }
+  const rows = (await query.orderBy(o.column as any, o.direction).orderBy(idColumn as any, o.direction).limit(o.limit + 1).execute()) as R[];
+  const hasMore = rows.length > o.limit;
+  const page = hasMore ? rows.slice(0, o.limit) : rows;
+  const last = page[page.length - 1];
+  let nextCursor: string | null = null;
+  if (hasMore && last) {
+    const v = o.value(last);
+    nextCursor = cursors.encode({ order, value: v instanceof Date ? v.toISOString() : v, id: last.id });
+  }
+  return { rows: page, pagination: { limit: o.limit, cursor: o.cursor ?? null, hasMore, nextCursor } };
 }

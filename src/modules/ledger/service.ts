@@ -7,7 +7,7 @@
 import type { Executor, Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
-import type { Cursors } from '../../http/pagination.ts';
+import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import { recordEvents } from '../events/service.ts';
 
@@ -131,24 +131,25 @@ export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): 
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */
 export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, limit: number, cursor?: string) {
-  const order = 'createdAt:desc';
-  let q = db
+  const query = db
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
     .select(['e.id', 'e.journal_id', 'e.account_kind', 'e.amount_cents', 'e.balance_after_cents', 'e.created_at', 'j.kind', 'j.description', 'j.reference_type', 'j.reference_id'])
     .where('e.user_id', '=', scope.userId)
     .where('e.livemode', '=', scope.livemode)
     .where('e.account_kind', 'in', MERCHANT_ACCOUNTS);
-  if (cursor) {
-    const c = cursors.decode(cursor, order);
-    q = q.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '<', eb.tuple(new Date(String(c.value)) as never, c.id)));
-  }
-  const rows = await q.orderBy('e.created_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1).execute();
-  const hasMore = rows.length > limit;
-  const page = hasMore ? rows.slice(0, limit) : rows;
-  const last = page[page.length - 1];
+  const page = await keysetPage(cursors, query, {
+    by: 'createdAt',
+    column: 'e.created_at',
+    idColumn: 'e.id',
+    direction: 'desc',
+    limit,
+    cursor,
+    value: (r) => r.created_at,
+    timestamp: true,
+  });
   return {
-    entries: page.map((r) => ({
+    entries: page.rows.map((r) => ({
       id: r.id,
       journalId: r.journal_id,
       account: r.account_kind,
@@ -160,11 +161,6 @@ export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, 
       referenceId: r.reference_id,
       createdAt: r.created_at,
     })),
-    pagination: {
-      limit,
-      cursor: cursor ?? null,
-      hasMore,
-      nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null,
-    },
+    pagination: page.pagination,
   };
 }

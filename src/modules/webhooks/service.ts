@@ -7,7 +7,7 @@ import type { Database, Db, Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
-import type { Cursors } from '../../http/pagination.ts';
+import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
@@ -136,26 +136,8 @@ export async function getSubscription(db: Executor, scope: Scope, id: string): P
 }
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
-  const order = 'createdAt:desc';
-  let query = wh.db.selectFrom('webhook_subscriptions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
-  if (q.cursor) {
-    const c = wh.cursors.decode(q.cursor, order);
-    const at = new Date(String(c.value));
-    if (Number.isNaN(at.getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at as never, c.id)));
-  }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
-  return page(wh.cursors, order, rows, q.limit, q.cursor);
-}
-
-function page<T extends { created_at: Date; id: string }>(cursors: Cursors, order: string, rows: T[], limit: number, cursor: string | undefined) {
-  const hasMore = rows.length > limit;
-  const items = hasMore ? rows.slice(0, limit) : rows;
-  const last = items[items.length - 1];
-  return {
-    rows: items,
-    pagination: { limit, cursor: cursor ?? null, hasMore, nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null },
-  };
+  const query = wh.db.selectFrom('webhook_subscriptions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
 }
 
 export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {
@@ -245,8 +227,6 @@ async function attemptsOf(db: Executor, userId: string, ids: string[]): Promise<
 }
 
 export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeof AllDeliveriesQuery>) {
-  const order = `createdAt:${q.orderDirection}`;
-  const desc = q.orderDirection === 'desc';
   let query = wh.db.selectFrom('webhook_deliveries').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.subscriptionId) query = query.where('subscription_id', '=', q.subscriptionId);
   if (q.kind === 'postback') query = query.where('subscription_id', 'is', null);
@@ -254,18 +234,15 @@ export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeo
   if (q.status) query = query.where('status', '=', q.status);
   if (q.eventType) query = query.where('event_type', '=', q.eventType);
   if (q.eventId) query = query.where('event_id', '=', q.eventId);
-  if (q.cursor) {
-    const c = wh.cursors.decode(q.cursor, order);
-    const at = new Date(String(c.value));
-    if (Number.isNaN(at.getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(at as never, c.id)));
-  }
-  const rows = await query
-    .orderBy('created_at', desc ? 'desc' : 'asc')
-    .orderBy('id', desc ? 'desc' : 'asc')
-    .limit(q.limit + 1)
-    .execute();
-  const result = page(wh.cursors, order, rows, q.limit, q.cursor);
+  const result = await keysetPage(wh.cursors, query, {
+    by: 'createdAt',
+    column: 'created_at',
+    direction: q.orderDirection,
+    limit: q.limit,
+    cursor: q.cursor,
+    value: (r) => r.created_at,
+    timestamp: true,
+  });
   const attempts = await attemptsOf(wh.db, scope.userId, result.rows.map((r) => r.id));
   return { deliveries: result.rows.map((d) => deliveryView(d, attempts.get(d.id) ?? [])), pagination: result.pagination };
 }
