@@ -18,11 +18,13 @@ import type { RateLimiter } from './http/ratelimit.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import authRoutes from './modules/auth/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
+import checkoutModule from './modules/checkout/index.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
+import walletRoutes from './modules/wallet.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import type { TxDeps } from './modules/transactions/service.ts';
@@ -153,6 +155,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(transactionRoutes);
   await app.register(ledgerRoutes);
   await app.register(webhookRoutes);
+  await app.register(walletRoutes);
+  await app.register(checkoutModule);
   await app.register(webRoutes);
 
   return app;

@@ -45,6 +45,16 @@ export interface Config {
   /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
   databaseSchema: string | null;
   webhooks: WebhookConfig;
+  payouts: PayoutConfig;
+}
+
+export interface PayoutConfig {
+  /** Payout provider for production withdrawals; null = an operator settles them by hand (/api/admin). */
+  productionProvider: string | null;
+  /** How long a sandbox payout takes before it completes (or fails, for the magic keys). */
+  sandboxDelayMs: number;
+  /** A payout left PROCESSING this long (its worker died) is sent again with the same externalId. */
+  leaseMs: number;
 }
 
 export interface WebhookConfig {
@@ -161,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
   if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
   const webhooks = webhookConfig(env, problems);
+  const payouts = payoutConfig(env, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -194,7 +205,17 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize,
     databaseSchema,
     webhooks,
+    payouts,
   };
+}
+
+function payoutConfig(env: Env, problems: string[]): PayoutConfig {
+  const productionProvider = env.PAYOUT_PROVIDER?.trim() || null;
+  if (productionProvider && productionProvider !== 'sandbox') problems.push(`PAYOUT_PROVIDER "${productionProvider}" is not a known payout provider (known: sandbox)`);
+  const sandboxDelayMs = int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems);
+  const leaseMs = int(env, 'PAYOUT_LEASE_MS', 300_000, 1000, 86_400_000, problems);
+  if (leaseMs <= sandboxDelayMs) problems.push(`PAYOUT_LEASE_MS (${leaseMs}) must be longer than SANDBOX_PAYOUT_DELAY_MS (${sandboxDelayMs})`);
+  return { productionProvider, sandboxDelayMs, leaseMs };
 }
 
 function webhookConfig(env: Env, problems: string[]): WebhookConfig {

@@ -26,7 +26,7 @@ async function serve(config: Config) {
   const database = await open(config);
   const limiter = createLimiter(config.redisUrl);
   const app = await buildApp({ config, database, limiter });
-  const jobs = config.runJobs ? new JobRunner(sweeps(database.db), config.jobIntervalMs, app.log) : null;
+  const jobs = config.runJobs ? new JobRunner(sweeps(database.db, config), config.jobIntervalMs, app.log) : null;
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();
@@ -53,7 +53,7 @@ async function serve(config: Config) {
 async function worker(config: Config) {
   const database = await open(config);
   const log = pino({ level: config.logLevel });
-  const jobs = new JobRunner(sweeps(database.db), config.jobIntervalMs, log);
+  const jobs = new JobRunner(sweeps(database.db, config), config.jobIntervalMs, log);
   const webhooks = new Webhooks({ db: database.db, database, config, cursors: new Cursors(config.cursorSecret), log });
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'worker shutting down');

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp, type App } from '../src/app.ts';
 import { PERMISSIONS } from '../src/http/auth.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { approveKyc, call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -45,8 +45,21 @@ describe('POST /api/credentials', () => {
     assert.equal(credential.key, undefined);
   });
 
-  test('a production key starts with cofre_live_ and omitted permissions mean all 18', async () => {
+  test('a production key needs approved KYC: 403 {message} before, nothing created', async () => {
     const { token } = await register();
+    const res = await createKey(token, { name: 'Produção', environment: 'PRODUCTION' });
+    assert.equal(res.status, 403, res.raw);
+    assert.deepEqual(Object.keys(res.body), ['message']);
+    assert.match(res.body.message, /KYC/);
+    const list = await call(ctx.app, 'GET', '/api/credentials', { token });
+    assert.deepEqual(list.body.credentials, []);
+    // A development key needs nothing.
+    assert.equal((await createKey(token, { name: 'dev', environment: 'DEVELOPMENT' })).status, 201);
+  });
+
+  test('a production key starts with cofre_live_ and omitted permissions mean all 18', async () => {
+    const { token, id } = await register();
+    await approveKyc(ctx.app, id);
     const res = await createKey(token, { name: 'Produção', environment: 'PRODUCTION' });
     assert.equal(res.status, 201, res.raw);
     assert.equal(res.body.credential.environment, 'PRODUCTION');
@@ -138,6 +151,7 @@ describe('the key value is shown only once', () => {
   test('the list shows only the caller\'s own keys, newest first', async () => {
     const a = await register();
     const b = await register();
+    await approveKyc(ctx.app, a.id);
     await createKey(a.token, { name: 'first', environment: 'DEVELOPMENT' });
     await createKey(a.token, { name: 'second', environment: 'PRODUCTION' });
     await createKey(b.token, { name: 'other merchant', environment: 'DEVELOPMENT' });

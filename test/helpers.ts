@@ -1,6 +1,6 @@
 // Boots the real app on the embedded database (default) or real PostgreSQL (TEST_DATABASE_URL),
 // each test file in its own in-memory PGlite or its own PostgreSQL schema.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
@@ -9,6 +9,7 @@ import { connect, migrate, type Database } from '../src/db/index.ts';
 import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/ratelimit.ts';
 import type { Permission } from '../src/http/auth.ts';
 import { generateCpf } from '../src/payments/documents.ts';
+import { createUser } from '../src/modules/auth/service.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || null;
 export const onPostgres = !!PG_URL;
@@ -138,11 +139,48 @@ export async function merchant(app: App, opts: { permissions?: Permission[]; liv
   if (dev.status !== 201) throw new Error(`credential failed: ${dev.status} ${dev.raw}`);
   const m: Merchant = { id: reg.body.user.id, email, password, token, devKey: dev.body.key };
   if (opts.live) {
+    await approveKyc(app, m.id); // production keys need approved KYC
     const live = await call(app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' } });
     if (live.status !== 201) throw new Error(`live credential failed: ${live.status} ${live.raw}`);
     m.liveKey = live.body.key;
   }
   return m;
+}
+
+/**
+ * Marks the merchant's KYC APPROVED straight in the database (what an operator's review would
+ * leave), for tests whose subject is not KYC itself. test/kyc.test.ts covers the real flow.
+ */
+export async function approveKyc(app: App, userId: string): Promise<void> {
+  const now = new Date();
+  const already = await app.deps.db.selectFrom('kyc_submissions').select('id').where('user_id', '=', userId).where('status', '=', 'APPROVED').executeTakeFirst();
+  if (already) return;
+  await app.deps.db
+    .insertInto('kyc_submissions')
+    .values({
+      id: randomUUID(),
+      user_id: userId,
+      status: 'APPROVED',
+      person_type: 'PF',
+      legal_name: 'Loja Teste',
+      document: cpf(),
+      birth_date: '1990-01-01',
+      address: JSON.stringify({ street: 'Rua A', number: '1', district: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01001000' }),
+      review_reason: 'approved by test helper',
+      reviewed_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
+
+/** An operator (role ADMIN, as `cli admin create` makes one) and its dashboard token. */
+export async function operator(app: App): Promise<{ id: string; token: string }> {
+  const email = uniqueEmail('operator');
+  const user = await createUser(app.deps.db, { name: 'Operator', email, password: 'operator password', role: 'ADMIN' });
+  const res = await call(app, 'POST', '/api/auth/login', { body: { email, password: 'operator password' } });
+  if (res.status !== 200) throw new Error(`operator login failed: ${res.status} ${res.raw}`);
+  return { id: user.id, token: res.body.token };
 }
 
 /** A valid CPF from a seeded generator (deterministic per call order). */

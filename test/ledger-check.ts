@@ -40,11 +40,18 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
   assert.deepEqual(merchants.rows, [], "a merchant's accounts do not sum to zero");
 
   // 5. The merchant's money (available + receivable + reserved) equals what its paid transactions
-  //    netted (charged - fee) minus what was refunded. Reserved is 0 until reserves exist.
+  //    netted (charged - fee) minus what was refunded, minus completed withdrawals (their amount:
+  //    net paid out plus the fee) and the fees of completed advances.
   const money = await sql`
     WITH tx AS (
-      SELECT user_id, livemode, sum(charged_cents - fee_cents - refunded_cents)::bigint AS owed
-      FROM transactions WHERE status IN ${SETTLED} GROUP BY user_id, livemode
+      SELECT user_id, livemode, sum(owed)::bigint AS owed FROM (
+        SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents AS owed
+        FROM transactions WHERE status IN ${SETTLED}
+        UNION ALL
+        SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'
+        UNION ALL
+        SELECT user_id, livemode, -fee_cents FROM advances WHERE status = 'COMPLETED'
+      ) o GROUP BY user_id, livemode
     ), acc AS (
       SELECT user_id, livemode,
              coalesce(sum(balance_cents) FILTER (WHERE kind IN ('available', 'receivable', 'reserved')), 0)::bigint AS held
@@ -75,4 +82,76 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
        OR paid_back <> refunded_cents
        OR refunded_cents > charged_cents`.execute(db);
   assert.deepEqual(perTx.rows, [], 'transaction whose journals do not match its status or refunds');
+
+  await assertWalletConsistent(db);
+}
+
+/** Withdrawals, advances and receivables agree with the ledger. */
+export async function assertWalletConsistent(db: Executor): Promise<void> {
+  // 7. Reserved holds exactly the withdrawals in flight; receivable exactly the PENDING instalments.
+  const held = await sql`
+    WITH acc AS (
+      SELECT user_id, livemode,
+             coalesce(sum(balance_cents) FILTER (WHERE kind = 'reserved'), 0)::bigint AS reserved,
+             coalesce(sum(balance_cents) FILTER (WHERE kind = 'receivable'), 0)::bigint AS receivable
+      FROM ledger_accounts GROUP BY user_id, livemode
+    ), w AS (
+      SELECT user_id, livemode, sum(amount_cents)::bigint AS in_flight FROM withdrawals
+      WHERE status IN ('PENDING', 'PROCESSING') GROUP BY user_id, livemode
+    ), r AS (
+      SELECT user_id, livemode, sum(amount_cents)::bigint AS pending FROM receivables
+      WHERE status = 'PENDING' GROUP BY user_id, livemode
+    )
+    SELECT user_id, livemode, coalesce(acc.reserved, 0) AS reserved, coalesce(w.in_flight, 0) AS in_flight,
+           coalesce(acc.receivable, 0) AS receivable, coalesce(r.pending, 0) AS pending
+    FROM acc FULL JOIN w USING (user_id, livemode) FULL JOIN r USING (user_id, livemode)
+    WHERE coalesce(acc.reserved, 0) <> coalesce(w.in_flight, 0) OR coalesce(acc.receivable, 0) <> coalesce(r.pending, 0)`.execute(db);
+  assert.deepEqual(held.rows, [], 'reserved or receivable balance differs from withdrawals in flight or PENDING instalments');
+
+  // 8. Per withdrawal: its journals reserve the amount once, and release it once it is final
+  //    (paid out: external +net and fees +fee; failed or cancelled: back to available).
+  const perWithdrawal = await sql`
+    SELECT * FROM (
+      SELECT w.id, w.status, w.amount_cents, w.net_amount_cents, w.fee_cents,
+        coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'reserved'), 0)::bigint AS reserved,
+        coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'available'), 0)::bigint AS available,
+        coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'external'), 0)::bigint AS external,
+        coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'fees'), 0)::bigint AS fees
+      FROM withdrawals w
+      LEFT JOIN ledger_journals j ON j.user_id = w.user_id AND j.reference_type = 'withdrawal' AND j.reference_id = w.id
+      LEFT JOIN ledger_entries e ON e.journal_id = j.id
+      GROUP BY w.id
+    ) x
+    WHERE reserved <> (CASE WHEN status IN ('PENDING', 'PROCESSING') THEN amount_cents ELSE 0 END)
+       OR available <> (CASE WHEN status = 'COMPLETED' THEN -amount_cents WHEN status IN ('PENDING', 'PROCESSING') THEN -amount_cents ELSE 0 END)
+       OR external <> (CASE WHEN status = 'COMPLETED' THEN net_amount_cents ELSE 0 END)
+       OR fees <> (CASE WHEN status = 'COMPLETED' THEN fee_cents ELSE 0 END)`.execute(db);
+  assert.deepEqual(perWithdrawal.rows, [], 'withdrawal whose journals do not match its status');
+
+  // 9. Per advance: completed ones took exactly their items from receivable (net to available, fee
+  //    to fees); the others moved no money and have no items.
+  const perAdvance = await sql`
+    SELECT * FROM (
+      SELECT a.id, a.status, a.amount_cents, a.fee_cents, a.net_amount_cents,
+        (SELECT coalesce(sum(i.amount_cents), 0) FROM advance_items i WHERE i.advance_id = a.id)::bigint AS items,
+        (SELECT coalesce(sum(i.fee_cents), 0) FROM advance_items i WHERE i.advance_id = a.id)::bigint AS item_fees,
+        (SELECT coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'receivable'), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = a.user_id AND j.reference_type = 'advance' AND j.reference_id = a.id)::bigint AS receivable,
+        (SELECT coalesce(sum(e.amount_cents) FILTER (WHERE e.account_kind = 'available'), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = a.user_id AND j.reference_type = 'advance' AND j.reference_id = a.id)::bigint AS available
+      FROM advances a
+    ) x
+    WHERE (status = 'COMPLETED' AND (items <> amount_cents OR item_fees <> fee_cents OR receivable <> -amount_cents OR available <> net_amount_cents))
+       OR (status <> 'COMPLETED' AND (items <> 0 OR receivable <> 0 OR available <> 0))`.execute(db);
+  assert.deepEqual(perAdvance.rows, [], 'advance whose items or journals do not match its status');
+
+  // 10. An advanced instalment was covered in full by one completed advance and never settled.
+  const advanced = await sql`
+    SELECT r.id FROM receivables r
+    WHERE r.status = 'ADVANCED' AND (
+      EXISTS (SELECT 1 FROM ledger_journals j WHERE j.user_id = r.user_id AND j.kind = 'settlement' AND j.reference_id = r.transaction_id
+                AND j.description = 'Card instalment ' || r.installment_number || ' settled')
+      OR NOT EXISTS (SELECT 1 FROM advance_items i JOIN advances a ON a.id = i.advance_id
+                     WHERE i.receivable_id = r.id AND a.status = 'COMPLETED'))`.execute(db);
+  assert.deepEqual(advanced.rows, [], 'advanced instalment settled again, or advanced by no completed advance');
 }

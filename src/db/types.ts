@@ -78,6 +78,16 @@ export interface DB {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  withdrawals: WithdrawalsTable;
+  advances: AdvancesTable;
+  advance_items: AdvanceItemsTable;
+  kyc_submissions: KycSubmissionsTable;
+  kyc_documents: KycDocumentsTable;
+  payment_links: PaymentLinksTable;
+  payment_link_products: PaymentLinkProductsTable;
+  coupons: CouponsTable;
+  coupon_redemptions: CouponRedemptionsTable;
+  cart_abandonments: CartAbandonmentsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -118,6 +128,10 @@ export interface TransactionsTable {
   due_date: ColumnType<string | null, string | null | undefined, string | null>;
   expires_at: NullableTimestamp;
   payment_link_id: string | null;
+  coupon_id: ColumnType<string | null, string | null | undefined, string | null>;
+  discount_cents: Generated<number>;
+  /** Delivery address given at a checkout that requires one. */
+  address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   metadata: Json<Record<string, unknown>>;
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;
@@ -256,3 +270,216 @@ export interface WebhookAttemptsTable {
 export type WebhookSubscription = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
+
+// Checkout (payment links, coupons, cart abandonment): see src/modules/checkout.
+export interface PaymentLinkSettings {
+  pixEnabled: boolean;
+  boletoEnabled: boolean;
+  creditCardEnabled: boolean;
+  maxInstallments: number;
+  interestFreeInstallments: number;
+  /** Monthly percent (2.99 = 2.99% a month), Price table beyond interestFreeInstallments. */
+  interestRate: number;
+  requirePhone: boolean;
+  requireAddress: boolean;
+}
+
+export interface PaymentLinksTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  slug: string;
+  title: string;
+  description: string | null;
+  product_description: string | null;
+  amount_cents: number | null;
+  currency: Generated<string>;
+  status: Generated<'ACTIVE' | 'INACTIVE'>;
+  expires_at: NullableTimestamp;
+  redirect_url: string | null;
+  settings: Json<PaymentLinkSettings>;
+  stock_enabled: Generated<boolean>;
+  stock_quantity: number | null;
+  meta_pixel_code: string | null;
+  sales_count: Generated<number>;
+  times_used: Generated<number>;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PaymentLinkProductsTable {
+  user_id: string;
+  link_id: string;
+  product_id: string;
+  position: number;
+  /** Snapshot of the product's name and price when the link was saved. */
+  name: string;
+  quantity: number;
+  unit_price_cents: number;
+}
+
+export interface CouponsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  code: string;
+  code_lower: string;
+  discount_type: 'PERCENTAGE' | 'FIXED';
+  discount_value: number;
+  description: string | null;
+  min_purchase_cents: number | null;
+  max_discount_cents: number | null;
+  usage_limit: number | null;
+  per_user_limit: number | null;
+  valid_from: NullableTimestamp;
+  valid_until: NullableTimestamp;
+  product_ids: Json<string[]>;
+  status: Generated<'ACTIVE' | 'INACTIVE'>;
+  used_count: Generated<number>;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CouponRedemptionsTable {
+  id: string;
+  user_id: string;
+  coupon_id: string;
+  transaction_id: string;
+  document: string;
+  email: string;
+  created_at: Timestamp;
+}
+
+export interface CartAbandonmentsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  link_id: string;
+  client_email: string;
+  client_name: string | null;
+  client_document: string | null;
+  client_phone: string | null;
+  recovered_at: NullableTimestamp;
+  transaction_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type PaymentLink = Selectable<PaymentLinksTable>;
+export type PaymentLinkProduct = Selectable<PaymentLinkProductsTable>;
+export type Coupon = Selectable<CouponsTable>;
+export type CartAbandonment = Selectable<CartAbandonmentsTable>;
+
+// Wallet (withdrawals, advances, KYC): see src/modules/{withdrawals,advances,kyc}.
+export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type PixKeyType = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random';
+
+export interface WithdrawalsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  amount_cents: number;
+  fee_cents: number;
+  net_amount_cents: number;
+  status: WithdrawalStatus;
+  pix_key_type: PixKeyType;
+  pix_key: string;
+  description: string | null;
+  /** Payout provider that took it (set when it moves to PROCESSING; 'manual' when an operator settled it). */
+  provider: string | null;
+  external_id: string | null;
+  failure_reason: string | null;
+  payout_attempts: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  processed_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+}
+
+export type AdvanceStatus = 'PENDING' | 'APPROVED' | 'COMPLETED' | 'REJECTED' | 'CANCELLED';
+
+export interface AdvancesTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  amount_cents: number;
+  fee_cents: number;
+  net_amount_cents: number;
+  status: AdvanceStatus;
+  reason: string;
+  decision_reason: string | null;
+  decided_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  approved_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  rejected_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+}
+
+export interface AdvanceItemsTable {
+  id: string;
+  user_id: string;
+  advance_id: string;
+  receivable_id: string;
+  transaction_id: string;
+  installment_number: number;
+  amount_cents: number;
+  fee_cents: number;
+  days: number;
+  settle_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export type KycStatus = 'SUBMITTED' | 'APPROVED' | 'REJECTED';
+
+export interface KycAddress {
+  street: string;
+  number: string;
+  complement?: string;
+  district: string;
+  city: string;
+  state: string;
+  zipCode: string;
+}
+
+export interface KycSubmissionsTable {
+  id: string;
+  user_id: string;
+  status: KycStatus;
+  person_type: 'PF' | 'PJ';
+  legal_name: string;
+  document: string;
+  birth_date: ColumnType<string | null, string | null | undefined, string | null>;
+  founding_date: ColumnType<string | null, string | null | undefined, string | null>;
+  address: Json<KycAddress>;
+  review_reason: string | null;
+  reviewed_by: string | null;
+  reviewed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface KycDocumentsTable {
+  id: string;
+  user_id: string;
+  submission_id: string;
+  /** Order of the file in the submission. */
+  position: number;
+  type: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  content: Uint8Array;
+  created_at: Timestamp;
+}
+
+export type Withdrawal = Selectable<WithdrawalsTable>;
+export type Advance = Selectable<AdvancesTable>;
+export type AdvanceItem = Selectable<AdvanceItemsTable>;
+export type KycSubmission = Selectable<KycSubmissionsTable>;

@@ -21,6 +21,9 @@ export const ErrorCodes = [
   'REFUND_EXCEEDS_PAID',
   'CARD_DECLINED',
   'ADVANCE_ALREADY_ACTIVE',
+  'PAYMENT_LINK_UNAVAILABLE',
+  'INVALID_COUPON',
+  'COUPON_ALREADY_EXISTS',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -1,7 +1,10 @@
 // Periodic background jobs. Each sweep claims rows with FOR UPDATE SKIP LOCKED, so any number of
 // processes (serve, worker) can run them against one PostgreSQL without doing the same work twice.
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import { processPayouts } from '../modules/withdrawals/service.ts';
+import { createPayoutProviders } from '../payments/payouts.ts';
 import { expireDue, purgeIdempotencyKeys, settleDue } from '../modules/transactions/service.ts';
 
 export interface Sweep {
@@ -11,11 +14,15 @@ export interface Sweep {
   batch: number;
 }
 
-export function sweeps(db: Db): Sweep[] {
+export function sweeps(db: Db, config?: Config): Sweep[] {
+  // Payouts need the payout providers (from config); without a config only the sandbox pays.
+  const payouts = createPayoutProviders({ productionProvider: config?.payouts.productionProvider ?? null, sandboxDelayMs: config?.payouts.sandboxDelayMs ?? 2000 });
+  const leaseMs = config?.payouts.leaseMs ?? 300_000;
   return [
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(db, now, 100) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(db, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(db, now) },
+    { name: 'process-payouts', batch: 50, run: (now) => processPayouts({ db, payouts, leaseMs }, now, 50) },
   ];
 }
 

@@ -3,9 +3,13 @@ import type { Migration } from 'kysely/migration';
 import * as m001 from './001_foundation.ts';
 import * as m002 from './002_transactions.ts';
 import * as m003 from './003_webhooks.ts';
+import * as m004 from './004_checkout.ts';
+import * as m005 from './005_wallet.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
   '002_transactions': m002,
   '003_webhooks': m003,
+  '004_checkout': m004,
+  '005_wallet': m005,
 };

@@ -1,5 +1,6 @@
 // Clients (the merchant's customers). One client per document per merchant and environment.
 import type { Static } from '@sinclair/typebox';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Client } from '../../db/types.ts';
@@ -49,7 +50,7 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
         user_id: scope.userId,
         livemode: scope.livemode,
         name,
-        email: input.email.trim().toLowerCase(),
+        email: normalizeEmail(input.email),
         document,
         phone: input.phone ?? null,
         created_at: now,
@@ -63,43 +64,35 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
   }
 }
 
+/** How client emails are stored. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The upsert behind upsertClientByDocument as SQL (RETURNING *), for statements that write more
+ * than the client: transaction creation runs it as a CTE. `input.email` is normalised here.
+ */
+export function upsertClientSql(scope: Scope, id: string, now: Date, input: { name: string; email: string; document: string; phone?: string | null }): RawBuilder<Client> {
+  return sql<Client>`
+    INSERT INTO clients (id, user_id, livemode, name, email, document, phone, created_at, updated_at)
+    VALUES (${id}::uuid, ${scope.userId}::uuid, ${scope.livemode}::boolean, ${input.name}::text, ${normalizeEmail(input.email)}::text, ${input.document}::text,
+      ${input.phone ?? null}::text, ${now}::timestamptz, ${now}::timestamptz)
+    ON CONFLICT (user_id, livemode, document) WHERE deleted_at IS NULL
+    DO UPDATE SET name = excluded.name, email = excluded.email, phone = COALESCE(excluded.phone, clients.phone), updated_at = excluded.updated_at
+    RETURNING *`;
+}
+
 /**
  * The client with this document, created or refreshed with the latest contact details.
- * Used by transaction creation and checkout; safe under concurrent calls (upsert on the unique index).
- * The caller passes a cleaned name (requiredText) and a normalised document.
+ * Safe under concurrent calls (upsert on the unique index). The caller passes a cleaned name
+ * (requiredText) and a normalised document.
  */
 export async function upsertClientByDocument(
   db: Executor,
   scope: Scope,
   input: { name: string; email: string; document: string; phone?: string | null },
 ): Promise<Client> {
-  const now = new Date();
-  return db
-    .insertInto('clients')
-    .values({
-      id: uuidv7(),
-      user_id: scope.userId,
-      livemode: scope.livemode,
-      name: input.name,
-      email: input.email.trim().toLowerCase(),
-      document: input.document,
-      phone: input.phone ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['user_id', 'livemode', 'document'])
-        .where('deleted_at', 'is', null)
-        .doUpdateSet((eb) => ({
-          name: eb.ref('excluded.name'),
-          email: eb.ref('excluded.email'),
-          phone: eb.fn.coalesce('excluded.phone', 'clients.phone'),
-          updated_at: now,
-        })),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const { rows } = await upsertClientSql(scope, uuidv7(), new Date(), input).execute(db);
+  return rows[0];
 }
 
 export async function getClient(db: Executor, scope: Scope, id: string): Promise<Client> {
@@ -128,7 +121,7 @@ export async function updateClient(db: Executor, scope: Scope, id: string, input
       .updateTable('clients')
       .set({
         ...(name !== undefined && { name }),
-        ...(input.email !== undefined && { email: input.email.trim().toLowerCase() }),
+        ...(input.email !== undefined && { email: normalizeEmail(input.email) }),
         ...(document !== undefined && { document }),
         ...(input.phone !== undefined && { phone: input.phone }),
         updated_at: new Date(),

@@ -5,6 +5,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { ApiKey } from '../../db/types.ts';
 import { hashKey, PERMISSIONS, type Authenticator, type Permission } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
+import { requireApprovedKyc } from '../kyc/service.ts';
 
 export function credentialView(k: ApiKey) {
   return {
@@ -24,6 +25,8 @@ export async function createCredential(
   input: { name: string; environment: 'DEVELOPMENT' | 'PRODUCTION'; permissions?: Permission[] },
 ): Promise<{ credential: ApiKey; key: string }> {
   const livemode = input.environment === 'PRODUCTION';
+  // Real money needs a verified merchant (403 otherwise).
+  if (livemode) await requireApprovedKyc(db, userId, 'A production API key');
   const key = `cofre_${livemode ? 'live' : 'test'}_${randomBytes(32).toString('base64url')}`;
   // Keep the order of the catalogue, drop duplicates.
   const permissions = input.permissions ? PERMISSIONS.filter((p) => input.permissions!.includes(p)) : [...PERMISSIONS];

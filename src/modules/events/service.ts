@@ -1,6 +1,7 @@
-// Events are written in the same database transaction as the change they describe.
-// Delivery to webhook subscribers reads from here (see the webhooks module).
-import type { Trx } from '../../db/index.ts';
+// Events are written in the same database transaction as the change they describe, by the same
+// statement as their fan-out (webhook deliveries: see the webhooks module, which registers it).
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../http/scope.ts';
 
@@ -33,21 +34,65 @@ export interface EventRecord {
   createdAt: Date;
 }
 
-/** Hooks run inside the same transaction for every recorded event (e.g. enqueueing deliveries). */
-export type EventHook = (trx: Trx, scope: Scope, events: EventRecord[]) => Promise<void>;
-const hooks: EventHook[] = [];
-export function onEvents(hook: EventHook) {
-  hooks.push(hook);
+/**
+ * The events a statement writes are the relation `ev`, one row per event, with these columns:
+ * - id uuid, type text, created_at timestamptz;
+ * - data json: the JSON text as built in JS (json keeps its key order; the events table stores it as jsonb);
+ * - at text: created_at in ISO 8601 as JS writes it (Date#toISOString);
+ * - postback_url text: the URL of the transaction's postback when the caller knows it (a transaction
+ *   inserted by the same statement is not visible to a lookup);
+ * - postback_of uuid: otherwise, the transaction whose stored postback URL applies, if any.
+ */
+export const EVENT_COLUMNS = sql.raw('ev (id, type, data, created_at, at, postback_url, postback_of)');
+
+/**
+ * Work written by the same statement as the events (one statement: it commits with them, and costs
+ * no round trip of its own). `ctes` are further CTEs (", name AS (...)") that read `ev`; `result` a
+ * number the statement selects, so that plain (not data-modifying) CTEs among them run as well.
+ */
+export interface EventFanout {
+  ctes(scope: Scope): RawBuilder<unknown>;
+  result(): RawBuilder<unknown>;
+}
+const fanouts: EventFanout[] = [];
+export function onEvents(fanout: EventFanout) {
+  fanouts.push(fanout);
 }
 
-export async function recordEvents(trx: Trx, scope: Scope, items: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRecord[]> {
+/**
+ * The CTEs that write the events of `source` (a VALUES list or a SELECT with EVENT_COLUMNS) and
+ * their fan-out, and a scalar the statement must select to make them all run. For statements that
+ * write something else too (transaction creation); recordEvents is the plain case.
+ */
+export function eventWrites(scope: Scope, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
+  const ctes = sql`${EVENT_COLUMNS} AS (${source}),
+    ev_rows AS (
+      INSERT INTO events (id, user_id, livemode, type, data, created_at)
+      SELECT id, ${scope.userId}::uuid, ${scope.livemode}::boolean, type, data::jsonb, created_at FROM ev
+    )${sql.join(
+      fanouts.map((f) => f.ctes(scope)),
+      sql``,
+    )}`;
+  const result = fanouts.length ? sql`(${sql.join(
+    fanouts.map((f) => f.result()),
+    sql` + `,
+  )})` : sql`0`;
+  return { ctes, result };
+}
+
+/** Events of transactions (transaction.*) carry the transaction's id: its postback URL applies. */
+const postbackOf = (e: { type: string; data: Record<string, unknown> }) => (e.type.startsWith('transaction.') && typeof e.data.id === 'string' ? e.data.id : null);
+
+/** Writes the events and their fan-out in one statement; inside the caller's transaction, if any. */
+export async function recordEvents(trx: Executor, scope: Scope, items: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRecord[]> {
   if (!items.length) return [];
   const now = new Date();
+  const at = now.toISOString();
   const events = items.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, createdAt: now }));
-  await trx
-    .insertInto('events')
-    .values(events.map((e) => ({ id: e.id, user_id: scope.userId, livemode: scope.livemode, type: e.type, data: JSON.stringify(e.data), created_at: now })))
-    .execute();
-  for (const hook of hooks) await hook(trx, scope, events);
+  const rows = events.map(
+    (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::json, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
+  );
+  const { ctes, result } = eventWrites(scope, sql`VALUES ${sql.join(rows)}`);
+  await sql`WITH ${ctes} SELECT ${result} AS fanout`.execute(trx);
   return events;
 }

@@ -34,6 +34,9 @@ export const CreateTransactionBody = Type.Object(
     clientDocument: DocumentField,
     clientPhone: Type.Optional(Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' })),
     paymentMethod: Method,
+    paymentLinkId: Type.Optional(
+      Type.String({ format: 'uuid', description: "A payment link of the same merchant and environment: the payment counts as the link's sale (stock, salesCount) and uses its instalment settings" }),
+    ),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only' })),
     dueDate: Type.Optional(
       Type.Unsafe<string>({
@@ -68,6 +71,9 @@ export const TransactionView = Type.Object({
   product: Type.String(),
   amountCents: Type.Integer(),
   chargedCents: Type.Integer({ description: 'What the customer pays: amountCents plus card instalment interest' }),
+  discountCents: Type.Integer({ description: 'Coupon discount granted at checkout (already taken off amountCents)' }),
+  paymentLinkId: Nullable(Uuid),
+  couponId: Nullable(Uuid),
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),
@@ -110,6 +116,17 @@ export const TransactionView = Type.Object({
     }),
   ),
   paymentUrl: Type.Optional(Type.String({ description: 'Hosted page where the customer pays (cards without card data)' })),
+  address: Type.Optional(
+    Type.Object({
+      zipCode: Type.String(),
+      street: Type.String(),
+      number: Type.String(),
+      complement: Type.Optional(Type.String()),
+      neighborhood: Type.String(),
+      city: Type.String(),
+      state: Type.String(),
+    }),
+  ),
 });
 
 export const TransactionResponse = Type.Object({ message: Type.String(), transaction: TransactionView });

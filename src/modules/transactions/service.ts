@@ -1,12 +1,12 @@
 // Payments: create (PIX, boleto, card), read, list, refund, sandbox simulation, expiry.
 import type { Static } from '@sinclair/typebox';
-import type { Insertable } from 'kysely';
+import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
-import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
-import type { Transaction, TransactionsTable } from '../../db/types.ts';
+import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
-import type { Cursors } from '../../http/pagination.ts';
+import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
@@ -15,8 +15,9 @@ import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { buildBrCode, newTxid } from '../../payments/pix.ts';
 import type { PaymentProvider, Providers } from '../../payments/provider.ts';
-import { normalizeDocument, upsertClientByDocument } from '../clients/service.ts';
-import { recordEvents } from '../events/service.ts';
+import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
+import { eventWrites } from '../events/service.ts';
+import { findOwnLink } from '../payment-links/service.ts';
 import { postJournal } from '../ledger/service.ts';
 import type { CreateTransactionBody, ListTransactionsQuery } from './schemas.ts';
 import { MAX_METADATA_BYTES } from './schemas.ts';
@@ -31,6 +32,15 @@ export interface TxDeps {
 }
 
 type CreateInput = Static<typeof CreateTransactionBody>;
+
+/** What the public checkout adds to a creation (the API path sets only paymentLinkId in the body). */
+export interface CheckoutExtras {
+  /** The payment link being paid (already checked by the checkout: active, in stock, method allowed). */
+  link?: PaymentLink;
+  couponId?: string;
+  discountCents?: number;
+  address?: Record<string, string> | null;
+}
 
 /** Brazil has had no daylight saving time since 2019: São Paulo is UTC-3 all year. */
 const SP_OFFSET_MS = 3 * 3600_000;
@@ -72,9 +82,21 @@ function boletoFreeField(id: string): string {
   return (BigInt('0x' + id.replace(/-/g, '').slice(12)) % 10n ** 25n).toString().padStart(25, '0');
 }
 
-export async function createTransaction(deps: TxDeps, scope: Scope, input: CreateInput): Promise<Transaction> {
+export async function createTransaction(deps: TxDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}): Promise<Transaction> {
   const { config } = deps;
   const now = new Date();
+  let link = extras.link ?? null;
+  if (!link && input.paymentLinkId) {
+    link = await findOwnLink(deps.db, scope, input.paymentLinkId);
+    if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
+  }
+  // Nothing is reserved here: the guarded decrement at PAID decides (see checkout/sale.ts).
+  if (link?.stock_enabled && (link.stock_quantity ?? 0) <= 0) {
+    throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field: 'paymentLinkId', message: 'no stock left' }]);
+  }
+  if (link && input.installments !== undefined && input.installments > link.settings.maxInstallments) {
+    throw validation('installments', `this payment link allows at most ${link.settings.maxInstallments} instalments`);
+  }
   const document = normalizeDocument(input.clientDocument, 'clientDocument');
   const clientName = requiredText(input.clientName, 'clientName');
   const installments = input.installments ?? 1;
@@ -97,11 +119,12 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   let charged = input.amountCents;
   let installmentCents: number | null = null;
   if (input.paymentMethod === 'CARD') {
+    // A link's settings replace the gateway's interest terms; a single payment never carries interest.
     const plan = priceTableInstallments({
       amountCents: input.amountCents,
       installments,
-      interestFreeInstallments: config.card.interestFreeInstallments,
-      monthlyInterestRatePercent: config.card.monthlyInterestBp / 100,
+      interestFreeInstallments: link ? Math.max(1, link.settings.interestFreeInstallments) : config.card.interestFreeInstallments,
+      monthlyInterestRatePercent: link ? link.settings.interestRate : config.card.monthlyInterestBp / 100,
     });
     charged = plan.totalCents;
     installmentCents = plan.installmentCents;
@@ -115,44 +138,54 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   }
   const boleto = input.paymentMethod === 'BOLETO' ? buildBoleto({ bankCode: config.boleto.bankCode, dueDate: dueDate!, amountCents: charged, freeField: boletoFreeField(id) }) : null;
 
-  const created = await inTx(deps.db, async (trx) => {
-    const client = await upsertClientByDocument(trx, scope, { name: clientName, email: input.clientEmail, document, phone: input.clientPhone });
-    const row = {
-      id,
-      user_id: scope.userId,
-      livemode: scope.livemode,
-      product: sanitizeText(input.product) || 'Pagamento',
-      amount_cents: input.amountCents,
-      charged_cents: charged,
-      fee_cents: paymentFee(config.fees, input.paymentMethod, charged),
-      status: 'PENDING' as const,
-      payment_method: input.paymentMethod,
-      client_id: client.id,
-      client_name: client.name,
-      client_email: client.email,
-      client_document: client.document,
-      client_phone: input.clientPhone ?? client.phone,
-      installments,
-      installment_cents: installmentCents,
-      card_brand: card?.brand ?? null,
-      card_last4: card?.last4 ?? null,
-      pix_txid: pix?.txid ?? null,
-      pix_qr_code: pix?.code ?? null,
-      boleto_barcode: boleto?.barcode ?? null,
-      boleto_line: boleto?.digitableLine ?? null,
-      due_date: dueDate,
-      expires_at: expiresAt,
-      metadata: JSON.stringify(metadata),
-      tracking_params: JSON.stringify(input.trackingParams ?? {}),
-      postback_url: input.postbackUrl ?? null,
-      provider: provider.name,
-      created_at: now,
-      updated_at: now,
-    };
-    const tx = await insertWithDisplayId(trx, row);
-    await recordEvents(trx, scope, [{ type: 'transaction.created', data: eventData(tx) }]);
-    return tx;
-  });
+  // The row as it will be stored; only the client's id (and its stored phone, when none is given)
+  // comes from the client upsert of the same statement. Text as PostgreSQL will hold it (UTF-8: a
+  // lone surrogate becomes U+FFFD), JSON with jsonb's key order: what RETURNING gives back.
+  const clientId = uuidv7(now.getTime());
+  const draft: Transaction = {
+    id,
+    user_id: scope.userId,
+    livemode: scope.livemode,
+    display_id: '',
+    product: (sanitizeText(input.product) || 'Pagamento').toWellFormed(),
+    amount_cents: input.amountCents,
+    charged_cents: charged,
+    fee_cents: paymentFee(config.fees, input.paymentMethod, charged),
+    refunded_cents: 0,
+    status: 'PENDING',
+    payment_method: input.paymentMethod,
+    client_id: clientId,
+    client_name: clientName.toWellFormed(),
+    client_email: normalizeEmail(input.clientEmail).toWellFormed(),
+    client_document: document,
+    client_phone: input.clientPhone ?? null,
+    installments,
+    installment_cents: installmentCents,
+    card_brand: card?.brand ?? null,
+    card_last4: card?.last4 ?? null,
+    pix_txid: pix?.txid ?? null,
+    pix_qr_code: pix?.code ?? null,
+    boleto_barcode: boleto?.barcode ?? null,
+    boleto_line: boleto?.digitableLine ?? null,
+    due_date: dueDate,
+    expires_at: expiresAt,
+    payment_link_id: link?.id ?? null,
+    coupon_id: extras.couponId ?? null,
+    discount_cents: extras.discountCents ?? 0,
+    address: extras.address ?? null,
+    metadata: jsonbOrdered(metadata) as Record<string, unknown>,
+    tracking_params: jsonbOrdered(input.trackingParams ?? {}) as Record<string, string>,
+    postback_url: input.postbackUrl ?? null,
+    provider: provider.name,
+    failure_reason: null,
+    paid_at: null,
+    failed_at: null,
+    expired_at: null,
+    refunded_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const created = await insertCreation(deps.db, scope, draft, link);
 
   if (!input.card) return created;
   // The card is charged after the PENDING transaction is committed: no database transaction stays
@@ -162,19 +195,106 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
   return changeStatus(deps.db, scope, id, change);
 }
 
-/** Inserts with a random 10-character display id, drawing again on the rare clash within the merchant. */
-async function insertWithDisplayId(trx: Trx, row: Omit<Insertable<TransactionsTable>, 'display_id'>): Promise<Transaction> {
+/**
+ * Pays a PENDING card transaction created without card data (its hosted page, `paymentUrl`). The
+ * card is claimed on the row first (brand + last4 written where none is), so two submissions can
+ * never charge twice; the outcome then goes through the same transition as any other payment.
+ */
+export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable<CreateInput['card']>): Promise<Transaction> {
+  const now = new Date();
+  const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!tx) throw notFound('Transaction');
+  const notPayable = () => badRequest('INVALID_STATE_TRANSITION', 'This payment cannot be paid by card now', [{ field: 'status', message: 'only a PENDING card payment without a card yet can be paid here' }]);
+  if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || tx.card_last4) throw notPayable();
+  const checked = validateCard(card, now);
+  if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
+  const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  const provider = providerFor(deps, scope);
+  const claimed = await deps.db
+    .updateTable('transactions')
+    .set({ card_brand: checked.brand, card_last4: checked.last4, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('card_last4', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) throw notPayable();
+  const result = await provider.chargeCard(card, tx.charged_cents, tx.installments);
+  return changeStatus(deps.db, scope, id, result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason });
+}
+
+/**
+ * Creation in ONE statement, so one round trip and no BEGIN/COMMIT (a statement is atomic): the
+ * client upsert, the transaction, its transaction.created event with the event's webhook
+ * deliveries (see recordEvents), and the payment link's use count, as data-modifying CTEs.
+ * The display id is a random 10 characters; on the rare clash within the merchant the whole
+ * statement fails and is run again with another one.
+ */
+async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: PaymentLink | null): Promise<Transaction> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const tx = await trx
-      .insertInto('transactions')
-      .values({ ...row, display_id: shortCode(10) })
-      .onConflict((oc) => oc.columns(['user_id', 'display_id']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (tx) return tx;
+    const row = { ...draft, display_id: shortCode(10) };
+    try {
+      return await runCreation(db, scope, row, link);
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
+      throw err;
+    }
   }
   throw new Error('could not allocate a display id');
 }
+
+async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLink | null): Promise<Transaction> {
+  const at = r.created_at.toISOString();
+  // The payload is eventData of the row as stored; the client's id is put in by the statement
+  // (`client_id` holds the id the upsert inserts with, a fresh random UUID found nowhere else).
+  const data = JSON.stringify(eventData(r));
+  const events = eventWrites(
+    scope,
+    sql`SELECT ${uuidv7(r.created_at.getTime())}::uuid, 'transaction.created'::text, replace(${data}::text, ${r.client_id}::text, t.client_id::text)::json,
+      ${r.created_at}::timestamptz, ${at}::text, t.postback_url, NULL::uuid FROM t`,
+  );
+  const linkUse = link
+    ? sql`,
+    link_use AS (UPDATE payment_links SET times_used = times_used + 1 WHERE user_id = ${scope.userId}::uuid AND id = ${link.id}::uuid AND EXISTS (SELECT 1 FROM t))`
+    : sql``;
+  const { rows } = await sql<Transaction & { fanout: unknown }>`
+    WITH c AS (${upsertClientSql(scope, r.client_id, r.created_at, { name: r.client_name, email: r.client_email, document: r.client_document, phone: r.client_phone })}),
+    t AS (
+      INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
+        client_id, client_name, client_email, client_document, client_phone, installments, installment_cents, card_brand, card_last4,
+        pix_txid, pix_qr_code, boleto_barcode, boleto_line, due_date, expires_at, metadata, tracking_params, postback_url, provider,
+        payment_link_id, coupon_id, discount_cents, address, created_at, updated_at)
+      SELECT ${r.id}::uuid, ${r.user_id}::uuid, ${r.livemode}::boolean, ${r.display_id}::text, ${r.product}::text, ${r.amount_cents}::bigint,
+        ${r.charged_cents}::bigint, ${r.fee_cents}::bigint, ${r.status}::text, ${r.payment_method}::text,
+        c.id, c.name, c.email, c.document, COALESCE(${r.client_phone}::text, c.phone), ${r.installments}::integer, ${r.installment_cents}::bigint,
+        ${r.card_brand}::text, ${r.card_last4}::text, ${r.pix_txid}::text, ${r.pix_qr_code}::text, ${r.boleto_barcode}::text, ${r.boleto_line}::text,
+        ${r.due_date}::date, ${r.expires_at}::timestamptz, ${JSON.stringify(r.metadata)}::jsonb, ${JSON.stringify(r.tracking_params)}::jsonb,
+        ${r.postback_url}::text, ${r.provider}::text, ${r.payment_link_id}::uuid, ${r.coupon_id}::uuid, ${r.discount_cents}::bigint,
+        ${r.address === null ? null : JSON.stringify(r.address)}::jsonb, ${r.created_at}::timestamptz, ${r.updated_at}::timestamptz
+      FROM c
+      RETURNING *
+    ),
+    ${events.ctes}${linkUse}
+    SELECT t.*, ${events.result} AS fanout FROM t`.execute(db);
+  const { fanout: _, ...tx } = rows[0];
+  return tx;
+}
+
+/**
+ * A JSON value with its object keys in jsonb's order (shorter first, then bytewise in UTF-8),
+ * i.e. as PostgreSQL gives a jsonb value back; values are unchanged.
+ */
+function jsonbOrdered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrdered);
+  if (!value || typeof value !== 'object') return value;
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort(jsonbKeyOrder);
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = jsonbOrdered((value as Record<string, unknown>)[k]);
+  return out;
+}
+const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** Locks the transaction and applies one status change (state machine, ledger, events). */
 export function changeStatus(db: Executor, scope: Scope, id: string, change: Change): Promise<Transaction> {
@@ -216,9 +336,7 @@ export async function simulate(db: Db, scope: Scope, id: string, outcome: 'PAID'
 const ORDER_COLUMNS = { createdAt: 'created_at', amountCents: 'amount_cents', status: 'status' } as const;
 
 export async function listTransactions(deps: TxDeps, scope: Scope, q: Static<typeof ListTransactionsQuery>) {
-  const order = `${q.orderBy}:${q.orderDirection}`;
   const column = ORDER_COLUMNS[q.orderBy];
-  const desc = q.orderDirection === 'desc';
   let query = deps.db.selectFrom('transactions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.status) query = query.where('status', '=', q.status);
   const method = q.paymentMethod ?? q.method;
@@ -226,30 +344,15 @@ export async function listTransactions(deps: TxDeps, scope: Scope, q: Static<typ
   if (q.clientId) query = query.where('client_id', '=', q.clientId);
   if (q.createdFrom) query = query.where('created_at', '>=', new Date(q.createdFrom));
   if (q.createdTo) query = query.where('created_at', '<=', new Date(q.createdTo));
-  if (q.cursor) {
-    const c = deps.cursors.decode(q.cursor, order);
-    const value = column === 'created_at' ? new Date(String(c.value)) : c.value;
-    if (column === 'created_at' && Number.isNaN((value as Date).getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
-    query = query.where((eb) => eb(eb.refTuple(column, 'id'), desc ? '<' : '>', eb.tuple(value as never, c.id)));
-  }
-  const rows = await query
-    .orderBy(column, desc ? 'desc' : 'asc')
-    .orderBy('id', desc ? 'desc' : 'asc')
-    .limit(q.limit + 1)
-    .execute();
-  const hasMore = rows.length > q.limit;
-  const page = hasMore ? rows.slice(0, q.limit) : rows;
-  const last = page[page.length - 1];
-  const lastValue = last ? (column === 'created_at' ? last.created_at.toISOString() : last[column]) : null;
-  return {
-    rows: page,
-    pagination: {
-      limit: q.limit,
-      cursor: q.cursor ?? null,
-      hasMore,
-      nextCursor: hasMore && last ? deps.cursors.encode({ order, value: lastValue as string | number, id: last.id }) : null,
-    },
-  };
+  return keysetPage(deps.cursors, query, {
+    by: q.orderBy,
+    column,
+    direction: q.orderDirection,
+    limit: q.limit,
+    cursor: q.cursor,
+    value: (row) => row[column],
+    timestamp: column === 'created_at',
+  });
 }
 
 /** Expires PENDING PIX and boleto transactions whose expiresAt has passed. Safe with many workers. */

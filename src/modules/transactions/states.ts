@@ -8,6 +8,7 @@ import type { Transaction, TransactionsTable, TransactionStatus } from '../../db
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { split } from '../../payments/fees.ts';
+import { recordSale } from '../checkout/sale.ts';
 import { recordEvents, type EventType } from '../events/service.ts';
 import { lockAccount, postJournal, type Posting } from '../ledger/service.ts';
 import { eventData } from './view.ts';
@@ -54,6 +55,12 @@ export async function applyChange(trx: Trx, tx: Transaction, change: Change, now
     throw badRequest('INVALID_STATE_TRANSITION', `Cannot move a ${tx.status} transaction to ${change.to}`, [
       { field: 'status', message: `${tx.status} -> ${change.to} is not allowed` },
     ]);
+  }
+  // A payment-link sale that finds the stock gone does not happen: the payment fails OUT_OF_STOCK
+  // (stock, sales count, coupon use and cart recovery change only when the sale happens).
+  if (change.to === 'PAID' && (tx.payment_link_id || tx.coupon_id)) {
+    const sale = await recordSale(trx, tx, now);
+    if (!sale.ok) change = { to: 'FAILED', reason: sale.reason };
   }
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const events: EventType[] = ['transaction.updated'];

@@ -1,67 +1,77 @@
-// Enqueueing: for every recorded event, inside the event's own database transaction, one delivery
-// per matching ACTIVE subscription of the merchant and environment, plus one to the transaction's
-// postbackUrl. The rows are the durable job queue: they commit or roll back with the change itself.
-// pg_notify is transactional too: the dispatchers are woken when (and only if) the commit happens.
-import { sql } from 'kysely';
-import type { Trx } from '../../db/index.ts';
-import { uuidv7 } from '../../db/ids.ts';
+// Enqueueing: for every recorded event, by the very statement that writes the event (so inside its
+// database transaction), one delivery per matching ACTIVE subscription of the merchant and
+// environment, plus one to the transaction's postbackUrl. The rows are the durable job queue: they
+// commit or roll back with the change itself. pg_notify is transactional too: the dispatchers are
+// woken when (and only if) the commit happens, and only when a delivery was written.
+import { sql, type RawBuilder } from 'kysely';
 import type { Scope } from '../../http/scope.ts';
-import { onEvents, type EventRecord } from '../events/service.ts';
+import { onEvents } from '../events/service.ts';
 
 export const NOTIFY_CHANNEL = 'cofre_webhooks';
 
-/** The spec's envelope; `timestamp` is re-stamped at every attempt (see docs/webhooks.md). */
+/**
+ * The spec's envelope, field by field and in order: its one definition, from which both builders
+ * below are made. `timestamp` is re-stamped at every attempt (see docs/webhooks.md and `stamp`).
+ */
+function envelopeFields<T>(v: { id: T; type: T; data: T; at: T; subscription: T; livemode: T }): [string, T][] {
+  return [
+    ['id', v.id],
+    ['type', v.type],
+    ['data', v.data],
+    ['timestamp', v.at],
+    ['subscription', v.subscription],
+    ['createdAt', v.at],
+    ['livemode', v.livemode],
+  ];
+}
+
+/** The envelope as JSON text, in JS (the test event, which is no recorded event). */
 export function envelope(e: { id: string; type: string; data: Record<string, unknown>; createdAt: Date }, livemode: boolean, subscription: { id: string | null; url: string }): string {
-  const at = e.createdAt.toISOString();
-  return JSON.stringify({ id: e.id, type: e.type, data: e.data, timestamp: at, subscription, createdAt: at, livemode });
+  return JSON.stringify(Object.fromEntries(envelopeFields<unknown>({ id: e.id, type: e.type, data: e.data, at: e.createdAt.toISOString(), subscription, livemode })));
 }
 
-interface Target {
-  kind: 's' | 'p';
-  id: string;
-  url: string;
-  events: string[] | null;
+/** The envelope as JSON text, in SQL (every recorded event): json, not jsonb, keeps the key order. */
+function envelopeSql(v: Parameters<typeof envelopeFields<RawBuilder<unknown>>>[0]): RawBuilder<unknown> {
+  return sql`json_build_object(${sql.join(envelopeFields(v).map(([k, x]) => sql`${sql.lit(k)}::text, ${x}`))})::text`;
 }
 
-export async function enqueueDeliveries(trx: Trx, scope: Scope, events: EventRecord[]): Promise<number> {
-  const txIds = [...new Set(events.filter((e) => e.type.startsWith('transaction.') && typeof e.data.id === 'string').map((e) => e.data.id as string))];
-  // One round trip: the merchant's active subscriptions and the postback URLs of the transactions concerned.
-  const postbacks = txIds.length
-    ? sql`UNION ALL
-      SELECT 'p' AS kind, id, postback_url AS url, NULL::jsonb AS events FROM transactions
-      WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND id IN (${sql.join(txIds)}) AND postback_url IS NOT NULL`
-    : sql``;
-  const { rows: targets } = await sql<Target>`
-    SELECT 's' AS kind, id, url, events FROM webhook_subscriptions
-    WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND status = 'ACTIVE' AND deleted_at IS NULL
-    ${postbacks}`.execute(trx);
-  if (!targets.length) return 0;
-
-  const rows = [];
-  for (const e of events) {
-    for (const t of targets) {
-      if (t.kind === 's' ? !t.events?.includes(e.type) : t.id !== e.data.id) continue;
-      const subscription = { id: t.kind === 's' ? t.id : null, url: t.url };
-      rows.push({
-        id: uuidv7(),
-        user_id: scope.userId,
-        livemode: scope.livemode,
-        event_id: e.id,
-        event_type: e.type,
-        subscription_id: subscription.id,
-        url: t.url,
-        body: envelope(e, scope.livemode, subscription),
-        status: 'PENDING' as const,
-        next_attempt_at: sql<Date>`now()`,
-        created_at: e.createdAt,
-        updated_at: e.createdAt,
-      });
-    }
-  }
-  if (!rows.length) return 0;
-  await trx.insertInto('webhook_deliveries').values(rows).execute();
-  await sql`SELECT pg_notify(${NOTIFY_CHANNEL}, '')`.execute(trx);
-  return rows.length;
+/**
+ * The deliveries of the events in `ev` (see EVENT_COLUMNS in the events module) as CTEs: one
+ * INSERT ... SELECT over the merchant's matching subscriptions and the postback targets, and a
+ * pg_notify that runs only if it inserted something. Delivery ids are UUID v7 with the event's
+ * millisecond (time-ordered, like every other id).
+ */
+export function enqueueDeliveries(scope: Scope): RawBuilder<unknown> {
+  const u = sql`${scope.userId}::uuid`;
+  const l = sql`${scope.livemode}::boolean`;
+  const body = envelopeSql({
+    id: sql`x.event_id`,
+    type: sql`x.type`,
+    data: sql`x.data`,
+    at: sql`x.at`,
+    subscription: sql`json_build_object('id', x.subscription_id, 'url', x.url)`,
+    livemode: l,
+  });
+  return sql`,
+    webhook_rows AS (
+      INSERT INTO webhook_deliveries (id, user_id, livemode, event_id, event_type, subscription_id, url, body, status, next_attempt_at, created_at, updated_at)
+      SELECT (substr(x.event_id::text, 1, 14) || '7' || substr(gen_random_uuid()::text, 16))::uuid, ${u}, ${l}, x.event_id, x.type, x.subscription_id, x.url,
+        ${body}, 'PENDING', now(), x.created_at, x.created_at
+      FROM (
+        SELECT ev.id AS event_id, ev.type, ev.data, ev.at, ev.created_at, s.id AS subscription_id, s.url
+        FROM ev JOIN webhook_subscriptions s
+          ON s.user_id = ${u} AND s.livemode = ${l} AND s.status = 'ACTIVE' AND s.deleted_at IS NULL AND s.events ? ev.type
+        UNION ALL
+        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, ev.postback_url
+        FROM ev WHERE ev.postback_url IS NOT NULL
+        UNION ALL
+        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, t.postback_url
+        FROM ev JOIN transactions t ON t.user_id = ${u} AND t.livemode = ${l} AND t.id = ev.postback_of
+        WHERE ev.postback_url IS NULL AND t.postback_url IS NOT NULL
+      ) x
+      RETURNING 1
+    ),
+    webhook_notify AS (SELECT pg_notify(${NOTIFY_CHANNEL}, '') FROM (SELECT 1 FROM webhook_rows LIMIT 1) AS any_row)`;
 }
 
 // Registered once, when this module is first imported (by the app and by the worker).
@@ -69,8 +79,6 @@ let registered = false;
 export function registerEnqueueHook() {
   if (registered) return;
   registered = true;
-  onEvents(async (trx, scope, events) => {
-    await enqueueDeliveries(trx, scope, events);
-  });
+  onEvents({ ctes: enqueueDeliveries, result: () => sql`(SELECT count(*) FROM webhook_notify)` });
 }
 registerEnqueueHook();

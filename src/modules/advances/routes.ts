@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
+import { AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
+import { advanceView, cancelAdvance, createAdvance, getAdvance, listAdvances, simulateAdvance } from './service.ts';
+
+const IdempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
+});
+
+// Spec "T" routes: the dashboard token, or an API key with withdrawals:read / withdrawals:write.
+export default async function advanceRoutes(app: App) {
+  const { db, config } = app.deps;
+  const deps = { db, config };
+  const tags = ['Advances'];
+
+  app.get(
+    '/api/advances/simulate',
+    {
+      config: { auth: { key: 'withdrawals:read', token: true } },
+      schema: {
+        tags,
+        summary: 'Quote an advance of card receivables',
+        description: 'Fee = monthly rate x days until each instalment settles / 30, over the instalments covered (nearest settlement first). amountCents omitted: everything that can be advanced.',
+        querystring: SimulateQuery,
+        response: { 200: SimulationResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => ({ message: 'OK', ...(await simulateAdvance(deps, req.auth, req.query.amountCents)) }),
+  );
+
+  app.post(
+    '/api/advances',
+    {
+      config: { auth: { key: 'withdrawals:write', token: true } },
+      schema: {
+        tags,
+        summary: 'Request an advance of card receivables',
+        description:
+          'One advance PENDING or APPROVED at a time (400 ADVANCE_ALREADY_ACTIVE). Production advances need approved KYC and are approved by an operator; development advances are approved at once.',
+        headers: IdempotencyHeader,
+        body: CreateAdvanceBody,
+        response: { 201: AdvanceResponse, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (req, reply) => {
+      const { advance, items } = await createAdvance(deps, req.auth, req.body);
+      const message = advance.status === 'COMPLETED' ? 'Advance approved and credited to the available balance' : 'Advance requested; it will be reviewed';
+      return reply.code(201).send({ message, advance: advanceView(advance, items) });
+    },
+  );
+
+  app.get(
+    '/api/advances',
+    {
+      config: { auth: { key: 'withdrawals:read', token: true } },
+      schema: { tags, summary: 'List advances (newest first, page style)', querystring: ListAdvancesQuery, response: { 200: AdvanceListResponse, ...errors(400, 401, 403) } },
+    },
+    async (req) => {
+      const { rows, pagination } = await listAdvances(db, req.auth, req.query);
+      return { message: 'OK', advances: rows.map((a) => advanceView(a)), pagination };
+    },
+  );
+
+  app.get(
+    '/api/advances/:id',
+    {
+      config: { auth: { key: 'withdrawals:read', token: true } },
+      schema: { tags, summary: 'Get an advance with the instalments it covered', params: IdParams, response: { 200: AdvanceResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => {
+      const { advance, items } = await getAdvance(db, req.auth, req.params.id);
+      return { message: 'OK', advance: advanceView(advance, items) };
+    },
+  );
+
+  app.post(
+    '/api/advances/:id/cancel',
+    {
+      config: { auth: { key: 'withdrawals:write', token: true } },
+      schema: { tags, summary: 'Cancel a PENDING advance', params: IdParams, headers: IdempotencyHeader, response: { 200: AdvanceResponse, ...errors(400, 401, 403, 404, 409) } },
+    },
+    async (req) => ({ message: 'Advance cancelled', advance: advanceView(await cancelAdvance(db, req.auth, req.params.id)) }),
+  );
+}

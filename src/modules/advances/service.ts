@@ -1,0 +1,402 @@
+// Advances (antecipação): card receivables not yet settled are paid out now, for a fee.
+//
+// What can be advanced: the merchant's PENDING receivables (this environment) whose settlement
+// date is still ahead. An advance of X cents covers them nearest settlement first; the last one
+// is split when X ends inside it (the rest keeps its date). The fee of each part is the monthly
+// rate (FEE_ADVANCE_MONTHLY_BP) x the days until its settlement / 30, each started day counting.
+//
+//   create    PENDING                                                advance.created
+//   approve   APPROVED -> COMPLETED (one database transaction):       advance.approved
+//             covered receivables ADVANCED (or reduced, when split),
+//             journal receivable -amount, available +net, fees +fee  balance.updated
+//   reject    REJECTED (operator, with a reason)                     advance.rejected
+//   cancel    CANCELLED (merchant, PENDING only)
+//
+// Only one advance PENDING or APPROVED per merchant and environment (a partial unique index
+// decides races). In development, approval is automatic, in the creating transaction.
+import type { Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { Config } from '../../config.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Advance, AdvanceItem, AdvanceStatus } from '../../db/types.ts';
+import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { pageInfo } from '../../http/pagination.ts';
+import { requiredText, sanitizeText } from '../../http/sanitize.ts';
+import type { Scope } from '../../http/scope.ts';
+import { recordEvents } from '../events/service.ts';
+import { requireApprovedKyc } from '../kyc/service.ts';
+import { postJournal } from '../ledger/service.ts';
+import { DAY_MS } from '../transactions/states.ts';
+import type { AdminAdvancesQuery, ListAdvancesQuery } from './schemas.ts';
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export interface Candidate {
+  id: string;
+  transaction_id: string;
+  installment_number: number;
+  amount_cents: number;
+  settle_at: Date;
+}
+
+export interface QuoteItem {
+  receivableId: string;
+  transactionId: string;
+  installmentNumber: number;
+  settleAt: Date;
+  days: number;
+  amountCents: number;
+  feeCents: number;
+  /** The whole receivable is covered (it becomes ADVANCED); otherwise it is reduced by amountCents. */
+  whole: boolean;
+}
+
+export interface Quote {
+  amountCents: number;
+  feeCents: number;
+  netAmountCents: number;
+  feePercentage: number;
+  items: QuoteItem[];
+}
+
+/** Days until settlement, each started day counting, at least 1. */
+export function daysUntil(settleAt: Date, now: Date): number {
+  return Math.max(1, Math.ceil((settleAt.getTime() - now.getTime()) / DAY_MS));
+}
+
+/** amount x monthlyBp/10000 x days/30, rounded half up, in integer arithmetic. */
+export function advanceFee(amountCents: number, monthlyBp: number, days: number): number {
+  return Math.floor((amountCents * monthlyBp * days + 150_000) / 300_000);
+}
+
+export const percentage = (fee: number, amount: number) => (amount > 0 ? Math.round((fee * 10_000) / amount) / 100 : 0);
+
+/** Covers `target` cents with the candidates in the order given (nearest settlement first). */
+export function quote(candidates: Candidate[], target: number, monthlyBp: number, now: Date): Quote {
+  const items: QuoteItem[] = [];
+  let left = target;
+  for (const r of candidates) {
+    if (left <= 0) break;
+    if (r.amount_cents <= 0) continue;
+    const part = Math.min(left, r.amount_cents);
+    const days = daysUntil(r.settle_at, now);
+    items.push({ receivableId: r.id, transactionId: r.transaction_id, installmentNumber: r.installment_number, settleAt: r.settle_at, days, amountCents: part, feeCents: advanceFee(part, monthlyBp, days), whole: part === r.amount_cents });
+    left -= part;
+  }
+  const amountCents = target - left;
+  const feeCents = items.reduce((s, i) => s + i.feeCents, 0);
+  return { amountCents, feeCents, netAmountCents: amountCents - feeCents, feePercentage: percentage(feeCents, amountCents), items };
+}
+
+const itemView = (i: QuoteItem | AdvanceItem) =>
+  'receivableId' in i
+    ? { receivableId: i.receivableId, transactionId: i.transactionId, installmentNumber: i.installmentNumber, settleAt: i.settleAt, days: i.days, amountCents: i.amountCents, feeCents: i.feeCents }
+    : { receivableId: i.receivable_id, transactionId: i.transaction_id, installmentNumber: i.installment_number, settleAt: i.settle_at, days: i.days, amountCents: i.amount_cents, feeCents: i.fee_cents };
+
+export function advanceView(a: Advance, items?: AdvanceItem[]) {
+  return {
+    id: a.id,
+    userId: a.user_id,
+    amountCents: a.amount_cents,
+    feeCents: a.fee_cents,
+    netAmountCents: a.net_amount_cents,
+    feePercentage: percentage(a.fee_cents, a.amount_cents),
+    status: a.status,
+    reason: a.reason,
+    decisionReason: a.decision_reason,
+    createdAt: a.created_at,
+    updatedAt: a.updated_at,
+    approvedAt: a.approved_at,
+    completedAt: a.completed_at,
+    rejectedAt: a.rejected_at,
+    cancelledAt: a.cancelled_at,
+    ...(items ? { receivables: items.map(itemView) } : {}),
+  };
+}
+
+const eventData = (a: Advance) => ({ ...advanceView(a), livemode: a.livemode });
+
+/** Receivables that can be advanced, nearest settlement first (no locks). */
+function advanceable(db: Executor, scope: Scope, now: Date) {
+  return db
+    .selectFrom('receivables')
+    .select(['id', 'transaction_id', 'installment_number', 'amount_cents', 'settle_at'])
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('status', '=', 'PENDING')
+    .where('settle_at', '>', now)
+    .where('amount_cents', '>', 0);
+}
+
+async function availableToAdvance(db: Executor, scope: Scope, now: Date): Promise<number> {
+  const row = await advanceable(db, scope, now)
+    .clearSelect()
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), sql<number>`0`).as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** Just the receivables needed to cover `target`, nearest first (a running sum, no locks). */
+async function candidatesFor(db: Executor, scope: Scope, target: number, now: Date): Promise<Candidate[]> {
+  const { rows } = await sql<Candidate & { running: string | number }>`
+    SELECT id, transaction_id, installment_number, amount_cents, settle_at, running FROM (
+      SELECT id, transaction_id, installment_number, amount_cents, settle_at,
+             sum(amount_cents) OVER (ORDER BY settle_at, id) AS running
+      FROM receivables
+      WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND status = 'PENDING'
+        AND settle_at > ${now} AND amount_cents > 0
+    ) r
+    WHERE running - amount_cents < ${target}
+    ORDER BY settle_at, id`.execute(db);
+  return rows.map((r) => ({ id: r.id, transaction_id: r.transaction_id, installment_number: Number(r.installment_number), amount_cents: Number(r.amount_cents), settle_at: new Date(r.settle_at) }));
+}
+
+function overAvailable(amount: number, available: number) {
+  return badRequest('INSUFFICIENT_BALANCE', available > 0 ? 'The amount is more than can be advanced now' : 'There are no card receivables to advance', [
+    { field: 'amountCents', message: `at most ${available} cents can be advanced now` },
+  ]);
+}
+
+export interface AdvanceDeps {
+  db: Db;
+  config: Config;
+}
+
+/** What an advance of `amountCents` (omitted: everything) would cost now. */
+export async function simulateAdvance(deps: AdvanceDeps, scope: Scope, amountCents: number | undefined) {
+  const now = new Date();
+  const available = await availableToAdvance(deps.db, scope, now);
+  const target = amountCents ?? available;
+  if (target > available || target <= 0) throw overAvailable(target, available);
+  const q = quote(await candidatesFor(deps.db, scope, target, now), target, deps.config.fees.advanceMonthlyBp, now);
+  return {
+    availableToAdvanceCents: available,
+    monthlyFeePercentage: deps.config.fees.advanceMonthlyBp / 100,
+    amountCents: q.amountCents,
+    feeCents: q.feeCents,
+    netAmountCents: q.netAmountCents,
+    feePercentage: q.feePercentage,
+    receivables: q.items.map(itemView),
+  };
+}
+
+const alreadyActive = () =>
+  badRequest('ADVANCE_ALREADY_ACTIVE', 'An advance is already PENDING or APPROVED; wait for it to finish or cancel it', [{ field: 'status', message: 'one advance PENDING or APPROVED at a time' }]);
+
+async function activeAdvance(db: Executor, scope: Scope) {
+  return db.selectFrom('advances').select('id').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('status', 'in', ['PENDING', 'APPROVED']).executeTakeFirst();
+}
+
+export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { amountCents?: number; reason: string }): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+  const reason = requiredText(input.reason, 'reason');
+  if (scope.livemode) await requireApprovedKyc(deps.db, scope.userId, 'A production advance');
+  if (await activeAdvance(deps.db, scope)) throw alreadyActive();
+  const now = new Date();
+  const available = await availableToAdvance(deps.db, scope, now);
+  const target = input.amountCents ?? available;
+  if (target > available || target <= 0) throw overAvailable(target, available);
+  const q = quote(await candidatesFor(deps.db, scope, target, now), target, deps.config.fees.advanceMonthlyBp, now);
+  // Receivables settled or refunded between the two reads: never advance less than asked, silently.
+  if (q.amountCents < target) throw overAvailable(target, q.amountCents);
+  if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount; advance more');
+  try {
+    return await inTx(deps.db, async (trx) => {
+      const advance = await trx
+        .insertInto('advances')
+        .values({
+          id: uuidv7(now.getTime()),
+          user_id: scope.userId,
+          livemode: scope.livemode,
+          amount_cents: q.amountCents,
+          fee_cents: q.feeCents,
+          net_amount_cents: q.netAmountCents,
+          status: 'PENDING',
+          reason,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvents(trx, scope, [{ type: 'advance.created', data: eventData(advance) }]);
+      if (scope.livemode) return { advance, items: [] };
+      // Development: approved at once, by the system.
+      return complete(trx, deps.config, advance, null, 'Approved automatically (development)');
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw alreadyActive();
+    throw err;
+  }
+}
+
+/**
+ * APPROVED -> COMPLETED on a locked PENDING advance: covers the amount with the receivables as they
+ * are now (locking the transactions, then the receivables, so a refund of the same transaction
+ * cannot interleave), writes the items, moves the money and records the events.
+ */
+async function complete(trx: Trx, config: Config, advance: Advance, operatorId: string | null, decisionReason: string | null): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+  const scope: Scope = { userId: advance.user_id, livemode: advance.livemode };
+  const now = new Date();
+  let q: Quote | null = null;
+  // The candidates are read without locks; a receivable settled or refunded before we lock it drops
+  // out, so read again (the next reading reaches further) until the locked ones cover the amount.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const candidates = await candidatesFor(trx, scope, advance.amount_cents, now);
+    if (!candidates.length) break;
+    const txIds = [...new Set(candidates.map((c) => c.transaction_id))].sort();
+    await trx.selectFrom('transactions').select('id').where('id', 'in', txIds).orderBy('id').forUpdate().execute();
+    const locked = await trx
+      .selectFrom('receivables')
+      .select(['id', 'transaction_id', 'installment_number', 'amount_cents', 'settle_at'])
+      .where('id', 'in', candidates.map((c) => c.id))
+      .where('status', '=', 'PENDING')
+      .where('settle_at', '>', now)
+      .orderBy('settle_at')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const attemptQuote = quote(locked, advance.amount_cents, config.fees.advanceMonthlyBp, now);
+    if (attemptQuote.amountCents === advance.amount_cents) {
+      q = attemptQuote;
+      break;
+    }
+  }
+  if (!q) {
+    throw badRequest('INSUFFICIENT_BALANCE', 'The receivables no longer cover this advance (settled or refunded since it was requested); reject it', [
+      { field: 'amountCents', message: `${advance.amount_cents} cents are no longer available to advance` },
+    ]);
+  }
+  if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount');
+
+  const approved = await trx
+    .updateTable('advances')
+    .set({ status: 'APPROVED', fee_cents: q.feeCents, net_amount_cents: q.netAmountCents, decided_by: operatorId, decision_reason: decisionReason, approved_at: now, updated_at: now })
+    .where('id', '=', advance.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const items = await trx
+    .insertInto('advance_items')
+    .values(
+      q.items.map((i) => ({
+        id: uuidv7(now.getTime()),
+        user_id: advance.user_id,
+        advance_id: advance.id,
+        receivable_id: i.receivableId,
+        transaction_id: i.transactionId,
+        installment_number: i.installmentNumber,
+        amount_cents: i.amountCents,
+        fee_cents: i.feeCents,
+        days: i.days,
+        settle_at: i.settleAt,
+        created_at: now,
+      })),
+    )
+    .returningAll()
+    .execute();
+  for (const i of q.items) {
+    await trx
+      .updateTable('receivables')
+      .set((eb) => (i.whole ? { status: 'ADVANCED' as const, settled_at: now } : { amount_cents: eb('amount_cents', '-', i.amountCents) }))
+      .where('id', '=', i.receivableId)
+      .execute();
+  }
+  await postJournal(trx, scope, {
+    kind: 'advance',
+    referenceType: 'advance',
+    referenceId: advance.id,
+    description: `Advance of ${q.items.length} card instalment(s)`,
+    postings: [
+      { account: 'receivable', amount: -q.amountCents },
+      { account: 'available', amount: q.netAmountCents },
+      { account: 'fees', amount: q.feeCents },
+    ],
+  });
+  const completed = await trx
+    .updateTable('advances')
+    .set({ status: 'COMPLETED', completed_at: now, updated_at: now })
+    .where('id', '=', approved.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvents(trx, scope, [{ type: 'advance.approved', data: { ...eventData(completed), receivables: items.map(itemView) } }]);
+  items.sort((a, b) => a.settle_at.getTime() - b.settle_at.getTime() || (a.receivable_id < b.receivable_id ? -1 : 1));
+  return { advance: completed, items };
+}
+
+function lockAdvance(trx: Trx, id: string, scope?: Scope) {
+  let q = trx.selectFrom('advances').selectAll().where('id', '=', id);
+  if (scope) q = q.where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+  return q.forUpdate().executeTakeFirst();
+}
+
+const transitionError = (from: AdvanceStatus, to: AdvanceStatus) =>
+  badRequest('INVALID_STATE_TRANSITION', `A ${from} advance cannot be moved to ${to}`, [{ field: 'status', message: `${from} -> ${to} is not allowed; only PENDING advances can be decided or cancelled` }]);
+
+export async function cancelAdvance(db: Db, scope: Scope, id: string): Promise<Advance> {
+  return inTx(db, async (trx) => {
+    const a = await lockAdvance(trx, id, scope);
+    if (!a) throw notFound('Advance');
+    if (a.status !== 'PENDING') throw transitionError(a.status, 'CANCELLED');
+    const now = new Date();
+    return trx.updateTable('advances').set({ status: 'CANCELLED', cancelled_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  });
+}
+
+export async function getAdvance(db: Executor, scope: Scope | null, id: string): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+  let q = db.selectFrom('advances').selectAll().where('id', '=', id);
+  if (scope) q = q.where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+  const advance = await q.executeTakeFirst();
+  if (!advance) throw notFound('Advance');
+  const items = await db.selectFrom('advance_items').selectAll().where('user_id', '=', advance.user_id).where('advance_id', '=', id).orderBy('settle_at').orderBy('receivable_id').execute();
+  return { advance, items };
+}
+
+export async function listAdvances(db: Executor, scope: Scope, q: Static<typeof ListAdvancesQuery>) {
+  let base = db.selectFrom('advances').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+  if (q.status) base = base.where('status', '=', q.status);
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { rows, pagination: pageInfo(q.page, q.limit, Number(total)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operators
+
+export async function adminListAdvances(db: Executor, q: Static<typeof AdminAdvancesQuery>) {
+  let base = db.selectFrom('advances').where('livemode', '=', (q.environment ?? 'production') === 'production').where('status', '=', q.status ?? 'PENDING');
+  if (q.userId) base = base.where('user_id', '=', q.userId);
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { data: rows.map((a) => ({ ...advanceView(a), livemode: a.livemode })), meta: pageInfo(q.page, q.limit, Number(total)) };
+}
+
+export async function approveAdvance(deps: AdvanceDeps, operatorId: string, id: string, reason: string | undefined) {
+  return inTx(deps.db, async (trx) => {
+    const a = await lockAdvance(trx, id);
+    if (!a) throw notFound('Advance');
+    if (a.status !== 'PENDING') throw transitionError(a.status, 'APPROVED');
+    return complete(trx, deps.config, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
+  });
+}
+
+export async function rejectAdvance(db: Db, operatorId: string, id: string, reason: string) {
+  const why = sanitizeText(reason);
+  if (!why) throw validation('reason', 'must contain text: the merchant is told why');
+  return inTx(db, async (trx) => {
+    const a = await lockAdvance(trx, id);
+    if (!a) throw notFound('Advance');
+    if (a.status !== 'PENDING') throw transitionError(a.status, 'REJECTED');
+    const now = new Date();
+    const rejected = await trx
+      .updateTable('advances')
+      .set({ status: 'REJECTED', decided_by: operatorId, decision_reason: why, rejected_at: now, updated_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvents(trx, { userId: a.user_id, livemode: a.livemode }, [{ type: 'advance.rejected', data: eventData(rejected) }]);
+    return rejected;
+  });
+}

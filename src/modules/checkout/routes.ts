@@ -1,0 +1,132 @@
+// Public checkout API (no credentials): what the hosted pages call.
+import type { App } from '../../app.ts';
+import { AppError } from '../../http/errors.ts';
+import { errors, IdParams } from '../../http/schemas.ts';
+import { checkCouponLimits, hitCouponLimits } from '../coupons/limits.ts';
+import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
+import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
+import { findBySlug, publicView } from '../payment-links/service.ts';
+import { payPendingCard } from '../transactions/service.ts';
+import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';
+import { checkoutLink, findForCheckoutPage, publicTransactionView, transactionStatus } from './service.ts';
+
+/** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
+const ABANDONMENTS_PER_MINUTE = 30;
+
+export default async function checkoutRoutes(app: App) {
+  const { db, config, limiter } = app.deps;
+  const tags = ['Public'];
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  app.get(
+    '/api/payment-links/public/slug/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'A payment link as its checkout page shows it (public)',
+        description: 'Nothing private: no ids, counters or stock figures. Inactive, expired and sold-out links answer with available: false and the reason; unknown or archived ones 404.',
+        params: SlugParams,
+        response: { 200: PublicLinkResponse, ...errors(404) },
+      },
+    },
+    async (req) => {
+      const pl = await findBySlug(db, req.params.slug);
+      if (!pl) throw new AppError(404, 'Payment link not found');
+      return { message: 'OK', paymentLink: publicView(config, pl) };
+    },
+  );
+
+  app.post(
+    '/api/payment-links/public/slug/:slug/checkout',
+    {
+      schema: {
+        tags,
+        summary: 'Pay a payment link (public)',
+        description:
+          'Creates the transaction in the link\'s environment with the link\'s price, coupon, instalments and interest. Card data is charged at once (a declined card is still a 201 with status FAILED). ' +
+          'Refusals: 404 unknown link; 400 PAYMENT_LINK_UNAVAILABLE (inactive or expired), INSUFFICIENT_STOCK (sold out), INVALID_COUPON, VALIDATION_ERROR (method disabled, phone or address required). ' +
+          'A coupon that does not apply counts against the coupon-validation rate limits (429).',
+        params: SlugParams,
+        body: CheckoutBody,
+        response: { 201: CheckoutResponse, ...errors(400, 404, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      const guard = { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) };
+      const { tx, redirectUrl } = await checkoutLink(app.deps.tx, req.params.slug, req.body, guard);
+      return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
+    },
+  );
+
+  app.post(
+    '/api/payment-links/public/slug/:slug/cart-abandonment',
+    {
+      schema: {
+        tags,
+        summary: 'Report a customer who left the checkout without paying (public)',
+        description: 'One open abandonment per link and e-mail: a repeated report refreshes it. Limited to 30 per minute per IP.',
+        params: SlugParams,
+        body: AbandonmentBody,
+        response: { 201: AbandonmentCreatedResponse, ...errors(400, 404, 429) },
+      },
+    },
+    async (req, reply) => {
+      const hit = await limiter.hit(`abandon:ip:${req.ip}`, 60_000);
+      if (hit.count > ABANDONMENTS_PER_MINUTE) throw new AppError(429, 'Too many requests; slow down', null, [], { 'Retry-After': String(Math.ceil(hit.resetMs / 1000)) });
+      const { id } = await recordAbandonment(db, req.params.slug, req.body);
+      return reply.code(201).send({ message: 'Cart abandonment recorded', cartAbandonment: { id } });
+    },
+  );
+
+  app.post(
+    '/api/payment-links/public/slug/:slug/cart-abandonment/recover',
+    {
+      schema: {
+        tags,
+        summary: 'Mark a cart abandonment recovered (public)',
+        description: 'By its id or the customer e-mail. Paying the link marks the customer\'s abandonments recovered by itself.',
+        params: SlugParams,
+        body: RecoverBody,
+        response: { 200: RecoverResponse, ...errors(400, 404) },
+      },
+    },
+    async (req) => {
+      const recovered = await recoverAbandonment(db, req.params.slug, req.body);
+      return { message: recovered ? 'Cart abandonment recovered' : 'No open cart abandonment matched', recovered };
+    },
+  );
+
+  app.get(
+    '/api/checkout/transactions/:id/status',
+    {
+      schema: {
+        tags,
+        summary: 'Status of a transaction, for its payment page to poll (public)',
+        description: 'Only the status; nothing else about the payment.',
+        params: IdParams,
+        response: { 200: StatusResponse, ...errors(404) },
+      },
+    },
+    async (req, reply) => reply.headers(noStore).send(await transactionStatus(db, req.params.id)),
+  );
+
+  app.post(
+    '/api/checkout/transactions/:id/card',
+    {
+      schema: {
+        tags,
+        summary: 'Pay a pending card transaction from its payment page (public)',
+        description: 'For card transactions created through the API without card data (their paymentUrl). The card is charged once; the number and CVV are never stored.',
+        params: IdParams,
+        body: PayCardBody,
+        response: { 200: CheckoutResponse, ...errors(400, 404, 503) },
+      },
+    },
+    async (req, reply) => {
+      const tx = await payPendingCard(app.deps.tx, req.params.id, req.body.card);
+      const page = await findForCheckoutPage(db, tx.id);
+      return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
+    },
+  );
+}
+

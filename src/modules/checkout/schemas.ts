@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { DocumentField, Phone } from '../clients/schemas.ts';
+import { CardData, Method, Status, TrackingParams } from '../transactions/schemas.ts';
+
+export const Address = Type.Object(
+  {
+    zipCode: Type.String({ pattern: '^[0-9]{5}-?[0-9]{3}$', description: 'CEP' }),
+    street: Type.String({ minLength: 1, maxLength: 200 }),
+    number: Type.String({ minLength: 1, maxLength: 20 }),
+    complement: Type.Optional(Type.String({ maxLength: 100 })),
+    neighborhood: Type.String({ minLength: 1, maxLength: 100 }),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    state: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'UF, two letters' }),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckoutBody = Type.Object(
+  {
+    clientName: Type.String({ minLength: 1, maxLength: 255 }),
+    clientEmail: Type.String({ format: 'email', maxLength: 255 }),
+    clientDocument: DocumentField,
+    clientPhone: Type.Optional(Phone),
+    address: Type.Optional(Address),
+    paymentMethod: Method,
+    installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only; at most the link\'s maxInstallments' })),
+    couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    card: Type.Optional(CardData),
+    trackingParams: Type.Optional(TrackingParams),
+  },
+  { additionalProperties: false },
+);
+
+export const PublicTransaction = Type.Object({
+  id: Uuid,
+  status: Status,
+  paymentMethod: Method,
+  amountCents: Type.Integer({ description: 'Price after the coupon, before card interest' }),
+  discountCents: Type.Integer(),
+  chargedCents: Type.Integer({ description: 'What the customer pays' }),
+  installments: Type.Integer(),
+  installmentCents: Nullable(Type.Integer()),
+  failureReason: Nullable(Type.String()),
+  checkoutUrl: Type.String({ description: 'The payment step page of this transaction' }),
+  redirectUrl: Nullable(Type.String()),
+  pix: Type.Optional(Type.Object({ qrCode: Type.String(), qrCodeImage: Type.String(), expiresAt: Timestamp })),
+  boleto: Type.Optional(Type.Object({ digitableLine: Type.String(), barcode: Type.String(), dueDate: Type.String(), url: Type.String() })),
+  card: Type.Optional(Type.Object({ brand: Nullable(Type.String()), last4: Nullable(Type.String()) })),
+});
+
+export const CheckoutResponse = Type.Object({ message: Type.String(), transaction: PublicTransaction });
+export const StatusResponse = Type.Object({ status: Status });
+export const PayCardBody = Type.Object({ card: CardData }, { additionalProperties: false });

@@ -1,0 +1,134 @@
+// The public checkout of a payment link: the customer's order becomes a transaction in the link's
+// merchant and environment through the one creation path (createTransaction), with the link's
+// price, its payment-method and instalment settings, and the coupon if one applies.
+import type { Static } from '@sinclair/typebox';
+import type { Config } from '../../config.ts';
+import type { Executor } from '../../db/index.ts';
+import type { Transaction } from '../../db/types.ts';
+import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { sanitizeText } from '../../http/sanitize.ts';
+import type { Scope } from '../../http/scope.ts';
+import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
+import { payableLink } from '../payment-links/abandonments.ts';
+import { linkTotal } from '../payment-links/service.ts';
+import { createTransaction, type TxDeps } from '../transactions/service.ts';
+import type { CheckoutBody, PublicTransaction } from './schemas.ts';
+
+type Body = Static<typeof CheckoutBody>;
+
+/** Rate-limit hooks around coupon attempts (see coupons/limits.ts): valid coupons cost nothing. */
+export interface CouponGuard {
+  /** Before evaluating: 429 when the caller has no attempts left. */
+  before(): Promise<void>;
+  /** After an unusable code: counts the attempt. */
+  failed(): Promise<void>;
+}
+
+const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
+
+export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard: CouponGuard): Promise<{ tx: Transaction; redirectUrl: string | null }> {
+  const { link, products } = await payableLink(deps.db, slug);
+  const settings = link.settings;
+  if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
+  if (settings.requirePhone && !body.clientPhone) throw validation('clientPhone', 'is required by this payment link');
+  if (settings.requireAddress && !body.address) throw validation('address', 'is required by this payment link');
+  if (body.paymentMethod === 'CARD' && !body.card) throw validation('card', 'is required for card payments');
+
+  const total = linkTotal(link, products);
+  let amount = total;
+  let coupon: { id: string; discountCents: number } | null = null;
+  if (body.couponCode !== undefined) {
+    await guard.before();
+    const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
+    const result = await evaluateCoupon(
+      deps.db,
+      merchant,
+      { code: body.couponCode, amountCents: total, productIds: products.map((p) => p.product_id) },
+      { document: body.clientDocument, email: body.clientEmail },
+    );
+    if (!result.ok) {
+      await guard.failed();
+      throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
+    }
+    if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
+    coupon = { id: result.coupon.id, discountCents: result.discountCents };
+    amount = result.finalCents;
+  }
+
+  const address = body.address
+    ? Object.fromEntries(
+        Object.entries({ ...body.address, zipCode: body.address.zipCode.replace('-', ''), state: body.address.state.toUpperCase() }).map(([k, v]) => [k, sanitizeText(v)]),
+      )
+    : null;
+  const tx = await createTransaction(
+    deps,
+    { userId: link.user_id, livemode: link.livemode },
+    {
+      product: link.title,
+      amountCents: amount,
+      clientName: body.clientName,
+      clientEmail: body.clientEmail,
+      clientDocument: body.clientDocument,
+      clientPhone: body.clientPhone,
+      paymentMethod: body.paymentMethod,
+      installments: body.installments,
+      card: body.card,
+      trackingParams: body.trackingParams,
+    },
+    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address },
+  );
+  return { tx, redirectUrl: link.redirect_url };
+}
+
+/** What the customer's browser may see of a transaction: no merchant or customer data. */
+export function publicTransactionView(tx: Transaction, config: Config, redirectUrl: string | null): Static<typeof PublicTransaction> {
+  const view: Static<typeof PublicTransaction> = {
+    id: tx.id,
+    status: tx.status,
+    paymentMethod: tx.payment_method,
+    amountCents: tx.amount_cents,
+    discountCents: tx.discount_cents,
+    chargedCents: tx.charged_cents,
+    installments: tx.installments,
+    installmentCents: tx.installment_cents,
+    failureReason: tx.failure_reason,
+    checkoutUrl: `${config.checkoutUrl}/checkout/${tx.id}`,
+    redirectUrl,
+  };
+  if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
+    view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${config.baseUrl}/pix/${tx.pix_txid}/qr.png`, expiresAt: tx.expires_at ?? tx.created_at };
+  }
+  if (tx.payment_method === 'BOLETO' && tx.boleto_barcode) {
+    view.boleto = { digitableLine: tx.boleto_line ?? '', barcode: tx.boleto_barcode, dueDate: tx.due_date ?? '', url: `${config.checkoutUrl}/boleto/${tx.id}` };
+  }
+  if (tx.payment_method === 'CARD') view.card = { brand: tx.card_brand, last4: tx.card_last4 };
+  return view;
+}
+
+export interface CheckoutPageData {
+  tx: Transaction;
+  merchantName: string;
+  redirectUrl: string | null;
+  pixelCode: string | null;
+}
+
+/** A transaction for its public payment page (by id), with its merchant's name and its link's redirect. */
+export async function findForCheckoutPage(db: Executor, id: string): Promise<CheckoutPageData | null> {
+  const row = await db
+    .selectFrom('transactions as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .leftJoin('payment_links as l', 'l.id', 't.payment_link_id')
+    .selectAll('t')
+    .select(['u.name as merchant_name', 'l.redirect_url as link_redirect_url', 'l.meta_pixel_code as link_pixel_code'])
+    .where('t.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { merchant_name, link_redirect_url, link_pixel_code, ...tx } = row;
+  return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code };
+}
+
+export async function transactionStatus(db: Executor, id: string) {
+  const row = await db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound('Transaction');
+  return row;
+}

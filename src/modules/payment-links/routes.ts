@@ -1,0 +1,104 @@
+import type { App } from '../../app.ts';
+import { errors, IdParams, Message } from '../../http/schemas.ts';
+import { abandonmentView, listAbandonments } from './abandonments.ts';
+import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, UpdateLinkBody } from './schemas.ts';
+import type { PageCache } from '../../web/page-cache.ts';
+import { createLink, deleteLink, getLink, linkView, listLinks, updateLink } from './service.ts';
+
+export default async function paymentLinkRoutes(app: App, opts: { pages: PageCache }) {
+  const { db, config, cursors } = app.deps;
+  const tags = ['Payment links'];
+  const view = (lp: Parameters<typeof linkView>[1]) => linkView(config, lp);
+
+  app.post(
+    '/api/v1/payment-links',
+    {
+      config: { auth: { key: 'paymentLinks:write' } },
+      schema: {
+        tags,
+        summary: 'Create a payment link',
+        description: 'title is required, and amountCents or products (or both). The link is paid at `url` ({checkout_url}/pay/{slug}). Emits payment_link.created.',
+        body: CreateLinkBody,
+        response: { 201: PaymentLinkResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) => reply.code(201).send({ message: 'Payment link created', paymentLink: view(await createLink(db, config, req.auth, req.body)) }),
+  );
+
+  app.get(
+    '/api/v1/payment-links',
+    {
+      config: { auth: { key: 'paymentLinks:read' } },
+      schema: { tags, summary: 'List payment links (cursor style, newest first)', querystring: ListLinksQuery, response: { 200: PaymentLinkListResponse, ...errors(400, 401, 403) } },
+    },
+    async (req) => {
+      const { rows, pagination } = await listLinks(db, cursors, req.auth, req.query);
+      return { message: 'OK', paymentLinks: rows.map(view), pagination };
+    },
+  );
+
+  app.get(
+    '/api/v1/payment-links/:id',
+    {
+      config: { auth: { key: 'paymentLinks:read' } },
+      schema: { tags, summary: 'Get a payment link', params: IdParams, response: { 200: PaymentLinkResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => ({ message: 'OK', paymentLink: view(await getLink(db, req.auth, req.params.id)) }),
+  );
+
+  app.patch(
+    '/api/v1/payment-links/:id',
+    {
+      config: { auth: { key: 'paymentLinks:write' } },
+      schema: {
+        tags,
+        summary: 'Update a payment link',
+        description: 'Every update must carry amountCents or products (or both): they restate how the link is priced. Other omitted fields keep their value. Emits payment_link.updated.',
+        params: IdParams,
+        body: UpdateLinkBody,
+        response: { 200: PaymentLinkResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const updated = await updateLink(db, config, req.auth, req.params.id, req.body);
+      opts.pages.forget(updated.link.slug);
+      return { message: 'Payment link updated', paymentLink: view(updated) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/payment-links/:id',
+    {
+      config: { auth: { key: 'paymentLinks:write' } },
+      schema: {
+        tags,
+        summary: 'Archive a payment link',
+        description: 'Its page answers 404 from now on; transactions keep their paymentLinkId. Emits payment_link.updated with deleted: true.',
+        params: IdParams,
+        response: { 200: Message, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      opts.pages.forget(await deleteLink(db, config, req.auth, req.params.id));
+      return { message: 'Payment link deleted' };
+    },
+  );
+
+  app.get(
+    '/api/v1/cart-abandonments',
+    {
+      config: { auth: { key: 'paymentLinks:read' } },
+      schema: {
+        tags,
+        summary: 'List cart abandonments (cursor style, newest first)',
+        description: 'Customers who typed an e-mail on a payment link page and left without paying; recovered once they pay the link.',
+        querystring: ListAbandonmentsQuery,
+        response: { 200: AbandonmentListResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      const { rows, pagination } = await listAbandonments(db, cursors, req.auth, req.query);
+      return { message: 'OK', cartAbandonments: rows.map(abandonmentView), pagination };
+    },
+  );
+}

@@ -1,0 +1,379 @@
+// Payment links: a hosted checkout page at {checkout_url}/pay/{slug} that sells a fixed amount or a
+// set of the merchant's products. Events payment_link.created / payment_link.updated are recorded in
+// the same database transaction as the change.
+import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { Config } from '../../config.ts';
+import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { PaymentLink, PaymentLinkProduct, PaymentLinkSettings } from '../../db/types.ts';
+import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
+import type { Scope } from '../../http/scope.ts';
+import { recordEvents } from '../events/service.ts';
+import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
+
+type CreateInput = Static<typeof CreateLinkBody>;
+type UpdateInput = Static<typeof UpdateLinkBody>;
+type SettingsInput = NonNullable<CreateInput['settings']>;
+
+export interface LinkWithProducts {
+  link: PaymentLink;
+  products: PaymentLinkProduct[];
+}
+
+export function defaultSettings(config: Config): PaymentLinkSettings {
+  return {
+    pixEnabled: true,
+    boletoEnabled: true,
+    creditCardEnabled: true,
+    maxInstallments: 12,
+    interestFreeInstallments: config.card.interestFreeInstallments,
+    interestRate: config.card.monthlyInterestBp / 100,
+    requirePhone: false,
+    requireAddress: false,
+  };
+}
+
+/** What the customer pays before coupons and card interest. */
+export function linkTotal(link: Pick<PaymentLink, 'amount_cents'>, products: Pick<PaymentLinkProduct, 'quantity' | 'unit_price_cents'>[]): number {
+  if (link.amount_cents !== null) return link.amount_cents;
+  return products.reduce((sum, p) => sum + p.quantity * p.unit_price_cents, 0);
+}
+
+export function linkUrl(config: Pick<Config, 'checkoutUrl'>, slug: string) {
+  return `${config.checkoutUrl}/pay/${slug}`;
+}
+
+export function linkView(config: Config, { link, products }: LinkWithProducts): Static<typeof PaymentLinkView> {
+  return {
+    id: link.id,
+    slug: link.slug,
+    url: linkUrl(config, link.slug),
+    title: link.title,
+    description: link.description,
+    productDescription: link.product_description,
+    amount: link.amount_cents,
+    totalCents: linkTotal(link, products),
+    currency: link.currency,
+    status: link.status,
+    expiresAt: link.expires_at,
+    redirectUrl: link.redirect_url,
+    settings: link.settings,
+    products: products.map((p) => ({ productId: p.product_id, name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents })),
+    stockEnabled: link.stock_enabled,
+    stockQuantity: link.stock_quantity,
+    metaPixelCode: link.meta_pixel_code,
+    salesCount: link.sales_count,
+    timesUsed: link.times_used,
+    livemode: link.livemode,
+    createdAt: link.created_at,
+    updatedAt: link.updated_at,
+  };
+}
+
+/** Event payload: the merchant view with dates as strings. */
+function eventData(config: Config, lp: LinkWithProducts): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(linkView(config, lp)));
+}
+
+const SLUG_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** "Curso de Violão — Turma 3" -> "curso-de-violao-turma-3-k7m2qx": readable, and not guessable. */
+export function makeSlug(title: string): string {
+  const base = title
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+  const bytes = randomBytes(6);
+  let suffix = '';
+  for (const b of bytes) suffix += SLUG_ALPHABET[b % SLUG_ALPHABET.length];
+  return base ? `${base}-${suffix}` : `link-${suffix}`;
+}
+
+function mergeSettings(current: PaymentLinkSettings, input: SettingsInput | undefined): PaymentLinkSettings {
+  const next = { ...current };
+  if (input) for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+  if (!next.pixEnabled && !next.boletoEnabled && !next.creditCardEnabled) {
+    throw validation('settings', 'at least one payment method must be enabled');
+  }
+  return next;
+}
+
+function checkStock(stockEnabled: boolean, stockQuantity: number | null) {
+  if (stockEnabled && stockQuantity === null) throw validation('stockQuantity', 'is required when stockEnabled is true');
+}
+
+function checkExpiry(expiresAt: string | null | undefined, now: Date) {
+  if (expiresAt && new Date(expiresAt).getTime() <= now.getTime()) throw validation('expiresAt', 'must be in the future');
+}
+
+/**
+ * Loads the products of a link body: each must be an active product of this merchant and
+ * environment, listed once. Returns the rows to store, with the name and price copied.
+ */
+async function resolveProducts(trx: Trx, scope: Scope, linkId: string, items: { productId: string; quantity: number }[]) {
+  const problems: FieldError[] = [];
+  const seen = new Set<string>();
+  items.forEach((it, i) => {
+    if (seen.has(it.productId)) problems.push({ field: `products.${i}.productId`, message: 'is listed more than once' });
+    seen.add(it.productId);
+  });
+  if (problems.length) throw badRequest('VALIDATION_ERROR', 'Validation failed', problems);
+  const found = await trx
+    .selectFrom('products')
+    .select(['id', 'name', 'price_cents', 'status'])
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('deleted_at', 'is', null)
+    .where('id', 'in', [...seen])
+    .execute();
+  const byId = new Map(found.map((p) => [p.id, p]));
+  const rows = items.map((it, i) => {
+    const p = byId.get(it.productId);
+    if (!p) problems.push({ field: `products.${i}.productId`, message: 'is not a product of this merchant and environment' });
+    else if (p.status !== 'ACTIVE') problems.push({ field: `products.${i}.productId`, message: 'is an inactive product' });
+    return { user_id: scope.userId, link_id: linkId, product_id: it.productId, position: i, name: p?.name ?? '', quantity: it.quantity, unit_price_cents: p?.price_cents ?? 0 };
+  });
+  if (problems.length) throw badRequest('VALIDATION_ERROR', 'Validation failed', problems);
+  const total = rows.reduce((s, r) => s + r.quantity * r.unit_price_cents, 0);
+  if (total > 100000000) throw validation('products', 'the sum of price x quantity must be at most 100000000 cents');
+  return rows;
+}
+
+async function loadProducts(db: Executor, userId: string, linkId: string): Promise<PaymentLinkProduct[]> {
+  return db.selectFrom('payment_link_products').selectAll().where('user_id', '=', userId).where('link_id', '=', linkId).orderBy('position').execute();
+}
+
+export async function createLink(db: Executor, config: Config, scope: Scope, input: CreateInput): Promise<LinkWithProducts> {
+  if (input.amountCents === undefined && input.products === undefined) {
+    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products is required' }]);
+  }
+  const now = new Date();
+  const title = requiredText(input.title, 'title');
+  const settings = mergeSettings(defaultSettings(config), input.settings);
+  const stockEnabled = input.stockEnabled ?? false;
+  const stockQuantity = input.stockQuantity ?? null;
+  checkStock(stockEnabled, stockQuantity);
+  checkExpiry(input.expiresAt, now);
+  const id = uuidv7(now.getTime());
+  return inTx(db, async (trx) => {
+    const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
+    const values = {
+      id,
+      user_id: scope.userId,
+      livemode: scope.livemode,
+      title,
+      description: sanitizeOptional(input.description) ?? null,
+      product_description: sanitizeOptional(input.productDescription) ?? null,
+      amount_cents: input.amountCents ?? null,
+      currency: 'BRL',
+      status: input.status ?? 'ACTIVE',
+      expires_at: input.expiresAt ? new Date(input.expiresAt) : null,
+      redirect_url: input.redirectUrl ?? null,
+      settings: JSON.stringify(settings),
+      stock_enabled: stockEnabled,
+      stock_quantity: stockQuantity,
+      meta_pixel_code: input.metaPixelCode ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    let link: PaymentLink | undefined;
+    // The random suffix makes a clash unlikely; draw again if it happens (the slug is unique globally).
+    for (let attempt = 0; attempt < 5 && !link; attempt++) {
+      link = await trx
+        .insertInto('payment_links')
+        .values({ ...values, slug: makeSlug(title) })
+        .onConflict((oc) => oc.column('slug').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    }
+    if (!link) throw new Error('could not allocate a payment link slug');
+    if (productRows.length) await trx.insertInto('payment_link_products').values(productRows).execute();
+    const result = { link, products: await loadProducts(trx, scope.userId, id) };
+    await recordEvents(trx, scope, [{ type: 'payment_link.created', data: eventData(config, result) }]);
+    return result;
+  });
+}
+
+function findLink(db: Executor, scope: Scope, id: string) {
+  return db
+    .selectFrom('payment_links')
+    .selectAll()
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+}
+
+export async function getLink(db: Executor, scope: Scope, id: string): Promise<LinkWithProducts> {
+  const link = await findLink(db, scope, id).executeTakeFirst();
+  if (!link) throw notFound('Payment link');
+  return { link, products: await loadProducts(db, scope.userId, id) };
+}
+
+/** A link of this merchant and environment (for transactions' paymentLinkId), or null. */
+export async function findOwnLink(db: Executor, scope: Scope, id: string): Promise<PaymentLink | null> {
+  return (await findLink(db, scope, id).executeTakeFirst()) ?? null;
+}
+
+export async function updateLink(db: Executor, config: Config, scope: Scope, id: string, input: UpdateInput): Promise<LinkWithProducts> {
+  // Rule 1 of UpdatePaymentLinkRequest: every PATCH restates the pricing.
+  if (input.amountCents === undefined && input.products === undefined) {
+    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products (or both) must be supplied in every update' }]);
+  }
+  const now = new Date();
+  return inTx(db, async (trx) => {
+    const current = await findLink(trx, scope, id).forUpdate().executeTakeFirst();
+    if (!current) throw notFound('Payment link');
+    const settings = mergeSettings(current.settings, input.settings);
+    const stockEnabled = input.stockEnabled ?? current.stock_enabled;
+    const stockQuantity = input.stockQuantity !== undefined ? input.stockQuantity : current.stock_quantity;
+    checkStock(stockEnabled, stockQuantity);
+    checkExpiry(input.expiresAt, now);
+    const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
+    const link = await trx
+      .updateTable('payment_links')
+      .set({
+        ...(input.title !== undefined && { title: requiredText(input.title, 'title') }),
+        ...(input.description !== undefined && { description: sanitizeOptional(input.description) ?? null }),
+        ...(input.productDescription !== undefined && { product_description: sanitizeOptional(input.productDescription) ?? null }),
+        amount_cents: input.amountCents ?? null,
+        ...(input.status !== undefined && { status: input.status }),
+        ...(input.expiresAt !== undefined && { expires_at: input.expiresAt ? new Date(input.expiresAt) : null }),
+        ...(input.redirectUrl !== undefined && { redirect_url: input.redirectUrl }),
+        ...(input.metaPixelCode !== undefined && { meta_pixel_code: input.metaPixelCode }),
+        settings: JSON.stringify(settings),
+        stock_enabled: stockEnabled,
+        stock_quantity: stockQuantity,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx.deleteFrom('payment_link_products').where('user_id', '=', scope.userId).where('link_id', '=', id).execute();
+    if (productRows.length) await trx.insertInto('payment_link_products').values(productRows).execute();
+    const result = { link, products: await loadProducts(trx, scope.userId, id) };
+    await recordEvents(trx, scope, [{ type: 'payment_link.updated', data: eventData(config, result) }]);
+    return result;
+  });
+}
+
+/** Archives the link: its page answers 404 from now on; transactions keep their reference. Returns its slug. */
+export async function deleteLink(db: Executor, config: Config, scope: Scope, id: string): Promise<string> {
+  return inTx(db, async (trx) => {
+    const now = new Date();
+    const link = await trx
+      .updateTable('payment_links')
+      .set({ deleted_at: now, status: 'INACTIVE', updated_at: now })
+      .where('user_id', '=', scope.userId)
+      .where('livemode', '=', scope.livemode)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!link) throw notFound('Payment link');
+    const data = { ...eventData(config, { link, products: await loadProducts(trx, scope.userId, id) }), deleted: true };
+    await recordEvents(trx, scope, [{ type: 'payment_link.updated', data }]);
+    return link.slug;
+  });
+}
+
+export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
+  const desc = (q.orderDirection ?? 'desc') === 'desc';
+  const order = `createdAt:${desc ? 'desc' : 'asc'}`;
+  let query = db.selectFrom('payment_links').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.cursor) {
+    const c = cursors.decode(q.cursor, order);
+    const at = new Date(String(c.value));
+    if (Number.isNaN(at.getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(at as never, c.id)));
+  }
+  const rows = await query
+    .orderBy('created_at', desc ? 'desc' : 'asc')
+    .orderBy('id', desc ? 'desc' : 'asc')
+    .limit(q.limit + 1)
+    .execute();
+  const hasMore = rows.length > q.limit;
+  const page = hasMore ? rows.slice(0, q.limit) : rows;
+  const products = page.length
+    ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', page.map((l) => l.id)).orderBy('position').execute()
+    : [];
+  const last = page[page.length - 1];
+  return {
+    rows: page.map((link) => ({ link, products: products.filter((p) => p.link_id === link.id) })),
+    pagination: {
+      limit: q.limit,
+      cursor: q.cursor ?? null,
+      hasMore,
+      nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public side
+
+export type Unavailable = 'INACTIVE' | 'EXPIRED' | 'SOLD_OUT';
+
+export interface PublicLink extends LinkWithProducts {
+  merchantName: string;
+}
+
+/** Why a link cannot be paid now, or null when it can. */
+export function unavailableReason(link: PaymentLink, now = new Date()): Unavailable | null {
+  if (link.status !== 'ACTIVE') return 'INACTIVE';
+  if (link.expires_at && link.expires_at.getTime() <= now.getTime()) return 'EXPIRED';
+  if (link.stock_enabled && (link.stock_quantity ?? 0) <= 0) return 'SOLD_OUT';
+  return null;
+}
+
+/** The link behind a public slug with its products and the merchant's name, in one query; null if unknown or archived. */
+export async function findBySlug(db: Executor, slug: string): Promise<PublicLink | null> {
+  const row = await db
+    .selectFrom('payment_links as l')
+    .innerJoin('users as u', 'u.id', 'l.user_id')
+    .selectAll('l')
+    .select([
+      'u.name as merchant_name',
+      sql<PaymentLinkProduct[] | null>`(SELECT json_agg(p ORDER BY p.position) FROM payment_link_products p WHERE p.user_id = l.user_id AND p.link_id = l.id)`.as('products_json'),
+    ])
+    .where('l.slug', '=', slug)
+    .where('l.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { merchant_name, products_json, ...link } = row;
+  // json_agg gives bigint columns as JSON numbers already; dates are not involved.
+  const products = (products_json ?? []).map((p) => ({ ...p, unit_price_cents: Number(p.unit_price_cents) }));
+  return { link: link as PaymentLink, products, merchantName: merchant_name };
+}
+
+export function publicView(config: Config, pl: PublicLink, now = new Date()) {
+  const reason = unavailableReason(pl.link, now);
+  const { link, products } = pl;
+  return {
+    slug: link.slug,
+    title: link.title,
+    description: link.description,
+    productDescription: link.product_description,
+    amount: link.amount_cents,
+    totalCents: linkTotal(link, products),
+    currency: link.currency,
+    products: products.map((p) => ({ name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents })),
+    settings: link.settings,
+    expiresAt: link.expires_at,
+    redirectUrl: link.redirect_url,
+    metaPixelCode: link.meta_pixel_code,
+    merchantName: pl.merchantName,
+    available: reason === null,
+    unavailableReason: reason,
+    sandbox: !link.livemode,
+  };
+}

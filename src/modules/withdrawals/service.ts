@@ -1,0 +1,323 @@
+// Withdrawals: PIX payouts of the available balance.
+//
+//   request   PENDING      available -amount, reserved +amount        withdrawal.requested
+//   cancel    CANCELLED    reserved -amount, available +amount        (PENDING only)
+//   job       PROCESSING   (no money moves; processedAt, externalId)
+//   payout ok COMPLETED    reserved -amount, external +net, fees +fee withdrawal.completed
+//   payout ko FAILED       reserved -amount, available +amount        withdrawal.failed
+//
+// Every journal is posted in the same database transaction as the status change (balance.updated
+// comes with it). The payout job never holds a database transaction across the provider call:
+// it claims rows (PENDING -> PROCESSING) and commits, calls the provider, then records the outcome
+// in a new transaction guarded by the status, so an operator or another worker that got there
+// first wins and the late one does nothing.
+import type { Static } from '@sinclair/typebox';
+import type { Config } from '../../config.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
+import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { pageInfo } from '../../http/pagination.ts';
+import { sanitizeText } from '../../http/sanitize.ts';
+import type { Scope } from '../../http/scope.ts';
+import { maskDocument } from '../../payments/documents.ts';
+import type { PayoutProviders, PayoutResult } from '../../payments/payouts.ts';
+import { validatePixKey } from '../../payments/pix-keys.ts';
+import { recordEvents } from '../events/service.ts';
+import { requireApprovedKyc } from '../kyc/service.ts';
+import { getBalance, lockAccount, postJournal } from '../ledger/service.ts';
+import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
+
+export function withdrawalView(w: Withdrawal) {
+  return {
+    id: w.id,
+    userId: w.user_id,
+    amountCents: w.amount_cents,
+    feeCents: w.fee_cents,
+    netAmount: w.net_amount_cents,
+    status: w.status,
+    pixKeyType: w.pix_key_type,
+    pixKey: w.pix_key,
+    description: w.description,
+    externalId: w.external_id,
+    failureReason: w.failure_reason,
+    createdAt: w.created_at,
+    updatedAt: w.updated_at,
+    processedAt: w.processed_at,
+    completedAt: w.completed_at,
+    failedAt: w.failed_at,
+  };
+}
+
+export function adminWithdrawalView(w: Withdrawal) {
+  return { ...withdrawalView(w), livemode: w.livemode, provider: w.provider };
+}
+
+/** Event payload: the view with CPF/CNPJ keys masked (spec: documents are masked in payloads). */
+function eventData(w: Withdrawal) {
+  const view = withdrawalView(w);
+  if (w.pix_key_type === 'cpf' || w.pix_key_type === 'cnpj') view.pixKey = maskDocument(w.pix_key);
+  return { ...view, livemode: w.livemode };
+}
+
+export async function walletBalance(db: Executor, scope: Scope) {
+  const b = await getBalance(db, scope);
+  return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents };
+}
+
+export async function requestWithdrawal(db: Db, config: Config, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
+  const key = validatePixKey(input.pixKeyType, input.pixKey);
+  if (!key.ok) {
+    if (input.pixKeyType === 'cpf' || input.pixKeyType === 'cnpj') throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ PIX key', [{ field: 'pixKey', message: key.reason }]);
+    throw validation('pixKey', key.reason);
+  }
+  const fee = config.fees.withdrawalCents;
+  if (input.amountCents <= fee) throw validation('amountCents', `must be more than the withdrawal fee (${fee} cents)`);
+  if (scope.livemode) await requireApprovedKyc(db, scope.userId, 'A production withdrawal');
+  const description = input.description === undefined ? null : sanitizeText(input.description) || null;
+
+  return inTx(db, async (trx) => {
+    // The lock on the available account serialises this merchant's withdrawals (and refunds).
+    const available = await lockAccount(trx, scope, 'available');
+    if (available < input.amountCents) {
+      throw badRequest('INSUFFICIENT_BALANCE', 'Available balance does not cover this withdrawal', [
+        { field: 'amountCents', message: `needs ${input.amountCents} cents available, the balance is ${available}` },
+      ]);
+    }
+    const now = new Date();
+    const w = await trx
+      .insertInto('withdrawals')
+      .values({
+        id: uuidv7(now.getTime()),
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        amount_cents: input.amountCents,
+        fee_cents: fee,
+        net_amount_cents: input.amountCents - fee,
+        status: 'PENDING',
+        pix_key_type: input.pixKeyType,
+        pix_key: key.normalized,
+        description,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await postJournal(trx, scope, {
+      kind: 'withdrawal',
+      referenceType: 'withdrawal',
+      referenceId: w.id,
+      description: `Withdrawal to PIX key (${w.pix_key_type}) requested`,
+      postings: [
+        { account: 'available', amount: -w.amount_cents },
+        { account: 'reserved', amount: w.amount_cents },
+      ],
+    });
+    await recordEvents(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
+    return w;
+  });
+}
+
+export async function getWithdrawal(db: Executor, scope: Scope, id: string): Promise<Withdrawal> {
+  const w = await db.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).executeTakeFirst();
+  if (!w) throw notFound('Withdrawal');
+  return w;
+}
+
+export async function listWithdrawals(db: Executor, scope: Scope, q: Static<typeof ListWithdrawalsQuery>) {
+  let base = db.selectFrom('withdrawals').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+  if (q.status) base = base.where('status', '=', q.status);
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { data: rows, meta: pageInfo(q.page, q.limit, Number(total)) };
+}
+
+const transitionError = (from: WithdrawalStatus, to: WithdrawalStatus, hint: string) =>
+  badRequest('INVALID_STATE_TRANSITION', `A ${from} withdrawal cannot be moved to ${to}`, [{ field: 'status', message: `${from} -> ${to} is not allowed; ${hint}` }]);
+
+/** PENDING -> CANCELLED, funds back to available. The row lock decides a race with the payout job. */
+export async function cancelWithdrawal(db: Db, scope: Scope, id: string): Promise<Withdrawal> {
+  return inTx(db, async (trx) => {
+    const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!w) throw notFound('Withdrawal');
+    if (w.status !== 'PENDING') throw transitionError(w.status, 'CANCELLED', 'only a PENDING withdrawal can be cancelled');
+    const now = new Date();
+    const updated = await trx.updateTable('withdrawals').set({ status: 'CANCELLED', cancelled_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    await postJournal(trx, scope, {
+      kind: 'withdrawal_cancelled',
+      referenceType: 'withdrawal',
+      referenceId: w.id,
+      description: 'Withdrawal cancelled: funds returned',
+      postings: [
+        { account: 'reserved', amount: -w.amount_cents },
+        { account: 'available', amount: w.amount_cents },
+      ],
+    });
+    return updated;
+  });
+}
+
+type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
+
+/** Records a payout's outcome on a locked PROCESSING row: status, journal and event together. */
+async function finish(trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
+  const scope: Scope = { userId: w.user_id, livemode: w.livemode };
+  const now = new Date();
+  const ref = { referenceType: 'withdrawal', referenceId: w.id };
+  if (outcome.status === 'COMPLETED') {
+    const updated = await trx.updateTable('withdrawals').set({ status: 'COMPLETED', completed_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    await postJournal(trx, scope, {
+      kind: 'withdrawal_paid',
+      ...ref,
+      description: `Withdrawal paid to PIX key (${w.pix_key_type})`,
+      postings: [
+        { account: 'reserved', amount: -w.amount_cents },
+        { account: 'external', amount: w.net_amount_cents },
+        { account: 'fees', amount: w.fee_cents },
+      ],
+    });
+    await recordEvents(trx, scope, [{ type: 'withdrawal.completed', data: eventData(updated) }]);
+    return updated;
+  }
+  const updated = await trx
+    .updateTable('withdrawals')
+    .set({ status: 'FAILED', failed_at: now, failure_reason: outcome.reason, updated_at: now })
+    .where('id', '=', w.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await postJournal(trx, scope, {
+    kind: 'withdrawal_failed',
+    ...ref,
+    description: `Withdrawal failed (${outcome.reason}): funds returned`,
+    postings: [
+      { account: 'reserved', amount: -w.amount_cents },
+      { account: 'available', amount: w.amount_cents },
+    ],
+  });
+  await recordEvents(trx, scope, [{ type: 'withdrawal.failed', data: eventData(updated) }]);
+  return updated;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The payout job
+
+export interface PayoutJobDeps {
+  db: Db;
+  payouts: PayoutProviders;
+  /** A PROCESSING payout untouched for this long is claimed again (its worker died mid-call). */
+  leaseMs: number;
+}
+
+/**
+ * One sweep: claims up to `batch` PENDING withdrawals (and PROCESSING ones whose lease ran out),
+ * marks them PROCESSING and commits; then pays each through its provider, outside any database
+ * transaction; then records each outcome in its own transaction. Development withdrawals use the
+ * sandbox; production ones only when a production payout provider is configured (otherwise they
+ * wait for an operator). Safe with any number of workers (FOR UPDATE SKIP LOCKED).
+ */
+export async function processPayouts(deps: PayoutJobDeps, now = new Date(), batch = 50): Promise<number> {
+  const { db, payouts } = deps;
+  const claimed = await inTx(db, async (trx) => {
+    let q = trx
+      .selectFrom('withdrawals')
+      .selectAll()
+      .where((eb) => eb.or([eb('status', '=', 'PENDING'), eb.and([eb('status', '=', 'PROCESSING'), eb('updated_at', '<', new Date(now.getTime() - deps.leaseMs))])]));
+    if (!payouts.production) q = q.where('livemode', '=', false);
+    const rows = await q.orderBy('created_at').limit(batch).forUpdate().skipLocked().execute();
+    const out: Withdrawal[] = [];
+    const at = new Date();
+    for (const w of rows) {
+      const provider = w.livemode ? payouts.production! : payouts.sandbox;
+      out.push(
+        await trx
+          .updateTable('withdrawals')
+          .set((eb) => ({
+            status: 'PROCESSING',
+            provider: provider.name,
+            processed_at: w.processed_at ?? at,
+            // Chosen once: a re-send after a crash carries the same reference (providers dedupe on it).
+            external_id: w.external_id ?? `payout_${w.id.replace(/-/g, '')}`,
+            payout_attempts: eb('payout_attempts', '+', 1),
+            updated_at: at,
+          }))
+          .where('id', '=', w.id)
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
+    }
+    return out;
+  });
+  if (!claimed.length) return 0;
+
+  await Promise.all(
+    claimed.map(async (w) => {
+      const provider = w.livemode ? payouts.production! : payouts.sandbox;
+      let result: PayoutResult;
+      try {
+        result = await provider.send({ externalId: w.external_id!, amountCents: w.net_amount_cents, pixKeyType: w.pix_key_type, pixKey: w.pix_key, description: w.description });
+      } catch {
+        return; // unknown outcome: stays PROCESSING; sent again (same externalId) when the lease runs out
+      }
+      await inTx(db, async (trx) => {
+        const row = await trx
+          .selectFrom('withdrawals')
+          .selectAll()
+          .where('id', '=', w.id)
+          .where('status', '=', 'PROCESSING')
+          .where('external_id', '=', w.external_id!)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!row) return; // settled meanwhile (an operator, or another worker after a lease expiry)
+        await finish(trx, row, result.ok ? { status: 'COMPLETED' } : { status: 'FAILED', reason: result.reason });
+      });
+    }),
+  );
+  return claimed.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operators
+
+export async function adminListWithdrawals(db: Executor, q: Static<typeof AdminWithdrawalsQuery>) {
+  let base = db.selectFrom('withdrawals').where('livemode', '=', (q.environment ?? 'production') === 'production');
+  base = q.status ? base.where('status', '=', q.status) : base.where('status', 'in', ['PENDING', 'PROCESSING']);
+  if (q.userId) base = base.where('user_id', '=', q.userId);
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return { data: rows.map(adminWithdrawalView), meta: pageInfo(q.page, q.limit, Number(total)) };
+}
+
+/**
+ * An operator settles a production withdrawal by hand (PENDING or PROCESSING): COMPLETED with the
+ * transfer's reference, or FAILED with a reason (funds back to available).
+ */
+export async function settleByHand(db: Db, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
+  return inTx(db, async (trx) => {
+    const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!w) throw notFound('Withdrawal');
+    if (!w.livemode) {
+      throw badRequest('INVALID_STATE_TRANSITION', 'Development withdrawals are paid by the sandbox, not by hand', [{ field: 'livemode', message: 'only production withdrawals can be settled by an operator' }]);
+    }
+    if (w.status !== 'PENDING' && w.status !== 'PROCESSING') throw transitionError(w.status, outcome.status, 'only PENDING or PROCESSING withdrawals can be settled');
+    const at = new Date();
+    const reason = outcome.status === 'FAILED' ? sanitizeText(outcome.reason) : '';
+    if (outcome.status === 'FAILED' && !reason) throw validation('reason', 'must contain text');
+    const processing = await trx
+      .updateTable('withdrawals')
+      .set({
+        status: 'PROCESSING',
+        provider: w.provider ?? 'manual',
+        processed_at: w.processed_at ?? at,
+        external_id: (outcome.status === 'COMPLETED' && outcome.externalId) || w.external_id || `manual_${w.id.replace(/-/g, '')}`,
+        updated_at: at,
+      })
+      .where('id', '=', w.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return finish(trx, processing, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason });
+  });
+}

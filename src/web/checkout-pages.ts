@@ -1,0 +1,264 @@
+// Hosted checkout pages (pt-BR, phone first): the payment link page /pay/{slug} and the payment
+// step /checkout/{transactionId}. Server-rendered HTML; one small script (/assets/checkout.js)
+// adds masks, check digits, coupon, instalments, submission, status polling and copy buttons.
+// Every interpolated value goes through escapeHtml; the Meta pixel id is digits only.
+import { createHash } from 'node:crypto';
+import type { PaymentLinkSettings, Transaction } from '../db/types.ts';
+import { escapeHtml as e } from '../http/sanitize.ts';
+import { formatDigitableLine } from '../payments/boleto.ts';
+import { formatBRL } from './format.ts';
+import { page, PAGE_CSP } from './layout.ts';
+
+export const CHECKOUT_CSS = `
+[hidden]{display:none!important}
+.top{display:flex;justify-content:space-between;align-items:center;margin:4px 0 12px;font-weight:600}
+.sandbox{background:#fff4d6;color:#6b4e00;border-radius:10px;padding:10px 14px;margin-bottom:16px;font-size:.9rem}
+label{display:block;font-weight:600;margin:14px 0 6px;font-size:.95rem}
+input,select{width:100%;padding:12px;border:1px solid #b8c0cc;border-radius:10px;font:inherit;background:#fff;color:inherit}
+input[aria-invalid=true]{border-color:#b00020}
+fieldset{border:0;padding:0;margin:16px 0 0}legend{font-weight:600;padding:0;margin-bottom:6px}
+.row{display:flex;gap:8px}.row>*{flex:1}.row .narrow{flex:0 0 34%}
+.items{list-style:none;padding:0;margin:12px 0}.items li,.total{display:flex;justify-content:space-between;gap:12px;padding:6px 0}
+.items li{border-bottom:1px solid #eef0f4}.total{font-size:1.1rem;align-items:baseline;margin:0}
+#discount-line{font-size:1rem;padding-top:0}
+.tabs{display:grid;grid-template-columns:repeat(auto-fit,minmax(90px,1fr));gap:8px}
+.tab{position:relative;margin:0;padding:12px 8px;border:2px solid #b8c0cc;border-radius:10px;text-align:center;cursor:pointer;font-weight:600}
+.tab input{position:absolute;opacity:0;width:1px;height:1px}
+.tab.active{border-color:#0b6e4f;background:#e8f5ef;color:#0b6e4f}.tab:focus-within{outline:3px solid #f2a900;outline-offset:2px}
+.field-error{color:#b00020;font-size:.85rem;margin:4px 0 0}
+.secondary{background:#fff;color:#0b6e4f;border:2px solid #0b6e4f;padding:10px;width:auto}
+.coupon-row{display:flex;gap:8px}.coupon-row input{flex:1}
+#submit{margin-top:20px}button[disabled]{opacity:.6;cursor:wait}
+.qr{display:block;margin:12px auto;width:240px;height:240px;image-rendering:pixelated}
+textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px solid #b8c0cc;border-radius:10px;resize:none;word-break:break-all;overflow-wrap:anywhere}
+.status{font-weight:700;padding:12px;border-radius:10px;background:#eef0f4;text-align:center}
+.status.ok{background:#e8f5ef}.status.err{background:#fde8eb}
+.stack>*+*{margin-top:10px}.center{text-align:center}
+`;
+
+const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
+const DECLINE_PT: Record<string, string> = {
+  CARD_DECLINED: 'o cartão foi recusado pelo emissor',
+  INSUFFICIENT_FUNDS: 'saldo ou limite insuficiente',
+  EXPIRED_CARD: 'cartão vencido',
+  INCORRECT_CVV: 'código de segurança incorreto',
+  PROCESSING_ERROR: 'erro de processamento no emissor',
+  OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
+  SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
+};
+
+export interface AssetRef {
+  /** e.g. /assets/checkout.js?v=1a2b3c4d */
+  scriptUrl: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Meta pixel: the standard snippet with a digits-only id, allowed by a CSP hash of exactly that text.
+
+function pixelSnippet(id: string): string {
+  return (
+    `!function(f,b,e,v,n,t,s){if(f.fbq)return;n=f.fbq=function(){n.callMethod?n.callMethod.apply(n,arguments):n.queue.push(arguments)};` +
+    `if(!f._fbq)f._fbq=n;n.push=n;n.loaded=!0;n.version='2.0';n.queue=[];t=b.createElement(e);t.async=!0;t.src=v;` +
+    `s=b.getElementsByTagName(e)[0];s.parentNode.insertBefore(t,s)}(window,document,'script','https://connect.facebook.net/en_US/fbevents.js');` +
+    `fbq('init','${id}');fbq('track','PageView');`
+  );
+}
+
+export interface Rendered {
+  html: string;
+  csp: string;
+}
+
+/** Page shell with the checkout CSS, the script and (only when a valid pixel id is given) the pixel. */
+function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
+  const pixel = opts.pixel && /^[0-9]{5,20}$/.test(opts.pixel) ? opts.pixel : null;
+  let head = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}</style>`;
+  let csp = PAGE_CSP;
+  if (pixel) {
+    const code = pixelSnippet(pixel);
+    const hash = createHash('sha256').update(code).digest('base64');
+    head += `\n<script>${code}</script>\n<noscript><img height="1" width="1" style="display:none" alt="" src="https://www.facebook.com/tr?id=${pixel}&amp;ev=PageView&amp;noscript=1"></noscript>`;
+    csp = csp
+      .replace("script-src 'self'", `script-src 'self' 'sha256-${hash}' https://connect.facebook.net`)
+      .replace("img-src 'self' data:", "img-src 'self' data: https://www.facebook.com")
+      .replace("connect-src 'self'", "connect-src 'self' https://www.facebook.com https://connect.facebook.net");
+  }
+  if (opts.script !== false) head += `\n<script src="${e(opts.assets.scriptUrl)}" defer></script>`;
+  return { html: page({ title: opts.title, head, body: opts.body }), csp };
+}
+
+function top(merchantName: string, sandbox: boolean): string {
+  return (
+    `<div class="top"><span>${e(merchantName)}</span><span class="muted">Pagamento seguro</span></div>` +
+    (sandbox ? `<p class="sandbox" role="note"><strong>Ambiente de testes:</strong> nenhum valor real será cobrado.</p>` : '')
+  );
+}
+
+export function messagePage(assets: AssetRef, title: string, text: string, merchantName?: string): Rendered {
+  return shell({
+    title: e(title),
+    assets,
+    pixel: null,
+    script: false,
+    body: `${merchantName ? top(merchantName, false) : ''}<div class="card center"><h1>${e(title)}</h1><p class="muted">${e(text)}</p></div>`,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// /pay/{slug}
+
+export interface PayPageData {
+  slug: string;
+  title: string;
+  description: string | null;
+  productDescription: string | null;
+  products: { name: string; quantity: number; unitPriceCents: number }[];
+  totalCents: number;
+  settings: PaymentLinkSettings;
+  merchantName: string;
+  redirectUrl: string | null;
+  pixelCode: string | null;
+  sandbox: boolean;
+}
+
+export const UNAVAILABLE_PT = {
+  INACTIVE: ['Link indisponível', 'Este link de pagamento não está ativo no momento. Fale com o vendedor.'],
+  EXPIRED: ['Link expirado', 'O prazo deste link de pagamento terminou. Peça um novo link ao vendedor.'],
+  SOLD_OUT: ['Esgotado', 'Todas as unidades disponíveis já foram vendidas.'],
+} as const;
+
+function field(id: string, label: string, attrs: string, hint = ''): string {
+  return `<label for="${id}">${label}</label><input id="${id}" ${attrs} aria-describedby="${id}-error"><p id="${id}-error" class="field-error" hidden></p>${hint}`;
+}
+
+export function payPage(d: PayPageData, assets: AssetRef): Rendered {
+  const s = d.settings;
+  const methods = (['PIX', 'CARD', 'BOLETO'] as const).filter((m) => (m === 'PIX' ? s.pixEnabled : m === 'CARD' ? s.creditCardEnabled : s.boletoEnabled));
+  const first = methods[0];
+  const items = d.products.length
+    ? `<ul class="items">${d.products.map((p) => `<li><span>${p.quantity} × ${e(p.name)}</span><span>${e(formatBRL(p.quantity * p.unitPriceCents))}</span></li>`).join('')}</ul>`
+    : '';
+  const phone = field('phone', `Celular${s.requirePhone ? '' : ' <span class="muted">(opcional)</span>'}`, `name="clientPhone" type="tel" inputmode="tel" autocomplete="tel" maxlength="16" placeholder="(11) 98765-4321"${s.requirePhone ? ' required' : ''}`);
+  const address = s.requireAddress
+    ? `<fieldset><legend>Endereço de entrega</legend>
+${field('zip', 'CEP', 'name="zipCode" inputmode="numeric" autocomplete="postal-code" maxlength="9" placeholder="00000-000" required')}
+${field('street', 'Rua', 'name="street" autocomplete="address-line1" maxlength="200" required')}
+<div class="row"><div class="narrow">${field('number', 'Número', 'name="number" maxlength="20" required')}</div><div>${field('complement', 'Complemento', 'name="complement" autocomplete="address-line2" maxlength="100" placeholder="opcional"')}</div></div>
+${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required')}
+<div class="row"><div>${field('city', 'Cidade', 'name="city" autocomplete="address-level2" maxlength="100" required')}</div><div class="narrow">${field('state', 'UF', 'name="state" autocomplete="address-level1" maxlength="2" required')}</div></div>
+</fieldset>`
+    : '';
+  const tabs = methods
+    .map((m) => `<label class="tab${m === first ? ' active' : ''}"><input type="radio" name="paymentMethod" value="${m}"${m === first ? ' checked' : ''}> ${METHOD_LABEL[m]}</label>`)
+    .join('');
+  const cardPanel = s.creditCardEnabled
+    ? `<div id="panel-CARD" class="panel"${first === 'CARD' ? '' : ' hidden'}>
+${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
+${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
+<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>
+<label for="installments">Parcelas</label><select id="installments" name="installments"></select>
+</div>`
+    : '';
+  const body = `${top(d.merchantName, d.sandbox)}
+<div id="app" data-page="pay" data-slug="${e(d.slug)}" data-total="${d.totalCents}" data-max-installments="${s.maxInstallments}" data-interest-free="${s.interestFreeInstallments}" data-rate="${s.interestRate}"${d.redirectUrl ? ` data-redirect="${e(d.redirectUrl)}"` : ''}>
+<section class="card" aria-labelledby="title">
+<h1 id="title">${e(d.title)}</h1>
+${d.description ? `<p class="muted">${e(d.description)}</p>` : ''}
+${items}
+${d.productDescription ? `<p class="muted">${e(d.productDescription)}</p>` : ''}
+<p id="discount-line" class="total ok" hidden><span>Desconto <span id="discount-code"></span></span><span id="discount"></span></p>
+<p class="total"><span>Total</span><strong id="total" class="amount">${e(formatBRL(d.totalCents))}</strong></p>
+</section>
+<form id="checkout-form" class="card" novalidate>
+<h2>Seus dados</h2>
+${field('name', 'Nome completo', 'name="clientName" autocomplete="name" maxlength="255" required')}
+${field('email', 'E-mail', 'name="clientEmail" type="email" autocomplete="email" maxlength="255" required')}
+${field('document', 'CPF ou CNPJ', 'name="clientDocument" autocomplete="off" maxlength="18" placeholder="000.000.000-00" required')}
+${phone}
+${address}
+<fieldset><legend>Cupom de desconto <span class="muted">(opcional)</span></legend>
+<div class="coupon-row"><input id="coupon" name="couponCode" aria-label="Código do cupom" autocomplete="off" maxlength="50"><button type="button" id="apply-coupon" class="secondary">Aplicar</button></div>
+<p id="coupon-msg" aria-live="polite"></p></fieldset>
+<fieldset><legend>Forma de pagamento</legend><div class="tabs">${tabs}</div></fieldset>
+${s.pixEnabled ? `<div id="panel-PIX" class="panel"${first === 'PIX' ? '' : ' hidden'}><p class="muted">Pague na hora pelo app do seu banco: o QR Code aparece ao continuar.</p></div>` : ''}
+${cardPanel}
+${s.boletoEnabled ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">O boleto vence em 3 dias; a confirmação leva até 2 dias úteis após o pagamento.</p></div>` : ''}
+<p id="form-error" class="err" role="alert"></p>
+<button type="submit" id="submit">Pagar ${e(formatBRL(d.totalCents))}</button>
+</form>
+<noscript><p class="card err">Ative o JavaScript do navegador para concluir o pagamento.</p></noscript>
+</div>`;
+  return shell({ title: `${e(d.title)} — ${e(d.merchantName)}`, body, assets, pixel: d.pixelCode });
+}
+
+// ---------------------------------------------------------------------------------------------
+// /checkout/{transactionId}
+
+export interface CheckoutPageView {
+  tx: Transaction;
+  merchantName: string;
+  redirectUrl: string | null;
+  pixelCode: string | null;
+}
+
+const dateTimeBR = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
+
+function confirmed(redirect: string | null): string {
+  return `<p id="status" class="status ok" role="status">Pagamento confirmado</p>${redirect ? `<p class="muted center">Você será redirecionado em instantes.</p>` : '<p class="muted center">Obrigado! Você já pode fechar esta página.</p>'}`;
+}
+
+export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
+  const { tx } = v;
+  const amount = e(formatBRL(tx.charged_cents));
+  let step = '';
+  let heading = 'Pagamento';
+  if (tx.status === 'PAID' || tx.status === 'REFUNDED' || tx.status === 'PARTIALLY_REFUNDED') {
+    heading = 'Pagamento confirmado';
+    step = tx.status === 'PAID' ? confirmed(v.redirectUrl) : `<p id="status" class="status" role="status">Pagamento estornado</p>`;
+  } else if (tx.status === 'FAILED') {
+    heading = 'Pagamento não aprovado';
+    step = `<p id="status" class="status err" role="status">Pagamento não aprovado: ${e(DECLINE_PT[tx.failure_reason ?? ''] ?? 'tente outra forma de pagamento')}.</p>`;
+  } else if (tx.status === 'EXPIRED' || tx.status === 'CANCELLED') {
+    heading = tx.status === 'EXPIRED' ? 'Pagamento expirado' : 'Pagamento cancelado';
+    step = `<p id="status" class="status err" role="status">${tx.status === 'EXPIRED' ? 'O prazo para pagar terminou. Peça um novo link ao vendedor.' : 'Este pagamento foi cancelado.'}</p>`;
+  } else if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
+    heading = 'Pague com PIX';
+    step = `<ol class="muted"><li>Abra o app do seu banco e escolha pagar com PIX.</li><li>Escaneie o QR Code ou use o código copia e cola.</li></ol>
+<img class="qr" src="/pix/${e(tx.pix_txid)}/qr.png" width="240" height="240" alt="QR Code PIX de ${amount}">
+<label for="pix-code">PIX copia e cola</label><textarea id="pix-code" rows="5" readonly>${e(tx.pix_qr_code)}</textarea>
+<button type="button" data-copy="pix-code">Copiar código PIX</button>
+${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
+<p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p>`;
+  } else if (tx.payment_method === 'BOLETO' && tx.boleto_line) {
+    heading = 'Pague com boleto';
+    step = `<label for="boleto-line">Linha digitável</label><textarea id="boleto-line" rows="2" readonly>${e(formatDigitableLine(tx.boleto_line))}</textarea>
+<button type="button" data-copy="boleto-line">Copiar linha digitável</button>
+<a class="button secondary" style="width:100%" href="/boleto/${e(tx.id)}" target="_blank" rel="noopener">Abrir boleto para imprimir</a>
+${tx.due_date ? `<p class="muted center">Vencimento: ${e(tx.due_date.split('-').reverse().join('/'))}</p>` : ''}
+<p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p>`;
+  } else if (tx.payment_method === 'CARD' && !tx.card_last4) {
+    heading = 'Pague com cartão';
+    const per = tx.installment_cents ?? tx.charged_cents;
+    step = `<form id="card-form" novalidate>
+${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000" required')}
+${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100" required')}
+<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA" required')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123" required')}</div></div>
+<p class="muted">${tx.installments}x de ${e(formatBRL(per))}</p>
+<p id="form-error" class="err" role="alert"></p>
+<button type="submit" id="submit">Pagar ${amount}</button>
+</form>`;
+  } else {
+    step = `<p id="status" class="status" role="status" aria-live="polite">Processando pagamento…</p>`;
+  }
+  const poll = tx.status === 'PENDING' && (tx.payment_method !== 'CARD' || !!tx.card_last4);
+  const body = `${top(v.merchantName, !tx.livemode)}
+<div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
+<section class="card stack" aria-labelledby="heading">
+<h1 id="heading" tabindex="-1">${heading}</h1>
+<p class="muted">${e(tx.product)} · pedido ${e(tx.display_id)}</p>
+<p class="amount">${amount}</p>
+${step}
+</section>
+</div>`;
+  return shell({ title: `${heading} — ${e(v.merchantName)}`, body, assets, pixel: v.pixelCode });
+}
