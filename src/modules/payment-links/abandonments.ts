@@ -6,7 +6,7 @@ import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { CartAbandonment } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import type { Cursors } from '../../http/pagination.ts';
+import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { normalizeDocument } from '../clients/service.ts';
@@ -94,32 +94,16 @@ export async function recoverAbandonment(db: Executor, slug: string, input: Stat
 }
 
 export async function listAbandonments(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListAbandonmentsQuery>) {
-  const desc = (q.orderDirection ?? 'desc') === 'desc';
-  const order = `createdAt:${desc ? 'desc' : 'asc'}`;
   let query = db.selectFrom('cart_abandonments').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.paymentLinkId) query = query.where('link_id', '=', q.paymentLinkId);
   if (q.recovered !== undefined) query = query.where('recovered_at', q.recovered ? 'is not' : 'is', null);
-  if (q.cursor) {
-    const c = cursors.decode(q.cursor, order);
-    const at = new Date(String(c.value));
-    if (Number.isNaN(at.getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(at as never, c.id)));
-  }
-  const rows = await query
-    .orderBy('created_at', desc ? 'desc' : 'asc')
-    .orderBy('id', desc ? 'desc' : 'asc')
-    .limit(q.limit + 1)
-    .execute();
-  const hasMore = rows.length > q.limit;
-  const page = hasMore ? rows.slice(0, q.limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    rows: page,
-    pagination: {
-      limit: q.limit,
-      cursor: q.cursor ?? null,
-      hasMore,
-      nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null,
-    },
-  };
+  return keysetPage(cursors, query, {
+    by: 'createdAt',
+    column: 'created_at',
+    direction: q.orderDirection ?? 'desc',
+    limit: q.limit,
+    cursor: q.cursor,
+    value: (r) => r.created_at,
+    timestamp: true,
+  });
 }

@@ -9,7 +9,7 @@ import { inTx, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, PaymentLinkProduct, PaymentLinkSettings } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
-import type { Cursors } from '../../http/pagination.ts';
+import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { recordEvents } from '../events/service.ts';
@@ -286,36 +286,21 @@ export async function deleteLink(db: Executor, config: Config, scope: Scope, id:
 }
 
 export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
-  const desc = (q.orderDirection ?? 'desc') === 'desc';
-  const order = `createdAt:${desc ? 'desc' : 'asc'}`;
   let query = db.selectFrom('payment_links').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
   if (q.status) query = query.where('status', '=', q.status);
-  if (q.cursor) {
-    const c = cursors.decode(q.cursor, order);
-    const at = new Date(String(c.value));
-    if (Number.isNaN(at.getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), desc ? '<' : '>', eb.tuple(at as never, c.id)));
-  }
-  const rows = await query
-    .orderBy('created_at', desc ? 'desc' : 'asc')
-    .orderBy('id', desc ? 'desc' : 'asc')
-    .limit(q.limit + 1)
-    .execute();
-  const hasMore = rows.length > q.limit;
-  const page = hasMore ? rows.slice(0, q.limit) : rows;
-  const products = page.length
-    ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', page.map((l) => l.id)).orderBy('position').execute()
+  const { rows, pagination } = await keysetPage(cursors, query, {
+    by: 'createdAt',
+    column: 'created_at',
+    direction: q.orderDirection ?? 'desc',
+    limit: q.limit,
+    cursor: q.cursor,
+    value: (r) => r.created_at,
+    timestamp: true,
+  });
+  const products = rows.length
+    ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', rows.map((l) => l.id)).orderBy('position').execute()
     : [];
-  const last = page[page.length - 1];
-  return {
-    rows: page.map((link) => ({ link, products: products.filter((p) => p.link_id === link.id) })),
-    pagination: {
-      limit: q.limit,
-      cursor: q.cursor ?? null,
-      hasMore,
-      nextCursor: hasMore && last ? cursors.encode({ order, value: last.created_at.toISOString(), id: last.id }) : null,
-    },
-  };
+  return { rows: rows.map((link) => ({ link, products: products.filter((p) => p.link_id === link.id) })), pagination };
 }
 
 // ---------------------------------------------------------------------------------------------
