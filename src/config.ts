@@ -115,7 +115,11 @@ function url(env: Env, name: string, fallback: string, problems: string[], proto
 /** Reads the JWT secret kept in the data dir, creating it on first start (embedded mode only). */
 function persistedSecret(dataDir: string): string {
   const file = join(dataDir, 'jwt-secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length < 32) throw new ConfigError(`${file} holds no usable secret (under 32 characters): delete it to generate a new one, or set JWT_SECRET`);
+    return kept;
+  }
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600 });

@@ -1,6 +1,6 @@
 // Configuration from the environment: defaults, validation messages, the generated JWT secret.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -139,6 +139,12 @@ describe('generated JWT secret (embedded mode)', () => {
 
   test('differs between data dirs', () => {
     assert.notEqual(loadConfig({ DATA_DIR: tempDir() }).jwtSecret, loadConfig({ DATA_DIR: tempDir() }).jwtSecret);
+  });
+
+  test('a truncated secret file stops the start with a message naming the file', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'jwt-secret'), 'short\n');
+    assert.throws(() => loadConfig({ DATA_DIR: dir }), (err: Error) => err instanceof ConfigError && /jwt-secret/.test(err.message) && /32/.test(err.message));
   });
 
   test('an explicit JWT_SECRET wins and nothing is written', () => {
