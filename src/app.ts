@@ -145,6 +145,16 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // Responses every route of a kind can give, documented once: body limits and rate limits.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { response?: Record<string, unknown>; body?: unknown; hide?: boolean } | undefined;
+    if (!schema?.response || schema.hide) return;
+    const extra: Record<string, unknown> = {};
+    if (schema.body) Object.assign(extra, { 413: { $ref: 'Error#', description: 'Body larger than the limit' }, 415: { $ref: 'Error#', description: 'Body is not application/json' } });
+    if (route.config?.auth) extra[429] = { $ref: 'Error#', description: 'Rate limited; see Retry-After' };
+    schema.response = { ...extra, ...schema.response };
+  });
+
   // Auth, then modules
   installAuth(app, auth, { db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
   await app.register(healthRoutes);
