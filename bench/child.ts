@@ -8,8 +8,9 @@ import pg from 'pg';
 const counts = new Map<string, number>();
 
 function statementKey(text: string): string {
-  const verb = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? '?';
-  const table = /"(\w+)"/.exec(text)?.[1] ?? /\b(?:into|from|update)\s+(\w+)/i.exec(text)?.[1];
+  const head = text.slice(0, 200); // the verb and first table are near the start; long statements cost the counter nothing more
+  const verb = /^\s*(\w+)/.exec(head)?.[1]?.toLowerCase() ?? '?';
+  const table = /"(\w+)"/.exec(head)?.[1] ?? /\b(?:into|from|update)\s+(\w+)/i.exec(head)?.[1];
   return table ? `${verb} ${table}` : verb;
 }
 
@@ -37,6 +38,8 @@ export interface ChildStats {
   queries: Record<string, number>;
   /** process.cpuUsage() since the last reset, in ms (user + system). */
   cpuMs: number;
+  /** The system (kernel) part of cpuMs: socket reads and writes, mostly. */
+  systemMs: number;
 }
 
 /**
@@ -64,7 +67,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
       const used = process.cpuUsage(cpu);
-      const stats: ChildStats = { type: 'stats', queries: Object.fromEntries(counts), cpuMs: (used.user + used.system) / 1000 };
+      const stats: ChildStats = { type: 'stats', queries: Object.fromEntries(counts), cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000 };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);
     else if (m.type === 'profile-start') void profileStart().then(() => process.send?.({ type: 'profile-started' }));

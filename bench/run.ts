@@ -339,7 +339,7 @@ interface Context {
 interface Results {
   floor?: LoadResult & { serverCpuMsPerRequest: number };
   floorSql?: LoadResult & { serverCpuMsPerRequest: number };
-  creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number };
+  creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
   webhooks?: WebhookBenchResult;
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
 }
@@ -432,7 +432,7 @@ async function floorOnly(ctx: Context, floor: Child): Promise<void> {
  * in a bare route: separates the cost of the SQL design from the cost of the application code.
  */
 async function scenarioFloorSql(ctx: Context, floor: Child): Promise<void> {
-  console.log(`\n[A2] SQL floor: POST /floor-sql (PIX creation's 7 statements, raw pg), ${CONNECTIONS} connections, ${SECONDS} s`);
+  console.log(`\n[A2] SQL floor: POST /floor-sql (PIX creation's 3 statements, raw pg), ${CONNECTIONS} connections, ${SECONDS} s`);
   const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
   let key = 0;
   const opts = (duration: number): autocannon.Options => ({
@@ -496,9 +496,9 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
   const total = Object.values(queriesPerRequest).reduce((a, b) => a + b, 0);
   console.log(`  non-2xx responses: ${result.non2xx}${result.non2xx ? ` (status codes ${JSON.stringify(result.statusCodes)})` : ' (none, as required)'}`);
   console.log(`  statements per request: ${fmt(total, 2)} (${Object.entries(queriesPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')})`);
-  console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request`);
+  console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request (kernel ${fmt(stats.systemMs / sent, 2)} ms)`);
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
-  ctx.results.creation = { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent };
+  ctx.results.creation = { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
 }
 
 /** C: first page vs. a page DEPTH_PAGES deep, with ROWS transactions seeded for one merchant. */
@@ -696,7 +696,7 @@ function report(results: Results, mach: Machine): string {
       '',
       `PIX creation, per request (counted in the gateway process): ${fmt(total, 2)} SQL statements ` +
         `(${Object.entries(q).map(([k, v]) => `\`${k}\` ${fmt(v, 2)}`).join(', ')}); ` +
-        `${fmt(creation.serverCpuMsPerRequest, 2)} ms of gateway CPU` +
+        `${fmt(creation.serverCpuMsPerRequest, 2)} ms of gateway CPU (${fmt(creation.serverSystemMsPerRequest, 2)} ms of it in the kernel)` +
         (floor ? ` (floor: 1 statement, ${fmt(floor.serverCpuMsPerRequest, 2)} ms of CPU in its process)` : '') +
         (floor ? `; PostgreSQL CPU per request: creation ${fmt(((creation.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, creation.ok), 2)} ms, floor ${fmt(((floor.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, floor.ok), 2)} ms.` : '.'),
     );
@@ -745,9 +745,9 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   key and a \`(user_id, livemode, created_at, id)\` index), pg Pool of 50. autocannon, 50 connections,
   20 s, the same JSON bodies as B.
 - **A2. SQL floor** (not a target; a diagnostic). The same process, \`POST /floor-sql\`: the statements
-  PIX creation sends (idempotency claim; BEGIN; client upsert; transaction insert; event insert;
-  COMMIT; idempotency response), on the real tables, from raw pg: no query builder, validation,
-  schemas or hooks. The gap A -> A2 is the cost of the SQL design; A2 -> B, of the application code.
+  PIX creation sends (idempotency claim; the creation statement, built by the gateway's own code;
+  idempotency response), on the real tables, from raw pg: no validation, schemas or hooks. The gap
+  A -> A2 is the cost of the SQL design; A2 -> B, of the application code.
 - **B. PIX creation.** bench/server.ts, in its own process: the real app (\`buildApp\`) with a pool of 50,
   rate limit out of the way, \`LOG_LEVEL=warn\`, no background jobs. A merchant and a development key
   are made through the API; then autocannon, 50 connections, 20 s, \`POST /api/v1/transactions\` PIX,

@@ -45,13 +45,21 @@ export interface EventRecord {
  */
 export const EVENT_COLUMNS = sql.raw('ev (id, type, data, created_at, at, postback_url, postback_of)');
 
+/** What the events of a statement can carry, so that fan-outs leave out of the SQL what cannot apply. */
+export interface EventShape {
+  /** Some event may have a postback_url. */
+  postbackUrls: boolean;
+  /** Some event may have a postback_of. */
+  postbackLookups: boolean;
+}
+
 /**
  * Work written by the same statement as the events (one statement: it commits with them, and costs
  * no round trip of its own). `ctes` are further CTEs (", name AS (...)") that read `ev`; `result` a
  * number the statement selects, so that plain (not data-modifying) CTEs among them run as well.
  */
 export interface EventFanout {
-  ctes(scope: Scope): RawBuilder<unknown>;
+  ctes(scope: Scope, shape: EventShape): RawBuilder<unknown>;
   result(): RawBuilder<unknown>;
 }
 const fanouts: EventFanout[] = [];
@@ -64,19 +72,21 @@ export function onEvents(fanout: EventFanout) {
  * their fan-out, and a scalar the statement must select to make them all run. For statements that
  * write something else too (transaction creation); recordEvents is the plain case.
  */
-export function eventWrites(scope: Scope, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
+export function eventWrites(scope: Scope, shape: EventShape, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
   const ctes = sql`${EVENT_COLUMNS} AS (${source}),
     ev_rows AS (
       INSERT INTO events (id, user_id, livemode, type, data, created_at)
       SELECT id, ${scope.userId}::uuid, ${scope.livemode}::boolean, type, data::jsonb, created_at FROM ev
     )${sql.join(
-      fanouts.map((f) => f.ctes(scope)),
+      fanouts.map((f) => f.ctes(scope, shape)),
       sql``,
     )}`;
-  const result = fanouts.length ? sql`(${sql.join(
-    fanouts.map((f) => f.result()),
-    sql` + `,
-  )})` : sql`0`;
+  const result = fanouts.length
+    ? sql`(${sql.join(
+        fanouts.map((f) => f.result()),
+        sql` + `,
+      )})`
+    : sql`0`;
   return { ctes, result };
 }
 
@@ -92,7 +102,8 @@ export async function recordEvents(trx: Executor, scope: Scope, items: { type: E
   const rows = events.map(
     (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::json, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
   );
-  const { ctes, result } = eventWrites(scope, sql`VALUES ${sql.join(rows)}`);
+  const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
+  const { ctes, result } = eventWrites(scope, shape, sql`VALUES ${sql.join(rows)}`);
   await sql`WITH ${ctes} SELECT ${result} AS fanout`.execute(trx);
   return events;
 }

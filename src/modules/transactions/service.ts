@@ -245,12 +245,20 @@ async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: Pa
 }
 
 async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLink | null): Promise<Transaction> {
+  const { rows } = await creationStatement(scope, r, link).execute(db);
+  const { fanout: _, ...tx } = rows[0];
+  return tx;
+}
+
+/** The creation statement for one row (its display id drawn); exported for the benchmark's SQL floor. */
+export function creationStatement(scope: Scope, r: Transaction, link: PaymentLink | null) {
   const at = r.created_at.toISOString();
   // The payload is eventData of the row as stored; the client's id is put in by the statement
   // (`client_id` holds the id the upsert inserts with, a fresh random UUID found nowhere else).
   const data = JSON.stringify(eventData(r));
   const events = eventWrites(
     scope,
+    { postbackUrls: r.postback_url !== null, postbackLookups: false },
     sql`SELECT ${uuidv7(r.created_at.getTime())}::uuid, 'transaction.created'::text, replace(${data}::text, ${r.client_id}::text, t.client_id::text)::json,
       ${r.created_at}::timestamptz, ${at}::text, t.postback_url, NULL::uuid FROM t`,
   );
@@ -258,7 +266,7 @@ async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLi
     ? sql`,
     link_use AS (UPDATE payment_links SET times_used = times_used + 1 WHERE user_id = ${scope.userId}::uuid AND id = ${link.id}::uuid AND EXISTS (SELECT 1 FROM t))`
     : sql``;
-  const { rows } = await sql<Transaction & { fanout: unknown }>`
+  return sql<Transaction & { fanout: unknown }>`
     WITH c AS (${upsertClientSql(scope, r.client_id, r.created_at, { name: r.client_name, email: r.client_email, document: r.client_document, phone: r.client_phone })}),
     t AS (
       INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
@@ -276,9 +284,7 @@ async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLi
       RETURNING *
     ),
     ${events.ctes}${linkUse}
-    SELECT t.*, ${events.result} AS fanout FROM t`.execute(db);
-  const { fanout: _, ...tx } = rows[0];
-  return tx;
+    SELECT t.*, ${events.result} AS fanout FROM t`;
 }
 
 /**

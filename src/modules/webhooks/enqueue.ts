@@ -5,7 +5,7 @@
 // woken when (and only if) the commit happens, and only when a delivery was written.
 import { sql, type RawBuilder } from 'kysely';
 import type { Scope } from '../../http/scope.ts';
-import { onEvents } from '../events/service.ts';
+import { onEvents, type EventShape } from '../events/service.ts';
 
 export const NOTIFY_CHANNEL = 'cofre_webhooks';
 
@@ -39,9 +39,10 @@ function envelopeSql(v: Parameters<typeof envelopeFields<RawBuilder<unknown>>>[0
  * The deliveries of the events in `ev` (see EVENT_COLUMNS in the events module) as CTEs: one
  * INSERT ... SELECT over the merchant's matching subscriptions and the postback targets, and a
  * pg_notify that runs only if it inserted something. Delivery ids are UUID v7 with the event's
- * millisecond (time-ordered, like every other id).
+ * millisecond (time-ordered, like every other id). The postback branches are left out of the
+ * statement when `shape` says no event can have one (less for PostgreSQL to plan).
  */
-export function enqueueDeliveries(scope: Scope): RawBuilder<unknown> {
+export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<unknown> {
   const u = sql`${scope.userId}::uuid`;
   const l = sql`${scope.livemode}::boolean`;
   const body = envelopeSql({
@@ -52,6 +53,19 @@ export function enqueueDeliveries(scope: Scope): RawBuilder<unknown> {
     subscription: sql`json_build_object('id', x.subscription_id, 'url', x.url)`,
     livemode: l,
   });
+  const knownPostbacks = shape.postbackUrls
+    ? sql`
+        UNION ALL
+        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, ev.postback_url
+        FROM ev WHERE ev.postback_url IS NOT NULL`
+    : sql``;
+  const storedPostbacks = shape.postbackLookups
+    ? sql`
+        UNION ALL
+        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, t.postback_url
+        FROM ev JOIN transactions t ON t.user_id = ${u} AND t.livemode = ${l} AND t.id = ev.postback_of
+        WHERE ev.postback_url IS NULL AND t.postback_url IS NOT NULL`
+    : sql``;
   return sql`,
     webhook_rows AS (
       INSERT INTO webhook_deliveries (id, user_id, livemode, event_id, event_type, subscription_id, url, body, status, next_attempt_at, created_at, updated_at)
@@ -60,14 +74,7 @@ export function enqueueDeliveries(scope: Scope): RawBuilder<unknown> {
       FROM (
         SELECT ev.id AS event_id, ev.type, ev.data, ev.at, ev.created_at, s.id AS subscription_id, s.url
         FROM ev JOIN webhook_subscriptions s
-          ON s.user_id = ${u} AND s.livemode = ${l} AND s.status = 'ACTIVE' AND s.deleted_at IS NULL AND s.events ? ev.type
-        UNION ALL
-        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, ev.postback_url
-        FROM ev WHERE ev.postback_url IS NOT NULL
-        UNION ALL
-        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, t.postback_url
-        FROM ev JOIN transactions t ON t.user_id = ${u} AND t.livemode = ${l} AND t.id = ev.postback_of
-        WHERE ev.postback_url IS NULL AND t.postback_url IS NOT NULL
+          ON s.user_id = ${u} AND s.livemode = ${l} AND s.status = 'ACTIVE' AND s.deleted_at IS NULL AND s.events ? ev.type${knownPostbacks}${storedPostbacks}
       ) x
       RETURNING 1
     ),
