@@ -11,12 +11,13 @@
 //
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
-// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,webhooks; the
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,checkout,webhooks; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180).
 // Each scenario is a small function taking the shared context; webhook deliveries live in webhooks.ts.
 import { fork, type ChildProcess } from 'node:child_process';
+import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from './checkout.ts';
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'webhooks'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks'];
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
@@ -341,6 +342,7 @@ interface Results {
   floorSql?: LoadResult & { serverCpuMsPerRequest: number };
   creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
   webhooks?: WebhookBenchResult;
+  checkout?: CheckoutBenchResult;
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
 }
 
@@ -701,6 +703,15 @@ function report(results: Results, mach: Machine): string {
         (floor ? `; PostgreSQL CPU per request: creation ${fmt(((creation.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, creation.ok), 2)} ms, floor ${fmt(((floor.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, floor.ok), 2)} ms.` : '.'),
     );
   }
+  const co = results.checkout;
+  if (co) {
+    lines.push(
+      '',
+      '| Hosted checkout page (issue 5) | Measured | Target | Result |',
+      '| --- | --- | --- | --- |',
+      `| GET /pay/{slug}, ${co.connections} connections: time to response p50 | ${fmt(co.latencyMs.p50, 1)} ms (p99 ${fmt(co.latencyMs.p99, 1)} ms, ${fmt(co.perSecond, 0)} pages/s, ${co.non2xx + co.errors} failures) | <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms | ${met(co.latencyMs.p50 <= CHECKOUT_TARGETS.firstByteP50Ms)} |`,
+    );
+  }
   const wh = results.webhooks;
   if (wh) {
     lines.push(
@@ -729,6 +740,11 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
 - PIX creation >= 1,500 creations/s, p99 <= 100 ms, and >= 25% of the floor's throughput.
 - 0 non-2xx responses during PIX creation.
 - With 1,000,000 transactions stored, a page 10,000 pages deep costs no more than 2x the first page.
+
+## Targets (issue 5)
+
+- The hosted checkout page \`GET /pay/{slug}\` at 100 concurrent requests: first byte p50 <= 20 ms
+  (autocannon measures the whole response, an upper bound on the first byte). Method: bench/checkout.ts.
 
 ## Targets (issue 4)
 
@@ -856,6 +872,11 @@ async function main() {
       await scenarioPixCreation(ctx, gw);
     }
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
+    if (SCENARIOS.includes('checkout')) {
+      await waitForQuiet();
+      const m = await merchant(gw, 'checkout');
+      ctx.results.checkout = await checkoutPageScenario({ url: gw.url, apiKey: m.key });
+    }
   } finally {
     await gw.stop();
   }
