@@ -7,6 +7,7 @@ import Fastify from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
+import { prepared, preparedName } from '../src/db/index.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
 import { CLAIM, RESPOND } from '../src/http/idempotency.ts';
 import { creationStatement } from '../src/modules/transactions/service.ts';
@@ -71,7 +72,8 @@ app.post('/floor', async (req, reply) => {
 // statement, on the real tables, from raw pg with no validation, schemas or hooks: the idempotency
 // claim, the creation statement (built by the gateway's own code, so it cannot drift; compiling it
 // is the only query building here) and the idempotency response. What is left between this and
-// the gateway is the application's own cost.
+// the gateway is the application's own cost. Named (prepared) statements, as the gateway sends them.
+const named = (text: string, values: unknown[]) => pool.query({ name: preparedName(text), text, values });
 const FLOOR_USER = process.env.FLOOR_USER_ID;
 const TTL_MS = 24 * 3600_000;
 const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -80,7 +82,7 @@ app.post('/floor-sql', async (req, reply) => {
   const b = (req.body ?? {}) as Body;
   const key = String(req.headers['idempotency-key'] ?? uuidv7());
   const now = new Date();
-  const claimed = await pool.query(CLAIM, [FLOOR_USER, false, key, 'f'.repeat(64), now, new Date(now.getTime() + TTL_MS)]);
+  const claimed = await named(CLAIM, [FLOOR_USER, false, key, 'f'.repeat(64), now, new Date(now.getTime() + TTL_MS)]);
   if (!claimed.rows.length) return reply.code(409).send({ message: 'in progress' });
   const amount = Number.isInteger(b.amountCents) ? b.amountCents! : 1990;
   const txid = newTxid();
@@ -128,10 +130,10 @@ app.post('/floor-sql', async (req, reply) => {
     updated_at: now,
   };
   const q = creationStatement({ userId: FLOOR_USER, livemode: false }, row, null).compile(compiler);
-  const t = await pool.query(q.sql, q.parameters as unknown[]);
+  const t = await named(prepared('tx_create', q.sql), q.parameters as unknown[]);
   const { fanout: _, ...tx } = t.rows[0];
   const body = JSON.stringify({ message: 'Transaction created', transaction: tx });
-  await pool.query(RESPOND, [FLOOR_USER, false, key, 201, body]);
+  await named(RESPOND, [FLOOR_USER, false, key, 201, body]);
   return reply.code(201).type('application/json').send(body);
 });
 

@@ -762,7 +762,7 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   20 s, the same JSON bodies as B.
 - **A2. SQL floor** (not a target; a diagnostic). The same process, \`POST /floor-sql\`: the statements
   PIX creation sends (idempotency claim; the creation statement, built by the gateway's own code;
-  idempotency response), on the real tables, from raw pg: no validation, schemas or hooks. The gap
+  idempotency response), on the real tables, from raw pg as the same named prepared statements: no validation, schemas or hooks. The gap
   A -> A2 is the cost of the SQL design; A2 -> B, of the application code.
 - **B. PIX creation.** bench/server.ts, in its own process: the real app (\`buildApp\`) with a pool of 50,
   rate limit out of the way, \`LOG_LEVEL=warn\`, no background jobs. A merchant and a development key

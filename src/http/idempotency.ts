@@ -3,21 +3,21 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CompiledQuery } from 'kysely';
-import type { Db } from '../db/index.ts';
+import { prepared, type Db } from '../db/index.ts';
 import { badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
 
 // Fixed statements, built once (no query building on every request; the benchmark's SQL floor
-// sends them too). The claim takes a free key, or one whose 24 h are over ($5 is now).
-export const CLAIM = `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+// sends them too), and named prepared statements on PostgreSQL (see prepared()). The claim takes a free key, or one whose 24 h are over ($5 is now).
+export const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (user_id, livemode, key) DO UPDATE
   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency_keys.expires_at < $5
-  RETURNING key`;
-export const STORED = 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3';
-export const RESPOND = 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3';
-export const FREE = 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3';
+  RETURNING key`);
+export const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+export const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
+export const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 
 declare module 'fastify' {
   interface FastifyRequest {

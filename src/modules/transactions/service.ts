@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
-import { inTx, type Db, type Executor } from '../../db/index.ts';
+import { inTx, prepared, type Db, type Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
@@ -245,7 +245,11 @@ async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: Pa
 }
 
 async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLink | null): Promise<Transaction> {
-  const { rows } = await creationStatement(scope, r, link).execute(db);
+  // Its text depends only on the case (with or without a link, a postback URL): a prepared
+  // statement on PostgreSQL, one per case (see prepared()).
+  const query = creationStatement(scope, r, link).compile(db);
+  prepared('tx_create', query.sql);
+  const { rows } = await db.executeQuery(query);
   const { fanout: _, ...tx } = rows[0];
   return tx;
 }
