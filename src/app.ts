@@ -101,7 +101,6 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
-    ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler());
@@ -156,7 +155,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   });
 
   // Auth, then modules
-  installAuth(app, auth, { db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
+  installAuth(app, auth);
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(credentialRoutes);

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/index.ts';
-import { AppError, forbidden, unauthorized, validation } from './errors.ts';
+import { forbidden, tooManyRequests, unauthorized, validation } from './errors.ts';
 import type { RateLimiter } from './ratelimit.ts';
 
 export const PERMISSIONS = [
@@ -100,6 +100,14 @@ export class Authenticator {
       .sign(this.secret);
   }
 
+  /** Authenticated routes are limited per merchant, not per IP: 429 with Retry-After past the limit. */
+  async limitMerchant(userId: string): Promise<void> {
+    const hit = await this.deps.limiter.hit(`user:${userId}`, 60_000);
+    if (hit.count > this.deps.perUserPerMinute) {
+      throw tooManyRequests('Too many requests for this account; slow down', hit.resetMs);
+    }
+  }
+
   /** Drops a key from this instance's cache at once (revocation). */
   forget(keyHash: string) {
     this.cache.delete(keyHash);
@@ -183,7 +191,7 @@ function environmentOf(req: FastifyRequest): boolean {
   throw validation('X-Environment', 'must be development or production');
 }
 
-export function installAuth(app: FastifyInstance, auth: Authenticator, deps: AuthDeps) {
+export function installAuth(app: FastifyInstance, auth: Authenticator) {
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRoute', (route: RouteOptions) => {
     const spec = route.config?.auth;
@@ -194,11 +202,7 @@ export function installAuth(app: FastifyInstance, auth: Authenticator, deps: Aut
     route.schema = { ...(route.schema ?? {}), security } as typeof route.schema;
     const check = async (req: FastifyRequest) => {
       req.auth = await auth.authenticate(req, spec);
-      // Authenticated routes are limited per merchant, not per IP.
-      const hit = await deps.limiter.hit(`user:${req.auth.userId}`, 60_000);
-      if (hit.count > deps.perUserPerMinute) {
-        throw new AppError(429, 'Too many requests for this account; slow down', null, [], { 'Retry-After': String(Math.ceil(hit.resetMs / 1000)) });
-      }
+      await auth.limitMerchant(req.auth.userId);
     };
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [check, ...existing];

@@ -46,6 +46,9 @@ export const unauthorized = (message = 'Unauthorized') => new AppError(401, mess
 export const forbidden = (message = 'Forbidden') => new AppError(403, message);
 export const notFound = (what = 'Resource') => new AppError(404, `${what} not found`);
 export const conflict = (message: string) => new AppError(409, message);
+/** 429 with Retry-After: whole seconds until the window resets, at least 1. */
+export const tooManyRequests = (message: string, resetMs: number) =>
+  new AppError(429, message, null, [], { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) });
 
 /** Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path). */
 function fieldErrors(err: FastifyError): FieldError[] {

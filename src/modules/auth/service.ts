@@ -3,7 +3,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { User } from '../../db/types.ts';
-import { AppError, badRequest, notFound, unauthorized } from '../../http/errors.ts';
+import { badRequest, notFound, tooManyRequests, unauthorized } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/ratelimit.ts';
 
 // A hash of a random password, verified when the e-mail is unknown so both paths cost the same.
@@ -68,7 +68,7 @@ export async function login(db: Executor, limiter: RateLimiter, email: string, p
   const key = `login:${email.trim().toLowerCase()}:${ip}`;
   const seen = await limiter.peek(key);
   if (seen.count >= LOGIN_MAX_FAILURES) {
-    throw new AppError(429, 'Too many failed login attempts; try again later', null, [], { 'Retry-After': String(Math.max(1, Math.ceil(seen.resetMs / 1000))) });
+    throw tooManyRequests('Too many failed login attempts; try again later', seen.resetMs);
   }
   const user = await db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).executeTakeFirst();
   const ok = await verify(user?.password_hash ?? DUMMY_HASH, password);

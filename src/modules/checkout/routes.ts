@@ -1,6 +1,6 @@
 // Public checkout API (no credentials): what the hosted pages call.
 import type { App } from '../../app.ts';
-import { AppError } from '../../http/errors.ts';
+import { notFound, tooManyRequests } from '../../http/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { checkCouponLimits, hitCouponLimits } from '../coupons/limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
@@ -31,7 +31,7 @@ export default async function checkoutRoutes(app: App) {
     },
     async (req) => {
       const pl = await findBySlug(db, req.params.slug);
-      if (!pl) throw new AppError(404, 'Payment link not found');
+      if (!pl) throw notFound('Payment link');
       return { message: 'OK', paymentLink: publicView(config, pl) };
     },
   );
@@ -72,7 +72,7 @@ export default async function checkoutRoutes(app: App) {
     },
     async (req, reply) => {
       const hit = await limiter.hit(`abandon:ip:${req.ip}`, 60_000);
-      if (hit.count > ABANDONMENTS_PER_MINUTE) throw new AppError(429, 'Too many requests; slow down', null, [], { 'Retry-After': String(Math.ceil(hit.resetMs / 1000)) });
+      if (hit.count > ABANDONMENTS_PER_MINUTE) throw tooManyRequests('Too many requests; slow down', hit.resetMs);
       const { id } = await recordAbandonment(db, req.params.slug, req.body);
       return reply.code(201).send({ message: 'Cart abandonment recorded', cartAbandonment: { id } });
     },

@@ -68,8 +68,10 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * The upsert behind upsertClientByDocument as SQL (RETURNING *), for statements that write more
- * than the client: transaction creation runs it as a CTE. `input.email` is normalised here.
+ * The client with this document, created or refreshed with the latest contact details, as SQL
+ * (RETURNING *) for statements that write more than the client: transaction creation runs it as a
+ * CTE. Safe under concurrent calls (upsert on the unique index). The caller passes a cleaned name
+ * (requiredText) and a normalised document; `input.email` is normalised here.
  */
 export function upsertClientSql(scope: Scope, id: string, now: Date, input: { name: string; email: string; document: string; phone?: string | null }): RawBuilder<Client> {
   return sql<Client>`
@@ -79,20 +81,6 @@ export function upsertClientSql(scope: Scope, id: string, now: Date, input: { na
     ON CONFLICT (user_id, livemode, document) WHERE deleted_at IS NULL
     DO UPDATE SET name = excluded.name, email = excluded.email, phone = COALESCE(excluded.phone, clients.phone), updated_at = excluded.updated_at
     RETURNING *`;
-}
-
-/**
- * The client with this document, created or refreshed with the latest contact details.
- * Safe under concurrent calls (upsert on the unique index). The caller passes a cleaned name
- * (requiredText) and a normalised document.
- */
-export async function upsertClientByDocument(
-  db: Executor,
-  scope: Scope,
-  input: { name: string; email: string; document: string; phone?: string | null },
-): Promise<Client> {
-  const { rows } = await upsertClientSql(scope, uuidv7(), new Date(), input).execute(db);
-  return rows[0];
 }
 
 export async function getClient(db: Executor, scope: Scope, id: string): Promise<Client> {

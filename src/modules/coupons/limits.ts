@@ -4,7 +4,7 @@
 // every instance sees the same numbers when REDIS_URL is set.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../http/errors.ts';
+import { tooManyRequests, type AppError } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/ratelimit.ts';
 
 export const COUPON_LIMITS = {
@@ -46,7 +46,7 @@ function keys(req: FastifyRequest) {
 }
 
 function tooMany(resetMs: number): AppError {
-  return new AppError(429, 'Too many coupon attempts; try again later', null, [], { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) });
+  return tooManyRequests('Too many coupon attempts; try again later', resetMs);
 }
 
 /** Counts one attempt on both limits; 429 with Retry-After when either is exceeded. */

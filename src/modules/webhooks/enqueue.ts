@@ -81,11 +81,5 @@ export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<u
     webhook_notify AS (SELECT pg_notify(${NOTIFY_CHANNEL}, '') FROM (SELECT 1 FROM webhook_rows LIMIT 1) AS any_row)`;
 }
 
-// Registered once, when this module is first imported (by the app and by the worker).
-let registered = false;
-export function registerEnqueueHook() {
-  if (registered) return;
-  registered = true;
-  onEvents({ ctes: enqueueDeliveries, result: () => sql`(SELECT count(*) FROM webhook_notify)` });
-}
-registerEnqueueHook();
+// Registered when this module is first imported (by the app and by the worker); modules run once.
+onEvents({ ctes: enqueueDeliveries, result: () => sql`(SELECT count(*) FROM webhook_notify)` });
