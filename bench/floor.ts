@@ -9,7 +9,7 @@ import pg from 'pg';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
 import { prepared, preparedName } from '../src/db/index.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
-import { CLAIM, RESPOND } from '../src/http/idempotency.ts';
+import type { RequestKey } from '../src/http/idempotency.ts';
 import { creationStatement } from '../src/modules/transactions/service.ts';
 import '../src/modules/webhooks/enqueue.ts'; // registers the webhook fan-out of recorded events, as in the gateway
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
@@ -68,22 +68,26 @@ app.post('/floor', async (req, reply) => {
   return reply.code(201).send({ id: rows[0].id });
 });
 
-// POST /floor-sql (optional scenario "floorsql"): the SQL that PIX creation sends, statement for
-// statement, on the real tables, from raw pg with no validation, schemas or hooks: the idempotency
-// claim, the creation statement (built by the gateway's own code, so it cannot drift; compiling it
-// is the only query building here) and the idempotency response. What is left between this and
+// POST /floor-sql (optional scenario "floorsql"): the SQL that PIX creation sends, on the real
+// tables, from raw pg with no validation, schemas or hooks: the one creation statement, which also
+// stores the idempotency key with its response (built by the gateway's own code, so it cannot
+// drift; compiling it is the only query building here). What is left between this and
 // the gateway is the application's own cost. Named (prepared) statements, as the gateway sends them.
 const named = (text: string, values: unknown[]) => pool.query({ name: preparedName(text), text, values });
 const FLOOR_USER = process.env.FLOOR_USER_ID;
-const TTL_MS = 24 * 3600_000;
 const compiler = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 app.post('/floor-sql', async (req, reply) => {
   if (!FLOOR_USER) return reply.code(500).send({ message: 'FLOOR_USER_ID not set' });
   const b = (req.body ?? {}) as Body;
-  const key = String(req.headers['idempotency-key'] ?? uuidv7());
-  const now = new Date();
-  const claimed = await named(CLAIM, [FLOOR_USER, false, key, 'f'.repeat(64), now, new Date(now.getTime() + TTL_MS)]);
-  if (!claimed.rows.length) return reply.code(409).send({ message: 'in progress' });
+  const key: RequestKey = {
+    userId: FLOOR_USER,
+    livemode: false,
+    key: String(req.headers['idempotency-key'] ?? uuidv7()),
+    fingerprint: 'f'.repeat(64),
+    createdAt: new Date(),
+    state: 'inline',
+  };
+  const now = key.createdAt;
   const amount = Number.isInteger(b.amountCents) ? b.amountCents! : 1990;
   const txid = newTxid();
   const row: Transaction = {
@@ -129,11 +133,10 @@ app.post('/floor-sql', async (req, reply) => {
     created_at: now,
     updated_at: now,
   };
-  const q = creationStatement({ userId: FLOOR_USER, livemode: false }, row, null).compile(compiler);
+  const render = (tx: Transaction) => JSON.stringify({ message: 'Transaction created', transaction: tx });
+  const q = creationStatement({ userId: FLOOR_USER, livemode: false }, row, null, { key, status: 201, render }).compile(compiler);
   const t = await named(prepared('tx_create', q.sql), q.parameters as unknown[]);
-  const { fanout: _, ...tx } = t.rows[0];
-  const body = JSON.stringify({ message: 'Transaction created', transaction: tx });
-  await named(RESPOND, [FLOOR_USER, false, key, 201, body]);
+  const body: string = t.rows[0].response;
   return reply.code(201).type('application/json').send(body);
 });
 

@@ -789,6 +789,70 @@ describe('idempotency', () => {
     assert.equal(await txCount(i.id), 2);
   });
 
+  test('with a key, the response (stored by the creation statement) is the transaction as stored: an existing client keeps its id and phone', async () => {
+    const i = await merchant(ctx.app);
+    const doc = cpf();
+    const first = await post(i.devKey, body({ clientDocument: doc, clientPhone: '(11) 4002-8922' }));
+    assert.equal(first.status, 201, first.raw);
+    const client = first.body.transaction.client;
+    // No phone given: the client's stored one is shown; metadata keys come back in jsonb's order.
+    const b = body({ clientDocument: doc, clientName: 'Ana Maria', metadata: { zeta: 'ção ✓ "q" \\ </script>', a: 1.5, 'longer-key': true, b: null }, trackingParams: { utm_source: 'x' } });
+    const res = await post(i.devKey, b, idem('stored-1'));
+    assert.equal(res.status, 201, res.raw);
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    const t = res.body.transaction;
+    assert.deepEqual(t.client, { ...client, name: 'Ana Maria', email: b.clientEmail });
+    assert.equal(t.client.phone, '(11) 4002-8922');
+    assert.equal(res.raw, JSON.stringify({ message: 'Transaction created', transaction: (await get(i.devKey, t.id)).body.transaction }));
+    const replay = await post(i.devKey, b, idem('stored-1'));
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.raw, res.raw);
+    // The event carries the same client.
+    const [created] = await eventsFor(t.id);
+    assert.equal(created.data.clientId, client.id);
+    // A new client without a phone: null.
+    const fresh = await post(i.devKey, body(), idem('stored-2'));
+    assert.equal(fresh.body.transaction.client.phone, null);
+    assert.notEqual(fresh.body.transaction.client.id, client.id);
+    assert.deepEqual(fresh.body.transaction, (await get(i.devKey, fresh.body.transaction.id)).body.transaction);
+  });
+
+  test('a refusal is stored and replayed too; a retry is replayed even once its input would be refused; a card charge with a key is charged once', async () => {
+    const i = await merchant(ctx.app);
+    const b0 = body({ paymentLinkId: '01890000-0000-7000-8000-000000000000' });
+    const refused = await post(i.devKey, b0, idem('err-1'));
+    assert400(refused, 'VALIDATION_ERROR');
+    const again = await post(i.devKey, b0, idem('err-1'));
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.raw, refused.raw);
+    const { paymentLinkId: _, ...other } = b0;
+    assert400(await post(i.devKey, other, idem('err-1')), 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(await txCount(i.id), 0);
+
+    // Paid with a link that is then archived: the retry replays the 201 rather than refusing the link.
+    const link = await call(ctx.app, 'POST', '/api/v1/payment-links', { key: i.devKey, body: { title: 'Ebook', amountCents: 3000 } });
+    assert.equal(link.status, 201, link.raw);
+    const withLink = body({ paymentLinkId: link.body.paymentLink.id, amountCents: 3000 });
+    const ok = await post(i.devKey, withLink, idem('link-1'));
+    assert.equal(ok.status, 201, ok.raw);
+    assert.equal((await call(ctx.app, 'DELETE', `/api/v1/payment-links/${link.body.paymentLink.id}`, { key: i.devKey })).status, 200);
+    assert400(await post(i.devKey, body({ paymentLinkId: link.body.paymentLink.id }), idem('link-2')), 'VALIDATION_ERROR');
+    const retry0 = await post(i.devKey, withLink, idem('link-1'));
+    assert.equal(retry0.headers['idempotent-replayed'], 'true');
+    assert.equal(retry0.raw, ok.raw);
+    assert.equal(await txCount(i.id), 1);
+
+    const b = body({ paymentMethod: 'CARD', card: card() });
+    const paid = await post(i.devKey, b, idem('card-1'));
+    assert.equal(paid.status, 201, paid.raw);
+    assert.equal(paid.body.transaction.status, 'PAID');
+    const retry = await post(i.devKey, b, idem('card-1'));
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(retry.body, paid.body);
+    assert.equal(await txCount(i.id), 2);
+    assert.ok(!retry.raw.includes('4242424242424242'));
+  });
+
   test('same key with another body -> 400 IDEMPOTENCY_KEY_REUSED; the same body in another key order is the same body', async () => {
     const i = await merchant(ctx.app);
     const b = body({ amountCents: 1500, metadata: { a: 1, b: 'x' } });

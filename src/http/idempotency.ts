@@ -1,10 +1,23 @@
 // Idempotency-Key on every POST made with an API key: the first response (status and body) is
 // stored for 24 h per merchant, environment and key, and replayed for a retry with the same body.
+//
+// Two ways to hold a key:
+// - claimed: the preHandler claims the key (a row without a response) before the handler runs, a
+//   retry meanwhile gets 409, and onSend stores the response (or frees the key after a 5xx);
+// - inline (route config `idempotency: { inline }`, for a request whose work is ONE statement):
+//   nothing is written before the handler; the statement doing the work also inserts the key with
+//   its response (storeKeySql), so the work and its stored response commit together. A retry racing
+//   it waits on the key's unique index and then gets the replay. If the key is already stored, the
+//   statement fails as a whole and the request falls back to a claim, which replays, refuses, or
+//   claims an expired key the usual way (runIdempotent). So does a request refused before its
+//   statement (a 4xx): its key may be stored already (a retry of a request that succeeded before
+//   the link it names sold out must still get the first response), else the claim takes it and the
+//   refusal is stored as a claimed request's would be.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CompiledQuery } from 'kysely';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { prepared, type Db } from '../db/index.ts';
-import { badRequest, conflict, validation } from './errors.ts';
+import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
 
@@ -15,13 +28,26 @@ export const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_
   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency_keys.expires_at < $5
   RETURNING key`);
-export const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
-export const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
-export const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
+const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+/** The key a request holds: `inline` until its statement stores it, `claimed` once claimed, `settled` when nothing is left to store. */
+export interface RequestKey {
+  userId: string;
+  livemode: boolean;
+  key: string;
+  fingerprint: string;
+  createdAt: Date;
+  state: 'inline' | 'claimed' | 'settled';
+}
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The handler stores the response in its own statement when `inline(body)` is true (see above). */
+    idempotency?: { inline: (body: any) => boolean };
+  }
   interface FastifyRequest {
-    idempotency: { key: string } | null;
+    idempotency: RequestKey | null;
   }
 }
 
@@ -41,6 +67,32 @@ function fingerprint(req: FastifyRequest): string {
   return createHash('sha256').update(`${req.method} ${req.url}\n${canonical(req.body ?? null)}`).digest('hex');
 }
 
+const expiry = (k: RequestKey) => new Date(k.createdAt.getTime() + TTL_MS);
+
+/**
+ * The INSERT of an inline key with its response, as a CTE of the statement doing the work; it
+ * writes one row per row of `from`. A key already present (even expired) fails the whole
+ * statement: see keyTaken.
+ */
+export function storeKeySql(k: RequestKey, status: number, body: RawBuilder<string>, from: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
+      SELECT ${k.userId}::uuid, ${k.livemode}::boolean, ${k.key}::text, ${k.fingerprint}::text, ${status}::integer, ${body},
+        ${k.createdAt}::timestamptz, ${expiry(k)}::timestamptz FROM ${from}
+      RETURNING response_body`;
+}
+
+/** The statement failed because the key is already stored: nothing of it was written. */
+export const keyTaken = (err: unknown) => {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'idempotency_keys_pkey';
+};
+
+/** Sends a JSON text as it is (a stored response, or one rendered before its statement ran). */
+function sendJsonText(reply: FastifyReply, status: number, text: string) {
+  return reply
+    .code(status).type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(text);
+}
+
 export function installIdempotency(app: FastifyInstance, db: Db) {
   app.decorateRequest('idempotency', null);
 
@@ -51,39 +103,71 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
     const key = String(header);
     if (!key.length || key.length > 255) throw validation('Idempotency-Key', 'must be 1 to 255 characters');
     const { userId, livemode } = req.auth;
-    const print = fingerprint(req);
-    const now = new Date();
-    const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, print, now, new Date(now.getTime() + TTL_MS)]));
-    if (claimed.length) {
-      req.idempotency = { key };
-      return;
-    }
-    const {
-      rows: [stored],
-    } = await db.executeQuery<{ fingerprint: string; response_status: number | null; response_body: string | null }>(CompiledQuery.raw(STORED, [userId, livemode, key]));
-    if (!stored) throw conflict('A request with this Idempotency-Key is in progress; retry shortly');
-    if (stored.fingerprint !== print) {
-      throw badRequest('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request', [
-        { field: 'Idempotency-Key', message: 'was used with another body or path' },
-      ]);
-    }
-    if (stored.response_status === null) throw conflict('A request with this Idempotency-Key is in progress; retry shortly');
-    return reply
-      .code(stored.response_status)
-      .header('Idempotent-Replayed', 'true')
-      .type('application/json; charset=utf-8')
-      .serializer((x: unknown) => x as string)
-      .send(stored.response_body);
+    req.idempotency = { userId, livemode, key, fingerprint: fingerprint(req), createdAt: new Date(), state: 'inline' };
+    if (req.routeOptions.config.idempotency?.inline(req.body)) return;
+    if (!(await claimKey(db, req, reply))) return reply;
   });
 
   // Registered before compression, so the payload here is still the JSON text.
   app.addHook('onSend', async (req, reply, payload) => {
-    if (!req.idempotency || reply.getHeader('Idempotent-Replayed')) return payload;
-    const { userId, livemode } = req.auth;
-    const { key } = req.idempotency;
+    const k = req.idempotency;
+    if (k?.state !== 'claimed') return payload;
+    const { userId, livemode, key } = k;
     // A 5xx means nothing was done: the key is freed so the client can retry with it.
-    const query = reply.statusCode >= 500 ? CompiledQuery.raw(FREE, [userId, livemode, key]) : CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]);
-    await db.executeQuery(query);
+    await db.executeQuery(reply.statusCode >= 500 ? CompiledQuery.raw(FREE, [userId, livemode, key]) : CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]));
     return payload;
   });
+}
+
+/**
+ * Claims the request's key before its work. True: claimed, go on. False: the stored response was
+ * replayed (the reply is sent). Throws 409 while another request holds the key, 400
+ * IDEMPOTENCY_KEY_REUSED for a key used with another body or path.
+ */
+async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const k = req.idempotency!;
+  const { userId, livemode, key } = k;
+  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k)]));
+  if (claimed.length) {
+    k.state = 'claimed';
+    return true;
+  }
+  k.state = 'settled';
+  const {
+    rows: [stored],
+  } = await db.executeQuery<{ fingerprint: string; response_status: number | null; response_body: string | null }>(CompiledQuery.raw(STORED, [userId, livemode, key]));
+  if (!stored) throw conflict('A request with this Idempotency-Key is in progress; retry shortly');
+  if (stored.fingerprint !== k.fingerprint) {
+    throw badRequest('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request', [
+      { field: 'Idempotency-Key', message: 'was used with another body or path' },
+    ]);
+  }
+  if (stored.response_status === null) throw conflict('A request with this Idempotency-Key is in progress; retry shortly');
+  sendJsonText(reply.header('Idempotent-Replayed', 'true'), stored.response_status, stored.response_body ?? '');
+  return false;
+}
+
+/**
+ * The handler of a route with inline keys: `inline(key)` does the work with the key stored by its
+ * own statement and returns the response text (`status`); `claimed()` does it as a claimed request
+ * (no key, a card charge, or after the fallback described at the top) and sends its reply.
+ */
+export async function runIdempotent(
+  db: Db,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  work: { status: number; inline: (key: RequestKey) => Promise<string>; claimed: () => Promise<FastifyReply> },
+): Promise<FastifyReply> {
+  const key = req.idempotency?.state === 'inline' ? req.idempotency : null;
+  if (!key) return work.claimed();
+  try {
+    const text = await work.inline(key);
+    key.state = 'settled';
+    return sendJsonText(reply, work.status, text);
+  } catch (err) {
+    // A 5xx did nothing and stores nothing: the key stays free.
+    if (!keyTaken(err) && !(err instanceof AppError && err.status < 500)) throw err;
+  }
+  if (!(await claimKey(db, req, reply))) return reply;
+  return work.claimed();
 }

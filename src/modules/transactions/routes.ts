@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../app.ts';
+import type { Transaction } from '../../db/types.ts';
+import { runIdempotent } from '../../http/idempotency.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { createTransaction, getTransaction, listTransactions, refundTransaction, simulate } from './service.ts';
+import { createTransaction, createTransactionStored, getTransaction, listTransactions, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
 const IdempotencyHeader = Type.Object({
@@ -17,7 +19,8 @@ export default async function transactionRoutes(app: App) {
   app.post(
     '/api/v1/transactions',
     {
-      config: { auth: { key: 'transactions:write' } },
+      // Without a card to charge, creation is one statement: it stores the Idempotency-Key itself.
+      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown }) => !body.card } },
       schema: {
         tags,
         summary: 'Create a payment (PIX, card or boleto)',
@@ -29,8 +32,12 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const tx = await createTransaction(app.deps.tx, req.auth, req.body);
-      return reply.code(201).send({ message: 'Transaction created', transaction: view(tx) });
+      const created = (tx: Transaction) => ({ message: 'Transaction created', transaction: view(tx) });
+      return runIdempotent(db, req, reply, {
+        status: 201,
+        inline: (key) => createTransactionStored(app.deps.tx, req.auth, req.body, { key, status: 201, render: (tx) => reply.code(201).serialize(created(tx)) as string }),
+        claimed: async () => reply.code(201).send(created(await createTransaction(app.deps.tx, req.auth, req.body))),
+      });
     },
   );
 

@@ -8,6 +8,7 @@ import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
+import { storeKeySql, type RequestKey } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { buildBoleto } from '../../payments/boleto.ts';
@@ -82,7 +83,31 @@ function boletoFreeField(id: string): string {
   return (BigInt('0x' + id.replace(/-/g, '').slice(12)) % 10n ** 25n).toString().padStart(25, '0');
 }
 
+/**
+ * A creation whose response is stored under its Idempotency-Key by the creation statement itself
+ * (see http/idempotency.ts, inline keys): `render` gives the response's JSON text for the row.
+ */
+export interface StoredCreation {
+  key: RequestKey;
+  status: number;
+  render: (tx: Transaction) => string;
+}
+
 export async function createTransaction(deps: TxDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}): Promise<Transaction> {
+  return (await create(deps, scope, input, extras, null)) as Transaction;
+}
+
+/**
+ * Creates the transaction and stores its response under the request's key, both in the creation
+ * statement; returns the response text. Not for a card charged at once: its response is known only
+ * after the charge. The statement fails with keyTaken(err) if the key is already stored.
+ */
+export async function createTransactionStored(deps: TxDeps, scope: Scope, input: CreateInput, stored: StoredCreation): Promise<string> {
+  if (input.card) throw new Error('a card charge cannot store its response in the creation statement');
+  return (await create(deps, scope, input, {}, stored)) as string;
+}
+
+async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, stored: StoredCreation | null): Promise<Transaction | string> {
   const { config } = deps;
   const now = new Date();
   let link = extras.link ?? null;
@@ -185,9 +210,9 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
     created_at: now,
     updated_at: now,
   };
-  const created = await insertCreation(deps.db, scope, draft, link);
+  const created = await insertCreation(deps.db, scope, draft, link, stored);
 
-  if (!input.card) return created;
+  if (typeof created === 'string' || !input.card) return created;
   // The card is charged after the PENDING transaction is committed: no database transaction stays
   // open across a provider call. The outcome is then applied like any other status change.
   const result = await provider.chargeCard(input.card, charged, installments);
@@ -230,11 +255,11 @@ export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable
  * The display id is a random 10 characters; on the rare clash within the merchant the whole
  * statement fails and is run again with another one.
  */
-async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: PaymentLink | null): Promise<Transaction> {
+async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: PaymentLink | null, stored: StoredCreation | null): Promise<Transaction | string> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const row = { ...draft, display_id: shortCode(10) };
     try {
-      return await runCreation(db, scope, row, link);
+      return await runCreation(db, scope, row, link, stored);
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
@@ -244,18 +269,23 @@ async function insertCreation(db: Db, scope: Scope, draft: Transaction, link: Pa
   throw new Error('could not allocate a display id');
 }
 
-async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLink | null): Promise<Transaction> {
-  // Its text depends only on the case (with or without a link, a postback URL): a prepared
-  // statement on PostgreSQL, one per case (see prepared()).
-  const query = creationStatement(scope, r, link).compile(db);
+async function runCreation(db: Db, scope: Scope, r: Transaction, link: PaymentLink | null, stored: StoredCreation | null): Promise<Transaction | string> {
+  // Its text depends only on the case (with or without a link, a postback URL, a stored
+  // response): a prepared statement on PostgreSQL, one per case (see prepared()).
+  const query = creationStatement(scope, r, link, stored).compile(db);
   prepared('tx_create', query.sql);
   const { rows } = await db.executeQuery(query);
+  if (stored) return (rows[0] as unknown as { response: string }).response;
   const { fanout: _, ...tx } = rows[0];
   return tx;
 }
 
-/** The creation statement for one row (its display id drawn); exported for the benchmark's SQL floor. */
-export function creationStatement(scope: Scope, r: Transaction, link: PaymentLink | null) {
+/**
+ * The creation statement for one row (its display id drawn); exported for the benchmark's SQL
+ * floor. With `stored`, it also inserts the request's idempotency key with the response rendered
+ * from the row, and selects that response instead of the row.
+ */
+export function creationStatement(scope: Scope, r: Transaction, link: PaymentLink | null, stored: StoredCreation | null = null) {
   const at = r.created_at.toISOString();
   // The payload is eventData of the row as stored; the client's id is put in by the statement
   // (`client_id` holds the id the upsert inserts with, a fresh random UUID found nowhere else).
@@ -269,6 +299,21 @@ export function creationStatement(scope: Scope, r: Transaction, link: PaymentLin
   const linkUse = link
     ? sql`,
     link_use AS (UPDATE payment_links SET times_used = times_used + 1 WHERE user_id = ${scope.userId}::uuid AND id = ${link.id}::uuid AND EXISTS (SELECT 1 FROM t))`
+    : sql``;
+  // The response is rendered before the statement runs; the two values only the client upsert
+  // knows are put in by it, as in the event: the client's id (`client_id`, see above) and its phone
+  // (rendered as a fresh random mark, replaced by the stored phone as JSON: digits, spaces,
+  // + ( ) -, nothing JSON escapes).
+  const phoneMark = stored && uuidv7();
+  const respond = stored
+    ? sql`,
+    idem AS (${storeKeySql(
+      stored.key,
+      stored.status,
+      sql`replace(replace(${stored.render({ ...r, client_phone: phoneMark })}::text, ${r.client_id}::text, t.client_id::text),
+        ${`"${phoneMark}"`}::text, COALESCE(to_json(t.client_phone)::text, 'null'))`,
+      sql`t`,
+    )})`
     : sql``;
   return sql<Transaction & { fanout: unknown }>`
     WITH c AS (${upsertClientSql(scope, r.client_id, r.created_at, { name: r.client_name, email: r.client_email, document: r.client_document, phone: r.client_phone })}),
@@ -287,8 +332,8 @@ export function creationStatement(scope: Scope, r: Transaction, link: PaymentLin
       FROM c
       RETURNING *
     ),
-    ${events.ctes}${linkUse}
-    SELECT t.*, ${events.result} AS fanout FROM t`;
+    ${events.ctes}${linkUse}${respond}
+    SELECT ${stored ? sql`(SELECT response_body FROM idem) AS response` : sql`t.*`}, ${events.result} AS fanout FROM t`;
 }
 
 /**
