@@ -21,9 +21,10 @@ import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
 
-// Fixed statements, built once (no query building on every request; the benchmark's SQL floor
-// sends them too), and named prepared statements on PostgreSQL (see prepared()). The claim takes a free key, or one whose 24 h are over ($5 is now).
-export const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+// Fixed statements, built once (no query building on every request), and named prepared
+// statements on PostgreSQL (see prepared()). The claim takes a free key, or one whose 24 h are
+// over ($5 is now).
+const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (user_id, livemode, key) DO UPDATE
   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency_keys.expires_at < $5
@@ -31,6 +32,7 @@ export const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+
 /** The key a request holds: `inline` until its statement stores it, `claimed` once claimed, `settled` when nothing is left to store. */
 export interface RequestKey {
   userId: string;
@@ -82,15 +84,14 @@ export function storeKeySql(k: RequestKey, status: number, body: RawBuilder<stri
 }
 
 /** The statement failed because the key is already stored: nothing of it was written. */
-export const keyTaken = (err: unknown) => {
+const keyTaken = (err: unknown) => {
   const e = err as { code?: string; constraint?: string };
   return e.code === '23505' && e.constraint === 'idempotency_keys_pkey';
 };
 
 /** Sends a JSON text as it is (a stored response, or one rendered before its statement ran). */
 function sendJsonText(reply: FastifyReply, status: number, text: string) {
-  return reply
-    .code(status).type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(text);
+  return reply.code(status).type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(text);
 }
 
 export function installIdempotency(app: FastifyInstance, db: Db) {

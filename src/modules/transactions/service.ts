@@ -107,6 +107,7 @@ export async function createTransactionStored(deps: TxDeps, scope: Scope, input:
   return (await create(deps, scope, input, {}, stored)) as string;
 }
 
+/** The transaction created (and charged, with a card); with `stored`, the response text instead. */
 async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, stored: StoredCreation | null): Promise<Transaction | string> {
   const { config } = deps;
   const now = new Date();
