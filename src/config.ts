@@ -41,11 +41,22 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Trust X-Forwarded-For from a proxy in front (client IPs for rate limits). */
   trustProxy: boolean;
+  checkoutLimits: CheckoutLimits;
   databasePoolSize: number;
   /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
   databaseSchema: string | null;
   webhooks: WebhookConfig;
   payouts: PayoutConfig;
+}
+
+/** Limits on the public checkout (see modules/checkout/limits.ts). */
+export interface CheckoutLimits {
+  /** Checkouts and card steps per IP per minute, any environment. */
+  perIpPerMinute: number;
+  /** Production card charges per IP per hour. */
+  cardAttemptsPerIpPerHour: number;
+  /** Declined production cards per IP, and per device, per hour; then card payments stop for them. */
+  cardDeclinesPerHour: number;
 }
 
 export interface PayoutConfig {
@@ -170,6 +181,11 @@ export function loadConfig(env: Env = process.env): Config {
   const interestFreeInstallments = int(env, 'CARD_INTEREST_FREE_INSTALLMENTS', 1, 1, 12, problems);
   const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
   const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
+  const checkoutLimits: CheckoutLimits = {
+    perIpPerMinute: int(env, 'CHECKOUT_PER_IP_PER_MINUTE', 30, 1, 100_000_000, problems),
+    cardAttemptsPerIpPerHour: int(env, 'CARD_ATTEMPTS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
+    cardDeclinesPerHour: int(env, 'CARD_DECLINES_PER_HOUR', 5, 1, 100_000_000, problems),
+  };
 
   const databaseSchema = env.DATABASE_SCHEMA?.trim() || null;
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
@@ -206,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
+    checkoutLimits,
     databasePoolSize,
     databaseSchema,
     webhooks,

@@ -52,6 +52,11 @@ export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
     LOG_LEVEL: 'info',
     BASE_URL: 'http://localhost:3000',
+    // Every test request comes from one address: the public checkout's limits are out of the way
+    // unless a test sets them (test/checkout-limits.test.ts).
+    CHECKOUT_PER_IP_PER_MINUTE: '1000000',
+    CARD_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
+    CARD_DECLINES_PER_HOUR: '1000000',
     ...opts.env,
   });
   const { database, schema } = await openDatabase();

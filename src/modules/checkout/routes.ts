@@ -3,6 +3,7 @@ import type { App } from '../../app.ts';
 import { notFound, tooManyRequests } from '../../http/errors.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { checkCouponLimits, hitCouponLimits } from '../coupons/limits.ts';
+import { admitCheckout, cardGuard } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
 import { findBySlug, publicView } from '../payment-links/service.ts';
@@ -45,14 +46,18 @@ export default async function checkoutRoutes(app: App) {
         description:
           'Creates the transaction in the link\'s environment with the link\'s price, coupon, instalments and interest. Card data is charged at once (a declined card is still a 201 with status FAILED). ' +
           'Refusals: 404 unknown link; 400 PAYMENT_LINK_UNAVAILABLE (inactive or expired), INSUFFICIENT_STOCK (sold out), INVALID_COUPON, VALIDATION_ERROR (method disabled, phone or address required). ' +
-          'A coupon that does not apply counts against the coupon-validation rate limits (429).',
+          'A coupon that does not apply counts against the coupon-validation rate limits (429). Checkouts are limited per IP, and production card payments per IP and device against card testing (429 with Retry-After).',
         params: SlugParams,
         body: CheckoutBody,
         response: { 201: CheckoutResponse, ...errors(400, 404, 429, 503) },
       },
     },
     async (req, reply) => {
-      const guard = { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) };
+      await admitCheckout(limiter, config.checkoutLimits, req);
+      const guard = {
+        coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
+        card: cardGuard(limiter, config.checkoutLimits, req),
+      };
       const { tx, redirectUrl } = await checkoutLink(app.deps.tx, req.params.slug, req.body, guard);
       return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
     },
@@ -116,14 +121,16 @@ export default async function checkoutRoutes(app: App) {
       schema: {
         tags,
         summary: 'Pay a pending card transaction from its payment page (public)',
-        description: 'For card transactions created through the API without card data (their paymentUrl). The card is charged once; the number and CVV are never stored.',
+        description:
+          'For card transactions created through the API without card data (their paymentUrl). The card is charged once; the number and CVV are never stored. Limited like the link checkout (429 with Retry-After).',
         params: IdParams,
         body: PayCardBody,
-        response: { 200: CheckoutResponse, ...errors(400, 404, 503) },
+        response: { 200: CheckoutResponse, ...errors(400, 404, 429, 503) },
       },
     },
     async (req, reply) => {
-      const tx = await payPendingCard(app.deps.tx, req.params.id, req.body.card);
+      await admitCheckout(limiter, config.checkoutLimits, req);
+      const tx = await payPendingCard(app.deps.tx, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
       const page = await findForCheckoutPage(db, tx.id);
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
     },

@@ -11,7 +11,7 @@ import type { Scope } from '../../http/scope.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
-import { createTransaction, type TxDeps } from '../transactions/service.ts';
+import { createTransaction, type CardGuard, type TxDeps } from '../transactions/service.ts';
 import type { CheckoutBody, PublicTransaction } from './schemas.ts';
 
 type Body = Static<typeof CheckoutBody>;
@@ -24,9 +24,15 @@ export interface CouponGuard {
   failed(): Promise<void>;
 }
 
+/** The customer's limits: coupon guessing and card testing (checkout/limits.ts). */
+export interface CheckoutGuards {
+  coupon: CouponGuard;
+  card: CardGuard;
+}
+
 const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
 
-export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard: CouponGuard): Promise<{ tx: Transaction; redirectUrl: string | null }> {
+export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
   const { link, products } = await payableLink(deps.db, slug);
   const settings = link.settings;
   if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
@@ -38,7 +44,7 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
   let amount = total;
   let coupon: { id: string; discountCents: number } | null = null;
   if (body.couponCode !== undefined) {
-    await guard.before();
+    await guard.coupon.before();
     const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
     const result = await evaluateCoupon(
       deps.db,
@@ -47,7 +53,7 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
       { document: body.clientDocument, email: body.clientEmail },
     );
     if (!result.ok) {
-      await guard.failed();
+      await guard.coupon.failed();
       throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
     }
     if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
@@ -75,7 +81,7 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
       card: body.card,
       trackingParams: body.trackingParams,
     },
-    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address },
+    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, cardGuard: guard.card },
   );
   return { tx, redirectUrl: link.redirect_url };
 }

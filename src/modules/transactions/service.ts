@@ -41,6 +41,16 @@ export interface CheckoutExtras {
   couponId?: string;
   discountCents?: number;
   address?: Record<string, string> | null;
+  /** Card-testing limits of the public checkout; applied to production charges only. */
+  cardGuard?: CardGuard;
+}
+
+/** Limits around a card charge made by a customer (checkout/limits.ts). */
+export interface CardGuard {
+  /** Before anything is written: 429 when the caller may not try a card now; counts the attempt. */
+  before(): Promise<void>;
+  /** After the provider declined the card. */
+  declined(): Promise<void>;
 }
 
 /** Brazil has had no daylight saving time since 2019: São Paulo is UTC-3 all year. */
@@ -141,6 +151,8 @@ async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: Ch
   const { expiresAt, dueDate } = schedule(input, now, config);
   if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
   const provider = providerFor(deps, scope);
+  const guard = input.card && scope.livemode ? extras.cardGuard : undefined;
+  await guard?.before();
 
   let charged = input.amountCents;
   let installmentCents: number | null = null;
@@ -218,7 +230,9 @@ async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: Ch
   // open across a provider call. The outcome is then applied like any other status change.
   const result = await provider.chargeCard(input.card, charged, installments);
   const change: Change = result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason };
-  return changeStatus(deps.db, scope, id, change);
+  const outcome = await changeStatus(deps.db, scope, id, change);
+  if (!result.approved) await guard?.declined();
+  return outcome;
 }
 
 /**
@@ -226,7 +240,7 @@ async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: Ch
  * card is claimed on the row first (brand + last4 written where none is), so two submissions can
  * never charge twice; the outcome then goes through the same transition as any other payment.
  */
-export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable<CreateInput['card']>): Promise<Transaction> {
+export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable<CreateInput['card']>, cardGuard?: CardGuard): Promise<Transaction> {
   const now = new Date();
   const tx = await deps.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
   if (!tx) throw notFound('Transaction');
@@ -236,6 +250,8 @@ export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const provider = providerFor(deps, scope);
+  const guard = tx.livemode ? cardGuard : undefined;
+  await guard?.before();
   const claimed = await deps.db
     .updateTable('transactions')
     .set({ card_brand: checked.brand, card_last4: checked.last4, updated_at: now })
@@ -246,7 +262,9 @@ export async function payPendingCard(deps: TxDeps, id: string, card: NonNullable
     .executeTakeFirst();
   if (!claimed) throw notPayable();
   const result = await provider.chargeCard(card, tx.charged_cents, tx.installments);
-  return changeStatus(deps.db, scope, id, result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason });
+  const paid = await changeStatus(deps.db, scope, id, result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason });
+  if (!result.approved) await guard?.declined();
+  return paid;
 }
 
 /**

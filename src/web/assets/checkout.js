@@ -421,6 +421,7 @@
           submit.disabled = false;
           submit.textContent = label;
           if (res.status === 200) { formError.textContent = declined(res.body.transaction.failureReason); cardForm.querySelector('button').disabled = true; }
+          else if (res.status === 429) formError.textContent = 'Muitas tentativas. Aguarde alguns minutos e tente de novo.';
           else formError.textContent = 'Não foi possível pagar: confira os dados do cartão.';
         }, function () { submit.disabled = false; submit.textContent = label; formError.textContent = 'Sem conexão. Tente de novo.'; });
       });

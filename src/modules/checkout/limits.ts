@@ -1,0 +1,44 @@
+// Limits on the public checkout, whose routes take no credentials:
+// - every checkout and card step, per IP per minute (CHECKOUT_PER_IP_PER_MINUTE): against flooding
+//   a merchant with pending transactions;
+// - against card testing (stolen card numbers tried one after another on a merchant's link, which
+//   costs the merchant decline fees and disputes): production card charges per IP per hour
+//   (CARD_ATTEMPTS_PER_IP_PER_HOUR), and after CARD_DECLINES_PER_HOUR declined cards from one IP,
+//   or one device (the checkout cookie or X-Device-Id, as for coupons), no more card payments from
+//   it until the hour is over. Development links are exempt: the sandbox takes only test cards, and
+//   a merchant trying its integration declines them on purpose.
+// Counted through the shared RateLimiter (Redis when REDIS_URL is set: every instance agrees).
+import type { FastifyRequest } from 'fastify';
+import type { CheckoutLimits } from '../../config.ts';
+import { tooManyRequests } from '../../http/errors.ts';
+import type { RateLimiter } from '../../http/ratelimit.ts';
+import { deviceId } from '../coupons/limits.ts';
+import type { CardGuard } from '../transactions/service.ts';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const CARD_MESSAGE = 'Too many card payment attempts; try again later';
+
+/** 429 when this request makes the caller's checkouts in the current minute too many. */
+export async function admitCheckout(limiter: RateLimiter, limits: CheckoutLimits, req: FastifyRequest): Promise<void> {
+  const hit = await limiter.hit(`checkout:ip:${req.ip}`, MINUTE);
+  if (hit.count > limits.perIpPerMinute) throw tooManyRequests('Too many checkout attempts; try again shortly', hit.resetMs);
+}
+
+/** The card-testing limits of one request, for the charge paths (production only: see above). */
+export function cardGuard(limiter: RateLimiter, limits: CheckoutLimits, req: FastifyRequest): CardGuard {
+  const device = deviceId(req);
+  const declines = [`card-declines:ip:${req.ip}`, ...(device ? [`card-declines:dev:${device}`] : [])];
+  return {
+    async before() {
+      const seen = await Promise.all(declines.map((k) => limiter.peek(k)));
+      const blocked = seen.filter((d) => d.count >= limits.cardDeclinesPerHour);
+      if (blocked.length) throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)));
+      const hit = await limiter.hit(`card-attempts:ip:${req.ip}`, HOUR);
+      if (hit.count > limits.cardAttemptsPerIpPerHour) throw tooManyRequests(CARD_MESSAGE, hit.resetMs);
+    },
+    async declined() {
+      await Promise.all(declines.map((k) => limiter.hit(k, HOUR)));
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// Limits of the public checkout: checkouts per IP per minute, and against card testing, production
+// card charges per IP and declines per IP and per device (development links exempt), on the link
+// checkout and on the card step of API transactions. PGlite by default, PostgreSQL with
+// TEST_DATABASE_URL.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+
+const YEAR = new Date().getUTCFullYear();
+let ctx: TestContext;
+let m: Merchant;
+let live: { slug: string };
+let dev: { slug: string };
+
+before(async () => {
+  ctx = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox', CHECKOUT_PER_IP_PER_MINUTE: '6', CARD_ATTEMPTS_PER_IP_PER_HOUR: '4', CARD_DECLINES_PER_HOUR: '2' } });
+  m = await merchant(ctx.app, { live: true });
+  const link = async (key: string) => {
+    const res = await call(ctx.app, 'POST', '/api/v1/payment-links', { key, body: { title: 'Ingresso', amountCents: 5000 } });
+    assert.equal(res.status, 201, res.raw);
+    return res.body.paymentLink;
+  };
+  live = await link(m.liveKey!);
+  dev = await link(m.devKey);
+});
+after(() => ctx.close());
+
+const card = (number = '4242424242424242') => ({ number, holderName: 'JOANA LIMA', expMonth: 12, expYear: YEAR + 2, cvv: '123' });
+const DECLINED = '4000000000000002';
+let seq = 0;
+function order(over: Record<string, unknown> = {}) {
+  seq++;
+  return { clientName: 'Joana Lima', clientEmail: `joana.${seq}@example.com`, clientDocument: cpf(), paymentMethod: 'CARD', card: card(), ...over };
+}
+
+async function post(url: string, body: unknown, ip: string, device?: string) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(device ? { 'x-device-id': device } : {}) };
+  const r = await ctx.app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body), remoteAddress: ip });
+  return { status: r.statusCode, body: JSON.parse(r.body), headers: r.headers, raw: r.body };
+}
+const checkout = (slug: string, body: unknown, ip: string, device?: string) => post(`/api/payment-links/public/slug/${slug}/checkout`, body, ip, device);
+
+function assert429(res: Awaited<ReturnType<typeof post>>) {
+  assert.equal(res.status, 429, res.raw);
+  assert.deepEqual(Object.keys(res.body), ['message']);
+  assert.ok(Number(res.headers['retry-after']) >= 1, String(res.headers['retry-after']));
+}
+
+async function txCount(): Promise<number> {
+  const r = await sql<{ n: number }>`select count(*)::int as n from transactions where user_id = ${m.id}`.execute(ctx.database.db);
+  return Number(r.rows[0].n);
+}
+
+describe('card testing on production links', () => {
+  test('after the declines limit an IP cannot try another card for the hour, and nothing is written; PIX still works', async () => {
+    const ip = '203.0.113.10';
+    for (let i = 0; i < 2; i++) {
+      const res = await checkout(live.slug, order({ card: card(DECLINED) }), ip);
+      assert.equal(res.status, 201, res.raw);
+      assert.equal(res.body.transaction.status, 'FAILED');
+    }
+    const before_ = await txCount();
+    assert429(await checkout(live.slug, order(), ip)); // even a good card
+    assert.equal(await txCount(), before_);
+    const pix = await checkout(live.slug, order({ paymentMethod: 'PIX', card: undefined }), ip);
+    assert.equal(pix.status, 201, pix.raw);
+    // Another customer is not affected.
+    assert.equal((await checkout(live.slug, order(), '203.0.113.11')).body.transaction.status, 'PAID');
+  });
+
+  test('declines also count per device: the same device from another IP is stopped', async () => {
+    const device = 'device-card-tester-1';
+    for (const ip of ['198.51.100.1', '198.51.100.2']) assert.equal((await checkout(live.slug, order({ card: card(DECLINED) }), ip, device)).body.transaction.status, 'FAILED');
+    assert429(await checkout(live.slug, order(), '198.51.100.3', device));
+    assert.equal((await checkout(live.slug, order(), '198.51.100.3', 'another-device-1')).status, 201);
+  });
+
+  test('card charges per IP per hour, approved or not', async () => {
+    const ip = '203.0.113.20';
+    for (let i = 0; i < 4; i++) assert.equal((await checkout(live.slug, order(), ip)).body.transaction.status, 'PAID');
+    assert429(await checkout(live.slug, order(), ip));
+  });
+
+  test('the card step of an API transaction is limited the same way; a refused attempt leaves it payable', async () => {
+    const ip = '203.0.113.30';
+    const create = async () => {
+      const res = await call(ctx.app, 'POST', '/api/v1/transactions', {
+        key: m.liveKey,
+        body: { product: 'Ingresso', amountCents: 2500, clientName: 'Joana Lima', clientEmail: 'joana@example.com', clientDocument: cpf(), paymentMethod: 'CARD' },
+      });
+      assert.equal(res.status, 201, res.raw);
+      return res.body.transaction.id as string;
+    };
+    for (let i = 0; i < 2; i++) assert.equal((await post(`/api/checkout/transactions/${await create()}/card`, { card: card(DECLINED) }, ip)).body.transaction.status, 'FAILED');
+    const id = await create();
+    assert429(await post(`/api/checkout/transactions/${id}/card`, { card: card() }, ip));
+    const paid = await post(`/api/checkout/transactions/${id}/card`, { card: card() }, '203.0.113.31');
+    assert.equal(paid.status, 200, paid.raw);
+    assert.equal(paid.body.transaction.status, 'PAID');
+  });
+
+  test('development links are exempt: the sandbox takes only test cards', async () => {
+    const ip = '203.0.113.40';
+    for (let i = 0; i < 5; i++) assert.equal((await checkout(dev.slug, order({ card: card(DECLINED) }), ip)).body.transaction.status, 'FAILED');
+    assert.equal((await checkout(dev.slug, order(), ip)).body.transaction.status, 'PAID');
+  });
+});
+
+describe('checkouts per IP', () => {
+  test('any method, any environment: over the minute\'s limit -> 429 with Retry-After, nothing written', async () => {
+    const ip = '203.0.113.50';
+    for (let i = 0; i < 6; i++) assert.equal((await checkout(dev.slug, order({ paymentMethod: 'PIX', card: undefined }), ip)).status, 201);
+    const before_ = await txCount();
+    assert429(await checkout(dev.slug, order({ paymentMethod: 'PIX', card: undefined }), ip));
+    assert429(await checkout(live.slug, order(), ip));
+    assert.equal(await txCount(), before_);
+    assert.equal((await checkout(dev.slug, order({ paymentMethod: 'PIX', card: undefined }), '203.0.113.51')).status, 201);
+  });
+});
