@@ -15,7 +15,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
-import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import authRoutes from './modules/auth/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
 import checkoutModule from './modules/checkout/index.ts';
@@ -144,15 +144,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  // Responses every route of a kind can give, documented once: body limits and rate limits.
-  app.addHook('onRoute', (route) => {
-    const schema = route.schema as { response?: Record<string, unknown>; body?: unknown; hide?: boolean } | undefined;
-    if (!schema?.response || schema.hide) return;
-    const extra: Record<string, unknown> = {};
-    if (schema.body) Object.assign(extra, { 413: { $ref: 'Error#', description: 'Body larger than the limit' }, 415: { $ref: 'Error#', description: 'Body is not application/json' } });
-    if (route.config?.auth) extra[429] = { $ref: 'Error#', description: 'Rate limited; see Retry-After' };
-    schema.response = { ...extra, ...schema.response };
-  });
+  // Responses every route of a kind can give, documented once: body limits, rate limits, 500.
+  app.addHook('onRoute', addGenericErrors);
 
   // Auth, then modules
   installAuth(app, auth);

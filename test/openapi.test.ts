@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { addGenericErrors } from '../src/http/schemas.ts';
 import { call, startApp, type TestContext } from './helpers.ts';
 
 let ctx: TestContext;
@@ -180,6 +181,112 @@ describe('GET /openapi.json', () => {
     const item = resolve(listed.properties.credentials.items);
     assert.equal(item.properties.key, undefined);
     assert.ok(!Object.keys(item.properties).some((k) => /hash/i.test(k)));
+  });
+});
+
+describe('generic error responses (added to every route of a kind by one onRoute hook)', () => {
+  const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
+  const operations = () =>
+    Object.entries<any>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries<any>(ops)
+        .filter(([m]) => METHODS.includes(m))
+        .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
+
+  /** The response is the shared message-only Error body: exactly `{ message: string }`. */
+  function assertMessageOnly(response: any, what: string) {
+    assert.ok(response, `${what} not documented`);
+    const schema = response.content?.['application/json']?.schema;
+    assert.equal(schema?.$ref, '#/components/schemas/Error', `${what} is not the shared Error body`);
+    const body = resolve(schema);
+    assert.deepEqual(Object.keys(body.properties), ['message'], `${what} body`);
+    assert.equal(body.properties.message.type, 'string');
+    assert.notEqual(response.description, 'Default Response', `${what} has no description`);
+  }
+  function assertRetryAfter(response: any, what: string) {
+    const header = response?.headers?.['Retry-After'];
+    assert.ok(header, `${what} does not describe Retry-After`);
+    assert.equal(header.schema.type, 'integer');
+    assert.equal(typeof header.description, 'string');
+  }
+
+  test('POST /api/v1/transactions (API key, with a body) lists 413, 415, 429 with Retry-After, and 500', () => {
+    const r = doc.paths['/api/v1/transactions'].post.responses;
+    for (const s of ['413', '415', '429', '500']) assertMessageOnly(r[s], `POST /api/v1/transactions ${s}`);
+    assertRetryAfter(r['429'], 'POST /api/v1/transactions 429');
+    // Declared ones stay: success, validation, auth, idempotency conflict.
+    for (const s of ['201', '400', '401', '403', '409']) assert.ok(r[s], `${s} lost`);
+  });
+
+  test('a GET without a body lists 429 and 500 but not 413/415', () => {
+    for (const path of ['/api/v1/transactions', '/api/v1/products/{id}']) {
+      const r = doc.paths[path].get.responses;
+      assertMessageOnly(r['429'], `GET ${path} 429`);
+      assertRetryAfter(r['429'], `GET ${path} 429`);
+      assertMessageOnly(r['500'], `GET ${path} 500`);
+      assert.equal(r['413'], undefined, `GET ${path} 413`);
+      assert.equal(r['415'], undefined, `GET ${path} 415`);
+    }
+    // Dashboard-token routes have the per-merchant limit too.
+    assertMessageOnly(doc.paths['/api/auth/me'].get.responses['429'], 'GET /api/auth/me 429');
+  });
+
+  test('a public route lists 500 but not 429 unless it declares it', () => {
+    for (const path of ['/health', '/ready', '/api/payment-links/public/slug/{slug}']) {
+      const op = doc.paths[path].get;
+      assert.deepEqual(op.security ?? [], []);
+      assertMessageOnly(op.responses['500'], `GET ${path} 500`);
+      for (const s of ['413', '415', '429']) assert.equal(op.responses[s], undefined, `GET ${path} lists ${s}`);
+    }
+    // Public, with a body: 413/415 but no per-merchant 429 ...
+    const register = doc.paths['/api/auth/register'].post.responses;
+    for (const s of ['413', '415', '500']) assertMessageOnly(register[s], `POST /api/auth/register ${s}`);
+    assert.equal(register['429'], undefined);
+    // ... while login declares its own 429 (failed-attempt lockout).
+    assertMessageOnly(doc.paths['/api/auth/login'].post.responses['429'], 'POST /api/auth/login 429');
+  });
+
+  test('across the document: 500 everywhere, 413/415 exactly where there is a body, 429 wherever there is security', () => {
+    const ops = operations();
+    assert.ok(ops.length > 40, `only ${ops.length} operations`);
+    for (const { name, op } of ops) {
+      const r = op.responses;
+      assertMessageOnly(r['500'], `${name} 500`);
+      if (op.requestBody) {
+        assertMessageOnly(r['413'], `${name} 413`);
+        assertMessageOnly(r['415'], `${name} 415`);
+      } else {
+        assert.equal(r['413'], undefined, `${name} lists 413 without a body`);
+        assert.equal(r['415'], undefined, `${name} lists 415 without a body`);
+      }
+      if ((op.security ?? []).length) {
+        assertMessageOnly(r['429'], `${name} 429`);
+        assertRetryAfter(r['429'], `${name} 429`);
+      }
+    }
+  });
+
+  test('the hook never replaces a declared response, nor touches hidden routes, routes without responses or shared schemas', () => {
+    const own429 = { $ref: 'Error', description: 'Per-IP limit' };
+    const shared = { body: { type: 'object' }, response: { 200: { type: 'object' }, 429: own429 } };
+    const withAuth: any = { method: 'POST', url: '/a', config: { auth: { key: 'products:write' } }, schema: shared };
+    const publicRoute: any = { method: 'POST', url: '/b', schema: shared };
+    addGenericErrors(withAuth);
+    addGenericErrors(publicRoute);
+    assert.deepEqual(Object.keys(withAuth.schema.response).sort(), ['200', '413', '415', '429', '500']);
+    assert.equal(withAuth.schema.response[429], own429);
+    assert.deepEqual(Object.keys(publicRoute.schema.response).sort(), ['200', '413', '415', '429', '500']);
+    assert.deepEqual(Object.keys(shared.response).sort(), ['200', '429'], 'shared schema object mutated');
+
+    const publicGet: any = { method: 'GET', url: '/c', schema: { response: { 200: { type: 'object' } } } };
+    addGenericErrors(publicGet);
+    assert.deepEqual(Object.keys(publicGet.schema.response).sort(), ['200', '500']);
+
+    for (const schema of [undefined, { hide: true, response: { 200: {} } }, { summary: 'no responses' }]) {
+      const route: any = { method: 'GET', url: '/d', config: { auth: { token: true } }, schema };
+      addGenericErrors(route);
+      assert.equal(route.schema, schema);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 // Shared TypeBox pieces: one schema is validation, OpenAPI and TS type at once.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { RouteOptions } from 'fastify';
 
 /** OpenAPI 3.1 / JSON Schema nullable: `type: [T, 'null']`. */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -32,11 +33,38 @@ export const ValidationErrorBody = Type.Object(
 );
 export const ErrorBody = Type.Object({ message: Type.String() }, { $id: 'Error' });
 
-/** Standard error responses for an authenticated route, merged into a route's response map. */
+/**
+ * What the OpenAPI document says about the errors any route of a kind can give (the error handler in
+ * errors.ts answers them all with `{ message }`); other statuses mean different things per route.
+ */
+const GENERIC_ERRORS: Record<number, { description: string; headers?: Record<string, TSchema> }> = {
+  413: { description: 'Request body larger than the size limit' },
+  415: { description: 'Request body is not application/json' },
+  429: {
+    description: 'Rate limited: wait Retry-After seconds',
+    headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds until the limit resets' }) },
+  },
+  500: { description: 'Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs)' },
+};
+
+/** Standard error responses, merged into a route's response map: 400 ValidationError, the rest Error. */
 export function errors(...statuses: number[]) {
   const out: Record<number, TSchema> = {};
-  for (const s of statuses) out[s] = s === 400 ? Type.Ref('ValidationError') : Type.Ref('Error');
+  for (const s of statuses) out[s] = s === 400 ? Type.Ref('ValidationError') : Type.Ref('Error', GENERIC_ERRORS[s] ?? {});
   return out;
+}
+
+/**
+ * onRoute hook: documents the errors every route of a kind can give, without replacing a response the
+ * route declares itself: 413 and 415 where there is a body schema, 429 where `config.auth` applies the
+ * per-merchant rate limit (auth.ts), 500 everywhere. Routes without a response map or hidden are left alone.
+ */
+export function addGenericErrors(route: RouteOptions) {
+  const schema = route.schema as { response?: Record<string, unknown>; body?: unknown; hide?: boolean } | undefined;
+  if (!schema?.response || schema.hide) return;
+  const statuses = [...(schema.body ? [413, 415] : []), ...(route.config?.auth ? [429] : []), 500];
+  // A new schema object: a schema literal shared by several routes must not collect another route's errors.
+  route.schema = { ...schema, response: { ...errors(...statuses), ...schema.response } } as RouteOptions['schema'];
 }
 
 export const PageQuery = {
