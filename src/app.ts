@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
 import { uuidv7 } from './db/ids.ts';
-import { Authenticator, installAuth } from './http/auth.ts';
+import { Authenticator, REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { Cursors } from './http/pagination.ts';
@@ -110,6 +110,13 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const webhooks = new Webhooks({ db: database.db, database, config, cursors, log: app.log });
   app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors }, webhooks });
   app.addHook('onClose', () => webhooks.close());
+  // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
+  try {
+    const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
+    app.addHook('onClose', () => stop());
+  } catch (err) {
+    app.log.warn({ err }, 'auth: LISTEN for key revocations failed; other instances revoke within the key cache time (4 s)');
+  }
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);

@@ -68,8 +68,15 @@ interface CachedKey {
   expiresAt: number;
 }
 
-/** How long a looked-up key is trusted before the database is asked again (revocation delay elsewhere). */
+/**
+ * How long a looked-up key is trusted before the database is asked again. A revocation is also
+ * announced on REVOKED_CHANNEL, so other instances drop it at once; this bounds the delay when
+ * that announcement is missed (a LISTEN connection lost).
+ */
 const KEY_CACHE_MS = 4000;
+
+/** pg_notify channel of revocations; the payload is the key's hash. */
+export const REVOKED_CHANNEL = 'cofre_key_revoked';
 
 export interface AuthDeps {
   db: Db;
@@ -108,7 +115,7 @@ export class Authenticator {
     }
   }
 
-  /** Drops a key from this instance's cache at once (revocation). */
+  /** Drops a key from this instance's cache at once (a revocation, here or announced by another instance). */
   forget(keyHash: string) {
     this.cache.delete(keyHash);
     this.revocations++;

@@ -135,7 +135,7 @@ export default async function couponRoutes(app: App) {
           'Rate limited: 10 requests per minute per IP and 5 per 5 minutes per device (the checkout cookie or an X-Device-Id header; per IP without one); 429 with Retry-After. ' +
           'Every unusable code gets the same 400 { valid: false, message }.',
         body: ValidateBody,
-        response: { 200: ValidResponse, 400: Type.Union([InvalidResponse, Type.Ref('ValidationError')]), 429: Type.Ref('Error') },
+        response: { 200: ValidResponse, 400: Type.Union([InvalidResponse, Type.Ref('ValidationError')]), ...errors(429) },
       },
       // Counted before the body is looked at: malformed requests are attempts too.
       onRequest: async (req) => hitCouponLimits(limiter, req),

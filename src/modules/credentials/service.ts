@@ -1,9 +1,10 @@
 // API keys: 32 random bytes shown once, stored as SHA-256; the prefix shows the environment.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { ApiKey } from '../../db/types.ts';
-import { hashKey, PERMISSIONS, type Authenticator, type Permission } from '../../http/auth.ts';
+import { hashKey, PERMISSIONS, REVOKED_CHANNEL, type Authenticator, type Permission } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
 
@@ -52,14 +53,12 @@ export function listCredentials(db: Executor, userId: string) {
 }
 
 export async function revokeCredential(db: Executor, auth: Authenticator, userId: string, id: string): Promise<void> {
-  const row = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: new Date() })
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .returning('key_hash')
-    .executeTakeFirst();
-  if (!row) throw notFound('Credential');
-  auth.forget(row.key_hash);
+  // The revocation is announced to every instance on commit (they drop their cached copy at once).
+  const { rows } = await sql<{ key_hash: string }>`
+    WITH r AS (
+      UPDATE api_keys SET revoked_at = ${new Date()} WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL RETURNING key_hash
+    )
+    SELECT key_hash, pg_notify(${REVOKED_CHANNEL}, key_hash) FROM r`.execute(db);
+  if (!rows.length) throw notFound('Credential');
+  auth.forget(rows[0].key_hash);
 }
