@@ -113,7 +113,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
   try {
     const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
-    app.addHook('onClose', () => stop());
+    app.addHook('onClose', () => stop().catch(() => {})); // the database may be closed already
   } catch (err) {
     app.log.warn({ err }, 'auth: LISTEN for key revocations failed; other instances revoke within the key cache time (4 s)');
   }
