@@ -45,6 +45,8 @@ function assert429(res: Awaited<ReturnType<typeof post>>) {
   assert.equal(res.status, 429, res.raw);
   assert.deepEqual(Object.keys(res.body), ['message']);
   assert.ok(Number(res.headers['retry-after']) >= 1, String(res.headers['retry-after']));
+  assert.equal(res.headers['ratelimit-remaining'], '0');
+  assert.equal(res.headers['ratelimit-reset'], res.headers['retry-after']);
 }
 
 async function txCount(): Promise<number> {

@@ -164,6 +164,38 @@ describe('compression', () => {
   });
 });
 
+describe('per-merchant rate limit', () => {
+  test('every authenticated response carries RateLimit-*; past the limit 429 {message} with Retry-After; keys and tokens share the count; merchants do not', async () => {
+    const limited = await startApp({ perUserPerMinute: 3 });
+    try {
+      const m = await merchant(limited.app);
+      const other = await merchant(limited.app);
+      // Registering and creating the key went through unlimited routes or the token routes: start the count now.
+      await limited.limiter.reset(`user:${m.id}`);
+      const seen = [];
+      for (const auth of [{ key: m.devKey }, { token: m.token }, { key: m.devKey }]) {
+        const res = await call(limited.app, 'GET', '/api/withdraws/balance', auth);
+        assert.equal(res.status, 200, res.raw);
+        seen.push([res.headers['ratelimit-limit'], res.headers['ratelimit-remaining']]);
+        const reset = Number(res.headers['ratelimit-reset']);
+        assert.ok(reset >= 1 && reset <= 60, String(reset));
+      }
+      assert.deepEqual(seen, [['3', '2'], ['3', '1'], ['3', '0']]);
+      const over = await call(limited.app, 'GET', '/api/v1/products', { key: m.devKey });
+      assert.equal(over.status, 429, over.raw);
+      assert.deepEqual(Object.keys(over.body), ['message']);
+      const retry = Number(over.headers['retry-after']);
+      assert.ok(retry >= 1 && retry <= 60, String(retry));
+      assert.equal(over.headers['ratelimit-remaining'], '0');
+      assert.equal(over.headers['ratelimit-reset'], String(retry));
+      await limited.limiter.reset(`user:${other.id}`);
+      assert.equal((await call(limited.app, 'GET', '/api/v1/products', { key: other.devKey })).status, 200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('unexpected failures', () => {
   test('a database failure is 500 {message} with no internals; /ready answers 503', async () => {
     // A dedicated app and database: closing this database breaks nothing else.

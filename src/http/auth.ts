@@ -1,10 +1,10 @@
 // Authentication and permission checks, declared per route with `config.auth`.
 // One onRoute hook turns that declaration into an onRequest check and the route's OpenAPI security.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/index.ts';
-import { forbidden, tooManyRequests, unauthorized, validation } from './errors.ts';
+import { forbidden, rateLimitHeaders, tooManyRequests, unauthorized, validation } from './errors.ts';
 import type { RateLimiter } from './ratelimit.ts';
 
 export const PERMISSIONS = [
@@ -107,12 +107,15 @@ export class Authenticator {
       .sign(this.secret);
   }
 
-  /** Authenticated routes are limited per merchant, not per IP: 429 with Retry-After past the limit. */
-  async limitMerchant(userId: string): Promise<void> {
+  /**
+   * Authenticated routes are limited per merchant, not per IP: 429 with Retry-After past the limit.
+   * Returns the RateLimit-* headers every authenticated response carries.
+   */
+  async limitMerchant(userId: string): Promise<Record<string, string>> {
+    const limit = this.deps.perUserPerMinute;
     const hit = await this.deps.limiter.hit(`user:${userId}`, 60_000);
-    if (hit.count > this.deps.perUserPerMinute) {
-      throw tooManyRequests('Too many requests for this account; slow down', hit.resetMs);
-    }
+    if (hit.count > limit) throw tooManyRequests('Too many requests for this account; slow down', hit.resetMs, limit);
+    return rateLimitHeaders(limit, limit - hit.count, hit.resetMs);
   }
 
   /** Drops a key from this instance's cache at once (a revocation, here or announced by another instance). */
@@ -207,9 +210,9 @@ export function installAuth(app: FastifyInstance, auth: Authenticator) {
     if (spec.key) security.push({ apiKey: [] }, { bearerApiKey: [] });
     if (spec.token) security.push({ bearerToken: [] });
     route.schema = { ...(route.schema ?? {}), security } as typeof route.schema;
-    const check = async (req: FastifyRequest) => {
+    const check = async (req: FastifyRequest, reply: FastifyReply) => {
       req.auth = await auth.authenticate(req, spec);
-      await auth.limitMerchant(req.auth.userId);
+      reply.headers(await auth.limitMerchant(req.auth.userId));
     };
     const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
     route.onRequest = [check, ...existing];

@@ -47,8 +47,14 @@ export const forbidden = (message = 'Forbidden') => new AppError(403, message);
 export const notFound = (what = 'Resource') => new AppError(404, `${what} not found`);
 export const conflict = (message: string) => new AppError(409, message);
 /** 429 with Retry-After: whole seconds until the window resets, at least 1. */
-export const tooManyRequests = (message: string, resetMs: number) =>
-  new AppError(429, message, null, [], { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) });
+/** RateLimit-* headers (IETF draft, as @fastify/rate-limit sends them): the limit, what is left, seconds to the reset. */
+export function rateLimitHeaders(limit: number, remaining: number, resetMs: number): Record<string, string> {
+  return { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(Math.max(0, remaining)), 'RateLimit-Reset': String(Math.max(1, Math.ceil(resetMs / 1000))) };
+}
+
+/** 429 for a limit of `limit` per window, `resetMs` before the window resets: Retry-After and RateLimit-* headers. */
+export const tooManyRequests = (message: string, resetMs: number, limit: number) =>
+  new AppError(429, message, null, [], { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))), ...rateLimitHeaders(limit, 0, resetMs) });
 
 /** Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path). */
 function fieldErrors(err: FastifyError): FieldError[] {

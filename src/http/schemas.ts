@@ -42,7 +42,12 @@ const GENERIC_ERRORS: Record<number, { description: string; headers?: Record<str
   415: { description: 'Request body is not application/json' },
   429: {
     description: 'Rate limited: wait Retry-After seconds',
-    headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds until the limit resets' }) },
+    headers: {
+      'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds until the limit resets' }),
+      'RateLimit-Limit': Type.Integer({ minimum: 1, description: 'Requests allowed in the window' }),
+      'RateLimit-Remaining': Type.Integer({ minimum: 0, description: 'Requests left in the window (0 here)' }),
+      'RateLimit-Reset': Type.Integer({ minimum: 1, description: 'Seconds until the window resets' }),
+    },
   },
   500: { description: 'Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs)' },
 };

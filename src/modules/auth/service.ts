@@ -68,7 +68,7 @@ export async function login(db: Executor, limiter: RateLimiter, email: string, p
   const key = `login:${email.trim().toLowerCase()}:${ip}`;
   const seen = await limiter.peek(key);
   if (seen.count >= LOGIN_MAX_FAILURES) {
-    throw tooManyRequests('Too many failed login attempts; try again later', seen.resetMs);
+    throw tooManyRequests('Too many failed login attempts; try again later', seen.resetMs, LOGIN_MAX_FAILURES);
   }
   const user = await db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).executeTakeFirst();
   const ok = await verify(user?.password_hash ?? DUMMY_HASH, password);

@@ -22,7 +22,7 @@ const CARD_MESSAGE = 'Too many card payment attempts; try again later';
 /** 429 when this request makes the caller's checkouts in the current minute too many. */
 export async function admitCheckout(limiter: RateLimiter, limits: CheckoutLimits, req: FastifyRequest): Promise<void> {
   const hit = await limiter.hit(`checkout:ip:${req.ip}`, MINUTE);
-  if (hit.count > limits.perIpPerMinute) throw tooManyRequests('Too many checkout attempts; try again shortly', hit.resetMs);
+  if (hit.count > limits.perIpPerMinute) throw tooManyRequests('Too many checkout attempts; try again shortly', hit.resetMs, limits.perIpPerMinute);
 }
 
 /** The card-testing limits of one request, for the charge paths (production only: see above). */
@@ -33,9 +33,9 @@ export function cardGuard(limiter: RateLimiter, limits: CheckoutLimits, req: Fas
     async before() {
       const seen = await Promise.all(declines.map((k) => limiter.peek(k)));
       const blocked = seen.filter((d) => d.count >= limits.cardDeclinesPerHour);
-      if (blocked.length) throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)));
+      if (blocked.length) throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)), limits.cardDeclinesPerHour);
       const hit = await limiter.hit(`card-attempts:ip:${req.ip}`, HOUR);
-      if (hit.count > limits.cardAttemptsPerIpPerHour) throw tooManyRequests(CARD_MESSAGE, hit.resetMs);
+      if (hit.count > limits.cardAttemptsPerIpPerHour) throw tooManyRequests(CARD_MESSAGE, hit.resetMs, limits.cardAttemptsPerIpPerHour);
     },
     async declined() {
       await Promise.all(declines.map((k) => limiter.hit(k, HOUR)));

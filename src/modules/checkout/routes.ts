@@ -77,7 +77,7 @@ export default async function checkoutRoutes(app: App) {
     },
     async (req, reply) => {
       const hit = await limiter.hit(`abandon:ip:${req.ip}`, 60_000);
-      if (hit.count > ABANDONMENTS_PER_MINUTE) throw tooManyRequests('Too many requests; slow down', hit.resetMs);
+      if (hit.count > ABANDONMENTS_PER_MINUTE) throw tooManyRequests('Too many requests; slow down', hit.resetMs, ABANDONMENTS_PER_MINUTE);
       const { id } = await recordAbandonment(db, req.params.slug, req.body);
       return reply.code(201).send({ message: 'Cart abandonment recorded', cartAbandonment: { id } });
     },

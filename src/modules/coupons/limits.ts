@@ -4,7 +4,7 @@
 // every instance sees the same numbers when REDIS_URL is set.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tooManyRequests, type AppError } from '../../http/errors.ts';
+import { tooManyRequests } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/ratelimit.ts';
 
 export const COUPON_LIMITS = {
@@ -45,22 +45,29 @@ function keys(req: FastifyRequest) {
   return { ip: `coupon:ip:${req.ip}`, device: device ? `coupon:dev:${device}` : `coupon:dev-ip:${req.ip}` };
 }
 
-function tooMany(resetMs: number): AppError {
-  return tooManyRequests('Too many coupon attempts; try again later', resetMs);
+/** 429 for the tripped limit that resets last, if any. */
+function refuse(tripped: { resetMs: number; max: number }[]): void {
+  if (!tripped.length) return;
+  const last = tripped.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
+  throw tooManyRequests('Too many coupon attempts; try again later', last.resetMs, last.max);
 }
 
 /** Counts one attempt on both limits; 429 with Retry-After when either is exceeded. */
 export async function hitCouponLimits(limiter: RateLimiter, req: FastifyRequest): Promise<void> {
   const k = keys(req);
   const [ip, device] = await Promise.all([limiter.hit(k.ip, COUPON_LIMITS.ip.windowMs), limiter.hit(k.device, COUPON_LIMITS.device.windowMs)]);
-  const over = [ip.count > COUPON_LIMITS.ip.max ? ip.resetMs : 0, device.count > COUPON_LIMITS.device.max ? device.resetMs : 0];
-  if (over[0] || over[1]) throw tooMany(Math.max(...over));
+  refuse([
+    ...(ip.count > COUPON_LIMITS.ip.max ? [{ resetMs: ip.resetMs, max: COUPON_LIMITS.ip.max }] : []),
+    ...(device.count > COUPON_LIMITS.device.max ? [{ resetMs: device.resetMs, max: COUPON_LIMITS.device.max }] : []),
+  ]);
 }
 
 /** 429 if the caller has no attempts left, without counting one (checkout with a coupon). */
 export async function checkCouponLimits(limiter: RateLimiter, req: FastifyRequest): Promise<void> {
   const k = keys(req);
   const [ip, device] = await Promise.all([limiter.peek(k.ip), limiter.peek(k.device)]);
-  const over = [ip.count >= COUPON_LIMITS.ip.max ? ip.resetMs : 0, device.count >= COUPON_LIMITS.device.max ? device.resetMs : 0];
-  if (over[0] || over[1]) throw tooMany(Math.max(...over));
+  refuse([
+    ...(ip.count >= COUPON_LIMITS.ip.max ? [{ resetMs: ip.resetMs, max: COUPON_LIMITS.ip.max }] : []),
+    ...(device.count >= COUPON_LIMITS.device.max ? [{ resetMs: device.resetMs, max: COUPON_LIMITS.device.max }] : []),
+  ]);
 }
