@@ -196,6 +196,20 @@ describe('request', () => {
     assert.equal((await balance(ctx.app, m.k)).reservedCents, 5000);
     assert400(await req(ctx.app, 'POST', W, m.k, wBody(6000), headers), 'IDEMPOTENCY_KEY_REUSED');
   });
+
+  test('Idempotency-Key from the dashboard (token) too: a double-clicked withdrawal is made once', async () => {
+    const m = await funded(20_000);
+    const token = { token: m.token };
+    const headers = { 'idempotency-key': `wd-token-${Date.now()}` };
+    const [a, b] = await Promise.all([req(ctx.app, 'POST', W, token, wBody(5000), headers), req(ctx.app, 'POST', W, token, wBody(5000), headers)]);
+    const statuses = [a.status, b.status].sort();
+    assert.ok(statuses[0] === 201 && (statuses[1] === 201 || statuses[1] === 409), JSON.stringify(statuses));
+    const again = await req(ctx.app, 'POST', W, token, wBody(5000), headers);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(await count(ctx, 'withdrawals', m.id), 1);
+    assert.equal((await balance(ctx.app, m.k)).reservedCents, 5000);
+  });
 });
 
 describe('list and read', () => {

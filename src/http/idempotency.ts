@@ -1,4 +1,4 @@
-// Idempotency-Key on every POST made with an API key: the first response (status and body) is
+// Idempotency-Key on every authenticated POST: the first response (status and body) is
 // stored for 24 h per merchant, environment and key, and replayed for a retry with the same body.
 //
 // Two ways to hold a key:
@@ -98,7 +98,9 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
   app.decorateRequest('idempotency', null);
 
   app.addHook('preHandler', async (req, reply) => {
-    if (req.method !== 'POST' || req.auth?.via !== 'key') return;
+    // Any authenticated POST: an API key's or a dashboard token's (a withdrawal from the dashboard
+    // moves money as surely as one from the API). The token's environment is its X-Environment.
+    if (req.method !== 'POST' || !req.auth) return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
     const key = String(header);
