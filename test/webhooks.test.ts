@@ -108,6 +108,25 @@ describe('configuration', () => {
 });
 
 describe('subscriptions', () => {
+  test('secrets are never stored for Idempotency-Key replays: subscription, rotation, postback secret, API key', async () => {
+    const owner = await merchant(ctx.app);
+    const headers = { 'idempotency-key': 'same-key' };
+    const body = { url: receiver.url('/idem'), events: ['transaction.created'] };
+    const a = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: owner.devKey, body, headers });
+    const b = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: owner.devKey, body, headers });
+    assert.equal(a.status, 201, a.raw);
+    assert.equal(b.status, 201, b.raw);
+    assert.equal(b.headers['idempotent-replayed'], undefined);
+    assert.notEqual(b.body.subscription.secret, a.body.subscription.secret);
+    const rotated = await call(ctx.app, 'POST', `/api/v1/webhooks/subscriptions/${a.body.subscription.id}/rotate-secret`, { key: owner.devKey, headers: { 'idempotency-key': 'rot' } });
+    assert.equal(rotated.status, 200, rotated.raw);
+    assert.equal((await call(ctx.app, 'POST', '/api/v1/webhooks/postback-secret/rotate', { key: owner.devKey, headers: { 'idempotency-key': 'pb' } })).status, 200);
+    const key = await call(ctx.app, 'POST', '/api/credentials', { token: owner.token, body: { name: 'erp', environment: 'DEVELOPMENT' }, headers: { 'idempotency-key': 'cred' } });
+    assert.equal(key.status, 201, key.raw);
+    const stored = await ctx.database.db.selectFrom('idempotency_keys').select(['key', 'response_body']).where('user_id', '=', owner.id).execute();
+    assert.deepEqual(stored, []);
+  });
+
   test('create returns the secret once; get, list, update, rotate, delete', async () => {
     const created = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', {
       key: m.devKey,

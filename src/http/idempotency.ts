@@ -45,8 +45,12 @@ export interface RequestKey {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The handler stores the response in its own statement when `inline(body)` is true (see above). */
-    idempotency?: { inline: (body: any) => boolean };
+    /**
+     * `{ inline }`: the handler stores the response in its own statement when `inline(body)` is true
+     * (see above). `'off'`: the header is ignored, for routes whose response carries a secret shown
+     * once (an API key, a signing secret): it is never stored, so never replayed.
+     */
+    idempotency?: { inline: (body: any) => boolean } | 'off';
   }
   interface FastifyRequest {
     idempotency: RequestKey | null;
@@ -100,14 +104,15 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
   app.addHook('preHandler', async (req, reply) => {
     // Any authenticated POST: an API key's or a dashboard token's (a withdrawal from the dashboard
     // moves money as surely as one from the API). The token's environment is its X-Environment.
-    if (req.method !== 'POST' || !req.auth) return;
+    const mode = req.routeOptions.config.idempotency;
+    if (req.method !== 'POST' || !req.auth || mode === 'off') return;
     const header = req.headers['idempotency-key'];
     if (header === undefined) return;
     const key = String(header);
     if (!key.length || key.length > 255) throw validation('Idempotency-Key', 'must be 1 to 255 characters');
     const { userId, livemode } = req.auth;
     req.idempotency = { userId, livemode, key, fingerprint: fingerprint(req), createdAt: new Date(), state: 'inline' };
-    if (req.routeOptions.config.idempotency?.inline(req.body)) return;
+    if (mode?.inline(req.body)) return;
     if (!(await claimKey(db, req, reply))) return reply;
   });
 

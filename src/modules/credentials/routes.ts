@@ -22,7 +22,8 @@ export default async function credentialRoutes(app: App) {
   app.post(
     '/api/credentials',
     {
-      config: { auth: { token: true } },
+      // The key is shown once: its response is never stored for Idempotency-Key replays.
+      config: { auth: { token: true }, idempotency: 'off' },
       schema: {
         tags: ['Credentials'],
         summary: 'Create an API key (its value is returned only in this response)',
@@ -46,7 +47,8 @@ export default async function credentialRoutes(app: App) {
   app.get(
     '/api/credentials',
     {
-      config: { auth: { token: true } },
+      // The key is shown once: its response is never stored for Idempotency-Key replays.
+      config: { auth: { token: true }, idempotency: 'off' },
       schema: { tags: ['Credentials'], summary: 'List API keys (without their values)', response: { 200: Type.Object({ message: Type.String(), credentials: Type.Array(CredentialView) }), ...errors(401) } },
     },
     async (req) => ({ message: 'OK', credentials: (await listCredentials(db, req.auth.userId)).map(credentialView) }),

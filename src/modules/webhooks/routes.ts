@@ -35,12 +35,14 @@ export default async function webhookRoutes(app: App) {
   const tags = ['Webhooks'];
   const read = { auth: { key: 'webhooks:read' as const } };
   const write = { auth: { key: 'webhooks:write' as const } };
+  // Responses carrying a secret are never stored for Idempotency-Key replays (see http/idempotency.ts).
+  const writeSecret = { ...write, idempotency: 'off' as const };
   const withSecret = (s: Parameters<typeof subscriptionView>[0]) => ({ ...subscriptionView(s), secret: s.secret });
 
   app.post(
     '/api/v1/webhooks/subscriptions',
     {
-      config: write,
+      config: writeSecret,
       schema: {
         tags,
         summary: 'Subscribe an HTTPS endpoint to event types',
@@ -105,7 +107,7 @@ export default async function webhookRoutes(app: App) {
   app.post(
     '/api/v1/webhooks/subscriptions/:id/rotate-secret',
     {
-      config: write,
+      config: writeSecret,
       schema: {
         tags,
         summary: 'Replace the signing secret',
@@ -209,7 +211,7 @@ export default async function webhookRoutes(app: App) {
   app.post(
     '/api/v1/webhooks/postback-secret/rotate',
     {
-      config: write,
+      config: writeSecret,
       schema: { tags, summary: 'Replace the postback secret', description: 'Effective at once for every later attempt.', response: { 200: PostbackSecretResponse, ...errors(401, 403, 409) } },
     },
     async (req) => ({ message: 'Postback secret rotated', secret: await rotatePostbackSecret(wh.db, req.auth) }),
