@@ -148,7 +148,7 @@ describe('coupon CRUD', () => {
     assert.equal((await call(ctx.app, 'GET', `${C}/${c.id}`, { key: m.devKey })).status, 404);
   });
 
-  test('list: page style, active only unless includeInactive, search by code', async () => {
+  test('list: page style, active only unless includeInactive or a status, search by code', async () => {
     const fresh = await merchant(ctx.app);
     for (let i = 0; i < 5; i++) await coupon(fresh.devKey, { code: `LISTA${i}`, status: i % 2 ? 'INACTIVE' : 'ACTIVE' });
     const active = await call(ctx.app, 'GET', `${C}?limit=2`, { key: fresh.devKey });
@@ -160,6 +160,12 @@ describe('coupon CRUD', () => {
     assert.deepEqual(all.body.coupons.map((c: { code: string }) => c.code), ['LISTA2', 'LISTA1']);
     const search = await call(ctx.app, 'GET', `${C}?search=lista3&includeInactive=true`, { key: fresh.devKey });
     assert.deepEqual(search.body.coupons.map((c: { code: string }) => c.code), ['LISTA3']);
+    const inactive = await call(ctx.app, 'GET', `${C}?status=INACTIVE`, { key: fresh.devKey });
+    assert.deepEqual(inactive.body.coupons.map((c: { code: string }) => c.code), ['LISTA3', 'LISTA1']);
+    assert.equal(inactive.body.pagination.total, 2);
+    const onlyActive = await call(ctx.app, 'GET', `${C}?status=ACTIVE&includeInactive=true`, { key: fresh.devKey });
+    assert.deepEqual(onlyActive.body.coupons.map((c: { code: string }) => c.code), ['LISTA4', 'LISTA2', 'LISTA0']);
+    assert400(await call(ctx.app, 'GET', `${C}?status=EXPIRED`, { key: fresh.devKey }), 'VALIDATION_ERROR');
     assert400(await call(ctx.app, 'GET', `${C}?limit=0`, { key: fresh.devKey }), 'VALIDATION_ERROR');
     assert400(await call(ctx.app, 'GET', `${C}?page=0`, { key: fresh.devKey }), 'VALIDATION_ERROR');
   });

@@ -67,6 +67,7 @@ export const ListCouponsQuery = Type.Object(
   {
     ...PageQuery,
     includeInactive: Type.Boolean({ default: false, description: 'Also list INACTIVE coupons' }),
+    status: Type.Optional({ ...Status, description: 'Only coupons in this status (INACTIVE needs no includeInactive)' }),
     search: Type.Optional(Type.String({ maxLength: 50, description: 'Part of the code' })),
   },
   { additionalProperties: false },

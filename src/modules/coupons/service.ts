@@ -188,7 +188,8 @@ export async function deleteCoupon(db: Executor, scope: Scope, id: string): Prom
 
 export async function listCoupons(db: Executor, scope: Scope, q: Static<typeof ListCouponsQuery>) {
   let base = db.selectFrom('coupons').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
-  if (!q.includeInactive) base = base.where('status', '=', 'ACTIVE');
+  if (q.status) base = base.where('status', '=', q.status);
+  else if (!q.includeInactive) base = base.where('status', '=', 'ACTIVE');
   if (q.search) base = base.where('code_lower', 'like', likePattern(q.search.toLowerCase()));
   const [{ total }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
