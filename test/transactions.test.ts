@@ -711,6 +711,16 @@ describe('ledger and balance', () => {
     assert.equal(refundEntry.referenceId, pix.id);
     assert.equal(refundEntry.balanceAfterCents, available); // the refund was the last movement of available
     assert400(await call(ctx.app, 'GET', `/api/v1/balance/entries?cursor=${encodeURIComponent('x' + seen[0].id)}`, { key: l.devKey }), 'INVALID_CURSOR');
+    // Oldest first, walked the same way: the same entries in the opposite order.
+    const asc: any[] = [];
+    cursor = null;
+    do {
+      const res: Res = await call(ctx.app, 'GET', `/api/v1/balance/entries?limit=2&orderDirection=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: l.devKey });
+      assert.equal(res.status, 200, res.raw);
+      asc.push(...res.body.entries);
+      cursor = res.body.pagination.nextCursor;
+    } while (cursor && asc.length < 20);
+    assert.deepEqual(asc.map((e) => e.id), seen.map((e) => e.id).reverse());
     await assertLedgerConsistent();
   });
 });

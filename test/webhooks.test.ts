@@ -125,6 +125,10 @@ describe('subscriptions', () => {
     assert.equal(key.status, 201, key.raw);
     const stored = await ctx.database.db.selectFrom('idempotency_keys').select(['key', 'response_body']).where('user_id', '=', owner.id).execute();
     assert.deepEqual(stored, []);
+    // (The two subscriptions also show the list's order: newest first, or oldest with orderDirection=asc.)
+    const ids = async (q: string) => (await call(ctx.app, 'GET', `/api/v1/webhooks/subscriptions${q}`, { key: owner.devKey })).body.subscriptions.map((x: { id: string }) => x.id);
+    assert.deepEqual(await ids(''), [b.body.subscription.id, a.body.subscription.id]);
+    assert.deepEqual(await ids('?orderDirection=asc'), [a.body.subscription.id, b.body.subscription.id]);
   });
 
   test('create returns the secret once; get, list, update, rotate, delete', async () => {

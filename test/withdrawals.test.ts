@@ -238,6 +238,13 @@ describe('list and read', () => {
     assert400(await req(ctx.app, 'GET', `${W}?limit=0`, m.k), 'VALIDATION_ERROR');
     assert400(await req(ctx.app, 'GET', `${W}?page=0`, m.k), 'VALIDATION_ERROR');
     assert400(await req(ctx.app, 'GET', `${W}?status=DONE`, m.k), 'VALIDATION_ERROR');
+    // search: part of the PIX key or the description, any case.
+    const named = await withdraw(m.k, 1500, { pixKey: 'Fornecedor@Example.com', description: 'Aluguel de novembro' });
+    const found = async (q: string) => (await req(ctx.app, 'GET', `${W}?search=${encodeURIComponent(q)}`, m.k)).body.data.map((w: { id: string }) => w.id);
+    assert.deepEqual(await found('fornecedor@'), [named.id]);
+    assert.deepEqual(await found('ALUGUEL'), [named.id]);
+    assert.deepEqual(await found('100%'), []);
+    assert.equal((await found('example.com')).length, 6);
 
     const one = await req(ctx.app, 'GET', `${W}/${ids[0]}`, m.k);
     assert.equal(one.status, 200);

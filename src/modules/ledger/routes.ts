@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../app.ts';
-import { CursorPagination, errors, Timestamp, Uuid } from '../../http/schemas.ts';
+import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
 import { getBalance, listEntries } from './service.ts';
 
 export const BalanceView = Type.Object({
@@ -41,16 +41,13 @@ export default async function ledgerRoutes(app: App) {
       config: { auth: { key: 'transactions:read', token: true } },
       schema: {
         tags,
-        summary: 'Ledger entries of the wallet (newest first, cursor style)',
-        querystring: Type.Object(
-          { limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), cursor: Type.Optional(Type.String({ maxLength: 512 })) },
-          { additionalProperties: false },
-        ),
+        summary: 'Ledger entries of the wallet (newest first unless orderDirection=asc, cursor style)',
+        querystring: Type.Object(CursorQuery, { additionalProperties: false }),
         response: { 200: Type.Object({ message: Type.String(), entries: Type.Array(EntryView), pagination: CursorPagination }), ...errors(400, 401, 403) },
       },
     },
     async (req) => {
-      const { entries, pagination } = await listEntries(db, cursors, req.auth, req.query.limit, req.query.cursor);
+      const { entries, pagination } = await listEntries(db, cursors, req.auth, req.query);
       return { message: 'OK', entries, pagination };
     },
   );

@@ -130,7 +130,7 @@ export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): 
 }
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */
-export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, limit: number, cursor?: string) {
+export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, q: { limit: number; cursor?: string; orderDirection?: 'asc' | 'desc' }) {
   const query = db
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
@@ -142,9 +142,9 @@ export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, 
     by: 'createdAt',
     column: 'e.created_at',
     idColumn: 'e.id',
-    direction: 'desc',
-    limit,
-    cursor,
+    direction: q.orderDirection ?? 'desc',
+    limit: q.limit,
+    cursor: q.cursor,
     value: (r) => r.created_at,
     timestamp: true,
   });

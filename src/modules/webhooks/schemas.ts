@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { CursorPagination, CursorQuery, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { EVENT_TYPES, type EventType } from '../events/service.ts';
 
 /** Type of the test event sent by POST /api/v1/webhooks/subscriptions/{id}/test. */
@@ -50,13 +50,7 @@ export const SubscriptionResponse = Type.Object({ message: Type.String(), subscr
 export const SubscriptionSecretResponse = Type.Object({ message: Type.String(), subscription: SubscriptionWithSecret });
 export const SubscriptionListResponse = Type.Object({ message: Type.String(), subscriptions: Type.Array(SubscriptionView), pagination: CursorPagination });
 
-export const ListSubscriptionsQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  },
-  { additionalProperties: false },
-);
+export const ListSubscriptionsQuery = Type.Object(CursorQuery, { additionalProperties: false });
 
 const DeliveryStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED')]);
 

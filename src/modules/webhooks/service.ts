@@ -137,7 +137,7 @@ export async function getSubscription(db: Executor, scope: Scope, id: string): P
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
   const query = wh.db.selectFrom('webhook_subscriptions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
-  return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
+  return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: q.orderDirection ?? 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
 }
 
 export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {

@@ -38,7 +38,10 @@ export const WithdrawalView = Type.Object({
   failedAt: Nullable(Timestamp),
 });
 
-export const ListWithdrawalsQuery = Type.Object({ ...PageQuery, status: Type.Optional(Status) }, { additionalProperties: false });
+export const ListWithdrawalsQuery = Type.Object(
+  { ...PageQuery, status: Type.Optional(Status), search: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Part of the PIX key or the description (any case)' })) },
+  { additionalProperties: false },
+);
 export const WithdrawalListResponse = Type.Object({ data: Type.Array(WithdrawalView), meta: PagePagination });
 export const WithdrawalResponse = Type.Object({ data: WithdrawalView });
 export const CreateWithdrawalResponse = Type.Object({ message: Type.String(), data: WithdrawalView });

@@ -19,7 +19,7 @@ import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
 import { badRequest, notFound, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
-import type { Scope } from '../../http/scope.ts';
+import { likePattern, type Scope } from '../../http/scope.ts';
 import { maskDocument } from '../../payments/documents.ts';
 import type { PayoutProviders, PayoutResult } from '../../payments/payouts.ts';
 import { validatePixKey } from '../../payments/pix-keys.ts';
@@ -127,6 +127,10 @@ export async function getWithdrawal(db: Executor, scope: Scope, id: string): Pro
 export async function listWithdrawals(db: Executor, scope: Scope, q: Static<typeof ListWithdrawalsQuery>) {
   let base = db.selectFrom('withdrawals').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.status) base = base.where('status', '=', q.status);
+  if (q.search) {
+    const pattern = likePattern(q.search);
+    base = base.where((eb) => eb.or([eb('pix_key', 'ilike', pattern), eb('description', 'ilike', pattern)]));
+  }
   const [{ total }, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
