@@ -27,6 +27,7 @@ import transactionRoutes from './modules/transactions/routes.ts';
 import walletRoutes from './modules/wallet.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
+import { FeeSchedule } from './modules/fees.ts';
 import type { TxDeps } from './modules/transactions/service.ts';
 import { createProviders, type Providers } from './payments/provider.ts';
 import webRoutes from './web/routes.ts';
@@ -42,6 +43,8 @@ export interface Deps {
   cursors: Cursors;
   providers: Providers;
   tx: TxDeps;
+  /** Each merchant's fees: the platform's, or an operator's overrides. */
+  fees: FeeSchedule;
   /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, or by tests). */
   webhooks: Webhooks;
 }
@@ -107,8 +110,9 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const auth = new Authenticator({ db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
   const cursors = new Cursors(config.cursorSecret);
   const providers = opts.providers ?? createProviders(config.productionProvider);
+  const fees = new FeeSchedule(database.db, config.fees);
   const webhooks = new Webhooks({ db: database.db, database, config, cursors, log: app.log });
-  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors }, webhooks });
+  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors, fees }, fees, webhooks });
   app.addHook('onClose', () => webhooks.close());
   // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
   try {

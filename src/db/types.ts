@@ -15,6 +15,8 @@ export interface UsersTable {
   referred_by: string | null;
   /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
   postback_secret: string | null;
+  /** An operator's overrides of the platform's fees (modules/fees.ts); null = none. */
+  fees: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

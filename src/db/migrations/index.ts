@@ -5,6 +5,7 @@ import * as m002 from './002_transactions.ts';
 import * as m003 from './003_webhooks.ts';
 import * as m004 from './004_checkout.ts';
 import * as m005 from './005_wallet.ts';
+import * as m006 from './006_merchant_fees.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003_webhooks': m003,
   '004_checkout': m004,
   '005_wallet': m005,
+  '006_merchant_fees': m006,
 };

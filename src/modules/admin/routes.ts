@@ -11,6 +11,7 @@ import { getDocumentFile, getSubmission, listSubmissions, reviewKyc } from '../k
 import { PagePagination } from '../../http/schemas.ts';
 import { AdminWithdrawalsQuery, AdminWithdrawalView } from '../withdrawals/schemas.ts';
 import { adminListWithdrawals, adminWithdrawalView, settleByHand } from '../withdrawals/service.ts';
+import { FeeOverrides, FeesView } from '../fees.ts';
 
 const ADMIN = { auth: { token: true, admin: true } } as const;
 const Id = Type.Object({ id: Uuid });
@@ -119,7 +120,7 @@ export default async function adminRoutes(app: App) {
       },
     },
     async (req) => {
-      const { advance, items } = await approveAdvance({ db, config }, req.auth.userId, req.params.id, req.body.reason);
+      const { advance, items } = await approveAdvance({ db, fees: app.deps.fees }, req.auth.userId, req.params.id, req.body.reason);
       return { message: 'Advance approved and credited', data: { ...advanceView(advance, items), livemode: advance.livemode } };
     },
   );
@@ -179,5 +180,33 @@ export default async function adminRoutes(app: App) {
       },
     },
     async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(db, req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
+  );
+
+  // --- Fees ----------------------------------------------------------------------------------
+  const feeTags = ['Operator: fees'];
+  const FeesResponse = Type.Object({ message: Type.String(), fees: FeesView, overrides: FeeOverrides });
+  app.get(
+    '/api/admin/merchants/:id/fees',
+    {
+      config: ADMIN,
+      schema: { tags: feeTags, summary: "A merchant's fees: the platform's, with its overrides", params: Id, response: { 200: FeesResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => ({ message: 'OK', ...(await app.deps.fees.describe(req.params.id)) }),
+  );
+  app.put(
+    '/api/admin/merchants/:id/fees',
+    {
+      config: ADMIN,
+      schema: {
+        tags: feeTags,
+        summary: "Set a merchant's negotiated fees",
+        description:
+          'The fields given replace the platform\'s fees (FEE_* settings) for this merchant, in both environments; the others follow the platform. `{}` removes every override. Applies to payments, withdrawals and advances made from now on (at once on this instance, within 30 s on the others); existing ones keep their fee.',
+        params: Id,
+        body: FeeOverrides,
+        response: { 200: FeesResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'Fees updated', ...(await app.deps.fees.set(req.params.id, req.body)) }),
   );
 }

@@ -10,8 +10,8 @@ const IdempotencyHeader = Type.Object({
 
 // Spec "T" routes: the dashboard token, or an API key with withdrawals:read / withdrawals:write.
 export default async function advanceRoutes(app: App) {
-  const { db, config } = app.deps;
-  const deps = { db, config };
+  const { db } = app.deps;
+  const deps = { db, fees: app.deps.fees };
   const tags = ['Advances'];
 
   app.get(

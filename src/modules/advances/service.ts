@@ -16,7 +16,7 @@
 // decides races). In development, approval is automatic, in the creating transaction.
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import type { Config } from '../../config.ts';
+import type { FeeSchedule } from '../fees.ts';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Advance, AdvanceItem, AdvanceStatus } from '../../db/types.ts';
@@ -160,7 +160,7 @@ function overAvailable(amount: number, available: number) {
 
 export interface AdvanceDeps {
   db: Db;
-  config: Config;
+  fees: FeeSchedule;
 }
 
 /** What an advance of `amountCents` (omitted: everything) would cost now. */
@@ -169,10 +169,11 @@ export async function simulateAdvance(deps: AdvanceDeps, scope: Scope, amountCen
   const available = await availableToAdvance(deps.db, scope, now);
   const target = amountCents ?? available;
   if (target > available || target <= 0) throw overAvailable(target, available);
-  const q = quote(await candidatesFor(deps.db, scope, target, now), target, deps.config.fees.advanceMonthlyBp, now);
+  const { advanceMonthlyBp } = await deps.fees.of(scope.userId);
+  const q = quote(await candidatesFor(deps.db, scope, target, now), target, advanceMonthlyBp, now);
   return {
     availableToAdvanceCents: available,
-    monthlyFeePercentage: deps.config.fees.advanceMonthlyBp / 100,
+    monthlyFeePercentage: advanceMonthlyBp / 100,
     amountCents: q.amountCents,
     feeCents: q.feeCents,
     netAmountCents: q.netAmountCents,
@@ -196,7 +197,7 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
   const available = await availableToAdvance(deps.db, scope, now);
   const target = input.amountCents ?? available;
   if (target > available || target <= 0) throw overAvailable(target, available);
-  const q = quote(await candidatesFor(deps.db, scope, target, now), target, deps.config.fees.advanceMonthlyBp, now);
+  const q = quote(await candidatesFor(deps.db, scope, target, now), target, (await deps.fees.of(scope.userId)).advanceMonthlyBp, now);
   // Receivables settled or refunded between the two reads: never advance less than asked, silently.
   if (q.amountCents < target) throw overAvailable(target, q.amountCents);
   if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount; advance more');
@@ -221,7 +222,7 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
       await recordEvents(trx, scope, [{ type: 'advance.created', data: eventData(advance) }]);
       if (scope.livemode) return { advance, items: [] };
       // Development: approved at once, by the system.
-      return complete(trx, deps.config, advance, null, 'Approved automatically (development)');
+      return complete(trx, deps.fees, advance, null, 'Approved automatically (development)');
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw alreadyActive();
@@ -234,9 +235,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
  * are now (locking the transactions, then the receivables, so a refund of the same transaction
  * cannot interleave), writes the items, moves the money and records the events.
  */
-async function complete(trx: Trx, config: Config, advance: Advance, operatorId: string | null, decisionReason: string | null): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+async function complete(trx: Trx, fees: FeeSchedule, advance: Advance, operatorId: string | null, decisionReason: string | null): Promise<{ advance: Advance; items: AdvanceItem[] }> {
   const scope: Scope = { userId: advance.user_id, livemode: advance.livemode };
   const now = new Date();
+  const { advanceMonthlyBp } = await fees.of(advance.user_id, trx);
   let q: Quote | null = null;
   // The candidates are read without locks; a receivable settled or refunded before we lock it drops
   // out, so read again (the next reading reaches further) until the locked ones cover the amount.
@@ -255,7 +257,7 @@ async function complete(trx: Trx, config: Config, advance: Advance, operatorId: 
       .orderBy('id')
       .forUpdate()
       .execute();
-    const attemptQuote = quote(locked, advance.amount_cents, config.fees.advanceMonthlyBp, now);
+    const attemptQuote = quote(locked, advance.amount_cents, advanceMonthlyBp, now);
     if (attemptQuote.amountCents === advance.amount_cents) {
       q = attemptQuote;
       break;
@@ -378,7 +380,7 @@ export async function approveAdvance(deps: AdvanceDeps, operatorId: string, id: 
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
     if (a.status !== 'PENDING') throw transitionError(a.status, 'APPROVED');
-    return complete(trx, deps.config, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
+    return complete(trx, deps.fees, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
   });
 }
 

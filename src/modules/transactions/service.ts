@@ -18,6 +18,7 @@ import { buildBrCode, newTxid } from '../../payments/pix.ts';
 import type { PaymentProvider, Providers } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
 import { eventWrites } from '../events/service.ts';
+import type { FeeSchedule } from '../fees.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { postJournal } from '../ledger/service.ts';
 import type { CreateTransactionBody, ListTransactionsQuery } from './schemas.ts';
@@ -30,6 +31,7 @@ export interface TxDeps {
   config: Config;
   providers: Providers;
   cursors: Cursors;
+  fees: FeeSchedule;
 }
 
 type CreateInput = Static<typeof CreateTransactionBody>;
@@ -151,6 +153,7 @@ async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: Ch
   const { expiresAt, dueDate } = schedule(input, now, config);
   if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
   const provider = providerFor(deps, scope);
+  const fees = await deps.fees.of(scope.userId);
   const guard = input.card && scope.livemode ? extras.cardGuard : undefined;
   await guard?.before();
 
@@ -188,7 +191,7 @@ async function create(deps: TxDeps, scope: Scope, input: CreateInput, extras: Ch
     product: (sanitizeText(input.product) || 'Pagamento').toWellFormed(),
     amount_cents: input.amountCents,
     charged_cents: charged,
-    fee_cents: paymentFee(config.fees, input.paymentMethod, charged),
+    fee_cents: paymentFee(fees, input.paymentMethod, charged),
     refunded_cents: 0,
     status: 'PENDING',
     payment_method: input.paymentMethod,

@@ -9,7 +9,7 @@ const IdempotencyHeader = Type.Object({
 });
 
 export default async function withdrawalRoutes(app: App) {
-  const { db, config } = app.deps;
+  const { db } = app.deps;
   const tags = ['Withdrawals'];
 
   app.get(
@@ -36,7 +36,7 @@ export default async function withdrawalRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const w = await requestWithdrawal(db, config, req.auth, req.body);
+      const w = await requestWithdrawal(db, app.deps.fees, req.auth, req.body);
       return reply.code(201).send({ message: 'Withdrawal requested', data: withdrawalView(w) });
     },
   );

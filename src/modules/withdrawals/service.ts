@@ -12,7 +12,7 @@
 // in a new transaction guarded by the status, so an operator or another worker that got there
 // first wins and the late one does nothing.
 import type { Static } from '@sinclair/typebox';
-import type { Config } from '../../config.ts';
+import type { FeeSchedule } from '../fees.ts';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
@@ -65,13 +65,13 @@ export async function walletBalance(db: Executor, scope: Scope) {
   return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents };
 }
 
-export async function requestWithdrawal(db: Db, config: Config, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
+export async function requestWithdrawal(db: Db, fees: FeeSchedule, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
   const key = validatePixKey(input.pixKeyType, input.pixKey);
   if (!key.ok) {
     if (input.pixKeyType === 'cpf' || input.pixKeyType === 'cnpj') throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ PIX key', [{ field: 'pixKey', message: key.reason }]);
     throw validation('pixKey', key.reason);
   }
-  const fee = config.fees.withdrawalCents;
+  const fee = (await fees.of(scope.userId)).withdrawalCents;
   if (input.amountCents <= fee) throw validation('amountCents', `must be more than the withdrawal fee (${fee} cents)`);
   if (scope.livemode) await requireApprovedKyc(db, scope.userId, 'A production withdrawal');
   const description = input.description === undefined ? null : sanitizeText(input.description) || null;

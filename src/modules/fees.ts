@@ -1,0 +1,68 @@
+// Fees per merchant: the platform's (FEE_* settings) with an operator's overrides for one merchant
+// (negotiated rates), kept in users.fees. Read on every payment, withdrawal and advance through a
+// small per-process cache: an operator's change applies at once on the instance that made it and
+// within FEES_CACHE_MS on the others. A fee is fixed on each object when it is created.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Fees } from '../config.ts';
+import type { Db, Executor } from '../db/index.ts';
+import { notFound } from '../http/errors.ts';
+
+const FEES_CACHE_MS = 30_000;
+const Bp = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000, description });
+const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 100_000, description });
+
+/** Every fee, as the platform's settings name them (the bounds of FEE_*). */
+const FeeFields = {
+  pixPercentBp: Bp('PIX: basis points of the amount (99 = 0.99%)'),
+  boletoFixedCents: Cents('Boleto: cents per payment'),
+  cardPercentBp: Bp('Card: basis points of the amount charged'),
+  cardFixedCents: Cents('Card: cents per payment, on top of the percentage'),
+  withdrawalCents: Cents('Withdrawal: cents per withdrawal'),
+  advanceMonthlyBp: Bp('Advance: basis points per month anticipated'),
+};
+export const FeesView = Type.Object(FeeFields);
+/** An operator's overrides: the fields given replace the platform's; `{}` goes back to them. */
+export const FeeOverrides = Type.Partial(Type.Object(FeeFields), { additionalProperties: false });
+type Overrides = Static<typeof FeeOverrides>;
+
+export class FeeSchedule {
+  private cache = new Map<string, { fees: Fees; until: number }>();
+  private db: Db;
+  private defaults: Fees;
+  constructor(db: Db, defaults: Fees) {
+    this.db = db;
+    this.defaults = defaults;
+  }
+
+  /** The fees that apply to this merchant now (read through `via` inside a database transaction). */
+  async of(userId: string, via: Executor = this.db): Promise<Fees> {
+    const now = Date.now();
+    const hit = this.cache.get(userId);
+    if (hit && hit.until > now) return hit.fees;
+    const fees = { ...this.defaults, ...(await this.overrides(via, userId)) };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(userId, { fees, until: now + FEES_CACHE_MS });
+    return fees;
+  }
+
+  /** The merchant's overrides and the fees they make. */
+  async describe(userId: string): Promise<{ fees: Fees; overrides: Overrides }> {
+    const overrides = await this.overrides(this.db, userId);
+    return { fees: { ...this.defaults, ...overrides }, overrides };
+  }
+
+  /** Replaces the merchant's overrides (`{}`: the platform's fees again). */
+  async set(userId: string, overrides: Overrides): Promise<{ fees: Fees; overrides: Overrides }> {
+    const stored = Object.keys(overrides).length ? JSON.stringify(overrides) : null;
+    const row = await this.db.updateTable('users').set({ fees: stored, updated_at: new Date() }).where('id', '=', userId).returning('id').executeTakeFirst();
+    if (!row) throw notFound('Merchant');
+    this.cache.delete(userId);
+    return { fees: { ...this.defaults, ...overrides }, overrides };
+  }
+
+  private async overrides(db: Executor, userId: string): Promise<Overrides> {
+    const row = await db.selectFrom('users').select('fees').where('id', '=', userId).executeTakeFirst();
+    if (!row) throw notFound('Merchant');
+    return (row.fees ?? {}) as Overrides;
+  }
+}

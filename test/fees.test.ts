@@ -1,0 +1,96 @@
+// Per-merchant fees: an operator overrides the platform's fees for one merchant; payments (API and
+// checkout), withdrawals and advances made afterwards use them; earlier ones keep their fee; other
+// merchants are untouched. PGlite by default, PostgreSQL with TEST_DATABASE_URL.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { call, cpf, merchant, operator, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { assertLedgerBalanced } from './ledger-check.ts';
+import { assert400, assertMessageOnly, paidCard, paidPix, req } from './wallet-helpers.ts';
+
+let ctx: TestContext;
+let op: { id: string; token: string };
+before(async () => {
+  ctx = await startApp();
+  op = await operator(ctx.app);
+});
+after(() => ctx.close());
+
+const PLATFORM = { pixPercentBp: 99, boletoFixedCents: 349, cardPercentBp: 399, cardFixedCents: 39, withdrawalCents: 350, advanceMonthlyBp: 299 };
+const feesUrl = (id: string) => `/api/admin/merchants/${id}/fees`;
+const setFees = (id: string, body: unknown, token = op.token) => call(ctx.app, 'PUT', feesUrl(id), { token, body });
+
+async function pix(m: Merchant, amountCents: number) {
+  const res = await call(ctx.app, 'POST', '/api/v1/transactions', {
+    key: m.devKey,
+    body: { product: 'Plano', amountCents, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+  });
+  assert.equal(res.status, 201, res.raw);
+  return res.body.transaction;
+}
+
+describe('per-merchant fees', () => {
+  test('the platform\'s fees until an operator sets some; then new payments, withdrawals and advances use them, earlier ones keep theirs', async () => {
+    const m = await merchant(ctx.app);
+    const other = await merchant(ctx.app);
+    const initial = await call(ctx.app, 'GET', feesUrl(m.id), { token: op.token });
+    assert.equal(initial.status, 200, initial.raw);
+    assert.deepEqual(initial.body, { message: 'OK', fees: PLATFORM, overrides: {} });
+    const before_ = await pix(m, 10_000);
+    assert.equal(before_.feeCents, 99);
+
+    const set = await setFees(m.id, { pixPercentBp: 50, withdrawalCents: 100, advanceMonthlyBp: 150 });
+    assert.equal(set.status, 200, set.raw);
+    assert.deepEqual(set.body.overrides, { pixPercentBp: 50, withdrawalCents: 100, advanceMonthlyBp: 150 });
+    assert.deepEqual(set.body.fees, { ...PLATFORM, pixPercentBp: 50, withdrawalCents: 100, advanceMonthlyBp: 150 });
+    assert.deepEqual((await call(ctx.app, 'GET', feesUrl(m.id), { token: op.token })).body.fees, set.body.fees);
+
+    const after_ = await pix(m, 10_000);
+    assert.equal(after_.feeCents, 50);
+    assert.equal(after_.netAmountCents, 9950);
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/transactions/${before_.id}`, { key: m.devKey })).body.transaction.feeCents, 99);
+    assert.equal((await pix(other, 10_000)).feeCents, 99);
+
+    // Withdrawal fee.
+    await paidPix(ctx.app, { key: m.devKey }, 20_000);
+    const w = await req(ctx.app, 'POST', '/api/withdraws', { key: m.devKey }, { amountCents: 5000, pixKeyType: 'email', pixKey: 'loja@example.com' });
+    assert.equal(w.status, 201, w.raw);
+    assert.equal(w.body.data.feeCents, 100);
+    assert.equal(w.body.data.netAmount, 4900);
+
+    // Advance rate (a card payment in 3 instalments makes receivables to advance).
+    await paidCard(ctx.app, { key: m.devKey }, 30_000, 3);
+    const sim = await req(ctx.app, 'GET', '/api/advances/simulate', { key: m.devKey });
+    assert.equal(sim.status, 200, sim.raw);
+    assert.equal(sim.body.monthlyFeePercentage, 1.5);
+
+    // A checkout of the merchant's payment link too.
+    const link = await call(ctx.app, 'POST', '/api/v1/payment-links', { key: m.devKey, body: { title: 'Curso', amountCents: 20_000 } });
+    const paidByLink = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${link.body.paymentLink.slug}/checkout`, {
+      body: { clientName: 'Bia Lima', clientEmail: 'bia@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+    });
+    assert.equal(paidByLink.status, 201, paidByLink.raw);
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/transactions/${paidByLink.body.transaction.id}`, { key: m.devKey })).body.transaction.feeCents, 100);
+
+    // {} goes back to the platform's fees.
+    const reset = await setFees(m.id, {});
+    assert.deepEqual(reset.body, { message: 'Fees updated', fees: PLATFORM, overrides: {} });
+    assert.equal((await pix(m, 10_000)).feeCents, 99);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('bounds and unknown fields are 400 and change nothing; merchants get 403; unknown merchants 404', async () => {
+    const m = await merchant(ctx.app);
+    for (const body of [{ pixPercentBp: -1 }, { pixPercentBp: 10_001 }, { cardFixedCents: 1.5 }, { boletoFixedCents: 100_001 }, { pixFee: 10 }, { withdrawalCents: '100' }]) {
+      assert400(await setFees(m.id, body), 'VALIDATION_ERROR');
+    }
+    assert.deepEqual((await call(ctx.app, 'GET', feesUrl(m.id), { token: op.token })).body.overrides, {});
+    assertMessageOnly(await setFees(m.id, { pixPercentBp: 0 }, m.token), 403);
+    assertMessageOnly(await call(ctx.app, 'GET', feesUrl(m.id), { key: m.devKey }), 401);
+    assertMessageOnly(await setFees('01890000-0000-7000-8000-000000000000', { pixPercentBp: 0 }), 404);
+    // Free PIX for a partner: 0 is a valid fee.
+    assert.equal((await setFees(m.id, { pixPercentBp: 0 })).status, 200);
+    const t = await pix(m, 777);
+    assert.equal(t.feeCents, 0);
+    assert.equal(t.netAmountCents, 777);
+  });
+});
