@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/index.ts';
-import { forbidden, rateLimitHeaders, tooManyRequests, unauthorized, validation } from './errors.ts';
-import type { RateLimiter } from './ratelimit.ts';
+import { forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
+import { enforce, type RateLimiter } from './ratelimit.ts';
 
 export const PERMISSIONS = [
   'paymentLinks:read',
@@ -113,8 +113,7 @@ export class Authenticator {
    */
   async limitMerchant(userId: string): Promise<Record<string, string>> {
     const limit = this.deps.perUserPerMinute;
-    const hit = await this.deps.limiter.hit(`user:${userId}`, 60_000);
-    if (hit.count > limit) throw tooManyRequests('Too many requests for this account; slow down', hit.resetMs, limit);
+    const hit = await enforce(this.deps.limiter, `user:${userId}`, 60_000, limit, 'Too many requests for this account; slow down');
     return rateLimitHeaders(limit, limit - hit.count, hit.resetMs);
   }
 

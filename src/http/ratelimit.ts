@@ -1,6 +1,7 @@
 // Fixed-window counters behind one small interface: in memory for a single instance,
 // Redis when REDIS_URL is set so every API instance shares the same limits.
 import { Redis } from 'ioredis';
+import { tooManyRequests } from './errors.ts';
 
 export interface Hit {
   count: number;
@@ -89,4 +90,11 @@ export class RedisLimiter implements RateLimiter {
 
 export function createLimiter(redisUrl: string | null, prefix?: string): RateLimiter {
   return redisUrl ? new RedisLimiter(redisUrl, prefix) : new MemoryLimiter();
+}
+
+/** Counts one hit on `key`; past `max` in the window, 429 with `message` (Retry-After, RateLimit-*). */
+export async function enforce(limiter: RateLimiter, key: string, windowMs: number, max: number, message: string): Promise<Hit> {
+  const hit = await limiter.hit(key, windowMs);
+  if (hit.count > max) throw tooManyRequests(message, hit.resetMs, max);
+  return hit;
 }

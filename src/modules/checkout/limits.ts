@@ -11,7 +11,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { CheckoutLimits } from '../../config.ts';
 import { tooManyRequests } from '../../http/errors.ts';
-import type { RateLimiter } from '../../http/ratelimit.ts';
+import { enforce, type RateLimiter } from '../../http/ratelimit.ts';
 import { deviceId } from '../coupons/limits.ts';
 import type { CardGuard } from '../transactions/service.ts';
 
@@ -21,8 +21,7 @@ const CARD_MESSAGE = 'Too many card payment attempts; try again later';
 
 /** 429 when this request makes the caller's checkouts in the current minute too many. */
 export async function admitCheckout(limiter: RateLimiter, limits: CheckoutLimits, req: FastifyRequest): Promise<void> {
-  const hit = await limiter.hit(`checkout:ip:${req.ip}`, MINUTE);
-  if (hit.count > limits.perIpPerMinute) throw tooManyRequests('Too many checkout attempts; try again shortly', hit.resetMs, limits.perIpPerMinute);
+  await enforce(limiter, `checkout:ip:${req.ip}`, MINUTE, limits.perIpPerMinute, 'Too many checkout attempts; try again shortly');
 }
 
 /** The card-testing limits of one request, for the charge paths (production only: see above). */
@@ -34,8 +33,7 @@ export function cardGuard(limiter: RateLimiter, limits: CheckoutLimits, req: Fas
       const seen = await Promise.all(declines.map((k) => limiter.peek(k)));
       const blocked = seen.filter((d) => d.count >= limits.cardDeclinesPerHour);
       if (blocked.length) throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)), limits.cardDeclinesPerHour);
-      const hit = await limiter.hit(`card-attempts:ip:${req.ip}`, HOUR);
-      if (hit.count > limits.cardAttemptsPerIpPerHour) throw tooManyRequests(CARD_MESSAGE, hit.resetMs, limits.cardAttemptsPerIpPerHour);
+      await enforce(limiter, `card-attempts:ip:${req.ip}`, HOUR, limits.cardAttemptsPerIpPerHour, CARD_MESSAGE);
     },
     async declined() {
       await Promise.all(declines.map((k) => limiter.hit(k, HOUR)));

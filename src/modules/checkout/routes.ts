@@ -1,6 +1,7 @@
 // Public checkout API (no credentials): what the hosted pages call.
 import type { App } from '../../app.ts';
-import { notFound, tooManyRequests } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
+import { enforce } from '../../http/ratelimit.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { checkCouponLimits, hitCouponLimits } from '../coupons/limits.ts';
 import { admitCheckout, cardGuard } from './limits.ts';
@@ -76,8 +77,7 @@ export default async function checkoutRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const hit = await limiter.hit(`abandon:ip:${req.ip}`, 60_000);
-      if (hit.count > ABANDONMENTS_PER_MINUTE) throw tooManyRequests('Too many requests; slow down', hit.resetMs, ABANDONMENTS_PER_MINUTE);
+      await enforce(limiter, `abandon:ip:${req.ip}`, 60_000, ABANDONMENTS_PER_MINUTE, 'Too many requests; slow down');
       const { id } = await recordAbandonment(db, req.params.slug, req.body);
       return reply.code(201).send({ message: 'Cart abandonment recorded', cartAbandonment: { id } });
     },
