@@ -35,6 +35,9 @@ describe('per-merchant fees', () => {
     const initial = await call(ctx.app, 'GET', feesUrl(m.id), { token: op.token });
     assert.equal(initial.status, 200, initial.raw);
     assert.deepEqual(initial.body, { message: 'OK', fees: PLATFORM, overrides: {} });
+    // The merchant sees its fees too, with a key or its dashboard token.
+    const mine = () => call(ctx.app, 'GET', '/api/v1/fees', { key: m.devKey });
+    assert.deepEqual((await mine()).body, { message: 'OK', fees: PLATFORM });
     const before_ = await pix(m, 10_000);
     assert.equal(before_.feeCents, 99);
 
@@ -43,7 +46,9 @@ describe('per-merchant fees', () => {
     assert.deepEqual(set.body.overrides, { pixPercentBp: 50, withdrawalCents: 100, advanceMonthlyBp: 150 });
     assert.deepEqual(set.body.fees, { ...PLATFORM, pixPercentBp: 50, withdrawalCents: 100, advanceMonthlyBp: 150 });
     assert.deepEqual((await call(ctx.app, 'GET', feesUrl(m.id), { token: op.token })).body.fees, set.body.fees);
-
+    assert.deepEqual((await mine()).body.fees, set.body.fees);
+    assert.deepEqual((await call(ctx.app, 'GET', '/api/v1/fees', { token: m.token })).body.fees, set.body.fees);
+    assert.deepEqual((await call(ctx.app, 'GET', '/api/v1/fees', { key: other.devKey })).body.fees, PLATFORM);
     const after_ = await pix(m, 10_000);
     assert.equal(after_.feeCents, 50);
     assert.equal(after_.netAmountCents, 9950);

@@ -53,8 +53,10 @@ export function rateLimitHeaders(limit: number, remaining: number, resetMs: numb
 }
 
 /** 429 for a limit of `limit` per window, `resetMs` before the window resets: Retry-After and RateLimit-* headers. */
-export const tooManyRequests = (message: string, resetMs: number, limit: number) =>
-  new AppError(429, message, null, [], { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))), ...rateLimitHeaders(limit, 0, resetMs) });
+export function tooManyRequests(message: string, resetMs: number, limit: number): AppError {
+  const headers = rateLimitHeaders(limit, 0, resetMs);
+  return new AppError(429, message, null, [], { 'Retry-After': headers['RateLimit-Reset'], ...headers });
+}
 
 /** Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path). */
 function fieldErrors(err: FastifyError): FieldError[] {
