@@ -1,3 +1,7 @@
+import type { SelectQueryBuilder } from 'kysely';
+import type { Executor } from '../db/index.ts';
+import type { DB } from '../db/types.ts';
+
 /** The tenant a request acts for: one merchant, one environment. Every merchant query filters by both. */
 export interface Scope {
   userId: string;
@@ -6,3 +10,15 @@ export interface Scope {
 
 /** Escapes LIKE wildcards in user search text. */
 export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+
+/** Merchant-owned tables whose rows are archived (deleted_at) rather than deleted. */
+export type ArchivableTable = 'products' | 'clients' | 'coupons' | 'payment_links' | 'webhook_subscriptions';
+
+/**
+ * Rows of `table` this scope owns (merchant and environment), archived ones left out: the filter
+ * every read of those tables starts with (another merchant's or environment's row is then a 404).
+ */
+export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope): SelectQueryBuilder<DB, T, {}> {
+  const q = db.selectFrom(table as ArchivableTable).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  return q as unknown as SelectQueryBuilder<DB, T, {}>;
+}

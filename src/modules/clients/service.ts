@@ -7,7 +7,7 @@ import type { Client } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText } from '../../http/sanitize.ts';
-import { likePattern, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, type Scope } from '../../http/scope.ts';
 import { onlyDigitsAndLetters, validateDocument } from '../../payments/documents.ts';
 import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 
@@ -27,13 +27,9 @@ const alreadyExists = () => badRequest('CLIENT_ALREADY_EXISTS', 'A client with t
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 function findByDocument(db: Executor, scope: Scope, document: string) {
-  return db
-    .selectFrom('clients')
+  return owned(db, 'clients', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
     .where('document', '=', document)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -84,13 +80,9 @@ export function upsertClientSql(scope: Scope, id: string, now: Date, input: { na
 }
 
 export async function getClient(db: Executor, scope: Scope, id: string): Promise<Client> {
-  const c = await db
-    .selectFrom('clients')
+  const c = await owned(db, 'clients', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!c) throw notFound('Client');
   return c;
@@ -138,7 +130,7 @@ export async function deleteClient(db: Executor, scope: Scope, id: string): Prom
 }
 
 export async function listClients(db: Executor, scope: Scope, q: Static<typeof ListClientsQuery>) {
-  let base = db.selectFrom('clients').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  let base = owned(db, 'clients', scope);
   if (q.search) {
     const pattern = likePattern(q.search);
     // Documents are stored normalised, so "529.982.247-25" must find 52998224725.

@@ -10,7 +10,7 @@ import type { Coupon, Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
-import { likePattern, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
 import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody } from './schemas.ts';
 
@@ -62,12 +62,8 @@ function checkRules(c: CouponState) {
 
 async function checkProducts(db: Executor, scope: Scope, ids: string[]) {
   if (!ids.length) return;
-  const found = await db
-    .selectFrom('products')
+  const found = await owned(db, 'products', scope)
     .select('id')
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('deleted_at', 'is', null)
     .where('id', 'in', ids)
     .execute();
   const known = new Set(found.map((p) => p.id));
@@ -117,13 +113,9 @@ export async function createCoupon(db: Executor, scope: Scope, input: Static<typ
 }
 
 function findCoupon(db: Executor, scope: Scope, id: string) {
-  return db
-    .selectFrom('coupons')
+  return owned(db, 'coupons', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
+    .where('id', '=', id);
 }
 
 export async function getCoupon(db: Executor, scope: Scope, id: string): Promise<Coupon> {
@@ -187,7 +179,7 @@ export async function deleteCoupon(db: Executor, scope: Scope, id: string): Prom
 }
 
 export async function listCoupons(db: Executor, scope: Scope, q: Static<typeof ListCouponsQuery>) {
-  let base = db.selectFrom('coupons').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  let base = owned(db, 'coupons', scope);
   if (q.status) base = base.where('status', '=', q.status);
   else if (!q.includeInactive) base = base.where('status', '=', 'ACTIVE');
   if (q.search) base = base.where('code_lower', 'like', likePattern(q.search.toLowerCase()));

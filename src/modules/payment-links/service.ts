@@ -11,7 +11,7 @@ import type { PaymentLink, PaymentLinkProduct, PaymentLinkSettings } from '../..
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
-import type { Scope } from '../../http/scope.ts';
+import { owned, type Scope } from '../../http/scope.ts';
 import { recordEvents } from '../events/service.ts';
 import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
 
@@ -126,12 +126,8 @@ async function resolveProducts(trx: Trx, scope: Scope, linkId: string, items: { 
     seen.add(it.productId);
   });
   if (problems.length) throw badRequest('VALIDATION_ERROR', 'Validation failed', problems);
-  const found = await trx
-    .selectFrom('products')
+  const found = await owned(trx, 'products', scope)
     .select(['id', 'name', 'price_cents', 'status'])
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('deleted_at', 'is', null)
     .where('id', 'in', [...seen])
     .execute();
   const byId = new Map(found.map((p) => [p.id, p]));
@@ -203,13 +199,9 @@ export async function createLink(db: Executor, config: Config, scope: Scope, inp
 }
 
 function findLink(db: Executor, scope: Scope, id: string) {
-  return db
-    .selectFrom('payment_links')
+  return owned(db, 'payment_links', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null);
+    .where('id', '=', id);
 }
 
 export async function getLink(db: Executor, scope: Scope, id: string): Promise<LinkWithProducts> {
@@ -286,7 +278,7 @@ export async function deleteLink(db: Executor, config: Config, scope: Scope, id:
 }
 
 export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
-  let query = db.selectFrom('payment_links').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  let query = owned(db, 'payment_links', scope).selectAll();
   if (q.status) query = query.where('status', '=', q.status);
   const { rows, pagination } = await keysetPage(cursors, query, {
     by: 'createdAt',

@@ -6,7 +6,7 @@ import type { Product } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
-import { likePattern, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, type Scope } from '../../http/scope.ts';
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas.ts';
 
 export function productView(p: Product) {
@@ -64,13 +64,9 @@ export async function createProduct(db: Executor, scope: Scope, input: Static<ty
 }
 
 export async function getProduct(db: Executor, scope: Scope, id: string): Promise<Product> {
-  const p = await db
-    .selectFrom('products')
+  const p = await owned(db, 'products', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!p) throw notFound('Product');
   return p;
@@ -78,13 +74,9 @@ export async function getProduct(db: Executor, scope: Scope, id: string): Promis
 
 export async function updateProduct(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateProductBody>): Promise<Product> {
   return inTx(db, async (trx) => {
-    const current = await trx
-      .selectFrom('products')
+    const current = await owned(trx, 'products', scope)
       .selectAll()
-      .where('user_id', '=', scope.userId)
-      .where('livemode', '=', scope.livemode)
       .where('id', '=', id)
-      .where('deleted_at', 'is', null)
       .forUpdate()
       .executeTakeFirst();
     if (!current) throw notFound('Product');
@@ -124,11 +116,7 @@ export async function deleteProduct(db: Executor, scope: Scope, id: string): Pro
 }
 
 export async function listProducts(db: Executor, scope: Scope, q: Static<typeof ListProductsQuery>) {
-  let base = db
-    .selectFrom('products')
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('deleted_at', 'is', null);
+  let base = owned(db, 'products', scope);
   if (q.status) base = base.where('status', '=', q.status);
   if (q.search) {
     const pattern = likePattern(q.search);

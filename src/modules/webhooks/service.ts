@@ -8,7 +8,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { keysetPage, type Cursors } from '../../http/pagination.ts';
-import type { Scope } from '../../http/scope.ts';
+import { owned, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -91,12 +91,8 @@ async function checkUrl(config: Config, url: string) {
 
 export async function createSubscription(wh: Webhooks, scope: Scope, input: Static<typeof CreateSubscriptionBody>) {
   await checkUrl(wh.config, input.url);
-  const count = await wh.db
-    .selectFrom('webhook_subscriptions')
+  const count = await owned(wh.db, 'webhook_subscriptions', scope)
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   if (Number(count.n) >= MAX_SUBSCRIPTIONS) {
     throw badRequest('VALIDATION_ERROR', `At most ${MAX_SUBSCRIPTIONS} webhook subscriptions per environment`, [
@@ -123,20 +119,16 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
 }
 
 export async function getSubscription(db: Executor, scope: Scope, id: string): Promise<WebhookSubscription> {
-  const s = await db
-    .selectFrom('webhook_subscriptions')
+  const s = await owned(db, 'webhook_subscriptions', scope)
     .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!s) throw notFound('Webhook subscription');
   return s;
 }
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
-  const query = wh.db.selectFrom('webhook_subscriptions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
+  const query = owned(wh.db, 'webhook_subscriptions', scope).selectAll();
   return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: q.orderDirection ?? 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
 }
 
