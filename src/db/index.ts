@@ -1,5 +1,5 @@
 // Database connection: embedded PGlite (default) or real PostgreSQL (DATABASE_URL), behind one Kysely.
-import { Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
@@ -151,28 +151,48 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
   };
 }
 
-/**
- * Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too.
- * Kysely's migrator looks for its tables with an introspection query over every schema of the
- * database; a schema dropped by someone else while that query runs (tests and benchmarks drop
- * theirs) makes it fail with 'schema "<that one>" does not exist'. Nothing was migrated then, so
- * it is simply run again.
- */
+/** Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too. */
 export async function migrate(db: Db, schema?: string): Promise<void> {
   const migrator = new Migrator({
-    db,
+    db: withSchemaIntrospection(db, schema),
     provider: { getMigrations: async () => migrations },
     ...(schema && { migrationTableSchema: schema }),
   });
-  for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
-    const failed = results?.find((r) => r.status === 'Error');
-    if (!error && !failed) return;
-    const message = String((error as Error)?.message ?? error);
-    const gone = /^schema "([^"]+)" does not exist$/.exec(message);
-    if (!failed && gone && gone[1] !== schema && attempt < 5) continue;
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${message}`);
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+}
+
+/**
+ * `db` as the migrator sees it: its introspection (which the migrator uses only to find its own
+ * schema and tables) looks at the schema being migrated alone. Kysely's lists every table of every
+ * schema with a privilege check per schema, which fails with 'schema "<another>" does not exist'
+ * when another session drops one meanwhile (tests and benchmarks drop theirs).
+ */
+function withSchemaIntrospection(db: Db, schema: string | undefined): Db {
+  const target = sql`coalesce(${schema ?? null}::text, current_schema()::text)`;
+  const getTables = async () => {
+    const { rows } = await sql<{ name: string; schema: string }>`
+      SELECT c.relname::text AS name, n.nspname::text AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p') AND n.nspname::text = ${target}`.execute(db);
+    return rows.map((r) => ({ ...r, isView: false, isForeign: false, columns: [] }));
+  };
+  const introspection: DatabaseIntrospector = {
+    async getSchemas() {
+      const { rows } = await sql<{ name: string }>`SELECT nspname::text AS name FROM pg_namespace WHERE nspname::text = ${target}`.execute(db);
+      return rows;
+    },
+    getTables,
+  };
+  return new Proxy(db, {
+    get(kysely, prop) {
+      if (prop === 'introspection') return introspection;
+      const value = Reflect.get(kysely, prop);
+      return typeof value === 'function' ? value.bind(kysely) : value;
+    },
+  });
 }
 
 export async function ping(db: Db): Promise<void> {
