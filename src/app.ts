@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
@@ -28,36 +28,11 @@ import walletRoutes from './modules/wallet.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import { FeeSchedule } from './modules/fees.ts';
-import type { TxDeps } from './modules/transactions/service.ts';
 import { createProviders, type Providers } from './payments/provider.ts';
+import type { App } from './deps.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
-
-export interface Deps {
-  config: Config;
-  database: Database;
-  db: Db;
-  limiter: RateLimiter;
-  auth: Authenticator;
-  cursors: Cursors;
-  providers: Providers;
-  tx: TxDeps;
-  /** Each merchant's fees: the platform's, or an operator's overrides. */
-  fees: FeeSchedule;
-  /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, or by tests). */
-  webhooks: Webhooks;
-}
-
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider> & {
-  deps: Deps;
-};
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: Deps;
-  }
-}
 
 export interface BuildOptions {
   config: Config;

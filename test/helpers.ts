@@ -3,7 +3,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import { buildApp, type App } from '../src/app.ts';
+import { buildApp } from '../src/app.ts';
+import type { App } from '../src/deps.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/ratelimit.ts';

@@ -1,7 +1,7 @@
 // Shared by the wallet tests (withdrawals, advances, KYC, operators).
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { App } from '../src/app.ts';
+import type { App } from '../src/deps.ts';
 import { settleDue } from '../src/modules/transactions/service.ts';
 import { processPayouts } from '../src/modules/withdrawals/service.ts';
 import { createPayoutProviders, type PayoutProvider, type PayoutProviders } from '../src/payments/payouts.ts';

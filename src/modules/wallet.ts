@@ -1,6 +1,6 @@
 // The wallet's HTTP surface in one plugin: balance and withdrawals, advances, KYC, and the
 // operator API that reviews them.
-import type { App } from '../app.ts';
+import type { App } from '../deps.ts';
 import adminRoutes from './admin/routes.ts';
 import advanceRoutes from './advances/routes.ts';
 import kycRoutes from './kyc/routes.ts';

@@ -1,7 +1,7 @@
 // Public pages and assets that need no credentials: the PIX QR image and the printable boleto.
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
-import type { App } from '../app.ts';
+import type { App } from '../deps.ts';
 import { formatBoletoDocument } from './boleto-page.ts';
 
 /** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */

@@ -2,7 +2,7 @@
 // anyone else gets 403. Review queues across all merchants: KYC, advances, production withdrawals.
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, Uuid } from '../../http/schemas.ts';
 import { AdminAdvancesQuery, AdminAdvanceView } from '../advances/schemas.ts';
 import { adminListAdvances, advanceView, approveAdvance, getAdvance, rejectAdvance } from '../advances/service.ts';

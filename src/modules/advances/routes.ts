@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
 import { advanceView, cancelAdvance, createAdvance, getAdvance, listAdvances, simulateAdvance } from './service.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors } from '../../http/schemas.ts';
 import { LoginBody, RegisterBody, UserView } from './schemas.ts';
 import { createUser, getUser, login, userView } from './service.ts';

@@ -1,5 +1,5 @@
 // Payment links, coupons, the public checkout API and the hosted checkout pages, registered as one.
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import checkoutPageRoutes from '../../web/checkout-routes.ts';
 import { PageCache } from '../../web/page-cache.ts';
 import couponRoutes from '../coupons/routes.ts';

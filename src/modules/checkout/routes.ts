@@ -1,5 +1,5 @@
 // Public checkout API (no credentials): what the hosted pages call.
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { errors, IdParams } from '../../http/schemas.ts';

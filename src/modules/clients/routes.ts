@@ -1,4 +1,4 @@
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { ClientListResponse, ClientResponse, CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 import { clientView, createClient, deleteClient, getClient, listClients, updateClient } from './service.ts';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import type { Executor } from '../../db/index.ts';
 import { validation } from '../../http/errors.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';

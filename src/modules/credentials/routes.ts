@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { PERMISSIONS } from '../../http/auth.ts';
 import { Environment, errors, IdParams, Message, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { createCredential, credentialView, listCredentials, revokeCredential } from './service.ts';

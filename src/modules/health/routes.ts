@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { ping } from '../../db/index.ts';
 
 export default async function healthRoutes(app: App) {

@@ -1,4 +1,4 @@
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors } from '../../http/schemas.ts';
 import { KYC_BODY_LIMIT, KycResponse, SubmitKycBody } from './schemas.ts';
 import { getKyc, submitKyc } from './service.ts';

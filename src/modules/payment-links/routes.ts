@@ -1,4 +1,4 @@
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { abandonmentView, listAbandonments } from './abandonments.ts';
 import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, UpdateLinkBody } from './schemas.ts';

@@ -1,4 +1,4 @@
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { CreateProductBody, ListProductsQuery, ProductListResponse, ProductResponse, UpdateProductBody } from './schemas.ts';
 import { createProduct, deleteProduct, getProduct, listProducts, productView, updateProduct } from './service.ts';

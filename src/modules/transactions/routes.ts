@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { errors, IdParams } from '../../http/schemas.ts';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, WalletBalance, WithdrawalListResponse, WithdrawalResponse } from './schemas.ts';
 import { cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, walletBalance, withdrawalView } from './service.ts';
