@@ -189,7 +189,7 @@ describe('development: approved at once', () => {
     assert.equal(res.status, 201, res.raw);
     assert.equal(res.body.advance.amountCents, total - recs[0].amount);
     assert.equal(res.body.advance.receivables.length, 3);
-    await settleDue(ctx.database.db, new Date(), 100);
+    await settleDue(ctx.app.deps.transactions, new Date(), 100);
     const after = await receivablesOf(m.id);
     assert.equal(after.find((r) => r.id === recs[0].id)!.status, 'SETTLED');
     assert.equal(after.filter((r) => r.status === 'ADVANCED').length, 3);

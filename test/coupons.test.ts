@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
-import { buildApp } from '../src/app.ts';
 import type { App } from '../src/deps.ts';
 import { createLimiter } from '../src/http/ratelimit.ts';
-import { validatePublic } from '../src/modules/coupons/routes.ts';
-import { call, cpf, dropSchema, merchant, openDatabase, REDIS_URL, startApp, testConfig, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { validatePublic } from '../src/modules/coupons/service.ts';
+import { appOver, call, cpf, dropSchema, merchant, openDatabase, REDIS_URL, startApp, testConfig, type Merchant, type Res, type TestContext } from './helpers.ts';
 
 const C = '/api/v1/coupons';
 const V = '/api/coupons/validate';
@@ -346,8 +345,8 @@ describe('rate limits', () => {
     const config = testConfig({ LOG_LEVEL: 'silent' });
     const limiterA = createLimiter(REDIS_URL, prefix);
     const limiterB = createLimiter(REDIS_URL, prefix);
-    const a = await buildApp({ config, database, limiter: limiterA, perUserPerMinute: 1_000_000 });
-    const b = await buildApp({ config, database, limiter: limiterB, perUserPerMinute: 1_000_000 });
+    const a = await appOver(config, database, { limiter: limiterA });
+    const b = await appOver(config, database, { limiter: limiterB });
     try {
       await Promise.all([a.ready(), b.ready()]);
       const owner = await merchant(a);

@@ -4,11 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
-import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { appConfig, appOver, call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
 
 const T = '/api/v1/transactions';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -1139,12 +1137,11 @@ describe('production keys without a payment provider', () => {
  * the same database already holds Kysely's migration tables.)
  */
 async function siblingApp(env: Record<string, string>): Promise<TestContext> {
-  const config = loadConfig({ JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789', LOG_LEVEL: 'info', BASE_URL: 'http://localhost:3000', ...env });
+  const config = appConfig(env);
   const limiter = new MemoryLimiter();
   const logs: string[] = [];
   const logStream = { write: (chunk: string) => void logs.push(String(chunk)) };
-  const app = await buildApp({ config, database: ctx.database, limiter, logStream, perUserPerMinute: 1_000_000 });
-  await app.ready();
+  const app = await appOver(config, ctx.database, { limiter, logStream });
   return {
     ...ctx,
     app,
@@ -1222,11 +1219,11 @@ describe('jobs', () => {
     const future = new Date(Math.max(Date.parse(`${today}T23:59:59.999-03:00`), Date.now() + 90_000) + 60_000);
 
     // Not yet due: nothing of this merchant moves.
-    while ((await expireDue(ctx.database.db, new Date(), 500)) > 0);
+    while ((await expireDue(ctx.app.deps.transactions, new Date(), 500)) > 0);
     assert.equal((await get(j.devKey, pix.id)).body.transaction.status, 'PENDING');
 
     let total = 0;
-    for (let n: number; (n = await expireDue(ctx.database.db, future, 500)) > 0; ) total += n;
+    for (let n: number; (n = await expireDue(ctx.app.deps.transactions, future, 500)) > 0; ) total += n;
     assert.ok(total >= 2);
     const status = async (id: string) => (await get(j.devKey, id)).body.transaction.status;
     assert.equal(await status(pix.id), 'EXPIRED');
@@ -1244,7 +1241,7 @@ describe('jobs', () => {
     }
     assert.deepEqual(typesOf(await eventsFor(cardPending.id)), ['transaction.created']);
     // Running again changes nothing.
-    await expireDue(ctx.database.db, future, 500);
+    await expireDue(ctx.app.deps.transactions, future, 500);
     assert.equal((await eventsFor(pix.id)).length, 2);
     assert.deepEqual(await balance(j.devKey), { available: paid.netAmountCents, receivable: 0, reserved: 0 });
     assert400(await simulate(j.devKey, pix.id, 'PAID'), 'INVALID_STATE_TRANSITION');
@@ -1256,7 +1253,7 @@ describe('jobs', () => {
     const rs = await receivables(t.id);
     assert.deepEqual(await balance(s.devKey), { available: 0, receivable: t.netAmountCents, reserved: 0 });
     const settleAll = async (at: Date) => {
-      while ((await settleDue(ctx.database.db, at, 500)) > 0);
+      while ((await settleDue(ctx.app.deps.transactions, at, 500)) > 0);
     };
     await settleAll(new Date(Date.now() + 29 * DAY));
     assert.deepEqual((await receivables(t.id)).map((r) => r.status), ['PENDING', 'PENDING', 'PENDING']);

@@ -15,7 +15,7 @@ export interface UsersTable {
   referred_by: string | null;
   /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
   postback_secret: string | null;
-  /** An operator's overrides of the platform's fees (modules/fees.ts); null = none. */
+  /** An operator's overrides of the platform's fees (modules/fees/schedule.ts); null = none. */
   fees: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -90,6 +90,7 @@ export interface DB {
   coupons: CouponsTable;
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
+  refunds: RefundsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -138,6 +139,8 @@ export interface TransactionsTable {
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;
   provider: string;
+  /** The provider's own reference of the payment (a card charge id), once it gave one. */
+  provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
   failure_reason: string | null;
   paid_at: NullableTimestamp;
   failed_at: NullableTimestamp;
@@ -146,6 +149,24 @@ export interface TransactionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */
+export interface RefundsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  amount_cents: number;
+  status: RefundStatus;
+  provider: string;
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Refund = Selectable<RefundsTable>;
 
 export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external';
 

@@ -8,9 +8,10 @@ import { admitCheckout, cardGuard } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
 import { findBySlug, publicView } from '../payment-links/service.ts';
+import { findForCheckoutPage, transactionStatus } from '../transactions/queries.ts';
 import { payPendingCard } from '../transactions/service.ts';
 import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';
-import { checkoutLink, findForCheckoutPage, publicTransactionView, transactionStatus } from './service.ts';
+import { checkoutLink, publicTransactionView } from './service.ts';
 
 /** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
 const ABANDONMENTS_PER_MINUTE = 30;
@@ -59,7 +60,7 @@ export default async function checkoutRoutes(app: App) {
         coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
         card: cardGuard(limiter, config.checkoutLimits, req),
       };
-      const { tx, redirectUrl } = await checkoutLink(app.deps.tx, req.params.slug, req.body, guard);
+      const { tx, redirectUrl } = await checkoutLink(app.deps.transactions, req.params.slug, req.body, guard);
       return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
     },
   );
@@ -130,7 +131,7 @@ export default async function checkoutRoutes(app: App) {
     },
     async (req, reply) => {
       await admitCheckout(limiter, config.checkoutLimits, req);
-      const tx = await payPendingCard(app.deps.tx, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
+      const tx = await payPendingCard(app.deps.transactions, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
       const page = await findForCheckoutPage(db, tx.id);
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
     },

@@ -3,15 +3,14 @@
 // price, its payment-method and instalment settings, and the coupon if one applies.
 import type { Static } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
-import type { Executor } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
-import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { badRequest, validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
-import { createTransaction, type CardGuard, type TxDeps } from '../transactions/service.ts';
+import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
 import type { CheckoutBody, PublicTransaction } from './schemas.ts';
 
 type Body = Static<typeof CheckoutBody>;
@@ -32,7 +31,7 @@ export interface CheckoutGuards {
 
 const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
 
-export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
+export async function checkoutLink(deps: TransactionDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
   const { link, products } = await payableLink(deps.db, slug);
   const settings = link.settings;
   if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
@@ -81,7 +80,8 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
       card: body.card,
       trackingParams: body.trackingParams,
     },
-    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, cardGuard: guard.card },
+    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address },
+    { cardGuard: guard.card },
   );
   return { tx, redirectUrl: link.redirect_url };
 }
@@ -109,32 +109,4 @@ export function publicTransactionView(tx: Transaction, config: Config, redirectU
   }
   if (tx.payment_method === 'CARD') view.card = { brand: tx.card_brand, last4: tx.card_last4 };
   return view;
-}
-
-export interface CheckoutPageData {
-  tx: Transaction;
-  merchantName: string;
-  redirectUrl: string | null;
-  pixelCode: string | null;
-}
-
-/** A transaction for its public payment page (by id), with its merchant's name and its link's redirect. */
-export async function findForCheckoutPage(db: Executor, id: string): Promise<CheckoutPageData | null> {
-  const row = await db
-    .selectFrom('transactions as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .leftJoin('payment_links as l', 'l.id', 't.payment_link_id')
-    .selectAll('t')
-    .select(['u.name as merchant_name', 'l.redirect_url as link_redirect_url', 'l.meta_pixel_code as link_pixel_code'])
-    .where('t.id', '=', id)
-    .executeTakeFirst();
-  if (!row) return null;
-  const { merchant_name, link_redirect_url, link_pixel_code, ...tx } = row;
-  return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code };
-}
-
-export async function transactionStatus(db: Executor, id: string) {
-  const row = await db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Transaction');
-  return row;
 }

@@ -1,10 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import type { Executor } from '../../db/index.ts';
-import { validation } from '../../http/errors.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
-import type { Scope } from '../../http/scope.ts';
-import { findBySlug, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import { hitCouponLimits } from './limits.ts';
 import {
   CouponListResponse,
@@ -16,47 +12,7 @@ import {
   ValidateBody,
   ValidResponse,
 } from './schemas.ts';
-import { couponView, createCoupon, deleteCoupon, evaluateCoupon, getCoupon, INVALID_COUPON_MESSAGE, listCoupons, updateCoupon } from './service.ts';
-
-const NOBODY = '00000000-0000-0000-0000-000000000000';
-
-/**
- * Public validation: finds the merchant from the link slug or the products (one query either way),
- * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
- */
-export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date()) {
-  let amount = input.amountCents ?? input.amount;
-  let productIds = input.productIds ?? [];
-  let merchant: Scope | null = null;
-  if (input.paymentLinkSlug !== undefined) {
-    const pl = await findBySlug(db, input.paymentLinkSlug.toLowerCase());
-    if (pl && unavailableReason(pl.link, now) === null) {
-      merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
-      amount ??= linkTotal(pl.link, pl.products);
-      if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
-    }
-    amount ??= 0;
-  } else {
-    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
-    const owners = await db
-      .selectFrom('products')
-      .select(['user_id', 'livemode'])
-      .distinct()
-      .where('id', 'in', productIds.length ? productIds : [NOBODY])
-      .where('deleted_at', 'is', null)
-      .execute();
-    if (owners.length === 1) merchant = { userId: owners[0].user_id, livemode: owners[0].livemode };
-  }
-  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds }, { document: input.clientDocument, email: input.clientEmail }, now);
-  if (!result.ok) return { valid: false as const, message: INVALID_COUPON_MESSAGE };
-  const c = result.coupon;
-  return {
-    valid: true as const,
-    discountAmount: result.discountCents,
-    finalAmount: result.finalCents,
-    coupon: { code: c.code, discountType: c.discount_type, discountValue: c.discount_value, description: c.description },
-  };
-}
+import { couponView, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validatePublic } from './service.ts';
 
 export default async function couponRoutes(app: App) {
   const { db, limiter } = app.deps;

@@ -10,9 +10,10 @@ import type { Coupon, Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
-import { likePattern, owned, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
-import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody } from './schemas.ts';
+import { findBySlug, linkTotal, unavailableReason } from '../payment-links/service.ts';
+import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody, ValidateBody } from './schemas.ts';
 
 export const INVALID_COUPON_MESSAGE = 'Invalid or unavailable coupon';
 
@@ -142,8 +143,7 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
     }
     if (input.productIds) await checkProducts(trx, scope, input.productIds);
     try {
-      return await trx
-        .updateTable('coupons')
+      return await ownedUpdate(trx, 'coupons', scope, id)
         .set({
           ...state,
           ...(input.code !== undefined && { code: input.code, code_lower: input.code.toLowerCase() }),
@@ -154,7 +154,6 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
           ...(input.status !== undefined && { status: input.status }),
           updated_at: new Date(),
         })
-        .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
     } catch (err) {
@@ -167,13 +166,8 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
 /** Archives the coupon: it stops working at once and its code can be used again. */
 export async function deleteCoupon(db: Executor, scope: Scope, id: string): Promise<void> {
   const now = new Date();
-  const res = await db
-    .updateTable('coupons')
+  const res = await ownedUpdate(db, 'coupons', scope, id)
     .set({ deleted_at: now, status: 'INACTIVE', updated_at: now })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('Coupon');
 }
@@ -259,14 +253,14 @@ export async function evaluateCoupon(
 }
 
 /**
- * Counts a coupon use when its transaction is paid (called from the PAID transition, inside its
- * database transaction). The coupon row is locked, so concurrent payments count one at a time and
+ * Counts a coupon use when its transaction is paid: a transaction hook (afterChange, wired by
+ * deps.ts), inside the PAID transition's database transaction. The coupon row is locked, so concurrent payments count one at a time and
  * used_count never passes usageLimit (a CHECK constraint backs this up). A payment that finds the
  * coupon used up, or its customer at perUserLimit, still completes at the price it was offered:
  * the discount was granted at checkout; only the count stops.
  */
-export async function countCouponUse(trx: Trx, tx: Transaction, now: Date): Promise<boolean> {
-  if (!tx.coupon_id) return false;
+export async function countCouponUse(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<boolean> {
+  if (!tx.coupon_id || tx.status !== 'PAID' || before.status === 'PAID') return false;
   const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id).forUpdate().executeTakeFirst();
   if (!coupon) return false;
   if (coupon.per_user_limit !== null) {
@@ -292,4 +286,42 @@ export async function countCouponUse(trx: Trx, tx: Transaction, now: Date): Prom
     .values({ id: uuidv7(now.getTime()), user_id: tx.user_id, coupon_id: coupon.id, transaction_id: tx.id, document: tx.client_document, email: tx.client_email, created_at: now })
     .execute();
   return true;
+}
+
+/**
+ * Public validation: finds the merchant from the link slug or the products (one query either way),
+ * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
+ */
+export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date()) {
+  let amount = input.amountCents ?? input.amount;
+  let productIds = input.productIds ?? [];
+  let merchant: Scope | null = null;
+  if (input.paymentLinkSlug !== undefined) {
+    const pl = await findBySlug(db, input.paymentLinkSlug.toLowerCase());
+    if (pl && unavailableReason(pl.link, now) === null) {
+      merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
+      amount ??= linkTotal(pl.link, pl.products);
+      if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
+    }
+    amount ??= 0;
+  } else {
+    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
+    const owners = await db
+      .selectFrom('products')
+      .select(['user_id', 'livemode'])
+      .distinct()
+      .where('id', 'in', productIds.length ? productIds : [NOBODY])
+      .where('deleted_at', 'is', null)
+      .execute();
+    if (owners.length === 1) merchant = { userId: owners[0].user_id, livemode: owners[0].livemode };
+  }
+  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds }, { document: input.clientDocument, email: input.clientEmail }, now);
+  if (!result.ok) return { valid: false as const, message: INVALID_COUPON_MESSAGE };
+  const c = result.coupon;
+  return {
+    valid: true as const,
+    discountAmount: result.discountCents,
+    finalAmount: result.finalCents,
+    coupon: { code: c.code, discountType: c.discount_type, discountValue: c.discount_value, description: c.description },
+  };
 }

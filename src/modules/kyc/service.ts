@@ -4,14 +4,14 @@
 // webhook subscription of either one receives them.
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { KycStatus, KycSubmission } from '../../db/types.ts';
 import { badRequest, forbidden, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import { maskDocument, validateDocument } from '../../payments/documents.ts';
-import { recordEvents, type EventType } from '../events/service.ts';
+import type { EventLog, EventType } from '../events/service.ts';
 import { decodeBase64, sniffContentType } from './files.ts';
 import { MAX_DOCUMENT_BYTES, type AdminKycQuery, type SubmitKycBody } from './schemas.ts';
 
@@ -54,9 +54,15 @@ function eventData(s: KycSubmission) {
   return { id: s.id, status: s.status, personType: s.person_type, legalName: s.legal_name, document: maskDocument(s.document), reason: s.review_reason, reviewedAt: s.reviewed_at, createdAt: s.created_at };
 }
 
-async function recordKycEvent(trx: Trx, s: KycSubmission, type: EventType) {
+/** What submitting and reviewing need besides the database: the event log (built by deps.ts). */
+export interface KycDeps {
+  db: Db;
+  events: EventLog;
+}
+
+async function recordKycEvent(deps: KycDeps, trx: Trx, s: KycSubmission, type: EventType) {
   // Account-level: both environments hear about it.
-  for (const livemode of [false, true]) await recordEvents(trx, { userId: s.user_id, livemode }, [{ type, data: eventData(s) }]);
+  for (const livemode of [false, true]) await deps.events.record(trx, { userId: s.user_id, livemode }, [{ type, data: eventData(s) }]);
 }
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -124,7 +130,7 @@ function documentsOf(db: Executor, userId: string, submissionIds: string[]): Pro
     .execute();
 }
 
-export async function submitKyc(db: Executor, userId: string, input: SubmitInput) {
+export async function submitKyc(deps: KycDeps, userId: string, input: SubmitInput) {
   const { document, legalName, files } = checkInput(input);
   const address = {
     street: requiredText(input.address.street, 'address.street'),
@@ -136,7 +142,7 @@ export async function submitKyc(db: Executor, userId: string, input: SubmitInput
     zipCode: input.address.zipCode.replace('-', ''),
   };
   try {
-    return await inTx(db, async (trx) => {
+    return await inTx(deps.db, async (trx) => {
       const current = await latestSubmission(trx, userId);
       if (current?.status === 'SUBMITTED') throw badRequest('INVALID_STATE_TRANSITION', 'A KYC submission is already under review', [{ field: 'status', message: 'SUBMITTED: wait for the review' }]);
       if (current?.status === 'APPROVED') throw badRequest('INVALID_STATE_TRANSITION', 'KYC is already approved', [{ field: 'status', message: 'APPROVED' }]);
@@ -178,7 +184,7 @@ export async function submitKyc(db: Executor, userId: string, input: SubmitInput
         .returning([...DOC_META, 'position'])
         .execute();
       docs.sort((a, b) => a.position - b.position);
-      await recordKycEvent(trx, submission, 'kyc.submitted');
+      await recordKycEvent(deps, trx, submission, 'kyc.submitted');
       return kycView(submission, docs);
     });
   } catch (err) {
@@ -238,10 +244,10 @@ export async function getDocumentFile(db: Executor, submissionId: string, docume
 }
 
 /** SUBMITTED -> APPROVED or REJECTED, once (the row is locked); a rejection needs a reason. */
-export async function reviewKyc(db: Executor, operatorId: string, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
+export async function reviewKyc(deps: KycDeps, operatorId: string, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
   const why = reason === undefined ? null : sanitizeText(reason) || null;
   if (decision === 'REJECTED' && !why) throw validation('reason', 'is required to reject: the merchant is told why');
-  return inTx(db, async (trx) => {
+  return inTx(deps.db, async (trx) => {
     const s = await trx.selectFrom('kyc_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!s) throw notFound('KYC submission');
     if (s.status !== 'SUBMITTED') {
@@ -254,7 +260,7 @@ export async function reviewKyc(db: Executor, operatorId: string, id: string, de
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordKycEvent(trx, updated, decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected');
+    await recordKycEvent(deps, trx, updated, decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected');
     return kycView(updated, await documentsOf(trx, updated.user_id, [updated.id]));
   });
 }

@@ -9,7 +9,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
 import { keysetPage, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import { recordEvents } from '../events/service.ts';
+import type { EventLog } from '../events/service.ts';
 
 export interface Posting {
   account: AccountKind;
@@ -63,12 +63,24 @@ export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Pr
   return row.balance_cents;
 }
 
-/**
- * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
- * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
- * merchant's own accounts moved.
- */
-export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
+/** Posts journals; built once by deps.ts with the event log its balance.updated events go to. */
+export class Ledger {
+  private events: EventLog;
+  constructor(events: EventLog) {
+    this.events = events;
+  }
+
+  /**
+   * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
+   * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
+   * merchant's own accounts moved.
+   */
+  post(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
+    return postJournal(trx, this.events, scope, input);
+  }
+}
+
+async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: JournalInput): Promise<void> {
   const deltas = new Map<AccountKind, number>();
   for (const p of input.postings) {
     if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
@@ -125,7 +137,7 @@ export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): 
 
   if (moved.some((k) => MERCHANT_ACCOUNTS.includes(k))) {
     const balance = await getBalance(trx, scope);
-    await recordEvents(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+    await events.record(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
   }
 }
 

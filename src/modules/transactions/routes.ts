@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
-import { runIdempotent } from '../../http/idempotency.ts';
-import { errors, IdParams } from '../../http/schemas.ts';
+import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
+import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
 import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { createTransaction, createTransactionStored, getTransaction, listTransactions, refundTransaction, simulate } from './service.ts';
+import { createTransaction, createTransactionWith, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
-const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
-});
 
 export default async function transactionRoutes(app: App) {
-  const { db, config } = app.deps;
+  const { db, config, cursors, transactions } = app.deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
 
@@ -32,11 +31,16 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const created = (tx: Transaction) => ({ message: 'Transaction created', transaction: view(tx) });
+      const created = (tx: Transaction) => reply.code(201).serialize({ message: 'Transaction created', transaction: view(tx) }) as string;
       return runIdempotent(db, req, reply, {
         status: 201,
-        inline: (key) => createTransactionStored(app.deps.tx, req.auth, req.body, { key, status: 201, render: (tx) => reply.code(201).serialize(created(tx)) as string }),
-        claimed: async () => reply.code(201).send(created(await createTransaction(app.deps.tx, req.auth, req.body))),
+        // The creation statement stores the key with the response, rendered here from the row.
+        inline: (key) => createTransactionWith(transactions, req.auth, req.body, (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
+        // A card is charged only once its transaction and the key's provisional answer are stored.
+        claimed: async () => {
+          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => holdKey(db, req, 201, created(pending)) });
+          return sendJsonText(reply, 201, created(tx));
+        },
       });
     },
   );
@@ -53,7 +57,7 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req) => {
-      const { rows, pagination } = await listTransactions(app.deps.tx, req.auth, req.query);
+      const { rows, pagination } = await listTransactions(db, cursors, req.auth, req.query);
       return { message: 'OK', transactions: rows.map(view), pagination };
     },
   );
@@ -81,11 +85,9 @@ export default async function transactionRoutes(app: App) {
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
       // The body is optional: a POST without one means "refund everything left", like `{}`.
-      preValidation: async (req) => {
-        (req as { body: unknown }).body ??= {};
-      },
+      preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(db, req.auth, req.params.id, req.body?.amountCents)) }),
+    async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
   );
 
   app.post(
@@ -101,6 +103,6 @@ export default async function transactionRoutes(app: App) {
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(db, req.auth, req.params.id, req.body.outcome)) }),
+    async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(transactions, req.auth, req.params.id, req.body.outcome)) }),
   );
 }

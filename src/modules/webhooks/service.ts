@@ -8,7 +8,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { keysetPage, type Cursors } from '../../http/pagination.ts';
-import { owned, type Scope } from '../../http/scope.ts';
+import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -141,13 +141,8 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
   if (input.description !== undefined) set.description = input.description;
   if (input.status === 'ACTIVE') Object.assign(set, { status: 'ACTIVE', disabled_reason: null, failing_since: null });
   if (input.status === 'DISABLED') Object.assign(set, { status: 'DISABLED', disabled_reason: 'Disabled by request' });
-  const row = await wh.db
-    .updateTable('webhook_subscriptions')
+  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set(set)
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('Webhook subscription');
@@ -157,26 +152,16 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
 /** Deleting keeps the row (and its delivery log) out of sight; pending deliveries are dropped unsent. */
 export async function deleteSubscription(wh: Webhooks, scope: Scope, id: string): Promise<void> {
   const now = new Date();
-  const res = await wh.db
-    .updateTable('webhook_subscriptions')
+  const res = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set({ deleted_at: now, status: 'DISABLED', disabled_reason: 'Deleted', updated_at: now })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!Number(res.numUpdatedRows)) throw notFound('Webhook subscription');
 }
 
 /** A new secret, effective at once: the next attempt of every pending delivery is signed with it. */
 export async function rotateSecret(wh: Webhooks, scope: Scope, id: string) {
-  const row = await wh.db
-    .updateTable('webhook_subscriptions')
+  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set({ secret: newSecret(), updated_at: new Date() })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('Webhook subscription');
