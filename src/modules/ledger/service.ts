@@ -7,7 +7,7 @@
 import type { Executor, Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { EventLog } from '../events/service.ts';
 
@@ -142,7 +142,7 @@ async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: Jour
 }
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */
-export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, q: { limit: number; cursor?: string; orderDirection?: 'asc' | 'desc' }) {
+export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, q: CursorPageQuery) {
   const query = db
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
@@ -150,16 +150,7 @@ export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, 
     .where('e.user_id', '=', scope.userId)
     .where('e.livemode', '=', scope.livemode)
     .where('e.account_kind', 'in', MERCHANT_ACCOUNTS);
-  const page = await keysetPage(cursors, query, {
-    by: 'createdAt',
-    column: 'e.created_at',
-    idColumn: 'e.id',
-    direction: q.orderDirection ?? 'desc',
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const page = await createdAtPage(cursors, query, q, { column: 'e.created_at', idColumn: 'e.id' });
   return {
     entries: page.rows.map((r) => ({
       id: r.id,

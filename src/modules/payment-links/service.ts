@@ -9,7 +9,7 @@ import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, PaymentLinkProduct, PaymentLinkSettings } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import type { EventLog } from '../events/service.ts';
@@ -286,15 +286,7 @@ export async function deleteLink(deps: LinkDeps, scope: Scope, id: string): Prom
 export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
   let query = owned(db, 'payment_links', scope).selectAll();
   if (q.status) query = query.where('status', '=', q.status);
-  const { rows, pagination } = await keysetPage(cursors, query, {
-    by: 'createdAt',
-    column: 'created_at',
-    direction: q.orderDirection ?? 'desc',
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const { rows, pagination } = await createdAtPage(cursors, query, q);
   const products = rows.length
     ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', rows.map((l) => l.id)).orderBy('position').execute()
     : [];

@@ -7,7 +7,7 @@ import type { Database, Db, Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
@@ -129,7 +129,7 @@ export async function getSubscription(db: Executor, scope: Scope, id: string): P
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
   const query = owned(wh.db, 'webhook_subscriptions', scope).selectAll();
-  return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: q.orderDirection ?? 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
+  return createdAtPage(wh.cursors, query, q);
 }
 
 export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {
@@ -211,15 +211,7 @@ export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeo
   if (q.status) query = query.where('status', '=', q.status);
   if (q.eventType) query = query.where('event_type', '=', q.eventType);
   if (q.eventId) query = query.where('event_id', '=', q.eventId);
-  const result = await keysetPage(wh.cursors, query, {
-    by: 'createdAt',
-    column: 'created_at',
-    direction: q.orderDirection,
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const result = await createdAtPage(wh.cursors, query, q);
   const attempts = await attemptsOf(wh.db, scope.userId, result.rows.map((r) => r.id));
   return { deliveries: result.rows.map((d) => deliveryView(d, attempts.get(d.id) ?? [])), pagination: result.pagination };
 }
