@@ -33,10 +33,10 @@ export interface TransactionDeps extends StateDeps {
 
 /** Limits around a card charge made by a customer (checkout/limits.ts). */
 export interface CardGuard {
-  /** Before anything is written: 429 when the caller may not try a card now; counts the attempt. */
+  /** Before anything is written: 429 when the caller may not try a card now; counts the attempt as a decline until approved. */
   before(): Promise<void>;
-  /** After the provider declined the card. */
-  declined(): Promise<void>;
+  /** After the provider approved the card: the attempt was no decline. */
+  approved(): Promise<void>;
 }
 
 export interface CreateOptions {
@@ -120,7 +120,7 @@ async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentP
     deps.log.error({ err, transactionId: tx.id }, 'card charge: no answer from the provider; the transaction stays PENDING until it reports the outcome');
     return tx;
   }
-  if (!result.approved && tx.livemode) await guard?.declined();
+  if (result.approved && tx.livemode) await guard?.approved();
   const change: Change = result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason };
   try {
     return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null);
