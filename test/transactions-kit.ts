@@ -87,6 +87,9 @@ export async function balance(key: string, c: TestContext = ctx) {
 export const pixFee = (c: number) => Math.floor((c * 99 + 5000) / 10000);
 export const cardFee = (c: number) => Math.min(c, Math.floor((c * 399 + 5000) / 10000) + 39);
 export const boletoFee = (c: number) => Math.min(c, 349);
+/** The fee a refund of `amount` returns, after `refunded` cents refunded before: the fee's share of the refunded total, less earlier refunds' share. */
+export const feeBack = (t: { feeCents: number; chargedCents: number }, refunded: number, amount: number) =>
+  Math.floor((t.feeCents * (refunded + amount)) / t.chargedCents) - Math.floor((t.feeCents * refunded) / t.chargedCents);
 
 /** A 400 in the spec's body shape with this code, naming exactly these fields. */
 export function assert400(res: Res, code: string, fields?: string[]) {

@@ -159,6 +159,8 @@ export interface RefundsTable {
   livemode: boolean;
   transaction_id: string;
   amount_cents: number;
+  /** The part of the payment's fee this refund returned to the merchant. */
+  fee_returned_cents: number;
   status: RefundStatus;
   provider: string;
   provider_ref: string | null;

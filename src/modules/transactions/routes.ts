@@ -78,7 +78,7 @@ export default async function transactionRoutes(app: App) {
       schema: {
         tags,
         summary: 'Refund a paid transaction, fully or in part',
-        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. Fees are not returned.',
+        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
         params: IdParams,
         headers: IdempotencyHeader,
         body: Type.Optional(RefundBody),

@@ -17,7 +17,7 @@ import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
 import { findTransaction, getTransaction, insertCreation, lockExpired, lockTransaction, type Attachment } from './queries.ts';
-import { applyChange, type Change, type StateDeps } from './states.ts';
+import { applyChange, feeReturned, type Change, type StateDeps } from './states.ts';
 
 export type { CheckoutExtras, CreateInput } from './draft.ts';
 
@@ -217,7 +217,18 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     const refundId = uuidv7(now.getTime());
     await trx
       .insertInto('refunds')
-      .values({ id: refundId, user_id: scope.userId, livemode: scope.livemode, transaction_id: id, amount_cents: amount, status: 'PENDING', provider: locked.provider, created_at: now, updated_at: now })
+      .values({
+        id: refundId,
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        transaction_id: id,
+        amount_cents: amount,
+        fee_returned_cents: feeReturned(locked, amount),
+        status: 'PENDING',
+        provider: locked.provider,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return { tx: refunded, refundId, amount };
   });

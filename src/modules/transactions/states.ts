@@ -146,11 +146,23 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
 }
 
 /**
- * A refund takes back first what the merchant has not received yet (a card payment's unsettled
- * instalments, latest first), then the rest from the available balance. Fees are not returned.
+ * The part of a payment's fee a refund returns: the fee in proportion to what has been refunded so
+ * far, minus what earlier refunds returned, so that the refunds of a sale return exactly its fee.
+ */
+export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' | 'refunded_cents'>, amount: number): number {
+  const share = (refunded: number) => Math.floor((tx.fee_cents * refunded) / tx.charged_cents);
+  return share(tx.refunded_cents + amount) - share(tx.refunded_cents);
+}
+
+/**
+ * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
+ * merchant gives back the rest, so a sale can always be refunded in full from its own net. The
+ * merchant's part comes first from what it has not received yet (a card payment's unsettled
+ * instalments, latest first), then from the available balance.
  */
 async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number): Promise<Posting[]> {
-  let remaining = amount;
+  const fee = feeReturned(tx, amount);
+  let remaining = amount - fee;
   let fromReceivable = 0;
   if (tx.payment_method === 'CARD') {
     const pending = await trx
@@ -184,6 +196,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
   }
   return [
     { account: 'external', amount: amount },
+    { account: 'fees', amount: -fee },
     { account: 'receivable', amount: -fromReceivable },
     { account: 'available', amount: -remaining },
   ];
