@@ -367,11 +367,15 @@ export interface CouponsTable {
   updated_at: Timestamp;
 }
 
+export type RedemptionStatus = 'RESERVED' | 'USED' | 'RELEASED';
+
 export interface CouponRedemptionsTable {
   id: string;
   user_id: string;
   coupon_id: string;
-  transaction_id: string;
+  /** Null only while a reservation's transaction is being created. */
+  transaction_id: string | null;
+  status: ColumnType<RedemptionStatus, RedemptionStatus | undefined, RedemptionStatus>;
   document: string;
   email: string;
   created_at: Timestamp;

@@ -38,7 +38,7 @@ export default async function transactionRoutes(app: App) {
         inline: (key) => createTransactionWith(transactions, req.auth, req.body, (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
         // A card is charged only once its transaction and the key's provisional answer are stored.
         claimed: async () => {
-          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => holdKey(db, req, 201, created(pending)) });
+          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => (pending.card_last4 ? holdKey(db, req, 201, created(pending)) : Promise.resolve()) });
           return sendJsonText(reply, 201, created(tx));
         },
       });

@@ -43,8 +43,9 @@ export interface CreateOptions {
   /** Card-testing limits of the public checkout; applied to production charges only. */
   cardGuard?: CardGuard;
   /**
-   * Called once the transaction is recorded and before a card is charged: the caller binds its
-   * Idempotency-Key to it, so that no retry can make a second transaction (and a second charge).
+   * Called once the transaction is recorded, before a card is charged: the caller binds what must
+   * follow it (its Idempotency-Key, so that no retry can make a second transaction and a second
+   * charge; its coupon reservation, so that a declined card gives the use back).
    */
   recorded?: (tx: Transaction) => Promise<void>;
 }
@@ -60,9 +61,8 @@ function providerFor(deps: TransactionDeps, livemode: boolean): PaymentProvider 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
   const { tx, provider, card } = await create(deps, scope, input, extras, opts.cardGuard, null);
-  if (!card) return tx;
   await opts.recorded?.(tx);
-  return charge(deps, tx, provider, card, opts.cardGuard);
+  return card ? charge(deps, tx, provider, card, opts.cardGuard) : tx;
 }
 
 /**
