@@ -12,6 +12,7 @@ import type { Database, Db } from './db/index.ts';
 import { uuidv7 } from './db/ids.ts';
 import { Authenticator, REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
@@ -78,7 +79,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     },
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...frameworkErrorOptions,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler());
@@ -103,6 +105,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   // Infrastructure
   installErrorHandling(app);
+  installHardening(app, { baseUrl: config.baseUrl });
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.
