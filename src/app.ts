@@ -80,7 +80,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
-    ...frameworkErrorOptions,
+    ...frameworkErrorOptions({ baseUrl: config.baseUrl }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler());

@@ -65,7 +65,8 @@ function nulField(req: FastifyRequest): FieldError | null {
 }
 
 /** Security headers every response carries; a route that sets one itself keeps its own. */
-function securityHeaders(hsts: boolean): Record<string, string> {
+function securityHeaders(baseUrl: string): Record<string, string> {
+  const hsts = baseUrl.startsWith('https://');
   return {
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
@@ -96,7 +97,7 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
     if (nul) throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [nul]);
   });
 
-  const headers = securityHeaders(opts.baseUrl.startsWith('https://'));
+  const headers = securityHeaders(opts.baseUrl);
   app.addHook('onSend', async (_req, reply, payload) => {
     for (const [name, value] of Object.entries(headers)) {
       if (!reply.hasHeader(name)) reply.header(name, value);
@@ -110,38 +111,44 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
 
 /**
  * Fastify constructor options for the errors it answers before any route or error handler runs,
- * rendered in the gateway's shapes (docs/errors.md).
+ * rendered in the gateway's shapes (docs/errors.md) and with the security headers (no onSend hook
+ * runs for them).
  */
-export const frameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> = {
-  frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 414, { message: `A path segment is longer than ${MAX_PARAM_LENGTH} characters` });
-    if (err.code === 'FST_ERR_BAD_URL') return sendError(reply, 400, errorBody(req, 'Malformed URL', 'VALIDATION_ERROR', [{ field: 'url', message: 'is not valid percent-encoding' }]));
-    req.log.error({ err }, 'router error');
-    return sendError(reply, 500, { message: 'Internal server error' });
-  },
-  // Node's HTTP parser refused the request (no request object exists): write the answer on the socket.
-  clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    let status = 400;
-    let body: unknown;
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      status = 408;
-      body = { message: 'Request timed out' };
-    } else if (err.code === 'HPE_HEADER_OVERFLOW') {
-      status = 431;
-      body = { message: 'Request headers are too large' };
-    } else {
-      body = { message: 'Malformed HTTP request', code: 'VALIDATION_ERROR', timestamp: new Date().toISOString(), path: '', errors: [] };
-    }
-    this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
-    if (socket.writable) {
-      const text = JSON.stringify(body);
-      const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-      socket.write(
-        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-          `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${text}`,
-      );
-    }
-    socket.destroy();
-  },
-};
+export function frameworkErrorOptions(opts: { baseUrl: string }): Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> {
+  const headers = securityHeaders(opts.baseUrl);
+  const rawHeaders = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return {
+    frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+      reply.headers(headers);
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 414, { message: `A path segment is longer than ${MAX_PARAM_LENGTH} characters` });
+      if (err.code === 'FST_ERR_BAD_URL') return sendError(reply, 400, errorBody(req, 'Malformed URL', 'VALIDATION_ERROR', [{ field: 'url', message: 'is not valid percent-encoding' }]));
+      req.log.error({ err }, 'router error');
+      return sendError(reply, 500, { message: 'Internal server error' });
+    },
+    // Node's HTTP parser refused the request (no request object exists): write the answer on the socket.
+    clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      let status = 400;
+      let body: unknown;
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        status = 408;
+        body = { message: 'Request timed out' };
+      } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+        status = 431;
+        body = { message: 'Request headers are too large' };
+      } else {
+        body = { message: 'Malformed HTTP request', code: 'VALIDATION_ERROR', timestamp: new Date().toISOString(), path: '', errors: [] };
+      }
+      this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
+      if (socket.writable) {
+        const text = JSON.stringify(body);
+        const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+        socket.write(
+          `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+            `${rawHeaders}Connection: close\r\n\r\n${text}`,
+        );
+      }
+      socket.destroy();
+    },
+  };
+}
