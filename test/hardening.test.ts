@@ -101,8 +101,17 @@ describe('NUL characters', () => {
     for (const [method, url, opts, field] of cases) {
       const res = await call(ctx.app, method, url, opts);
       assertFieldError(res, field);
-      assert.equal(res.body.errors[0].message, 'must not contain the NUL character (\\u0000)', `${method} ${url}`);
+      assert.match(res.body.errors[0].message, /^(has a key that )?must not contain the NUL character \(\\u0000\)$/, `${method} ${url}`);
     }
+  });
+
+  test('a lone UTF-16 surrogate (text UTF-8 cannot encode) is refused the same way, in values and keys', async () => {
+    const lone = '{"email":"a\\ude00@example.com","password":"whatever it is"}';
+    const res = await call(ctx.app, 'POST', '/api/auth/login', { raw: lone, headers: { 'content-type': 'application/json' } });
+    assertFieldError(res, 'email');
+    assert.equal(res.body.errors[0].message, 'must be valid Unicode text (a lone surrogate was found)');
+    const key = '{"name":"Loja","email":"k@example.com","password":"uma senha razoavel","\\ud800":1}';
+    assertFieldError(await call(ctx.app, 'POST', '/api/auth/register', { raw: key, headers: { 'content-type': 'application/json' } }), 'body');
   });
 });
 

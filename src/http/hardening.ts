@@ -1,7 +1,8 @@
 // Request hardening that applies to every route, in one place each:
 // - the JSON body parser refuses bodies nested deeper than MAX_JSON_DEPTH before anything walks them;
-// - strings carrying NUL (\u0000) are refused with a 400 naming the field (PostgreSQL text cannot
-//   hold NUL, so they would otherwise fail deep inside a query);
+// - strings carrying NUL (\u0000) or a lone UTF-16 surrogate (text no UTF-8 can encode) are refused
+//   with a 400 naming the field: PostgreSQL text holds neither, so they would otherwise fail deep
+//   inside a query;
 // - errors Fastify and Node answer on their own (bad URL encoding, an over-long path parameter,
 //   malformed requests, oversized headers, timeouts) are rendered in the gateway's shapes;
 // - common security headers on every response.
@@ -35,33 +36,41 @@ export function jsonTooDeep(text: string, max: number): boolean {
   return false;
 }
 
-/** Where a NUL character sits in a parsed value: its dotted field path, or null when there is none. */
-export function findNul(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+/** What is wrong with a string for storage, or null: NUL, or a lone surrogate (not valid Unicode). */
+function textProblem(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (!s.isWellFormed()) return 'must be valid Unicode text (a lone surrogate was found)';
+  return null;
+}
+
+/** The first string (value or key) in a parsed value that cannot be stored, as a field error with its dotted path. */
+export function findBadText(value: unknown, path: string, depth = 0): FieldError | null {
+  if (typeof value === 'string') {
+    const message = textProblem(value);
+    return message ? { field: path, message } : null;
+  }
   // Bodies are bounded by the parser; query strings and params are flat. The bound is a backstop.
   if (!value || typeof value !== 'object' || depth > MAX_JSON_DEPTH + 1) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], path ? `${path}.${i}` : String(i), depth + 1);
+      const hit = findBadText(value[i], path ? `${path}.${i}` : String(i), depth + 1);
       if (hit) return hit;
     }
     return null;
   }
   for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return path || 'body';
-    const hit = findNul(v, path ? `${path}.${k}` : k, depth + 1);
+    const keyProblem = textProblem(k);
+    if (keyProblem) return { field: path || 'body', message: `has a key that ${keyProblem}` };
+    const hit = findBadText(v, path ? `${path}.${k}` : k, depth + 1);
     if (hit) return hit;
   }
   return null;
 }
 
-const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
-
-/** The request's NUL field, named as validation errors name fields (body paths bare, others prefixed). */
-function nulField(req: FastifyRequest): FieldError | null {
-  const field = findNul(req.params, 'params') ?? findNul(req.query, 'querystring') ?? findNul(req.body, '');
-  if (field === null) return null;
-  return { field: field === 'params' || field === 'querystring' ? field : field || 'body', message: NUL_MESSAGE };
+/** The request's unstorable string, named as validation errors name fields (body paths bare, others prefixed). */
+function badTextField(req: FastifyRequest): FieldError | null {
+  const bad = findBadText(req.params, 'params') ?? findBadText(req.query, 'querystring') ?? findBadText(req.body, '');
+  return bad && !bad.field ? { ...bad, field: 'body' } : bad;
 }
 
 /** Security headers every response carries; a route that sets one itself keeps its own. */
@@ -93,8 +102,8 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
   });
 
   app.addHook('preValidation', async (req) => {
-    const nul = nulField(req);
-    if (nul) throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [nul]);
+    const bad = badTextField(req);
+    if (bad) throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [bad]);
   });
 
   const headers = securityHeaders(opts.baseUrl);
