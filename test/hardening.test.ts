@@ -135,6 +135,7 @@ describe('errors answered before any route runs', () => {
     assert.equal(res.status, 414);
     assert.deepEqual(res.body, { message: 'A path segment is longer than 100 characters' });
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.ok(res.headers['x-request-id']);
   });
 
   test('bad percent-encoding in the path: the 400 body', async () => {

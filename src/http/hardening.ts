@@ -128,7 +128,7 @@ export function frameworkErrorOptions(opts: { baseUrl: string }): Pick<FastifySe
   const rawHeaders = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   return {
     frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-      reply.headers(headers);
+      reply.headers(headers).header('X-Request-Id', req.id);
       if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 414, { message: `A path segment is longer than ${MAX_PARAM_LENGTH} characters` });
       if (err.code === 'FST_ERR_BAD_URL') return sendError(reply, 400, errorBody(req, 'Malformed URL', 'VALIDATION_ERROR', [{ field: 'url', message: 'is not valid percent-encoding' }]));
       req.log.error({ err }, 'router error');
