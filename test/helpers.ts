@@ -58,7 +58,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
     CHECKOUT_PER_IP_PER_MINUTE: '1000000',
     CARD_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
     CARD_DECLINES_PER_HOUR: '1000000',
-    // Likewise the per-IP account limits (test/auth-limits.test.ts sets them).
+    // Likewise the per-IP account limits (test/sessions.test.ts sets them).
     REGISTRATIONS_PER_IP_PER_HOUR: '1000000',
     LOGIN_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
     ...opts.env,
