@@ -21,6 +21,15 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
+/** A dashboard session: one per issued token (its `jti`); see migrations/008_sessions.ts. */
+export interface SessionsTable {
+  user_id: string;
+  id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface ApiKeysTable {
   id: string;
   user_id: string;
@@ -68,6 +77,7 @@ export interface ClientsTable {
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
+  sessions: SessionsTable;
   products: ProductsTable;
   clients: ClientsTable;
   transactions: TransactionsTable;

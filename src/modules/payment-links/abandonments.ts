@@ -77,6 +77,7 @@ export async function recordAbandonment(db: Executor, slug: string, input: Stati
   return row;
 }
 
+/** Marks the matching open abandonments of the link recovered; how many matched stays private (see the route). */
 export async function recoverAbandonment(db: Executor, slug: string, input: Static<typeof RecoverBody>): Promise<number> {
   const pl = await findBySlug(db, slug);
   if (!pl) throw notFound('Payment link');
