@@ -31,7 +31,7 @@ export interface Config {
   pix: { key: string; merchantName: string; merchantCity: string; ttlSeconds: number };
   boleto: { bankCode: string; defaultDueDays: number };
   /** Card instalments: plans up to interestFreeInstallments carry no interest; beyond, the Price table at monthlyInterestBp. */
-  card: { interestFreeInstallments: number; monthlyInterestBp: number };
+  card: { interestFreeInstallments: number; monthlyInterestBp: number; authorizationTtlDays: number };
   /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
   jobIntervalMs: number;
   /** Name of the payment provider used for production (live) transactions; null = none configured. */
@@ -189,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 20, 1, 500, problems);
   const interestFreeInstallments = int(env, 'CARD_INTEREST_FREE_INSTALLMENTS', 1, 1, 12, problems);
   const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
+  const authorizationTtlDays = int(env, 'CARD_AUTHORIZATION_TTL_DAYS', 7, 1, 30, problems);
   const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
   const checkoutLimits: CheckoutLimits = {
     perIpPerMinute: int(env, 'CHECKOUT_PER_IP_PER_MINUTE', 30, 1, 100_000_000, problems),
@@ -229,7 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: pixTtlSeconds,
     },
     boleto: { bankCode, defaultDueDays: 3 },
-    card: { interestFreeInstallments, monthlyInterestBp },
+    card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     productionProvider,
     runJobs: env.RUN_JOBS !== 'false',

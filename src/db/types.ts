@@ -110,7 +110,7 @@ export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type Client = Selectable<ClientsTable>;
 
-export type TransactionStatus = 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
+export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
 
 export interface TransactionsTable {
@@ -152,6 +152,9 @@ export interface TransactionsTable {
   /** The provider's own reference of the payment (a card charge id), once it gave one. */
   provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
   failure_reason: string | null;
+  authorized_at: NullableTimestamp;
+  captured_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
   paid_at: NullableTimestamp;
   failed_at: NullableTimestamp;
   expired_at: NullableTimestamp;

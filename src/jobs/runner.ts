@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
-import { expireDue, settleDue } from '../modules/transactions/service.ts';
+import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
 export interface Sweep {
@@ -18,6 +18,7 @@ export interface Sweep {
 export function sweeps(deps: Deps): Sweep[] {
   return [
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
+    { name: 'expire-card-authorizations', batch: 50, run: (now) => expireAuthorizations(deps.transactions, now, 50) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },

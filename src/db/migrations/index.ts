@@ -9,6 +9,7 @@ import * as m006 from './006_merchant_fees.ts';
 import * as m007 from './007_provider_refs.ts';
 import * as m008 from './008_sessions.ts';
 import * as m013 from './013_coupon_reservations.ts';
+import * as m014 from './014_card_lifecycle.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '007_provider_refs': m007,
   '008_sessions': m008,
   '013_coupon_reservations': m013,
+  '014_card_lifecycle': m014,
 };

@@ -337,7 +337,7 @@ const ENDED = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
  * reservations existed) counts its use as it is paid, never beyond usageLimit.
  */
 export async function couponUseOnChange(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<void> {
-  if (!tx.coupon_id || before.status !== 'PENDING') return;
+  if (!tx.coupon_id || (before.status !== 'PENDING' && before.status !== 'AUTHORIZED')) return;
   const reserved = await trx
     .selectFrom('coupon_redemptions')
     .select(['id', 'coupon_id'])

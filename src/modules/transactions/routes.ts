@@ -5,8 +5,8 @@ import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
-import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { createTransaction, createTransactionWith, refundTransaction, simulate } from './service.ts';
+import { CaptureBody, CreateTransactionBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { cancelTransaction, captureTransaction, createTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
 
@@ -104,5 +104,63 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(transactions, req.auth, req.params.id, req.body.outcome)) }),
+  );
+
+  // Card lifecycle: authorise now (capture: false), capture later; void; pay a pending card server-to-server.
+  app.post(
+    '/api/v1/transactions/:id/capture',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags,
+        summary: 'Capture an authorised card payment, all or part',
+        description:
+          'AUTHORIZED -> PAID: the money is taken and credited like any card payment (receivables, fee on what was captured). amountCents below the authorised amount captures part and releases the rest. Emits transaction.captured and transaction.completed.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: Type.Optional(CaptureBody),
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => ({ message: 'Transaction captured', transaction: view(await captureTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/cancel',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        summary: 'Cancel an authorised card payment (void) or a pending payment',
+        description:
+          'AUTHORIZED -> CANCELLED (the hold on the card is released); PENDING -> CANCELLED (a PIX or boleto charge is withdrawn and can no longer be paid; a card payment not tried yet). Nothing was credited, nothing moves. A paid payment is refunded instead. Emits transaction.cancelled.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => ({ message: 'Transaction cancelled', transaction: view(await cancelTransaction(transactions, req.auth, req.params.id)) }),
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/process',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        summary: 'Pay a pending card payment with card data (server to server)',
+        description:
+          'For a CARD transaction created without card data: charges the card now (PAID or FAILED), or authorises only with capture: false (AUTHORIZED). The card number and CVV are never stored.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: ProcessBody,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => {
+      const tx = await payPendingCard(transactions, req.params.id, req.body.card, undefined, { scope: req.auth, capture: req.body.capture });
+      return { message: tx.status === 'FAILED' ? 'Payment declined' : tx.status === 'AUTHORIZED' ? 'Payment authorised' : 'Payment approved', transaction: view(tx) };
+    },
   );
 }

@@ -22,7 +22,8 @@ export interface StateDeps {
 }
 
 const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
-  PENDING: ['PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
+  PENDING: ['AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
+  AUTHORIZED: ['PAID', 'CANCELLED', 'EXPIRED'],
   PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   FAILED: [],
@@ -36,7 +37,9 @@ export function canMove(from: TransactionStatus, to: TransactionStatus): boolean
 }
 
 export type Change =
-  | { to: 'PAID' }
+  | { to: 'AUTHORIZED'; until: Date }
+  /** `capture`: a card authorisation captured in part: what is taken, and the fee on it. */
+  | { to: 'PAID'; capture?: { chargedCents: number; feeCents: number } }
   | { to: 'FAILED'; reason: string }
   | { to: 'EXPIRED' }
   | { to: 'CANCELLED' }
@@ -79,8 +82,27 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   const ref = { referenceType: 'transaction', referenceId: tx.id };
 
   switch (change.to) {
+    case 'AUTHORIZED':
+      // The money is held on the customer's card: nothing is credited until the capture.
+      set.authorized_at = now;
+      set.expires_at = change.until;
+      events.push('transaction.authorized');
+      break;
     case 'PAID': {
       set.paid_at = now;
+      if (tx.status === 'AUTHORIZED') {
+        set.captured_at = now;
+        set.expires_at = null;
+        events.push('transaction.captured');
+        if (change.capture) {
+          // A partial capture: the payment is what was taken; the rest of the hold is released.
+          set.charged_cents = change.capture.chargedCents;
+          set.amount_cents = Math.min(tx.amount_cents, change.capture.chargedCents);
+          set.fee_cents = change.capture.feeCents;
+          set.installment_cents = Math.ceil(change.capture.chargedCents / tx.installments);
+          tx = { ...tx, charged_cents: change.capture.chargedCents, fee_cents: change.capture.feeCents };
+        }
+      }
       const net = tx.charged_cents - tx.fee_cents;
       const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
       await deps.ledger.post(trx, scope, {
@@ -124,6 +146,8 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       set.expired_at = now;
       break;
     case 'CANCELLED':
+      set.cancelled_at = now;
+      events.push('transaction.cancelled');
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED': {
