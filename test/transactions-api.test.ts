@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { appConfig, appOver, call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
-import { DAY, assert400, assertMessageOnly, balance, body, card, cardFee, count, create, ctx, eventsFor, get, list, pay, post, receivables, refund, simulate, txCount, useTransactionsApp } from './transactions-kit.ts';
+import { appConfig, appOver, call, cpf, merchant, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { DAY, assert400, assertMessageOnly, balance, body, card, cardFee, count, create, ctx, eventsFor, get, list, pay, post, refund, simulate, txCount, useTransactionsApp } from './transactions-kit.ts';
 
 useTransactionsApp();
 

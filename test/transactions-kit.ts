@@ -1,14 +1,10 @@
 // Shared by the transaction test files (creation, money, API behaviour): one app per file, the
 // request helpers, and checks computed independently of src/.
-// Transactions API: creation and its bounds, cards and instalments, simulate, refunds, the ledger
-// and balance, events, idempotency, keyset lists, tenant and environment isolation, expiry and
-// settlement jobs. Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
+// Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { sql } from 'kysely';
-import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
-import { appConfig, appOver, call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
 
 export const T = '/api/v1/transactions';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,6 +1,6 @@
 // Cart abandonment: the checkout page reports a customer who typed an e-mail and left without
 // paying. One open abandonment per link and e-mail (a later report refreshes it); it is marked
-// recovered by the recover call or, automatically, when that customer pays the link (checkout/sale.ts).
+// recovered by the recover call or, automatically, when that customer pays the link (payment-links/sale.ts).
 import type { Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';

@@ -48,18 +48,6 @@ export type Change =
 /** Card instalment i settles 30·i days after payment. */
 export const SETTLEMENT_DAYS = 30;
 
-/** Locks a transaction row of this tenant for a status change. */
-export function lockTransaction(trx: Trx, scope: Scope, id: string) {
-  return trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
   if (!canMove(tx.status, change.to)) {
     throw badRequest('INVALID_STATE_TRANSITION', `Cannot move a ${tx.status} transaction to ${change.to}`, [
