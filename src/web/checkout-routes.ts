@@ -1,6 +1,4 @@
 // Hosted checkout pages and their one script: /pay/{slug}, /checkout/{transactionId}, /assets/checkout.js.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../deps.ts';
@@ -8,10 +6,9 @@ import { ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/checkout/service.ts';
 import { findBySlug, linkTotal, unavailableReason } from '../modules/payment-links/service.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_URL } from './assets.ts';
 import { pickEncoding, type CachedPage, type PageCache } from './page-cache.ts';
 
-const SCRIPT = readFileSync(new URL('./assets/checkout.js', import.meta.url));
-const SCRIPT_VERSION = createHash('sha256').update(SCRIPT).digest('hex').slice(0, 12);
 const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
 
 function pageHeaders(reply: FastifyReply, status: number, csp: string) {
@@ -41,7 +38,7 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
 export default async function checkoutPageRoutes(app: App, opts: { pages: PageCache }) {
   const { pages } = opts;
   const { db, config } = app.deps;
-  const assets: AssetRef = { scriptUrl: `/assets/checkout.js?v=${SCRIPT_VERSION}` };
+  const assets: AssetRef = { scriptUrl: CHECKOUT_SCRIPT_URL };
   const secureCookie = config.checkoutUrl.startsWith('https://');
 
   app.get(
@@ -52,7 +49,7 @@ export default async function checkoutPageRoutes(app: App, opts: { pages: PageCa
         .type('text/javascript; charset=utf-8')
         .header('Cache-Control', 'public, max-age=31536000, immutable')
         .header('X-Content-Type-Options', 'nosniff')
-        .send(SCRIPT),
+        .send(CHECKOUT_SCRIPT),
   );
 
   app.get(

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App } from '../deps.ts';
-import { formatBoletoDocument } from './boleto-page.ts';
+import { BOLETO_CSP, formatBoletoDocument } from './boleto-page.ts';
 
 /** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */
 class QrCache {
@@ -78,7 +78,7 @@ export default async function webRoutes(app: App) {
         .where('transactions.id', '=', req.params.id)
         .where('transactions.payment_method', '=', 'BOLETO')
         .executeTakeFirst();
-      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', BOLETO_CSP);
       reply.serializer((x: unknown) => x as string);
       if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {
         return reply.code(404).send(formatBoletoDocument(null));
