@@ -13,6 +13,7 @@ import { uuidv7 } from './db/ids.ts';
 import { Authenticator, REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { terminalLogStream } from './http/log-format.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
@@ -62,7 +63,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      stream: opts.logStream,
+      stream: opts.logStream ?? terminalLogStream(), // readable lines on a terminal, JSON elsewhere
       redact: {
         paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers.cookie', '*.password', '*.token', '*.key', '*.secret', '*.document', '*.card'],
         censor: '[redacted]',

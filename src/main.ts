@@ -5,6 +5,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { connect, migrate, type Database } from './db/index.ts';
 import { assertUnlocked } from './db/lock.ts';
+import { terminalLogStream } from './http/log-format.ts';
 import { assertPortFree, portInUse } from './http/port.ts';
 import { Cursors } from './http/pagination.ts';
 import { createLimiter } from './http/ratelimit.ts';
@@ -58,7 +59,7 @@ async function serve(config: Config) {
 
 async function worker(config: Config) {
   const database = await open(config);
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel }, terminalLogStream());
   const jobs = new JobRunner(sweeps(database.db, config), config.jobIntervalMs, log);
   const webhooks = new Webhooks({ db: database.db, database, config, cursors: new Cursors(config.cursorSecret), log });
   const shutdown = async (signal: string) => {

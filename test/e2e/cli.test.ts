@@ -322,3 +322,66 @@ describe('PostgreSQL unreachable', () => {
     assert.doesNotMatch(res.stderr, /s3gredo/);
   });
 });
+
+describe('logs', () => {
+  const hasScript = existsSync('/usr/bin/script');
+
+  test('serve on a terminal (a pseudo-terminal through script(1)) logs readable lines, one per request', { skip: !hasScript && 'script(1) not installed' }, async () => {
+    const port = await freePort();
+    const dataDir = tempDataDir();
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const child = spawn('/usr/bin/script', ['-qfec', `${q(process.execPath)} ${q(MAIN)} serve`, '/dev/null'], {
+      cwd: ROOT,
+      env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', TERM: 'dumb' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!/Health:\s+\S+/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start on a terminal:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+      const line = /^.*GET \/health 200 [\d.]+ ms.*$/m;
+      for (let i = 0; i < 50 && !line.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      const clean = out.replace(/\u001b\[[0-9;]*m/g, '');
+      assert.match(clean, /\d\d:\d\d:\d\d\.\d{3} INFO  GET \/health 200 [\d.]+ ms {2}req=[0-9a-f-]{36}/, out);
+      assert.doesNotMatch(clean, /\{"level":/, 'no JSON lines on a terminal');
+    } finally {
+      child.kill('SIGTERM'); // script(1) ends; the server loses its terminal (SIGHUP) and exits
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    }
+    // It released the data dir: nothing holds the lock any more.
+    for (let i = 0; i < 200 && existsSync(join(dataDir, 'cofre.lock')); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(existsSync(join(dataDir, 'cofre.lock')), false, 'the server under the terminal stopped');
+  });
+
+  test('serve with stdout not a terminal logs JSON lines', async () => {
+    const port = await freePort();
+    const proc = start(['serve'], { DATA_DIR: tempDataDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    try {
+      await within(
+        new Promise<void>((res) => {
+          const check = () => /Health:\s+\S+/.test(proc.stdout()) && res();
+          proc.child.stdout!.on('data', check);
+          check();
+        }),
+        90_000,
+        'serve start-up',
+        proc,
+      );
+      await fetch(`http://127.0.0.1:${port}/health`);
+      for (let i = 0; i < 50 && !/"request completed"/.test(proc.stdout()); i++) await new Promise((r) => setTimeout(r, 100));
+      const lines = proc.stdout().split('\n').filter((l) => l.startsWith('{'));
+      const done = lines.map((l) => JSON.parse(l)).find((o) => o.msg === 'request completed');
+      assert.ok(done, proc.stdout());
+      assert.equal(done.res.statusCode, 200);
+    } finally {
+      await stop(proc);
+    }
+  });
+});
