@@ -1,7 +1,9 @@
-// The process's logger (pino, as Fastify uses it): one JSON line per entry, with credentials,
-// secrets, documents and card data redacted, and request paths without their query strings.
+// The process's logger (pino, as Fastify uses it): one JSON line per entry (readable lines when
+// stdout is a terminal), with credentials, secrets, documents and card data redacted, and request
+// paths without their query strings.
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.ts';
+import { terminalLogStream } from './http/log-format.ts';
 
 export function createLogger(config: Pick<Config, 'logLevel'>, stream?: DestinationStream): Logger {
   return pino(
@@ -16,6 +18,6 @@ export function createLogger(config: Pick<Config, 'logLevel'>, stream?: Destinat
         req: (req: { method: string; url: string; id: string }) => ({ method: req.method, path: req.url.split('?')[0], requestId: req.id }),
       },
     },
-    stream,
+    stream ?? terminalLogStream(),
   );
 }

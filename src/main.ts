@@ -4,6 +4,8 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { connect, migrate, type Database } from './db/index.ts';
 import { buildDeps } from './deps.ts';
+import { assertUnlocked } from './db/lock.ts';
+import { assertPortFree, portInUse } from './http/port.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
@@ -21,6 +23,8 @@ async function open(config: Config): Promise<Database> {
 }
 
 async function serve(config: Config) {
+  if (!config.databaseUrl) assertUnlocked(config.dataDir); // a second `serve` names the running one, whatever the port
+  await assertPortFree(config.port, config.host); // before the database is opened
   const database = await open(config);
   const limiter = createLimiter(config.redisUrl);
   const deps = buildDeps(config, database, { limiter });
@@ -36,7 +40,9 @@ async function serve(config: Config) {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((err) => {
+    throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
+  });
   jobs?.start();
   if (config.runJobs) await deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();

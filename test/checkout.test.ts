@@ -397,6 +397,28 @@ describe('hosted pages', () => {
     assert.equal((await call(ctx.app, 'GET', '/checkout/nope')).status, 404);
   });
 
+  test('/checkout/{id} after refunds: heading and status box agree, with the amounts in BRL', async () => {
+    const l = await link({ amountCents: 7990 });
+    const tx = (await checkout(l.slug, order())).body.transaction;
+    await pay(tx.id);
+    const refund = (amountCents?: number) => call(ctx.app, 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.devKey, body: amountCents ? { amountCents } : {} });
+    const r = await refund(1000);
+    assert.equal(r.status, 200, r.raw);
+    const heading = (html: string) => /<h1 id="heading"[^>]*>([^<]*)<\/h1>/.exec(html)?.[1];
+    const box = (html: string) => /<p id="status"[^>]*>([^<]*)<\/p>/.exec(html)?.[1];
+    const partial = (await call(ctx.app, 'GET', `/checkout/${tx.id}`)).raw;
+    assert.equal(heading(partial), 'Pagamento estornado parcialmente');
+    assert.equal(box(partial), 'Estorno parcial: R$\u00a010,00 de R$\u00a079,90 devolvidos');
+    assert.ok(partial.includes('R$\u00a069,90'), 'what stays paid');
+    assert.doesNotMatch(partial, /Pagamento confirmado/);
+    await pay((await checkout(l.slug, order())).body.transaction.id); // another sale's net covers the refunded fee
+    const all = await refund();
+    assert.equal(all.status, 200, all.raw);
+    const full = (await call(ctx.app, 'GET', `/checkout/${tx.id}`)).raw;
+    assert.equal(heading(full), 'Pagamento estornado');
+    assert.equal(box(full), 'Estorno total: R$\u00a079,90 devolvidos');
+  });
+
   test('the payer\'s personal data never appears on the payment page', async () => {
     const l = await link();
     const doc = cpf();

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
 import { lineToBarcode, parseBarcode, validateDigitableLine } from '../src/payments/boleto.ts';
+import { CHECKOUT_SCRIPT_URL } from '../src/web/assets.ts';
 import { parseBrCode } from '../src/payments/pix.ts';
 import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
 
@@ -354,7 +355,10 @@ describe('BOLETO', () => {
     assert.equal(decodeI25(svg[0]), t.boleto.barcode);
     const formattedDoc = `${doc.slice(0, 3)}.${doc.slice(3, 6)}.${doc.slice(6, 9)}-${doc.slice(9)}`;
     assert.ok(!html.includes(doc) && !html.includes(formattedDoc), 'the full document is not on a public page');
-    assert.ok(!/<script|onerror|<img/i.test(html), 'no injected markup');
+    // The one script is the hosted pages' own file; nothing the payer or merchant typed becomes markup.
+    assert.deepEqual(html.match(/<script[^>]*>/gi), [`<script src="${CHECKOUT_SCRIPT_URL}" defer>`]);
+    assert.ok(!/<script>|onerror|<img/i.test(html), 'no injected markup');
+    assert.match(String(res.headers['content-security-policy']), /script-src 'self'(;|$)/);
   });
 
   test('/boleto/{id}: unknown id and a non-boleto transaction -> 404 page', async () => {

@@ -95,10 +95,23 @@ describe('checkTarget', () => {
     assert.match((await refusal('https://hooks.localhost/'))!, /internal-only host name/);
   });
 
-  test('WEBHOOK_ALLOW_PRIVATE_TARGETS skips the address rules, never the syntax rules', async () => {
+  test('WEBHOOK_ALLOW_PRIVATE_TARGETS skips the address rules and allows http (local development), never the other syntax rules', async () => {
     assert.equal(await refusal('https://127.0.0.1/', true), null);
     assert.equal(await refusal('https://rebind.example.com/', true), null);
-    assert.match((await refusal('http://127.0.0.1/', true))!, /https/);
+    assert.equal(await refusal('http://127.0.0.1:4000/hook', true), null);
+    assert.equal(await refusal('http://localhost/hook', true), null);
+    assert.equal((await checkTarget('http://localhost/hook', { allowPrivate: true, lookup })).port, 80);
+    assert.match((await refusal('ftp://127.0.0.1/', true))!, /must use https/);
+    assert.match((await refusal('http://a:b@127.0.0.1/', true))!, /credentials/);
+  });
+
+  test('refusals the setting would lift name it; others do not', async () => {
+    const setting = /WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development/;
+    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://10.0.0.1/', 'https://rebind.example.com/hook', 'https://localhost/', 'http://public.example.com/']) {
+      assert.match((await refusal(url))!, setting, url);
+    }
+    assert.doesNotMatch((await refusal('ftp://public.example.com/'))!, setting);
+    assert.doesNotMatch((await refusal('https://a:b@public.example.com/'))!, setting);
   });
 
   test('at creation, a name that does not resolve yet is accepted; a private one is a 400 on the field', async () => {

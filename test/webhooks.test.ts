@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { uuidv7 } from '../src/db/ids.ts';
-import { decide, retryOffsetMs } from '../src/modules/webhooks/deliveries.ts';
+import { ATTEMPT_STARTED, attempt, claimDue, decide, recordOutcome, retryOffsetMs, type ClaimedDelivery } from '../src/modules/webhooks/deliveries.ts';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { startReceiver, validSignature, type Receiver } from './webhook-receiver.ts';
 
@@ -177,9 +177,10 @@ describe('subscriptions', () => {
     assert.ok(!after.body.subscriptions.some((s: { id: string }) => s.id === sub.id));
   });
 
-  test('validation: HTTPS only, known non-empty event types, no credentials, no unknown fields', async () => {
+  // (ctx allows private targets, hence http too: http without the setting is in the SSRF guard tests)
+  test('validation: http(s) only, known non-empty event types, no credentials, no unknown fields', async () => {
     const cases: [unknown, string][] = [
-      [{ url: 'http://localhost/hook', events: ['transaction.created'] }, 'url'],
+      [{ url: 'ftp://localhost/hook', events: ['transaction.created'] }, 'url'],
       [{ url: 'https://user:pw@localhost/hook', events: ['transaction.created'] }, 'url'],
       [{ url: 'not a url', events: ['transaction.created'] }, 'url'],
       [{ url: receiver.url('/v'), events: ['transaction.exploded'] }, 'events.0'],
@@ -195,7 +196,7 @@ describe('subscriptions', () => {
       assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(body)}: ${res.raw}`);
     }
     const sub = await subscribe(ctx, m.devKey, receiver.url('/v'), ['transaction.created']);
-    const badPatch = await call(ctx.app, 'PATCH', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey, body: { url: 'http://localhost/x' } });
+    const badPatch = await call(ctx.app, 'PATCH', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey, body: { url: 'ftp://localhost/x' } });
     assert.equal(badPatch.status, 400);
     assert.equal(badPatch.body.errors[0].field, 'url');
     assert.equal((await call(ctx.app, 'PATCH', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey, body: {} })).status, 400);
@@ -614,7 +615,7 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS unset)', () => {
     const rows = await until('attempts on every target', async () => {
       const r = await sql<{ url: string; error: string | null; status_code: number | null; attempt: number }>`
         SELECT d.url, a.error, a.status_code, a.attempt FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
-        WHERE d.user_id = ${g.id} AND a.attempt >= 2`.execute(db);
+        WHERE d.user_id = ${g.id} AND a.attempt >= 2 AND a.error IS DISTINCT FROM ${ATTEMPT_STARTED}`.execute(db); // (not an attempt under way)
       return new Set(r.rows.map((x) => x.url)).size === targets.length && r.rows;
     });
     for (const r of rows) {
@@ -633,5 +634,60 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_TARGETS unset)', () => {
     assert.match(t.body.attempt.error, /^not sent: URL points to a loopback address/);
     assert.equal(receiver.requests.filter((r) => r.path.startsWith('/ssrf')).length, 0);
     for (const id of ids) await call(guarded.app, 'DELETE', `/api/v1/webhooks/subscriptions/${id}`, { key: g.devKey });
+  });
+});
+
+describe('attempt log across a worker that dies mid-send', () => {
+  let quiet: TestContext; // no dispatcher running: this test plays the workers itself
+
+  before(async () => {
+    quiet = await startApp({ env: env(true) });
+  });
+  after(async () => {
+    await quiet?.close();
+  });
+
+  test('the attempt is logged when it starts: a cut-off attempt stays in the log, the next claim is the next number, no duplicates', async () => {
+    const db = quiet.database.db;
+    const wh = quiet.app.deps.webhooks;
+    const mm = await merchant(quiet.app);
+    const sub = await subscribe(quiet, mm.devKey, receiver.url('/cutoff'), ['transaction.created']);
+    await pix(quiet, mm.devKey);
+    const mine = (rows: ClaimedDelivery[]) => rows.filter((r) => r.subscription_id === sub.id);
+
+    // Worker A claims attempt 1 and dies while sending (nothing after the claim runs).
+    const [a] = mine(await claimDue(db, 100, 60_000));
+    assert.ok(a, 'claimed');
+    assert.equal(a.attempts, 1);
+    // While A's lease holds, the attempt under way is not listed (it has no outcome yet).
+    assert.deepEqual((await deliveriesOf(quiet, mm.devKey, sub.id))[0].attempts, []);
+
+    // A's lease runs out: the cut-off attempt shows in the log, and worker B's claim is attempt 2.
+    await db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() - 1000) }).where('id', '=', a.id).execute();
+    const [cut] = (await deliveriesOf(quiet, mm.devKey, sub.id))[0].attempts;
+    assert.equal(cut.attempt, 1);
+    assert.equal(cut.statusCode, null);
+    assert.match(cut.error, /cut off/);
+    const [b] = mine(await claimDue(db, 100, 60_000));
+    assert.equal(b.attempts, 2);
+    const recorded = await attempt({ db, config: wh.config.webhooks, sender: wh.sender }, b, 'scheduled');
+    assert.equal(recorded?.delivery.status, 'SUCCEEDED');
+
+    // A was only slow, not dead, and reports late: its own row is completed; the delivery stays B's.
+    const late = await recordOutcome(db, wh.config.webhooks, { claimed: a, url: a.url, result: { ok: false, statusCode: 503, durationMs: 1234, error: null }, mode: 'scheduled', startedAt: new Date() });
+    assert.equal(late, null, 'fenced: the delivery state belongs to the newer claim');
+
+    const [d] = await deliveriesOf(quiet, mm.devKey, sub.id);
+    assert.equal(d.status, 'SUCCEEDED');
+    assert.equal(d.attemptCount, 2);
+    assert.deepEqual(
+      d.attempts.map((x: any) => [x.attempt, x.statusCode]),
+      [
+        [1, 503],
+        [2, 200],
+      ],
+    );
+    const rows = await db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', a.id).execute();
+    assert.deepEqual(rows.map((r) => r.attempt).sort(), [1, 2], 'one row per attempt number');
   });
 });

@@ -5,6 +5,8 @@ import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from './types.ts';
+import { ConfigError } from '../config.ts';
+import { lockDataDir } from './lock.ts';
 import { migrations } from './migrations/index.ts';
 
 export type Db = Kysely<DB>;
@@ -101,11 +103,19 @@ export async function connect(opts: ConnectOptions): Promise<Database> {
 async function connectPostgres(url: string, schema: string | undefined, max: number): Promise<Database> {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const options = schema ? `-c search_path=${schema}` : undefined;
-  if (schema) {
-    const c = new pg.Client({ connectionString: url });
+  // One connection first, so that a server that cannot be reached is named before anything else
+  // (and a black-holed address gives up instead of hanging: pg has no connect timeout by default).
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  c.on('error', () => {});
+  try {
     await c.connect();
-    await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await c.end();
+  } catch (err) {
+    throw unreachable(url, err);
+  }
+  try {
+    if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } finally {
+    await c.end().catch(() => {});
   }
   const pool = new pg.Pool({ connectionString: url, max, options });
   pool.on('error', () => {}); // idle client errors surface on the next query
@@ -130,6 +140,39 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   };
 }
 
+const CONNECT_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is PostgreSQL running, on that port?)',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  '28P01': 'authentication failed (check the user and password)',
+  '28000': 'authentication refused (check the user and pg_hba.conf)',
+  '3D000': 'database does not exist',
+};
+
+/**
+ * A failed first connection as an operator reads it: the variable, the address (never the
+ * password) and the reason, without a stack (a ConfigError). Other errors pass through as they are.
+ */
+function unreachable(url: string, err: unknown): unknown {
+  const e = err as { code?: string; message?: string; errors?: { code?: string }[] };
+  const code = e?.code ?? e?.errors?.[0]?.code; // localhost tried over IPv6 and IPv4: an AggregateError
+  const timeout = /timeout/i.test(e?.message ?? '');
+  const reason = (code && CONNECT_ERRORS[code]) ?? (timeout ? CONNECT_ERRORS.ETIMEDOUT : undefined);
+  if (!reason) return err;
+  let where = 'the DATABASE_URL address';
+  try {
+    const u = new URL(url);
+    where = `${u.hostname || 'localhost'}:${u.port || 5432}${u.pathname.length > 1 ? u.pathname : ''}`;
+  } catch {
+    // an unparsable URL keeps the generic wording
+  }
+  return new ConfigError(`Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${reason}.`);
+}
+
 async function connectPglite(dataDir: string | null): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -137,7 +180,14 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
     mkdirSync(dataDir, { recursive: true });
     dir = join(dataDir, 'pgdata');
   }
-  const pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v } });
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  let pglite: Awaited<ReturnType<typeof PGlite.create>>;
+  try {
+    pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v } });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,
@@ -146,7 +196,11 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
       return pglite.listen(channel, onNotify);
     },
     async close() {
-      await db.destroy();
+      try {
+        await db.destroy();
+      } finally {
+        unlock();
+      }
     },
   };
 }

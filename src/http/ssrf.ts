@@ -153,24 +153,33 @@ export interface ParsedTarget {
   literal: ResolvedAddress | null;
 }
 
-/** Syntax rules: an absolute https URL without credentials. Throws TargetRefused. */
-export function parseTarget(raw: string): ParsedTarget {
+/** Said with every refusal the setting would lift, so a developer on localhost knows what to set. */
+const LOCAL_ONLY = 'allowed only when the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development';
+
+/**
+ * Syntax rules: an absolute https URL without credentials (`http://` too when `allowHttp`: local
+ * development with WEBHOOK_ALLOW_PRIVATE_TARGETS). Throws TargetRefused.
+ */
+export function parseTarget(raw: string, allowHttp = false): ParsedTarget {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new TargetRefused('must be an absolute URL');
   }
-  if (url.protocol !== 'https:') throw new TargetRefused('must use https (plain http is refused)');
+  const http = url.protocol === 'http:';
+  if (url.protocol !== 'https:' && !(http && allowHttp)) {
+    throw new TargetRefused(http ? `must use https (plain http is ${LOCAL_ONLY})` : 'must use https');
+  }
   if (url.username || url.password) throw new TargetRefused('must not contain credentials');
   if (!url.hostname) throw new TargetRefused('must have a host');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const kind = isIP(host);
-  return { url, host, port: url.port ? Number(url.port) : 443, literal: kind ? { address: host, family: kind === 6 ? 6 : 4 } : null };
+  return { url, host, port: url.port ? Number(url.port) : http ? 80 : 443, literal: kind ? { address: host, family: kind === 6 ? 6 : 4 } : null };
 }
 
 export interface CheckOptions {
-  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address and name rules (syntax rules still apply). */
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS: skip the address and name rules and allow http (other syntax rules still apply). */
   allowPrivate: boolean;
   lookup?: Lookup;
   /** Give up resolving after this long. */
@@ -198,15 +207,15 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
  * Throws TargetRefused with a human reason.
  */
 export async function checkTarget(raw: string, opts: CheckOptions): Promise<CheckedTarget> {
-  const target = parseTarget(raw);
+  const target = parseTarget(raw, opts.allowPrivate);
   if (opts.allowPrivate) return { ...target, address: target.literal };
   if (target.literal) {
     const why = forbiddenAddress(target.literal.address);
-    if (why) throw new TargetRefused(`points to ${why}`);
+    if (why) throw new TargetRefused(`points to ${why}; ${LOCAL_ONLY}`);
     return { ...target, address: target.literal };
   }
   const nameWhy = forbiddenName(target.host);
-  if (nameWhy) throw new TargetRefused(`host is ${nameWhy}`);
+  if (nameWhy) throw new TargetRefused(`host is ${nameWhy}; ${LOCAL_ONLY}`);
   let addresses: ResolvedAddress[];
   try {
     addresses = await withTimeout((opts.lookup ?? defaultLookup)(target.host), opts.timeoutMs ?? 5000, 'host name lookup timed out');
@@ -217,7 +226,7 @@ export async function checkTarget(raw: string, opts: CheckOptions): Promise<Chec
   if (!addresses.length) throw new TargetRefused('host name does not resolve');
   for (const a of addresses) {
     const why = forbiddenAddress(a.address);
-    if (why) throw new TargetRefused(`host resolves to ${why} (${a.address})`);
+    if (why) throw new TargetRefused(`host resolves to ${why} (${a.address}); ${LOCAL_ONLY}`);
   }
   return { ...target, address: addresses[0] };
 }

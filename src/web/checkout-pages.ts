@@ -34,6 +34,9 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 .status{font-weight:700;padding:12px;border-radius:10px;background:#eef0f4;text-align:center}
 .status.ok{background:#e8f5ef}.status.err{background:#fde8eb}
 .stack>*+*{margin-top:10px}.center{text-align:center}
+.pix{display:flex;flex-direction:column;gap:10px}.pix>*{margin:0}.pix>.qr{align-self:center}
+.pix-copy{display:flex;flex-direction:column;gap:8px}.pix-copy label{margin:0}
+@media (min-width:641px) and (pointer:fine){.pix>.qr{order:1}.pix>.pix-copy{order:2}.pix>.after{order:3}}
 `;
 
 const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
@@ -87,9 +90,10 @@ function shell(opts: { title: string; body: string; assets: AssetRef; pixel: str
   return { html: page({ title: opts.title, head, body: opts.body }), csp };
 }
 
-function top(merchantName: string, sandbox: boolean): string {
+/** The merchant's name, and the yellow notice on every sandbox page (checkout and boleto alike). */
+export function top(merchantName: string, sandbox: boolean, right = 'Pagamento seguro'): string {
   return (
-    `<div class="top"><span>${e(merchantName)}</span><span class="muted">Pagamento seguro</span></div>` +
+    `<div class="top"><span>${e(merchantName)}</span><span class="muted">${e(right)}</span></div>` +
     (sandbox ? `<p class="sandbox" role="note"><strong>Ambiente de testes:</strong> nenhum valor real será cobrado.</p>` : '')
   );
 }
@@ -212,9 +216,19 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
   const amount = e(formatBRL(tx.charged_cents));
   let step = '';
   let heading = 'Pagamento';
-  if (tx.status === 'PAID' || tx.status === 'REFUNDED' || tx.status === 'PARTIALLY_REFUNDED') {
+  if (tx.status === 'PAID') {
     heading = 'Pagamento confirmado';
-    step = tx.status === 'PAID' ? confirmed(v.redirectUrl) : `<p id="status" class="status" role="status">Pagamento estornado</p>`;
+    step = confirmed(v.redirectUrl);
+  } else if (tx.status === 'REFUNDED' || tx.status === 'PARTIALLY_REFUNDED') {
+    // Heading and box tell the same story, with the amounts: a shopper refunded R$ 10,00 of
+    // R$ 79,90 must not read "confirmado" above "estornado".
+    const partial = tx.status === 'PARTIALLY_REFUNDED';
+    const refunded = e(formatBRL(tx.refunded_cents));
+    heading = partial ? 'Pagamento estornado parcialmente' : 'Pagamento estornado';
+    step = partial
+      ? `<p id="status" class="status" role="status">Estorno parcial: ${refunded} de ${amount} devolvidos</p><p class="muted center">O restante do pagamento, ${e(formatBRL(tx.charged_cents - tx.refunded_cents))}, continua pago.</p>`
+      : `<p id="status" class="status" role="status">Estorno total: ${refunded} devolvidos</p>`;
+    step += `<p class="muted center">O prazo para o valor aparecer depende do seu banco ou da operadora do cartão.</p>`;
   } else if (tx.status === 'FAILED') {
     heading = 'Pagamento não aprovado';
     step = `<p id="status" class="status err" role="status">Pagamento não aprovado: ${e(DECLINE_PT[tx.failure_reason ?? ''] ?? 'tente outra forma de pagamento')}.</p>`;
@@ -223,12 +237,15 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
     step = `<p id="status" class="status err" role="status">${tx.status === 'EXPIRED' ? 'O prazo para pagar terminou. Peça um novo link ao vendedor.' : 'Este pagamento foi cancelado.'}</p>`;
   } else if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     heading = 'Pague com PIX';
-    step = `<ol class="muted"><li>Abra o app do seu banco e escolha pagar com PIX.</li><li>Escaneie o QR Code ou use o código copia e cola.</li></ol>
+    // Copy-and-paste first (in the markup too, for screen readers): on a phone the shopper pays in
+    // the bank app of this same phone and cannot scan its own screen. A desktop with a mouse shows
+    // the QR code first, to be scanned with the phone.
+    step = `<div class="pix"><ol class="muted"><li>Abra o app do seu banco e escolha pagar com PIX.</li><li>Use o código copia e cola ou escaneie o QR Code.</li></ol>
+<div class="pix-copy"><label for="pix-code">PIX copia e cola</label><textarea id="pix-code" rows="5" readonly>${e(tx.pix_qr_code)}</textarea>
+<button type="button" data-copy="pix-code">Copiar código PIX</button></div>
 <img class="qr" src="/pix/${e(tx.pix_txid)}/qr.png" width="240" height="240" alt="QR Code PIX de ${amount}">
-<label for="pix-code">PIX copia e cola</label><textarea id="pix-code" rows="5" readonly>${e(tx.pix_qr_code)}</textarea>
-<button type="button" data-copy="pix-code">Copiar código PIX</button>
-${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
-<p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p>`;
+<div class="after stack">${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
+<p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p></div></div>`;
   } else if (tx.payment_method === 'BOLETO' && tx.boleto_line) {
     heading = 'Pague com boleto';
     step = `<label for="boleto-line">Linha digitável</label><textarea id="boleto-line" rows="2" readonly>${e(formatDigitableLine(tx.boleto_line))}</textarea>

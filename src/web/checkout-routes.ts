@@ -1,6 +1,4 @@
 // Hosted checkout pages and their one script: /pay/{slug}, /checkout/{transactionId}, /assets/checkout.js.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../deps.ts';
@@ -9,9 +7,8 @@ import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { findBySlug, linkTotal, unavailableReason } from '../modules/payment-links/service.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
 import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
+import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_URL } from './assets.ts';
 
-const SCRIPT = readFileSync(new URL('./assets/checkout.js', import.meta.url));
-const SCRIPT_VERSION = createHash('sha256').update(SCRIPT).digest('hex').slice(0, 12);
 const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
 
 function pageHeaders(reply: FastifyReply, status: number, csp: string) {
@@ -40,7 +37,7 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
 
 export default async function checkoutPageRoutes(app: App) {
   const { db, config, pages } = app.deps;
-  const assets: AssetRef = { scriptUrl: `/assets/checkout.js?v=${SCRIPT_VERSION}` };
+  const assets: AssetRef = { scriptUrl: CHECKOUT_SCRIPT_URL };
   const secureCookie = config.checkoutUrl.startsWith('https://');
 
   app.get(
@@ -51,7 +48,7 @@ export default async function checkoutPageRoutes(app: App) {
         .type('text/javascript; charset=utf-8')
         .header('Cache-Control', 'public, max-age=31536000, immutable')
         .header('X-Content-Type-Options', 'nosniff')
-        .send(SCRIPT),
+        .send(CHECKOUT_SCRIPT),
   );
 
   app.get(

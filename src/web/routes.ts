@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App } from '../deps.ts';
 import { boletoForPage, pixCodeByTxid } from '../modules/transactions/queries.ts';
-import { formatBoletoDocument } from './boleto-page.ts';
+import { BOLETO_CSP, formatBoletoDocument } from './boleto-page.ts';
 
 /** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */
 class QrCache {
@@ -60,7 +60,7 @@ export default async function webRoutes(app: App) {
     },
     async (req, reply) => {
       const tx = await boletoForPage(db, req.params.id);
-      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      reply.type('text/html; charset=utf-8').header('Content-Security-Policy', BOLETO_CSP);
       reply.serializer((x: unknown) => x as string);
       if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {
         return reply.code(404).send(formatBoletoDocument(null));

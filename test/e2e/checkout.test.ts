@@ -243,4 +243,108 @@ describe('hosted checkout in Chromium', { skip }, () => {
       await context.close();
     }
   });
+
+  /** A transaction made through the API (development key), as a merchant's integration makes it. */
+  async function charge(body: Record<string, unknown>) {
+    const res = await call(ctx.app, 'POST', '/api/v1/transactions', {
+      key: m.devKey,
+      body: { product: 'Camiseta Cofre', amountCents: 7990, clientName: 'João Silva', clientEmail: 'joao@example.com', clientDocument: '52998224725', paymentMethod: 'PIX', ...body },
+    });
+    assert.equal(res.status, 201, res.raw);
+    return res.body.transaction;
+  }
+
+  async function desktop() {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'pt-BR' });
+    return { context, page: await context.newPage() };
+  }
+
+  test('PIX on a phone: the copy-and-paste button comes before the QR code; on a desktop the QR code comes first', async () => {
+    const tx = await charge({});
+    const { page, context } = await phone();
+    try {
+      await page.goto(`${base}/checkout/${tx.id}`);
+      await page.waitForSelector('img.qr');
+      const copyTop = (await page.locator('button[data-copy="pix-code"]').boundingBox())!.y;
+      const qrTop = (await page.locator('img.qr').boundingBox())!.y;
+      assert.ok(copyTop < qrTop, `phone: copy button at ${copyTop} px, QR at ${qrTop} px`);
+      assert.ok(copyTop < 844, 'the copy button is on the first screen of the phone');
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+      await page.screenshot({ path: join(OUT, 'checkout-pix-order-390.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+    const d = await desktop();
+    try {
+      await d.page.goto(`${base}/checkout/${tx.id}`);
+      await d.page.waitForSelector('img.qr');
+      const copyTop = (await d.page.locator('button[data-copy="pix-code"]').boundingBox())!.y;
+      const qrTop = (await d.page.locator('img.qr').boundingBox())!.y;
+      assert.ok(qrTop < copyTop, `desktop: QR at ${qrTop} px, copy button at ${copyTop} px`);
+      await d.page.screenshot({ path: join(OUT, 'checkout-pix-desktop.png'), fullPage: true });
+    } finally {
+      await d.context.close();
+    }
+  });
+
+  test('the printable boleto at 390 px: fits the screen, copies the linha digitável, can print; beneficiário, instructions, yellow sandbox notice; desktop too', async () => {
+    const tx = await charge({ paymentMethod: 'BOLETO' });
+    const url = `${base}/boleto/${tx.id}`;
+    const { page, context, errors } = await phone();
+    const consoleErrors: string[] = [];
+    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text())); // CSP violations land here
+    try {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+      const res = await page.goto(url);
+      assert.match(String(res?.headers()['content-security-policy']), /script-src 'self'(;|$)/, 'no inline script allowed');
+      assert.match(String(res?.headers()['content-security-policy']), /frame-ancestors 'none'/);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide at 390 px`);
+      const svg = (await page.locator('.barcode svg').boundingBox())!;
+      assert.ok(svg.x >= 0 && svg.x + svg.width <= 390, `barcode from ${svg.x} to ${svg.x + svg.width}`);
+
+      const body = (await page.textContent('body'))!;
+      assert.match(body, /Beneficiário\s*Loja Teste/);
+      assert.match(body, /Instruções/);
+      assert.match(body, /Não receber após o vencimento/);
+      const notice = page.locator('.sandbox');
+      assert.match((await notice.textContent())!, /Ambiente de testes/);
+      assert.equal(await notice.evaluate((el) => getComputedStyle(el).backgroundColor), 'rgb(255, 244, 214)', 'the same yellow as the checkout pages');
+
+      const copy = page.locator('button[data-copy="linha"]');
+      assert.ok(await copy.isVisible(), 'copy button shown once the script runs');
+      await copy.click();
+      await page.waitForSelector('button[data-copy="linha"]:text("Copiado!")');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied.replace(/\D/g, ''), tx.boleto.digitableLine, 'the clipboard holds the linha digitável');
+
+      const print = page.locator('button[data-print]');
+      assert.ok(await print.isVisible());
+      await page.evaluate(() => {
+        (window as any).printed = 0;
+        window.print = () => void (window as any).printed++;
+      });
+      await print.click();
+      assert.equal(await page.evaluate(() => (window as any).printed), 1, 'the print button opens the print dialog');
+      await page.screenshot({ path: join(OUT, 'boleto-390.png'), fullPage: true });
+      assert.deepEqual(errors, []);
+      assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
+    } finally {
+      await context.close();
+    }
+    const d = await desktop();
+    try {
+      await d.page.goto(url);
+      assert.ok((await d.page.evaluate(() => document.documentElement.scrollWidth)) <= 1280);
+      assert.ok(await d.page.locator('button[data-print]').isVisible());
+      await d.page.screenshot({ path: join(OUT, 'boleto-desktop.png'), fullPage: true });
+      // Printed, the barcode has the FEBRABAN size and the buttons are gone.
+      await d.page.emulateMedia({ media: 'print' });
+      const printed = (await d.page.locator('.barcode svg').boundingBox())!;
+      assert.ok(Math.abs(printed.width - (103 / 25.4) * 96) < 2, `printed barcode ${printed.width} px wide`);
+      assert.equal(await d.page.locator('button[data-print]').isVisible(), false);
+    } finally {
+      await d.context.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // Always PGlite in a temp DATA_DIR, whatever TEST_DATABASE_URL says.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -226,5 +226,160 @@ describe('refusals', () => {
     assert.equal(res.code, 1);
     assert.match(res.stderr, /Usage:/);
     assert.doesNotMatch(res.stderr, /\n\s+at /);
+  });
+});
+
+describe('one process per embedded database (DATA_DIR lock)', () => {
+  const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at /, `no stack trace expected:\n${s}`);
+
+  test('while serve runs: a second serve, migrate and admin create stop at once naming the running pid; the data stays the server\'s', async () => {
+    const dataDir = tempDataDir();
+    const port = await freePort();
+    const server = await serve(dataDir, port);
+    const pid = server.child.pid!;
+    const running = new RegExp(`Cofre is already running on \\S+ \\(pid ${pid}\\)`);
+    try {
+      const email = `lock.${Date.now()}@cofre.example`;
+      const admin = await run(['admin', 'create', '--email', email, '--password', 'operador-forte-123'], { DATA_DIR: dataDir });
+      assert.equal(admin.code, 1, admin.stdout);
+      assert.match(admin.stderr, running);
+      assert.match(admin.stderr, /Stop that process first/);
+      assert.doesNotMatch(admin.stdout, /operator created/);
+      noStack(admin.stderr);
+
+      const migrate = await run(['migrate'], { DATA_DIR: dataDir });
+      assert.equal(migrate.code, 1);
+      assert.match(migrate.stderr, running);
+      noStack(migrate.stderr);
+
+      // Another port, same data dir: refused before it listens; the same port: the lock is named first.
+      for (const p of [await freePort(), port]) {
+        const t0 = Date.now();
+        const second = await run(['serve'], { DATA_DIR: dataDir, PORT: String(p), HOST: '127.0.0.1' });
+        assert.equal(second.code, 1, second.stdout);
+        assert.match(second.stderr, running);
+        noStack(second.stderr);
+        assert.ok(Date.now() - t0 < 15_000, 'refused at once, not after opening the database');
+      }
+
+      // The server is untouched: it still answers and still holds its lock.
+      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+      assert.equal(JSON.parse(readFileSync(join(dataDir, 'cofre.lock'), 'utf8')).pid, pid);
+      assert.equal((await login(port, email, 'operador-forte-123')).status, 401);
+    } finally {
+      await stop(server);
+    }
+    assert.equal(existsSync(join(dataDir, 'cofre.lock')), false, 'a clean shutdown removes the lock');
+    const after = await run(['admin', 'create', '--email', `after.${Date.now()}@cofre.example`, '--password', 'operador-forte-123'], { DATA_DIR: dataDir });
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal(existsSync(join(dataDir, 'cofre.lock')), false, 'a CLI command removes its lock on exit');
+  });
+
+  test('a lock left by a killed process is taken over', async () => {
+    const dataDir = tempDataDir();
+    const port = await freePort();
+    const first = await serve(dataDir, port);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.ok(existsSync(join(dataDir, 'cofre.lock')), 'kill -9 leaves the lock behind');
+    const next = await run(['migrate'], { DATA_DIR: dataDir });
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(existsSync(join(dataDir, 'cofre.lock')), false, 'taken over, then released on exit');
+    // A pid that now belongs to another process (same pid, other start time) is stale too.
+    writeFileSync(join(dataDir, 'cofre.lock'), JSON.stringify({ pid: process.pid, start: '1' }));
+    const res = await run(['migrate'], { DATA_DIR: dataDir });
+    assert.equal(res.code, 0, res.stderr);
+  });
+
+  test('a busy port stops serve with a message naming PORT, without opening the database', async () => {
+    const blocker = createServer();
+    await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const dataDir = tempDataDir();
+      const res = await run(['serve'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, new RegExp(`Port ${port} is already in use on 127\\.0\\.0\\.1 \\(PORT\\)`));
+      assert.doesNotMatch(res.stderr, /EADDRINUSE/);
+      noStack(res.stderr);
+      assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the database was not opened (nor migrated)');
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+describe('PostgreSQL unreachable', () => {
+  test('migrate names DATABASE_URL and the address, without a stack (and never the password)', async () => {
+    const port = await freePort(); // nothing listens there
+    const res = await run(['migrate'], { DATABASE_URL: `postgres://cofre:s3gredo@127.0.0.1:${port}/cofre`, JWT_SECRET: 'x'.repeat(40) });
+    assert.equal(res.code, 1);
+    assert.match(res.stderr, new RegExp(`Cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}/cofre \\(DATABASE_URL\\): connection refused`));
+    assert.doesNotMatch(res.stderr, /\n\s+at /);
+    assert.doesNotMatch(res.stderr, /s3gredo/);
+  });
+});
+
+describe('logs', () => {
+  const hasScript = existsSync('/usr/bin/script');
+
+  test('serve on a terminal (a pseudo-terminal through script(1)) logs readable lines, one per request', { skip: !hasScript && 'script(1) not installed' }, async () => {
+    const port = await freePort();
+    const dataDir = tempDataDir();
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const child = spawn('/usr/bin/script', ['-qfec', `${q(process.execPath)} ${q(MAIN)} serve`, '/dev/null'], {
+      cwd: ROOT,
+      env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', TERM: 'dumb' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!/Health:\s+\S+/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start on a terminal:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200);
+      const line = /^.*GET \/health 200 [\d.]+ ms.*$/m;
+      for (let i = 0; i < 50 && !line.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      const clean = out.replace(/\u001b\[[0-9;]*m/g, '');
+      assert.match(clean, /\d\d:\d\d:\d\d\.\d{3} INFO  GET \/health 200 [\d.]+ ms {2}req=[0-9a-f-]{36}/, out);
+      assert.doesNotMatch(clean, /\{"level":/, 'no JSON lines on a terminal');
+    } finally {
+      child.kill('SIGTERM'); // script(1) ends; the server loses its terminal (SIGHUP) and exits
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    }
+    // It released the data dir: nothing holds the lock any more.
+    for (let i = 0; i < 200 && existsSync(join(dataDir, 'cofre.lock')); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(existsSync(join(dataDir, 'cofre.lock')), false, 'the server under the terminal stopped');
+  });
+
+  test('serve with stdout not a terminal logs JSON lines', async () => {
+    const port = await freePort();
+    const proc = start(['serve'], { DATA_DIR: tempDataDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    try {
+      await within(
+        new Promise<void>((res) => {
+          const check = () => /Health:\s+\S+/.test(proc.stdout()) && res();
+          proc.child.stdout!.on('data', check);
+          check();
+        }),
+        90_000,
+        'serve start-up',
+        proc,
+      );
+      await fetch(`http://127.0.0.1:${port}/health`);
+      for (let i = 0; i < 50 && !/"request completed"/.test(proc.stdout()); i++) await new Promise((r) => setTimeout(r, 100));
+      const lines = proc.stdout().split('\n').filter((l) => l.startsWith('{'));
+      const done = lines.map((l) => JSON.parse(l)).find((o) => o.msg === 'request completed');
+      assert.ok(done, proc.stdout());
+      assert.equal(done.res.statusCode, 200);
+    } finally {
+      proc.child.kill('SIGKILL'); // (shutdown is tested above; its data dir is thrown away)
+      await proc.exited;
+    }
   });
 });

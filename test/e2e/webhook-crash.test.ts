@@ -1,7 +1,8 @@
 // Crash safety of webhook delivery on real PostgreSQL: two `worker` processes deliver ~50 events to
 // a slow HTTPS receiver; one is killed with SIGKILL in the middle of its deliveries and a fresh one
 // is started. Every event must reach the receiver (at least once), and no delivery may ever be in
-// flight from two workers at the same time (the receiver watches X-Webhook-Delivery).
+// flight from two workers at the same time (the receiver watches X-Webhook-Delivery); the attempt
+// log has every attempt once, the ones the kill cut off included.
 // PostgreSQL only (TEST_DATABASE_URL): PGlite is one in-process connection, no second process.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
+import { ATTEMPT_STARTED } from '../../src/modules/webhooks/deliveries.ts';
 import { call, cpf, merchant, onPostgres, PG_URL, startApp, type TestContext } from '../helpers.ts';
 import { makeCertificate } from '../webhook-receiver.ts';
 
@@ -145,6 +147,29 @@ test('a worker killed mid-delivery loses nothing, and no delivery is attempted b
   assert.equal(Number(stats.n), EVENTS);
   // The killed worker held deliveries: their lease ran out and another worker claimed them again.
   assert.ok(Number(stats.maxAttempts) >= 2, 'some delivery was re-claimed after the kill');
+  // The attempt log: one row per attempt number 1..attempts for every delivery (no gap, no
+  // duplicate), and the attempts the kill cut off are there, saying so.
+  const log = await ctx.database.db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select(['d.id', 'd.attempts', 'a.attempt', 'a.error', 'a.status_code'])
+    .where('d.user_id', '=', m.id)
+    .orderBy('d.id')
+    .orderBy('a.attempt')
+    .execute();
+  const byDelivery = new Map<string, { attempts: number; numbers: number[] }>();
+  for (const r of log) {
+    const e = byDelivery.get(r.id) ?? { attempts: r.attempts, numbers: [] };
+    e.numbers.push(r.attempt);
+    byDelivery.set(r.id, e);
+  }
+  assert.equal(byDelivery.size, EVENTS, 'every delivery has its attempts logged');
+  for (const [id, e] of byDelivery) {
+    assert.deepEqual(e.numbers, Array.from({ length: e.attempts }, (_, i) => i + 1), `attempt log of ${id}`);
+  }
+  const cutOff = log.filter((r) => r.error === ATTEMPT_STARTED);
+  assert.ok(cutOff.length >= 1, 'the attempts in flight in the killed worker are logged as cut off');
+  assert.ok(cutOff.every((r) => r.status_code === null && r.attempt < r.attempts), 'a cut-off attempt was followed by another');
   const duplicates = [...received.values()].filter((n) => n > 1).length;
   console.log(`# ${EVENTS} events, ${requests} requests, ${duplicates} delivered more than once (at least once), max attempts ${stats.maxAttempts}`);
 

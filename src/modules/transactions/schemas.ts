@@ -51,7 +51,7 @@ export const CreateTransactionBody = Type.Object(
       }),
     ),
     trackingParams: Type.Optional(TrackingParams),
-    postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events' })),
+    postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events (http only with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, local development)' })),
     card: Type.Optional(CardData),
     capture: Type.Optional(
       Type.Boolean({ description: 'Card only. false: authorise only (AUTHORIZED, nothing credited) and capture later with POST /api/v1/transactions/{id}/capture; default true' }),

@@ -1,6 +1,11 @@
 // Delivery state: claiming due deliveries (FOR UPDATE SKIP LOCKED + a lease), one attempt, and
 // recording its outcome in one statement fenced by the attempt number (a worker whose lease expired
 // cannot overwrite the outcome of the worker that took over).
+//
+// The attempt log is written before anything is sent: the claim that takes attempt number n also
+// inserts attempt n's row, saying it started with no outcome yet, and the outcome completes that
+// row. A worker killed mid-send therefore leaves attempt n in the log as started and never
+// finished, and the claim after its lease runs out is attempt n+1: one row per number, no gaps.
 import { sql } from 'kysely';
 import type { WebhookConfig } from '../../config.ts';
 import type { Executor } from '../../db/index.ts';
@@ -16,7 +21,15 @@ export interface ClaimedDelivery extends WebhookDelivery {
   subscription_status: 'ACTIVE' | 'DISABLED' | null;
   subscription_deleted_at: Date | null;
   postback_secret: string | null;
+  /** The row of this attempt in webhook_attempts, written by the claim (absent: written by attempt()). */
+  attempt_id?: string;
 }
+
+/**
+ * What an attempt row says from its start until its outcome is recorded, and for good if its worker
+ * died. Lists hide the attempt under way (lease held), so where it is seen it was cut off.
+ */
+export const ATTEMPT_STARTED = 'no outcome: the attempt was cut off (its worker stopped while sending); the delivery is attempted again';
 
 /**
  * How an attempt was started:
@@ -27,11 +40,18 @@ export interface ClaimedDelivery extends WebhookDelivery {
  */
 export type AttemptMode = 'scheduled' | 'manual' | 'test';
 
-const withSecrets = (claimed: string) => sql.raw(`
-  SELECT c.*, s.url AS subscription_url, s.secret AS subscription_secret, s.status AS subscription_status, s.deleted_at AS subscription_deleted_at, u.postback_secret
-  FROM ${claimed} c
+/** The claimed rows (CTE `c`) with their secrets, and the started attempt row inserted for each (CTE `a`). */
+const startedWithSecrets = sql`
+  , a AS (
+    INSERT INTO webhook_attempts (id, delivery_id, user_id, attempt, status_code, duration_ms, error, next_retry_at, created_at)
+    SELECT gen_random_uuid(), c.id, c.user_id, c.attempts, NULL, 0, ${ATTEMPT_STARTED}, NULL, now() FROM c
+    RETURNING id, delivery_id
+  )
+  SELECT c.*, a.id AS attempt_id, s.url AS subscription_url, s.secret AS subscription_secret, s.status AS subscription_status, s.deleted_at AS subscription_deleted_at, u.postback_secret
+  FROM c
+  JOIN a ON a.delivery_id = c.id
   LEFT JOIN webhook_subscriptions s ON s.id = c.subscription_id
-  JOIN users u ON u.id = c.user_id`);
+  JOIN users u ON u.id = c.user_id`;
 
 /** Claims up to `limit` due deliveries for this worker: leased for lockMs, attempt number taken. */
 export async function claimDue(db: Executor, limit: number, lockMs: number): Promise<ClaimedDelivery[]> {
@@ -50,7 +70,7 @@ export async function claimDue(db: Executor, limit: number, lockMs: number): Pro
       )
       RETURNING d.*
     )
-    ${withSecrets('c')}`.execute(db);
+    ${startedWithSecrets}`.execute(db);
   return rows;
 }
 
@@ -66,7 +86,7 @@ export async function claimOne(db: Executor, scope: { userId: string; livemode: 
         AND (d.locked_until IS NULL OR d.locked_until < now())
       RETURNING d.*
     )
-    ${withSecrets('c')}`.execute(db);
+    ${startedWithSecrets}`.execute(db);
   return rows[0] ?? null;
 }
 
@@ -138,7 +158,7 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
   const rows = outcomes.map((o) => {
     const decision = decide(o.claimed, o.result, o.mode, config.retryScheduleMs);
     const effect: SubscriptionEffect = o.claimed.subscription_id ? (o.subscriptionEffect ?? decision.subscription) : 'none';
-    return { o, decision, effect, attemptId: uuidv7() };
+    return { o, decision, effect, attemptId: o.claimed.attempt_id ?? uuidv7() };
   });
   const effects = new Map<string, SubscriptionEffect>();
   for (const r of rows) {
@@ -151,7 +171,8 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
     rows.map(
       (r) =>
         sql`(${r.o.claimed.id}::uuid, ${r.o.claimed.attempts}::integer, ${r.decision.status}::text, ${r.decision.nextOffsetMs}::double precision,
-          ${r.o.result.statusCode}::integer, ${r.o.result.error}::text, ${r.o.result.durationMs}::integer, ${r.attemptId}::uuid, ${r.o.startedAt}::timestamptz, ${r.o.url}::text)`,
+          ${r.o.result.statusCode}::integer, ${r.o.result.error}::text, ${r.o.result.durationMs}::integer, ${r.attemptId}::uuid, ${r.o.startedAt}::timestamptz, ${r.o.url}::text,
+          ${r.o.claimed.user_id}::uuid, ${r.o.claimed.attempt_id !== undefined}::boolean)`,
     ),
   );
   const subEffects = effects.size
@@ -159,7 +180,7 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
     : sql`(NULL::uuid, NULL::text)`;
   const cutoff = sql`now() - ${config.disableAfterMs}::double precision * interval '1 millisecond'`;
   const { rows: updated } = await sql<WebhookDelivery & { subscription_status: string | null }>`
-    WITH i (id, attempts, status, next_offset, code, err, duration, attempt_id, started, url) AS (VALUES ${input}),
+    WITH i (id, attempts, status, next_offset, code, err, duration, attempt_id, started, url, user_id, has_row) AS (VALUES ${input}),
     se (sid, effect) AS (VALUES ${subEffects}),
     d AS (
       UPDATE webhook_deliveries w
@@ -171,9 +192,15 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
       WHERE w.id = i.id AND w.attempts = i.attempts
       RETURNING w.*
     ), a AS (
+      -- Completes the attempt's started row. A worker fenced off (its lease ran out, the delivery
+      -- was claimed again) still completes its own row: the attempt happened, and the log says how
+      -- it went, under its own number; only the delivery's state belongs to the newer claim.
       INSERT INTO webhook_attempts (id, delivery_id, user_id, attempt, status_code, duration_ms, error, next_retry_at, created_at)
-      SELECT i.attempt_id, d.id, d.user_id, d.attempts, i.code, i.duration, i.err, CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END, i.started
-      FROM d JOIN i ON i.id = d.id
+      SELECT i.attempt_id, i.id, i.user_id, i.attempts, i.code, i.duration, i.err, CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END, i.started
+      FROM i LEFT JOIN d ON d.id = i.id
+      WHERE d.id IS NOT NULL OR i.has_row
+      ON CONFLICT (id) DO UPDATE SET status_code = EXCLUDED.status_code, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
+        next_retry_at = EXCLUDED.next_retry_at, created_at = EXCLUDED.created_at
     ), s AS (
       -- Written only when something changes: a failing streak starts or ends, or the subscription
       -- is disabled. A busy failing endpoint does not turn its subscription row into a hot spot.
@@ -250,6 +277,16 @@ export interface AttemptContext {
   record?: (outcome: Outcome) => Promise<RecordedAttempt | null>;
 }
 
+/** Writes the started row of an attempt whose claim did not (see the top of this file); returns its id. */
+async function startAttempt(db: Executor, d: ClaimedDelivery, at: Date): Promise<string> {
+  const id = uuidv7(at.getTime());
+  await db
+    .insertInto('webhook_attempts')
+    .values({ id, delivery_id: d.id, user_id: d.user_id, attempt: d.attempts, status_code: null, duration_ms: 0, error: ATTEMPT_STARTED, next_retry_at: null, created_at: at })
+    .execute();
+  return id;
+}
+
 /** One attempt of a claimed delivery, start to finish. Returns null when the outcome was fenced off. */
 export async function attempt(ctx: AttemptContext, d: ClaimedDelivery, mode: AttemptMode): Promise<RecordedAttempt | null> {
   const record = ctx.record ?? ((o: Outcome) => recordOutcome(ctx.db, ctx.config, o));
@@ -260,6 +297,7 @@ export async function attempt(ctx: AttemptContext, d: ClaimedDelivery, mode: Att
     return record({ claimed: d, url: d.url, result: { ok: false, statusCode: null, durationMs: 0, error: `not sent: ${why}` }, mode: 'test', startedAt, subscriptionEffect: 'none' });
   }
   const url = d.subscription_id && d.subscription_url ? d.subscription_url : d.url;
+  if (d.attempt_id === undefined) d = { ...d, attempt_id: await startAttempt(ctx.db, d, startedAt) }; // not claimed here (the test event)
   const secret = await secretFor(ctx.db, d);
   const body = stamp(d.body, startedAt, url);
   const result = await ctx.sender.send({

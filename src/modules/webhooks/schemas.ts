@@ -11,7 +11,7 @@ export const EventTypeField = Type.Unsafe<EventType>({ type: 'string', enum: [..
 /** At most this many subscriptions per merchant and environment. */
 export const MAX_SUBSCRIPTIONS = 20;
 
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS endpoint (http is refused; private, loopback and metadata addresses are refused)' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development)' });
 const Events = Type.Array(EventTypeField, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Event types to receive (at least one)' });
 const Description = Type.String({ maxLength: 500 });
 const SubscriptionStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]);

@@ -1,7 +1,8 @@
-// One HTTP attempt: SSRF check, signed POST over node:https pinned to the checked address, no
+// One HTTP attempt: SSRF check, signed POST over node:https (node:http for local development) pinned to the checked address, no
 // redirects, a hard deadline. Never throws for a failed attempt: the outcome is data.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -70,7 +71,13 @@ function describe(err: NodeJS.ErrnoException): string {
       text = 'host unreachable';
       break;
     default:
-      text = /CERT|SSL|TLS|SELF_SIGNED|ALTNAME/.test(code) ? `TLS: ${err.message}` : code ? `${code}: ${err.message}` : err.message;
+      // A certificate the system roots do not trust is usually a private or self-signed CA: say
+      // where the gateway takes one, or the merchant is left guessing.
+      text = /CERT|SSL|TLS|SELF_SIGNED|ALTNAME/.test(code)
+        ? `TLS: ${err.message} (an endpoint with a private or self-signed certificate needs its CA in WEBHOOK_CA_FILE on the gateway)`
+        : code
+          ? `${code}: ${err.message}`
+          : err.message;
   }
   return text.slice(0, 500);
 }
@@ -82,6 +89,8 @@ export interface SenderOptions extends Pick<WebhookConfig, 'timeoutMs' | 'allowP
 
 export class WebhookSender {
   private agent: https.Agent;
+  /** Plain http: only reachable with WEBHOOK_ALLOW_PRIVATE_TARGETS (local development). */
+  private httpAgent: http.Agent;
   private opts: SenderOptions;
   constructor(opts: SenderOptions) {
     this.opts = opts;
@@ -96,6 +105,7 @@ export class WebhookSender {
       // include every root certificate, rebuilt on every request.
       secureContext: opts.ca ? createSecureContext({ ca: [...rootCertificates, opts.ca] }) : undefined,
     });
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency, maxFreeSockets: opts.concurrency, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' });
   }
 
   async send(input: SendRequest): Promise<SendResult> {
@@ -118,12 +128,13 @@ export class WebhookSender {
         settled = true;
         resolve({ ...r, durationMs: elapsed(), refused: false });
       };
+      const plain = target.url.protocol === 'http:';
       const options: https.RequestOptions = {
         method: 'POST',
         host: target.host,
         port: target.port,
         path: target.url.pathname + target.url.search,
-        agent: this.agent,
+        agent: plain ? this.httpAgent : this.agent,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(input.body),
@@ -137,7 +148,7 @@ export class WebhookSender {
         },
       };
       if (target.address && !target.literal) options.lookup = pinnedLookup(target.address);
-      const req = https.request(options);
+      const req = (plain ? http : https).request(options);
       // One deadline for the whole exchange; after the outcome is known it only cuts a dragging body.
       const timer = setTimeout(() => {
         finish({ ok: false, statusCode: null, error: `timed out after ${this.opts.timeoutMs} ms` });
@@ -166,5 +177,6 @@ export class WebhookSender {
 
   close() {
     this.agent.destroy();
+    this.httpAgent.destroy();
   }
 }

@@ -10,7 +10,7 @@ import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
-import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
+import { ATTEMPT_STARTED, attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { envelope } from './enqueue.ts';
 import type { AllDeliveriesQuery, AttemptView, CreateSubscriptionBody, DeliveryView, ListSubscriptionsQuery, SubscriptionView, UpdateSubscriptionBody } from './schemas.ts';
@@ -188,12 +188,16 @@ async function attemptsOf(db: Executor, userId: string, ids: string[]): Promise<
   const out = new Map<string, AttemptRow[]>();
   if (!ids.length) return out;
   const rows = await db
-    .selectFrom('webhook_attempts')
-    .select(['delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'next_retry_at', 'created_at'])
-    .where('user_id', '=', userId)
-    .where('delivery_id', 'in', ids)
-    .orderBy('delivery_id')
-    .orderBy('attempt')
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select(['a.delivery_id', 'a.attempt', 'a.status_code', 'a.duration_ms', 'a.error', 'a.next_retry_at', 'a.created_at'])
+    .where('a.user_id', '=', userId)
+    .where('a.delivery_id', 'in', ids)
+    // The attempt under way (started row, lease still held) shows once it has an outcome; one cut
+    // off by a stopped worker shows when its lease runs out (see deliveries.ts).
+    .where((eb) => eb.not(eb.and([eb('a.error', '=', ATTEMPT_STARTED), eb('a.attempt', '=', eb.ref('d.attempts')), eb('d.locked_until', 'is not', null), eb('d.locked_until', '>', sql<Date>`now()`)])))
+    .orderBy('a.delivery_id')
+    .orderBy('a.attempt')
     .execute();
   for (const r of rows) {
     const list = out.get(r.delivery_id) ?? [];

@@ -1,5 +1,6 @@
 // Cofre hosted checkout: masks, CPF/CNPJ check digits, coupon, instalments, submission, PIX/boleto
-// status polling, copy buttons, cart abandonment. Plain browser JavaScript, no dependencies.
+// status polling, copy buttons (also on the printable boleto, with its print button), cart
+// abandonment. Plain browser JavaScript, no dependencies.
 (function () {
   'use strict';
   var app = document.getElementById('app');
@@ -356,16 +357,6 @@
     var status = $('status');
     var heading = $('heading');
 
-    function copy(btn) {
-      var el = $(btn.getAttribute('data-copy'));
-      var text = el.value || el.textContent;
-      var ok = function () { var old = btn.textContent; btn.textContent = 'Copiado!'; setTimeout(function () { btn.textContent = old; }, 2000); };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(ok, function () { el.select(); document.execCommand('copy'); ok(); });
-      else { el.select(); document.execCommand('copy'); ok(); }
-    }
-    var buttons = document.querySelectorAll('[data-copy]');
-    for (var i = 0; i < buttons.length; i++) buttons[i].addEventListener('click', function (ev) { copy(ev.currentTarget); });
-
     function track() {
       if (typeof window.fbq === 'function') window.fbq('track', 'Purchase', { value: +app.getAttribute('data-amount') / 100, currency: 'BRL' });
     }
@@ -428,6 +419,33 @@
     }
   }
 
-  if (app.getAttribute('data-page') === 'pay') payPage();
-  else checkoutPage();
+  // Copy buttons (PIX code, digitable line) and the print button, on every page that has them; they
+  // are shown only once they work (hidden in the markup for browsers without JavaScript).
+  function copy(btn) {
+    var el = $(btn.getAttribute('data-copy'));
+    var text = el.value || el.textContent;
+    var ok = function () { var old = btn.textContent; btn.textContent = 'Copiado!'; setTimeout(function () { btn.textContent = old; }, 2000); };
+    var fallback = function () {
+      if (el.select) el.select();
+      else { var r = document.createRange(); r.selectNodeContents(el); var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(r); }
+      document.execCommand('copy');
+      ok();
+    };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(ok, fallback);
+    else fallback();
+  }
+  var buttons = document.querySelectorAll('[data-copy]');
+  for (var i = 0; i < buttons.length; i++) {
+    buttons[i].hidden = false;
+    buttons[i].addEventListener('click', function (ev) { copy(ev.currentTarget); });
+  }
+  var printer = document.querySelector('[data-print]');
+  if (printer) {
+    printer.hidden = false;
+    printer.addEventListener('click', function () { window.print(); });
+  }
+
+  var kind = app.getAttribute('data-page');
+  if (kind === 'pay') payPage();
+  else if (kind === 'checkout') checkoutPage();
 })();
