@@ -7,6 +7,7 @@ import { buildDeps } from './deps.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
+import { ensureWebhook } from './modules/pix-api/service.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
@@ -37,6 +38,8 @@ async function serve(config: Config) {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
+  // The PSP notifies {BASE_URL}/api/psp/pix once this answers (the jobs retry if it failed).
+  if (deps.pixApi) await ensureWebhook(deps.pixApi);
   jobs?.start();
   if (config.runJobs) await deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();

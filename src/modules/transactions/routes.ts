@@ -6,7 +6,7 @@ import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/id
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
 import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { createTransaction, createTransactionWith, refundTransaction, simulate } from './service.ts';
+import { cancelTransaction, createTransaction, createTransactionWith, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
 
@@ -27,7 +27,7 @@ export default async function transactionRoutes(app: App) {
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
         headers: IdempotencyHeader,
         body: CreateTransactionBody,
-        response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 503) },
+        response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -88,6 +88,22 @@ export default async function transactionRoutes(app: App) {
       preValidation: emptyBodyIsObject,
     },
     async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/cancel',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        summary: 'Cancel a pending PIX or boleto payment',
+        description: 'PENDING PIX or BOLETO -> CANCELLED; the provider first makes the code unpayable (API Pix: the charge is removed). A payment that already arrived cannot be cancelled (409; refund it instead).',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 502, 503) },
+      },
+    },
+    async (req) => ({ message: 'Transaction cancelled', transaction: view(await cancelTransaction(transactions, req.auth, req.params.id)) }),
   );
 
   app.post(
