@@ -26,16 +26,6 @@ export interface PixRequest {
   description: string;
   /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a provider may make a charge with a due date. */
   dueDate?: string;
-  /** Late-payment terms of a charge with a due date, when the merchant sets them. */
-  late?: LateTerms;
-}
-
-/** Late-payment terms of a charge with a due date: a fine and monthly interest, in percent. */
-export interface LateTerms {
-  /** Fine once the due date has passed, percent of the value. */
-  finePercent?: number;
-  /** Interest per month of delay (calendar days), percent. */
-  interestMonthlyPercent?: number;
 }
 
 export interface PixCharge {

@@ -173,7 +173,7 @@ describe('payment', () => {
 });
 
 describe('expiry and cancellation', () => {
-  test('past expiry the PSP is asked: ATIVA -> EXPIRED; paid there with the notification lost -> PAID', async () => {
+  test('past expiry the PSP is asked: ATIVA -> removed there, EXPIRED here; paid there with the notification lost -> PAID', async () => {
     const open = await createPix();
     const paidThere = await createPix();
     await env.psp.pay(txidFor(paidThere.id), { mode: 'none' });
@@ -182,6 +182,7 @@ describe('expiry and cancellation', () => {
     assert.equal((await get(open.id)).status, 'PENDING');
     await expireCharges(pixDeps(), new Date(Date.now() + 3600_000 + 3 * 60_000));
     assert.equal((await get(open.id)).status, 'EXPIRED');
+    assert.equal(env.psp.cobs.get(txidFor(open.id))!.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'no payment can arrive for an expired transaction');
     assert.equal((await get(paidThere.id)).status, 'PAID');
     await assertLedgerBalanced(app().deps.db);
   });

@@ -103,8 +103,9 @@ export async function reconcile(deps: PixApiDeps, now = new Date(), force = fals
 
 /**
  * Expiry of this provider's PENDING charges, past their expiry (plus a grace): the PSP is asked
- * first. A charge paid there (CONCLUIDA) is confirmed and PAID; one still ATIVA, removed or unknown
- * there cannot be paid any more and becomes EXPIRED. Returns how many it settled either way.
+ * first. A charge paid there (CONCLUIDA) is confirmed and PAID; one still ATIVA is removed there
+ * (REMOVIDA_PELO_USUARIO_RECEBEDOR) and, like one removed or unknown there, becomes EXPIRED.
+ * Returns how many it settled either way.
  */
 export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 50): Promise<number> {
   const due = await deps.transactions.db
@@ -121,9 +122,17 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
     let state;
     try {
       state = await deps.provider.chargeState(tx.id);
+      // Still payable there (a cobv's due date on a holiday moves to the next business day): removed
+      // first, so that no payment can arrive for a transaction expired here. Paid meanwhile: 409.
+      if (state.status === 'ATIVA') {
+        await deps.provider.cancel({ transactionId: tx.id }).catch(async (err) => {
+          if (!(err instanceof AppError && err.status === 409)) throw err;
+        });
+        state = await deps.provider.chargeState(tx.id);
+      }
     } catch (err) {
-      if (err instanceof PixApiError && err.kind === 'unavailable') break; // try the rest on a later tick
-      deps.log.error({ transactionId: tx.id, pixApi: err instanceof PixApiError ? err.toLog() : String(err) }, 'pix-api: could not read a charge for its expiry');
+      if ((err instanceof PixApiError && err.kind === 'unavailable') || (err instanceof AppError && err.status === 503)) break; // the rest on a later tick
+      deps.log.error({ transactionId: tx.id, pixApi: err instanceof PixApiError ? err.toLog() : String(err) }, 'pix-api: could not read or remove a charge for its expiry');
       continue;
     }
     if (state.status === 'CONCLUIDA') {

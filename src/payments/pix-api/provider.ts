@@ -7,7 +7,7 @@
 import { AppError } from '../../http/errors.ts';
 import type { PixApiConfig } from '../../config.ts';
 import { spDate } from '../calendar.ts';
-import { methodNotOffered, type LateTerms, type PaymentProvider, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
+import { methodNotOffered, type PaymentProvider, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from './client.ts';
 
 export const PIX_API_PROVIDER = 'bcb-api';
@@ -97,7 +97,7 @@ export class PixApiProvider implements PaymentProvider {
     const solicitacaoPagador = req.description.slice(0, 140);
     const withDueDate = req.dueDate !== undefined && req.dueDate > spDate(new Date());
     const [path, body] = withDueDate
-      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: 0 }, devedor, valor: { original: toMoney(req.amountCents), ...lateTerms(req.late) }, chave: this.key, solicitacaoPagador }]
+      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: 0 }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }]
       : [`/cob/${txid}`, { calendario: { expiracao: Math.max(1, Math.ceil((req.expiresAt.getTime() - Date.now()) / 1000)) }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }];
     let answer: { txid?: unknown; pixCopiaECola?: unknown; location?: unknown; status?: unknown };
     try {
@@ -284,14 +284,6 @@ export class PixApiProvider implements PaymentProvider {
     this.log.error({ ...context, err }, 'pix-api: unexpected failure');
     return unavailable();
   }
-}
-
-/** multa modalidade 2 (percent), juros modalidade 3 (percent per month, calendar days). */
-function lateTerms(late: LateTerms | undefined) {
-  return {
-    ...(late?.finePercent ? { multa: { modalidade: 2, valorPerc: late.finePercent.toFixed(2) } } : {}),
-    ...(late?.interestMonthlyPercent ? { juros: { modalidade: 3, valorPerc: late.interestMonthlyPercent.toFixed(2) } } : {}),
-  };
 }
 
 /** The e2eids a notification names ({pix: [...]} or a bare array), well-formed, deduplicated, at most MAX_NOTIFIED. */
