@@ -81,6 +81,15 @@ describe('payment', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
+  test('the same Pix notified twice at the same moment pays once', async () => {
+    const tx = await createPix();
+    const pix = await env.psp.pay(txidFor(tx.id), { mode: 'none' });
+    assert.deepEqual(await Promise.all([env.psp.notify([pix]), env.psp.notify([pix]), env.psp.notify([pix], { bare: true })]), [200, 200, 200]);
+    assert.equal((await get(tx.id)).status, 'PAID');
+    assert.deepEqual((await journals(tx.id)).map((j) => j.kind), ['payment']);
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('a forged notification (an e2eid the PSP never settled) changes nothing', async () => {
     const tx = await createPix();
     const forged = await env.psp.forge(txidFor(tx.id));
@@ -96,6 +105,8 @@ describe('payment', () => {
     const res = await fetch(`${env.baseUrl}/api/psp/pix`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pix: [{ endToEndId: 'short' }, { endToEndId: 'x'.repeat(40) }] }) });
     assert.equal(res.status, 200);
     assert.equal((await fetch(`${env.baseUrl}/api/psp/pix`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '"hello"' })).status, 400);
+    // A PSP's test event at registration (no pix) is answered 200.
+    assert.equal((await fetch(`${env.baseUrl}/api/psp/pix`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"evento":"teste_webhook"}' })).status, 200);
     assert.equal(env.psp.requests.length, before);
   });
 

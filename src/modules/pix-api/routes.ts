@@ -9,7 +9,9 @@ import { PixApiError } from '../../payments/pix-api/client.ts';
 import { receiveNotification } from './service.ts';
 
 const Item = Type.Object({ endToEndId: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
-const Notification = Type.Union([Type.Object({ pix: Type.Array(Item, { maxItems: 1000 }) }, { additionalProperties: true }), Type.Array(Item, { maxItems: 1000 })]);
+// An object without `pix` is accepted too: some PSPs post a test event when the webhook is
+// registered and refuse the registration unless it is answered 200.
+const Notification = Type.Union([Type.Object({ pix: Type.Optional(Type.Array(Item, { maxItems: 1000 })) }, { additionalProperties: true }), Type.Array(Item, { maxItems: 1000 })]);
 
 export default async function pixApiRoutes(app: App) {
   const deps = app.deps.pixApi;
