@@ -11,6 +11,7 @@ import { uuidv7 } from './db/ids.ts';
 import type { App, Deps } from './deps.ts';
 import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import advanceRoutes from './modules/advances/routes.ts';
@@ -55,7 +56,8 @@ export async function buildApp(deps: Deps): Promise<App> {
     },
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...frameworkErrorOptions({ baseUrl: config.baseUrl }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler());
@@ -75,6 +77,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   // Infrastructure
   installErrorHandling(app);
+  installHardening(app, { baseUrl: config.baseUrl });
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.

@@ -31,7 +31,7 @@ export interface Config {
   pix: { key: string; merchantName: string; merchantCity: string; ttlSeconds: number };
   boleto: { bankCode: string; defaultDueDays: number };
   /** Card instalments: plans up to interestFreeInstallments carry no interest; beyond, the Price table at monthlyInterestBp. */
-  card: { interestFreeInstallments: number; monthlyInterestBp: number };
+  card: { interestFreeInstallments: number; monthlyInterestBp: number; authorizationTtlDays: number };
   /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
   jobIntervalMs: number;
   /** Name of the payment provider used for production (live) transactions; null = none configured. */
@@ -42,6 +42,7 @@ export interface Config {
   /** Trust X-Forwarded-For from a proxy in front (client IPs for rate limits). */
   trustProxy: boolean;
   checkoutLimits: CheckoutLimits;
+  authLimits: AuthLimits;
   databasePoolSize: number;
   /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
   databaseSchema: string | null;
@@ -75,6 +76,14 @@ export interface CheckoutLimits {
   cardAttemptsPerIpPerHour: number;
   /** Declined production cards per IP, and per device, per hour; then card payments stop for them. */
   cardDeclinesPerHour: number;
+}
+
+/** Limits on the public account routes (see modules/auth/service.ts). */
+export interface AuthLimits {
+  /** Login attempts per IP per hour, across e-mails (password spraying). */
+  loginAttemptsPerIpPerHour: number;
+  /** Account registrations per IP per hour. */
+  registrationsPerIpPerHour: number;
 }
 
 export interface PayoutConfig {
@@ -198,11 +207,16 @@ export function loadConfig(env: Env = process.env): Config {
   const databasePoolSize = int(env, 'DATABASE_POOL_SIZE', 20, 1, 500, problems);
   const interestFreeInstallments = int(env, 'CARD_INTEREST_FREE_INSTALLMENTS', 1, 1, 12, problems);
   const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
+  const authorizationTtlDays = int(env, 'CARD_AUTHORIZATION_TTL_DAYS', 7, 1, 30, problems);
   const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
   const checkoutLimits: CheckoutLimits = {
     perIpPerMinute: int(env, 'CHECKOUT_PER_IP_PER_MINUTE', 30, 1, 100_000_000, problems),
     cardAttemptsPerIpPerHour: int(env, 'CARD_ATTEMPTS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
     cardDeclinesPerHour: int(env, 'CARD_DECLINES_PER_HOUR', 5, 1, 100_000_000, problems),
+  };
+  const authLimits: AuthLimits = {
+    loginAttemptsPerIpPerHour: int(env, 'LOGIN_ATTEMPTS_PER_IP_PER_HOUR', 100, 1, 100_000_000, problems),
+    registrationsPerIpPerHour: int(env, 'REGISTRATIONS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
   };
 
   const databaseSchema = env.DATABASE_SCHEMA?.trim() || null;
@@ -236,13 +250,14 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: pixTtlSeconds,
     },
     boleto: { bankCode, defaultDueDays: 3 },
-    card: { interestFreeInstallments, monthlyInterestBp },
+    card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     productionProvider,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
     checkoutLimits,
+    authLimits,
     databasePoolSize,
     databaseSchema,
     webhooks,

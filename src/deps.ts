@@ -18,7 +18,7 @@ import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { createLogger } from './logger.ts';
 import type { AdvanceDeps } from './modules/advances/service.ts';
-import { countCouponUse } from './modules/coupons/service.ts';
+import { couponUseOnChange } from './modules/coupons/service.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
 import type { KycDeps } from './modules/kyc/service.ts';
@@ -87,7 +87,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: countCouponUse }, ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, ...(opts.extraHooks ?? [])];
   const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {

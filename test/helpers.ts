@@ -61,6 +61,9 @@ export function appConfig(env: Record<string, string> = {}): Config {
     CHECKOUT_PER_IP_PER_MINUTE: '1000000',
     CARD_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
     CARD_DECLINES_PER_HOUR: '1000000',
+    // Likewise the per-IP account limits (test/sessions.test.ts sets them).
+    REGISTRATIONS_PER_IP_PER_HOUR: '1000000',
+    LOGIN_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
     ...env,
   });
 }

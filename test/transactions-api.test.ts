@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { appConfig, appOver, call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
-import { DAY, assert400, assertMessageOnly, balance, body, card, cardFee, count, create, ctx, eventsFor, get, list, pay, post, receivables, refund, simulate, txCount, useTransactionsApp } from './transactions-kit.ts';
+import { appConfig, appOver, call, cpf, merchant, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { DAY, assert400, assertMessageOnly, balance, body, card, cardFee, count, create, ctx, eventsFor, get, list, pay, post, refund, simulate, txCount, useTransactionsApp } from './transactions-kit.ts';
 
 useTransactionsApp();
 
@@ -25,6 +25,37 @@ describe('idempotency', () => {
     // Without a key every POST is a new transaction.
     await post(i.devKey, b);
     assert.equal(await txCount(i.id), 2);
+  });
+
+  test('a key claimed by a request that never answered (its process died) holds for a minute, then a retry proceeds', async () => {
+    const i = await merchant(ctx.app);
+    // What a request leaves when its process dies after the claim: the key, with no response.
+    const unanswered = async (key: string, b: unknown, agoMs: number) => {
+      const first = await post(i.devKey, b, idem(key));
+      assert.equal(first.status, 201, first.raw);
+      await ctx.database.db
+        .updateTable('idempotency_keys')
+        .set({ response_status: null, response_body: null, created_at: new Date(Date.now() - agoMs) })
+        .where('user_id', '=', i.id)
+        .where('key', '=', key)
+        .execute();
+    };
+    const cardBody = body({ amountCents: 1234, card: card(), paymentMethod: 'CARD' }); // the claimed path
+    await unanswered('crashed-recently', cardBody, 5_000);
+    assertMessageOnly(await post(i.devKey, cardBody, idem('crashed-recently')), 409);
+    await unanswered('crashed-long-ago', cardBody, 61_000);
+    const retry = await post(i.devKey, cardBody, idem('crashed-long-ago'));
+    assert.equal(retry.status, 201, retry.raw);
+    assert.equal(retry.headers['idempotent-replayed'], undefined, 'taken over, not replayed');
+    const again = await post(i.devKey, cardBody, idem('crashed-long-ago'));
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body.transaction.id, retry.body.transaction.id);
+    // The inline path (PIX) falls back to the same claim.
+    const pixBody = body();
+    await unanswered('crashed-pix', pixBody, 61_000);
+    const pix = await post(i.devKey, pixBody, idem('crashed-pix'));
+    assert.equal(pix.status, 201, pix.raw);
+    assert.equal(pix.headers['idempotent-replayed'], undefined);
   });
 
   test('with a key, the response (stored by the creation statement) is the transaction as stored: an existing client keeps its id and phone', async () => {

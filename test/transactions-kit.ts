@@ -1,14 +1,10 @@
 // Shared by the transaction test files (creation, money, API behaviour): one app per file, the
 // request helpers, and checks computed independently of src/.
-// Transactions API: creation and its bounds, cards and instalments, simulate, refunds, the ledger
-// and balance, events, idempotency, keyset lists, tenant and environment isolation, expiry and
-// settlement jobs. Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
+// Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { sql } from 'kysely';
-import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
-import { appConfig, appOver, call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
 
 export const T = '/api/v1/transactions';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -87,6 +83,9 @@ export async function balance(key: string, c: TestContext = ctx) {
 export const pixFee = (c: number) => Math.floor((c * 99 + 5000) / 10000);
 export const cardFee = (c: number) => Math.min(c, Math.floor((c * 399 + 5000) / 10000) + 39);
 export const boletoFee = (c: number) => Math.min(c, 349);
+/** The fee a refund of `amount` returns, after `refunded` cents refunded before: the fee's share of the refunded total, less earlier refunds' share. */
+export const feeBack = (t: { feeCents: number; chargedCents: number }, refunded: number, amount: number) =>
+  Math.floor((t.feeCents * (refunded + amount)) / t.chargedCents) - Math.floor((t.feeCents * refunded) / t.chargedCents);
 
 /** A 400 in the spec's body shape with this code, naming exactly these fields. */
 export function assert400(res: Res, code: string, fields?: string[]) {

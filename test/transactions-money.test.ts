@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
 import { call, cpf, merchant, type Merchant, type Res } from './helpers.ts';
-import { DAY, assert400, assertLedgerConsistent, assertMessageOnly, balance, body, boletoFee, card, cardFee, count, create, ctx, eventsFor, get, pay, pixFee, receivables, refund, simulate, typesOf, useTransactionsApp } from './transactions-kit.ts';
+import { DAY, assert400, assertLedgerConsistent, assertMessageOnly, balance, boletoFee, card, cardFee, count, create, ctx, eventsFor, feeBack, get, pay, pixFee, receivables, refund, simulate, typesOf, useTransactionsApp } from './transactions-kit.ts';
 
 useTransactionsApp();
 
@@ -11,11 +11,11 @@ describe('refunds', () => {
   let r: Merchant;
   before(async () => {
     r = await merchant(ctx.app);
-    // A cushion of available balance: refunds give back what the customer paid, fees are not returned.
+    // A cushion of available balance.
     await pay(r.devKey, (await create(r.devKey, { amountCents: 100000 })).id);
   });
 
-  test('partial -> PARTIALLY_REFUNDED with refundedCents; the rest -> REFUNDED; each debits the available balance', async () => {
+  test('partial -> PARTIALLY_REFUNDED with refundedCents; the rest -> REFUNDED; each debits the available balance less the fee it returns', async () => {
     const t = await pay(r.devKey, (await create(r.devKey, { amountCents: 10000 })).id);
     const b0 = await balance(r.devKey);
     const first = await refund(r.devKey, t.id, 4000);
@@ -23,7 +23,8 @@ describe('refunds', () => {
     assert.equal(first.body.transaction.status, 'PARTIALLY_REFUNDED');
     assert.equal(first.body.transaction.refundedCents, 4000);
     assert.ok(first.body.transaction.refundedAt);
-    assert.equal((await balance(r.devKey)).available, b0.available - 4000);
+    assert.equal(feeBack(t, 0, 4000), 39); // 0.99% of R$ 40,00, rounded down
+    assert.equal((await balance(r.devKey)).available, b0.available - (4000 - feeBack(t, 0, 4000)));
     const second = await refund(r.devKey, t.id, 1000);
     assert.equal(second.body.transaction.status, 'PARTIALLY_REFUNDED');
     assert.equal(second.body.transaction.refundedCents, 5000);
@@ -31,7 +32,9 @@ describe('refunds', () => {
     assert.equal(rest.status, 200, rest.raw);
     assert.equal(rest.body.transaction.status, 'REFUNDED');
     assert.equal(rest.body.transaction.refundedCents, 10000);
-    assert.equal((await balance(r.devKey)).available, b0.available - 10000);
+    // Three refunds returned exactly the sale's fee: the merchant gave back its net, no more.
+    assert.equal(feeBack(t, 0, 4000) + feeBack(t, 4000, 1000) + feeBack(t, 5000, 5000), t.feeCents);
+    assert.equal((await balance(r.devKey)).available, b0.available - t.netAmountCents);
     assert400(await refund(r.devKey, t.id, 1), 'INVALID_STATE_TRANSITION');
     assert400(await refund(r.devKey, t.id), 'INVALID_STATE_TRANSITION');
     await assertLedgerConsistent();
@@ -81,7 +84,11 @@ describe('refunds', () => {
     const rs = await receivables(t.id);
     assert.equal(rs.length, 3);
     const b0 = await balance(r.devKey);
-    const part = rs[2].amount + 100;
+    // A refund whose merchant part (the amount less the fee it returns) is the last instalment and 100 cents more.
+    let part = rs[2].amount + 100;
+    while (part - feeBack(t, 0, part) < rs[2].amount + 100) part++;
+    const share = part - feeBack(t, 0, part);
+    assert.equal(share, rs[2].amount + 100);
     const res = await refund(r.devKey, t.id, part);
     assert.equal(res.body.transaction.status, 'PARTIALLY_REFUNDED');
     const after = await receivables(t.id);
@@ -94,30 +101,46 @@ describe('refunds', () => {
       ],
     );
     const b1 = await balance(r.devKey);
-    assert.equal(b1.receivable, b0.receivable - part);
+    assert.equal(b1.receivable, b0.receivable - share);
     assert.equal(b1.available, b0.available);
-    // The rest: every receivable goes, and the fee the merchant keeps paying comes from available.
+    // The rest: every receivable goes; with the whole fee returned, nothing comes from available.
     const rest = await refund(r.devKey, t.id);
     assert.equal(rest.body.transaction.status, 'REFUNDED');
     assert.deepEqual((await receivables(t.id)).map((x) => [x.status, x.amount]), [['CANCELLED', 0], ['CANCELLED', 0], ['CANCELLED', 0]]);
     const b2 = await balance(r.devKey);
     assert.equal(b2.receivable, b0.receivable - t.netAmountCents);
-    assert.equal(b2.available, b0.available - t.feeCents);
+    assert.equal(b2.available, b0.available);
     await assertLedgerConsistent();
   });
 
-  test('a refund the available balance cannot cover -> 400 INSUFFICIENT_BALANCE and nothing moves', async () => {
+  test('a sale is refunded in full from its own net: R$ 79,90 by PIX leaves R$ 79,11, and refunding R$ 79,90 empties it', async () => {
+    const seller = await merchant(ctx.app);
+    const t = await pay(seller.devKey, (await create(seller.devKey, { amountCents: 7990 })).id);
+    assert.equal((await balance(seller.devKey)).available, 7911);
+    const res = await refund(seller.devKey, t.id);
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.body.transaction.status, 'REFUNDED');
+    assert.equal((await balance(seller.devKey)).available, 0);
+    await assertLedgerConsistent();
+  });
+
+  test('a refund the available balance cannot cover (the net was withdrawn) -> 400 INSUFFICIENT_BALANCE and nothing moves', async () => {
     const poor = await merchant(ctx.app);
     const t = await pay(poor.devKey, (await create(poor.devKey, { amountCents: 10000 })).id);
+    assert.equal((await balance(poor.devKey)).available, 10000 - pixFee(10000));
+    const w = await call(ctx.app, 'POST', '/api/withdraws', { key: poor.devKey, body: { amountCents: 9000, pixKeyType: 'email', pixKey: 'loja@example.com' } });
+    assert.equal(w.status, 201, w.raw);
     const b = await balance(poor.devKey);
-    assert.equal(b.available, 10000 - pixFee(10000));
+    assert.equal(b.available, 10000 - pixFee(10000) - 9000);
     const journals = await count('ledger_journals');
     assert400(await refund(poor.devKey, t.id), 'INSUFFICIENT_BALANCE');
     assert.equal((await get(poor.devKey, t.id)).body.transaction.status, 'PAID');
     assert.deepEqual(await balance(poor.devKey), b);
     assert.equal(await count('ledger_journals'), journals);
-    // What was received can be given back.
-    assert.equal((await refund(poor.devKey, t.id, b.available)).body.transaction.status, 'PARTIALLY_REFUNDED');
+    // What is left can be given back.
+    const amount = b.available + feeBack(t, 0, b.available);
+    assert.equal(amount - feeBack(t, 0, amount), b.available);
+    assert.equal((await refund(poor.devKey, t.id, amount)).body.transaction.status, 'PARTIALLY_REFUNDED');
     assert.equal((await balance(poor.devKey)).available, 0);
   });
 });
@@ -150,7 +173,7 @@ describe('ledger and balance', () => {
     assert.deepEqual(await balance(l.devKey), { available, receivable: receivable2, reserved: 0 });
 
     await refund(l.devKey, pix.id, 1000);
-    available -= 1000;
+    available -= 1000 - feeBack(pix, 0, 1000);
     assert.deepEqual(await balance(l.devKey), { available, receivable: receivable2, reserved: 0 });
 
     // Walk the entries two by two: newest first, each once, summing to the balances.
@@ -176,7 +199,7 @@ describe('ledger and balance', () => {
     assert.equal(sum('receivable'), receivable2);
     assert.deepEqual(seen.map((e) => e.kind).sort(), ['payment', 'payment', 'payment', 'payment', 'refund']);
     const refundEntry = seen.find((e) => e.kind === 'refund');
-    assert.equal(refundEntry.amountCents, -1000);
+    assert.equal(refundEntry.amountCents, -(1000 - feeBack(pix, 0, 1000)));
     assert.equal(refundEntry.referenceId, pix.id);
     assert.equal(refundEntry.balanceAfterCents, available); // the refund was the last movement of available
     assert400(await call(ctx.app, 'GET', `/api/v1/balance/entries?cursor=${encodeURIComponent('x' + seen[0].id)}`, { key: l.devKey }), 'INVALID_CURSOR');

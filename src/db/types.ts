@@ -21,6 +21,15 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
+/** A dashboard session: one per issued token (its `jti`); see migrations/008_sessions.ts. */
+export interface SessionsTable {
+  user_id: string;
+  id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface ApiKeysTable {
   id: string;
   user_id: string;
@@ -68,6 +77,7 @@ export interface ClientsTable {
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
+  sessions: SessionsTable;
   products: ProductsTable;
   clients: ClientsTable;
   transactions: TransactionsTable;
@@ -100,7 +110,7 @@ export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type Client = Selectable<ClientsTable>;
 
-export type TransactionStatus = 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
+export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
 
 export interface TransactionsTable {
@@ -142,6 +152,9 @@ export interface TransactionsTable {
   /** The provider's own reference of the payment (a card charge id), once it gave one. */
   provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
   failure_reason: string | null;
+  authorized_at: NullableTimestamp;
+  captured_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
   paid_at: NullableTimestamp;
   failed_at: NullableTimestamp;
   expired_at: NullableTimestamp;
@@ -159,6 +172,8 @@ export interface RefundsTable {
   livemode: boolean;
   transaction_id: string;
   amount_cents: number;
+  /** The part of the payment's fee this refund returned to the merchant. */
+  fee_returned_cents: number;
   status: RefundStatus;
   provider: string;
   provider_ref: string | null;
@@ -365,11 +380,15 @@ export interface CouponsTable {
   updated_at: Timestamp;
 }
 
+export type RedemptionStatus = 'RESERVED' | 'USED' | 'RELEASED';
+
 export interface CouponRedemptionsTable {
   id: string;
   user_id: string;
   coupon_id: string;
-  transaction_id: string;
+  /** Null only while a reservation's transaction is being created. */
+  transaction_id: string | null;
+  status: ColumnType<RedemptionStatus, RedemptionStatus | undefined, RedemptionStatus>;
   document: string;
   email: string;
   created_at: Timestamp;

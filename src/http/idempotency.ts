@@ -23,14 +23,21 @@ import { prepared, type Db } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
+/**
+ * How long a claim without a response holds its key. A request answers in well under this (a card
+ * charge holds its key with a provisional response before it calls the provider, see `held`), so a
+ * claim this old belongs to a process that died mid-request: a retry takes the key over instead of
+ * being told 409 for the rest of the day.
+ */
+export const CLAIM_LEASE_MS = 60_000;
 
 // Fixed statements, built once (no query building on every request), and named prepared
-// statements on PostgreSQL (see prepared()). The claim takes a free key, or one whose 24 h are
-// over ($5 is now).
+// statements on PostgreSQL (see prepared()). The claim takes a free key, one whose 24 h are over
+// ($5 is now), or one claimed without a response before $7 (its lease ran out).
 const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (user_id, livemode, key) DO UPDATE
   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
-  WHERE idempotency_keys.expires_at < $5
+  WHERE idempotency_keys.expires_at < $5 OR (idempotency_keys.response_status IS NULL AND idempotency_keys.created_at < $7)
   RETURNING key`);
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
@@ -140,7 +147,8 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
 async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const k = req.idempotency!;
   const { userId, livemode, key } = k;
-  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k)]));
+  const leaseStart = new Date(k.createdAt.getTime() - CLAIM_LEASE_MS);
+  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k), leaseStart]));
   if (claimed.length) {
     k.state = 'claimed';
     return true;

@@ -90,8 +90,11 @@ export function addGenericErrors(route: RouteOptions) {
   route.schema = { ...schema, response: { ...errors(...statuses), ...schema.response } } as RouteOptions['schema'];
 }
 
+/** Highest `page` of page-style lists: with `limit` <= 100 the offset stays under 10^8 rows. */
+export const MAX_PAGE = 1_000_000;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 };
 

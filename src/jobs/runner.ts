@@ -3,8 +3,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
 import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../modules/pix-api/service.ts';
-import { expireDue, settleDue } from '../modules/transactions/service.ts';
+import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
 export interface Sweep {
@@ -18,8 +19,10 @@ export interface Sweep {
 export function sweeps(deps: Deps): Sweep[] {
   return [
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
+    { name: 'expire-card-authorizations', batch: 50, run: (now) => expireAuthorizations(deps.transactions, now, 50) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
+    { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
     ...(deps.pixApi ? pixApiSweeps(deps.pixApi) : []),
   ];

@@ -58,7 +58,28 @@ export interface CardChargeRequest {
   /** What the customer pays in total (instalment interest included). */
   amountCents: number;
   installments: number;
+  /** false: authorise only; the money is taken by captureCard later (or released by voidCard). */
+  capture: boolean;
 }
+
+/** A card authorisation to capture (all or part) or to void, by the references of its charge. */
+export interface AuthorizationRequest {
+  transactionId: string;
+  /** The provider's reference of the authorisation (CardResult.reference). */
+  paymentReference: string | null;
+  /** For a capture: how much to take (at most what was authorised). */
+  amountCents?: number;
+}
+
+/** A pending PIX or boleto charge to withdraw (the merchant cancelled the order). */
+export interface CancelRequest {
+  transactionId: string;
+  paymentMethod: 'PIX' | 'BOLETO';
+  /** The PIX charge id. */
+  txid: string | null;
+}
+
+export type ProviderResult = { ok: true } | { ok: false; reason: string; message: string };
 
 export type CardResult = { approved: true; reference: string } | { approved: false; reason: CardDeclineReason; message: string };
 
@@ -99,6 +120,12 @@ export interface PaymentProvider {
   createBoleto(req: BoletoRequest): Promise<BoletoCharge>;
   /** Authorises and captures a card payment of amountCents. */
   chargeCard(req: CardChargeRequest): Promise<CardResult>;
+  /** Takes an authorised amount (all or part). Idempotent per transaction. */
+  captureCard(req: AuthorizationRequest): Promise<ProviderResult>;
+  /** Releases an authorisation (cancelled, or past its time). Idempotent per transaction. */
+  voidCard(req: AuthorizationRequest): Promise<ProviderResult>;
+  /** Withdraws a pending PIX or boleto charge, so it can no longer be paid. */
+  cancelCharge(req: CancelRequest): Promise<ProviderResult>;
   refund(req: RefundRequest): Promise<RefundResult>;
   /**
    * Turns a notification from the provider into the status changes it reports. A provider that can
@@ -108,8 +135,6 @@ export interface PaymentProvider {
   parseCallback(body: unknown): Promise<ProviderEvent[]>;
   /** Whether this provider takes payments of a method; absent = every method. Others are refused (503) before anything is written. */
   accepts?(method: 'PIX' | 'BOLETO' | 'CARD'): boolean;
-  /** Makes a pending charge unpayable at the provider, before the transaction is CANCELLED here; absent = nothing to undo there. */
-  cancel?(req: { transactionId: string; paymentMethod: 'PIX' | 'BOLETO' | 'CARD' }): Promise<void>;
   /** Days after payment within which a refund can still be sent; absent = no limit. */
   readonly refundWindowDays?: number;
   /**

@@ -17,6 +17,7 @@ import type {
   PixCharge,
   PixRequest,
   ProviderEvent,
+  ProviderResult,
   RefundResult,
 } from './provider.ts';
 
@@ -87,6 +88,19 @@ export class SandboxProvider implements PaymentProvider {
     if (this.charges.size >= REMEMBERED_CHARGES) this.charges.delete(this.charges.keys().next().value!);
     this.charges.set(req.reference, result);
     return result;
+  }
+
+  /** Every authorisation the sandbox approved can be captured and voided. */
+  async captureCard(): Promise<ProviderResult> {
+    return { ok: true };
+  }
+
+  async voidCard(): Promise<ProviderResult> {
+    return { ok: true };
+  }
+
+  async cancelCharge(): Promise<ProviderResult> {
+    return { ok: true };
   }
 
   async refund(): Promise<RefundResult> {

@@ -15,6 +15,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       livemode boolean NOT NULL,
       transaction_id uuid NOT NULL REFERENCES transactions(id),
       amount_cents bigint NOT NULL CHECK (amount_cents > 0),
+      fee_returned_cents bigint NOT NULL CHECK (fee_returned_cents >= 0),
       status text NOT NULL CHECK (status IN ('PENDING','SUCCEEDED','FAILED')),
       provider text NOT NULL,
       provider_ref text,

@@ -15,6 +15,8 @@ import { checkoutLink, publicTransactionView } from './service.ts';
 
 /** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
 const ABANDONMENTS_PER_MINUTE = 30;
+/** Recoveries per IP per minute: the route takes an e-mail, so unlimited it would let anyone sweep a merchant's list. */
+const RECOVERIES_PER_MINUTE = 10;
 
 export default async function checkoutRoutes(app: App) {
   const { db, config, limiter } = app.deps;
@@ -90,15 +92,17 @@ export default async function checkoutRoutes(app: App) {
       schema: {
         tags,
         summary: 'Mark a cart abandonment recovered (public)',
-        description: 'By its id or the customer e-mail. Paying the link marks the customer\'s abandonments recovered by itself.',
+        description:
+          'By its id or the customer e-mail. The answer is the same whether or not an open abandonment matched, so it tells nobody whether an e-mail left a cart. Limited to 10 per minute per IP. Paying the link marks the customer\'s abandonments recovered by itself.',
         params: SlugParams,
         body: RecoverBody,
-        response: { 200: RecoverResponse, ...errors(400, 404) },
+        response: { 200: RecoverResponse, ...errors(400, 404, 429) },
       },
     },
     async (req) => {
-      const recovered = await recoverAbandonment(db, req.params.slug, req.body);
-      return { message: recovered ? 'Cart abandonment recovered' : 'No open cart abandonment matched', recovered };
+      await enforce(limiter, `abandon-recover:ip:${req.ip}`, 60_000, RECOVERIES_PER_MINUTE, 'Too many requests; slow down');
+      await recoverAbandonment(db, req.params.slug, req.body);
+      return { message: 'Cart abandonment recovery noted' as const };
     },
   );
 

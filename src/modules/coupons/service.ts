@@ -4,7 +4,7 @@
 // answer is the same, and the same database work is done on every path.
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Coupon, Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
@@ -229,13 +229,7 @@ export async function evaluateCoupon(
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   // Always asked, also when there is no coupon or no customer to ask about.
-  const { uses } = await db
-    .selectFrom('coupon_redemptions')
-    .select((eb) => eb.fn.countAll<string>().as('uses'))
-    .where('user_id', '=', merchant?.userId ?? NOBODY)
-    .where('coupon_id', '=', coupon?.id ?? NOBODY)
-    .where((eb) => eb.or([eb('document', '=', who.document || '-'), eb('email', '=', who.email || '-')]))
-    .executeTakeFirstOrThrow();
+  const uses = await usesBy(db, merchant?.userId ?? NOBODY, coupon?.id ?? NOBODY, who.document || '-', who.email || '-');
 
   if (!coupon) return { ok: false };
   const t = now.getTime();
@@ -252,27 +246,119 @@ export async function evaluateCoupon(
   return { ok: true, coupon, discountCents, finalCents: order.amountCents - discountCents };
 }
 
+/** A customer's uses of a coupon (reserved or used; released ones gave theirs back), by document or e-mail. */
+async function usesBy(db: Executor, userId: string, couponId: string, document: string, email: string): Promise<number> {
+  const { uses } = await db
+    .selectFrom('coupon_redemptions')
+    .select((eb) => eb.fn.countAll<string>().as('uses'))
+    .where('user_id', '=', userId)
+    .where('coupon_id', '=', couponId)
+    .where('status', 'in', ['RESERVED', 'USED'])
+    .where((eb) => eb.or([eb('document', '=', document), eb('email', '=', email)]))
+    .executeTakeFirstOrThrow();
+  return Number(uses);
+}
+
+/** How long a reservation may wait for its transaction before the sweep gives the use back. */
+export const UNLINKED_RESERVATION_MS = 10 * 60_000;
+
 /**
- * Counts a coupon use when its transaction is paid: a transaction hook (afterChange, wired by
- * deps.ts), inside the PAID transition's database transaction. The coupon row is locked, so concurrent payments count one at a time and
- * used_count never passes usageLimit (a CHECK constraint backs this up). A payment that finds the
- * coupon used up, or its customer at perUserLimit, still completes at the price it was offered:
- * the discount was granted at checkout; only the count stops.
+ * Reserves one use of a coupon for a checkout about to be created, or says there is none left: the
+ * coupon row is locked, so reservations of one coupon are made one at a time and never pass
+ * usageLimit (used_count counts reserved and used) nor the customer's perUserLimit. Returns the
+ * reservation's id, to link to the transaction once created (or release if creating it fails).
  */
-export async function countCouponUse(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<boolean> {
-  if (!tx.coupon_id || tx.status !== 'PAID' || before.status === 'PAID') return false;
-  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id).forUpdate().executeTakeFirst();
-  if (!coupon) return false;
-  if (coupon.per_user_limit !== null) {
-    const { uses } = await trx
+export async function reserveCouponUse(db: Db, merchant: Scope, couponId: string, customer: { document: string; email: string }, now = new Date()): Promise<string | null> {
+  const document = normalizeIdentity({ document: customer.document }).document;
+  const email = customer.email.trim().toLowerCase();
+  return inTx(db, async (trx) => {
+    const coupon = await owned(trx, 'coupons', merchant).selectAll().where('id', '=', couponId).forUpdate().executeTakeFirst();
+    if (!coupon || coupon.status !== 'ACTIVE') return null;
+    if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) return null;
+    if (coupon.per_user_limit !== null && (await usesBy(trx, merchant.userId, couponId, document || '-', email || '-')) >= coupon.per_user_limit) return null;
+    await trx.updateTable('coupons').set({ used_count: sql`used_count + 1` }).where('id', '=', couponId).execute();
+    const id = uuidv7(now.getTime());
+    await trx.insertInto('coupon_redemptions').values({ id, user_id: merchant.userId, coupon_id: couponId, transaction_id: null, status: 'RESERVED', document, email, created_at: now }).execute();
+    return id;
+  });
+}
+
+/** Links a reservation to the transaction created with it. */
+export async function linkReservation(db: Executor, userId: string, reservationId: string, transactionId: string): Promise<void> {
+  await db.updateTable('coupon_redemptions').set({ transaction_id: transactionId }).where('user_id', '=', userId).where('id', '=', reservationId).execute();
+}
+
+/** Gives a reserved use back (its payment failed, expired, was cancelled, or was never created). */
+async function release(trx: Trx, userId: string, redemption: { id: string; coupon_id: string }): Promise<void> {
+  const released = await trx
+    .updateTable('coupon_redemptions')
+    .set({ status: 'RELEASED' })
+    .where('user_id', '=', userId)
+    .where('id', '=', redemption.id)
+    .where('status', '=', 'RESERVED')
+    .returning('id')
+    .executeTakeFirst();
+  if (released) await trx.updateTable('coupons').set({ used_count: sql`used_count - 1` }).where('id', '=', redemption.coupon_id).execute();
+}
+
+/** Releases a reservation whose transaction could not be created. */
+export function releaseReservation(db: Db, userId: string, reservationId: string): Promise<void> {
+  return inTx(db, async (trx) => {
+    const r = await trx.selectFrom('coupon_redemptions').select(['id', 'coupon_id']).where('user_id', '=', userId).where('id', '=', reservationId).forUpdate().executeTakeFirst();
+    if (r) await release(trx, userId, r);
+  });
+}
+
+/** Sweep: reservations never linked to a transaction (their process died while creating it) give their use back. */
+export async function releaseUnlinkedReservations(db: Db, now = new Date(), batch = 100): Promise<number> {
+  return inTx(db, async (trx) => {
+    const stale = await trx
       .selectFrom('coupon_redemptions')
-      .select((eb) => eb.fn.countAll<string>().as('uses'))
-      .where('user_id', '=', tx.user_id)
-      .where('coupon_id', '=', coupon.id)
-      .where((eb) => eb.or([eb('document', '=', tx.client_document), eb('email', '=', tx.client_email)]))
-      .executeTakeFirstOrThrow();
-    if (Number(uses) >= coupon.per_user_limit) return false;
+      .select(['id', 'user_id', 'coupon_id'])
+      .where('status', '=', 'RESERVED')
+      .where('transaction_id', 'is', null)
+      .where('created_at', '<', new Date(now.getTime() - UNLINKED_RESERVATION_MS))
+      .orderBy('created_at')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const r of stale) await release(trx, r.user_id, r);
+    return stale.length;
+  });
+}
+
+const ENDED = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
+
+/**
+ * A coupon's side of a payment's status change: a transaction hook (afterChange, wired by deps.ts),
+ * inside the change's database transaction. Paid: its reserved use becomes USED. Failed, expired or
+ * cancelled: the reserved use is given back. A paid transaction without a reservation (made before
+ * reservations existed) counts its use as it is paid, never beyond usageLimit.
+ */
+export async function couponUseOnChange(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<void> {
+  if (!tx.coupon_id || (before.status !== 'PENDING' && before.status !== 'AUTHORIZED')) return;
+  const reserved = await trx
+    .selectFrom('coupon_redemptions')
+    .select(['id', 'coupon_id'])
+    .where('user_id', '=', tx.user_id)
+    .where('transaction_id', '=', tx.id)
+    .where('status', '=', 'RESERVED')
+    .forUpdate()
+    .executeTakeFirst();
+  if (tx.status === 'PAID') {
+    if (reserved) await trx.updateTable('coupon_redemptions').set({ status: 'USED' }).where('id', '=', reserved.id).execute();
+    else await countLegacyUse(trx, tx, now);
+  } else if (ENDED.has(tx.status) && reserved) {
+    await release(trx, tx.user_id, reserved);
   }
+}
+
+/** The count at PAID of a transaction created without a reservation: the coupon row locked, never past its limits. */
+async function countLegacyUse(trx: Trx, tx: Transaction, now: Date): Promise<void> {
+  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id!).forUpdate().executeTakeFirst();
+  if (!coupon) return;
+  if (coupon.per_user_limit !== null && (await usesBy(trx, tx.user_id, coupon.id, tx.client_document, tx.client_email)) >= coupon.per_user_limit) return;
   const counted = await trx
     .updateTable('coupons')
     .set({ used_count: sql`used_count + 1` })
@@ -280,12 +366,11 @@ export async function countCouponUse(trx: Trx, before: Transaction, tx: Transact
     .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
     .returning('id')
     .executeTakeFirst();
-  if (!counted) return false;
+  if (!counted) return;
   await trx
     .insertInto('coupon_redemptions')
     .values({ id: uuidv7(now.getTime()), user_id: tx.user_id, coupon_id: coupon.id, transaction_id: tx.id, document: tx.client_document, email: tx.client_email, created_at: now })
     .execute();
-  return true;
 }
 
 /**

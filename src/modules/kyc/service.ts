@@ -27,6 +27,9 @@ export interface DocumentMeta {
   created_at: Date;
 }
 
+// eslint-disable-next-line no-control-regex
+const FILE_NAME_UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
 const DOC_META = ['id', 'type', 'file_name', 'content_type', 'size_bytes', 'sha256', 'created_at'] as const;
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
@@ -111,7 +114,10 @@ function checkInput(input: SubmitInput): { document: string; legalName: string; 
     const sniffed = sniffContentType(bytes);
     if (!sniffed) return void errors.push({ field: `${field}.contentBase64`, message: 'is not a PNG, JPEG, WebP image or a PDF' });
     if (sniffed !== d.contentType) return void errors.push({ field: `${field}.contentType`, message: `says ${d.contentType} but the file is ${sniffed}` });
-    const fileName = sanitizeText(d.fileName).replace(/[/\\]/g, '_');
+    // A file name ends up in a Content-Disposition header and in operators' downloads: no control
+    // characters (CR/LF would split the header), no line/paragraph separators or bidi overrides
+    // (a name that displays as "recibo.pdf" but is "fdp.exe"), no path separators.
+    const fileName = sanitizeText(d.fileName.replace(FILE_NAME_UNSAFE, '')).replace(/[/\\]/g, '_');
     if (!fileName) return void errors.push({ field: `${field}.fileName`, message: 'must contain text' });
     files.push({ type: d.type, fileName, contentType: sniffed, bytes });
   });

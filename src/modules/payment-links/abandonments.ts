@@ -1,6 +1,6 @@
 // Cart abandonment: the checkout page reports a customer who typed an e-mail and left without
 // paying. One open abandonment per link and e-mail (a later report refreshes it); it is marked
-// recovered by the recover call or, automatically, when that customer pays the link (checkout/sale.ts).
+// recovered by the recover call or, automatically, when that customer pays the link (payment-links/sale.ts).
 import type { Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
@@ -77,6 +77,7 @@ export async function recordAbandonment(db: Executor, slug: string, input: Stati
   return row;
 }
 
+/** Marks the matching open abandonments of the link recovered; how many matched stays private (see the route). */
 export async function recoverAbandonment(db: Executor, slug: string, input: Static<typeof RecoverBody>): Promise<number> {
   const pl = await findBySlug(db, slug);
   if (!pl) throw notFound('Payment link');

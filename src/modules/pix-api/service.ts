@@ -123,11 +123,9 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
     try {
       state = await deps.provider.chargeState(tx.id);
       // Still payable there (a cobv's due date on a holiday moves to the next business day): removed
-      // first, so that no payment can arrive for a transaction expired here. Paid meanwhile: 409.
+      // first, so that no payment can arrive for a transaction expired here. Paid meanwhile: it is settled below.
       if (state.status === 'ATIVA') {
-        await deps.provider.cancel({ transactionId: tx.id }).catch(async (err) => {
-          if (!(err instanceof AppError && err.status === 409)) throw err;
-        });
+        await deps.provider.cancelCharge({ transactionId: tx.id, paymentMethod: 'PIX', txid: tx.pix_txid });
         state = await deps.provider.chargeState(tx.id);
       }
     } catch (err) {

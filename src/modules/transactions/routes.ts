@@ -5,8 +5,8 @@ import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
-import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { cancelTransaction, createTransaction, createTransactionWith, refundTransaction, simulate } from './service.ts';
+import { CaptureBody, CreateTransactionBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { cancelTransaction, captureTransaction, createTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
 
@@ -38,7 +38,7 @@ export default async function transactionRoutes(app: App) {
         inline: (key) => createTransactionWith(transactions, req.auth, req.body, (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
         // A card is charged only once its transaction and the key's provisional answer are stored.
         claimed: async () => {
-          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => holdKey(db, req, 201, created(pending)) });
+          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => (pending.card_last4 ? holdKey(db, req, 201, created(pending)) : Promise.resolve()) });
           return sendJsonText(reply, 201, created(tx));
         },
       });
@@ -78,7 +78,7 @@ export default async function transactionRoutes(app: App) {
       schema: {
         tags,
         summary: 'Refund a paid transaction, fully or in part',
-        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. Fees are not returned.',
+        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
         params: IdParams,
         headers: IdempotencyHeader,
         body: Type.Optional(RefundBody),
@@ -88,22 +88,6 @@ export default async function transactionRoutes(app: App) {
       preValidation: emptyBodyIsObject,
     },
     async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
-  );
-
-  app.post(
-    '/api/v1/transactions/:id/cancel',
-    {
-      config: { auth: { key: 'transactions:write' } },
-      schema: {
-        tags,
-        summary: 'Cancel a pending PIX or boleto payment',
-        description: 'PENDING PIX or BOLETO -> CANCELLED; the provider first makes the code unpayable (API Pix: the charge is removed). A payment that already arrived cannot be cancelled (409; refund it instead).',
-        params: IdParams,
-        headers: IdempotencyHeader,
-        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 502, 503) },
-      },
-    },
-    async (req) => ({ message: 'Transaction cancelled', transaction: view(await cancelTransaction(transactions, req.auth, req.params.id)) }),
   );
 
   app.post(
@@ -120,5 +104,63 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(transactions, req.auth, req.params.id, req.body.outcome)) }),
+  );
+
+  // Card lifecycle: authorise now (capture: false), capture later; void; pay a pending card server-to-server.
+  app.post(
+    '/api/v1/transactions/:id/capture',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags,
+        summary: 'Capture an authorised card payment, all or part',
+        description:
+          'AUTHORIZED -> PAID: the money is taken and credited like any card payment (receivables, fee on what was captured). amountCents below the authorised amount captures part and releases the rest. Emits transaction.captured and transaction.completed.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: Type.Optional(CaptureBody),
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => ({ message: 'Transaction captured', transaction: view(await captureTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/cancel',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        summary: 'Cancel an authorised card payment (void) or a pending payment',
+        description:
+          'AUTHORIZED -> CANCELLED (the hold on the card is released); PENDING -> CANCELLED (a PIX or boleto charge is withdrawn and can no longer be paid; a card payment not tried yet). Nothing was credited, nothing moves. A paid payment is refunded instead. Emits transaction.cancelled.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 502, 503) },
+      },
+    },
+    async (req) => ({ message: 'Transaction cancelled', transaction: view(await cancelTransaction(transactions, req.auth, req.params.id)) }),
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/process',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        summary: 'Pay a pending card payment with card data (server to server)',
+        description:
+          'For a CARD transaction created without card data: charges the card now (PAID or FAILED), or authorises only with capture: false (AUTHORIZED). The card number and CVV are never stored.',
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: ProcessBody,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (req) => {
+      const tx = await payPendingCard(transactions, req.params.id, req.body.card, undefined, { scope: req.auth, capture: req.body.capture });
+      return { message: tx.status === 'FAILED' ? 'Payment declined' : tx.status === 'AUTHORIZED' ? 'Payment authorised' : 'Payment approved', transaction: view(tx) };
+    },
   );
 }

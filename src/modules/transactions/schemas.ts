@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField } from '../clients/schemas.ts';
 
-export const STATUSES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
+export const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
 export const Status = Type.Union(STATUSES.map((s) => Type.Literal(s)));
 export const Method = Type.Union([Type.Literal('PIX'), Type.Literal('CARD'), Type.Literal('BOLETO')]);
 
@@ -53,6 +53,22 @@ export const CreateTransactionBody = Type.Object(
     trackingParams: Type.Optional(TrackingParams),
     postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events' })),
     card: Type.Optional(CardData),
+    capture: Type.Optional(
+      Type.Boolean({ description: 'Card only. false: authorise only (AUTHORIZED, nothing credited) and capture later with POST /api/v1/transactions/{id}/capture; default true' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CaptureBody = Type.Object(
+  { amountCents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000000, description: 'Omitted: the whole authorised amount; less captures part and releases the rest' })) },
+  { additionalProperties: false },
+);
+
+export const ProcessBody = Type.Object(
+  {
+    card: CardData,
+    capture: Type.Optional(Type.Boolean({ description: 'false: authorise only (AUTHORIZED); default true' })),
   },
   { additionalProperties: false },
 );
@@ -86,6 +102,9 @@ export const TransactionView = Type.Object({
   postbackUrl: Nullable(Type.String()),
   failureReason: Nullable(Type.String()),
   expiresAt: Nullable(Timestamp),
+  authorizedAt: Nullable(Timestamp),
+  capturedAt: Nullable(Timestamp),
+  cancelledAt: Nullable(Timestamp),
   paidAt: Nullable(Timestamp),
   refundedAt: Nullable(Timestamp),
   createdAt: Timestamp,

@@ -12,13 +12,14 @@ import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { CardInput } from '../../payments/card.ts';
 import { validateCard } from '../../payments/card.ts';
-import { DAY_MS } from '../../payments/calendar.ts';
 import { methodNotOffered, type CardResult, type PaymentProvider, type ProviderEvent, type Providers, type RefundResult } from '../../payments/provider.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
 import { findTransaction, getTransaction, insertCreation, lockExpired, lockTransaction, type Attachment } from './queries.ts';
-import { applyChange, type Change, type StateDeps } from './states.ts';
+import { DAY_MS } from '../../payments/calendar.ts';
+import { paymentFee } from '../../payments/fees.ts';
+import { applyChange, feeReturned, type Change, type StateDeps } from './states.ts';
 
 export type { CheckoutExtras, CreateInput } from './draft.ts';
 
@@ -34,39 +35,40 @@ export interface TransactionDeps extends StateDeps {
 
 /** Limits around a card charge made by a customer (checkout/limits.ts). */
 export interface CardGuard {
-  /** Before anything is written: 429 when the caller may not try a card now; counts the attempt. */
+  /** Before anything is written: 429 when the caller may not try a card now; counts the attempt as a decline until approved. */
   before(): Promise<void>;
-  /** After the provider declined the card. */
-  declined(): Promise<void>;
+  /** After the provider approved the card: the attempt was no decline. */
+  approved(): Promise<void>;
 }
 
 export interface CreateOptions {
   /** Card-testing limits of the public checkout; applied to production charges only. */
   cardGuard?: CardGuard;
   /**
-   * Called once the transaction is recorded and before a card is charged: the caller binds its
-   * Idempotency-Key to it, so that no retry can make a second transaction (and a second charge).
+   * Called once the transaction is recorded, before a card is charged: the caller binds what must
+   * follow it (its Idempotency-Key, so that no retry can make a second transaction and a second
+   * charge; its coupon reservation, so that a declined card gives the use back).
    */
   recorded?: (tx: Transaction) => Promise<void>;
 }
 
-function providerFor(deps: TransactionDeps, livemode: boolean, method: PaymentMethod): PaymentProvider {
+/** The provider of an environment; with `method`, for a new payment of that method (refused if not offered). */
+function providerFor(deps: TransactionDeps, livemode: boolean, method?: PaymentMethod): PaymentProvider {
   const provider = livemode ? deps.providers.production : deps.providers.sandbox;
   if (!provider) {
     throw new AppError(503, 'Production payments are not available: no payment provider is configured for this gateway (PAYMENT_PROVIDER). Use a development key to test.');
   }
   // A provider that takes only some methods (production PIX through a PSP's API Pix): the others
   // are refused here, before anything is written.
-  if (provider.accepts && !provider.accepts(method)) throw methodNotOffered(method);
+  if (method && provider.accepts && !provider.accepts(method)) throw methodNotOffered(method);
   return provider;
 }
 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
   const { tx, provider, card } = await create(deps, scope, input, extras, opts.cardGuard, null);
-  if (!card) return tx;
   await opts.recorded?.(tx);
-  return charge(deps, tx, provider, card, opts.cardGuard);
+  return card ? charge(deps, tx, provider, card, input.capture ?? true, opts.cardGuard) : tx;
 }
 
 /**
@@ -93,6 +95,8 @@ async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, e
     throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field: 'paymentLinkId', message: 'no stock left' }]);
   }
   const checked = checkInput(input, link, config, now);
+  if (input.capture !== undefined && input.paymentMethod !== 'CARD') throw validation('capture', 'is only for card payments');
+  if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');
   if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
   const provider = providerFor(deps, scope.livemode, input.paymentMethod);
   const fees = await deps.fees.of(scope.userId);
@@ -117,17 +121,18 @@ async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, e
  * transaction is answered as it is stored (PENDING, its card claimed): it can never be charged
  * again, by a retry of the request or otherwise, and the failure is logged for reconciliation.
  */
-async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentProvider, card: CardInput, guard: CardGuard | undefined): Promise<Transaction> {
+async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentProvider, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   let result: CardResult;
   try {
-    result = await provider.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments });
+    result = await provider.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture });
   } catch (err) {
     deps.log.error({ err, transactionId: tx.id }, 'card charge: no answer from the provider; the transaction stays PENDING until it reports the outcome');
     return tx;
   }
-  if (!result.approved && tx.livemode) await guard?.declined();
-  const change: Change = result.approved ? { to: 'PAID' } : { to: 'FAILED', reason: result.reason };
+  if (result.approved && tx.livemode) await guard?.approved();
+  const authorizedUntil = new Date(Date.now() + deps.config.card.authorizationTtlDays * DAY_MS);
+  const change: Change = !result.approved ? { to: 'FAILED', reason: result.reason } : capture ? { to: 'PAID' } : { to: 'AUTHORIZED', until: authorizedUntil };
   try {
     return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null);
   } catch (err) {
@@ -141,9 +146,9 @@ async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentP
  * card is claimed on the row first (brand + last4 written where none is), so two submissions can
  * never charge twice; the charge then goes the same way as a card given at creation.
  */
-export async function payPendingCard(deps: TransactionDeps, id: string, card: CardInput, cardGuard?: CardGuard): Promise<Transaction> {
+export async function payPendingCard(deps: TransactionDeps, id: string, card: CardInput, cardGuard?: CardGuard, opts: { scope?: Scope; capture?: boolean } = {}): Promise<Transaction> {
   const now = new Date();
-  const tx = await findTransaction(deps.db, id);
+  const tx = opts.scope ? await getTransaction(deps.db, opts.scope, id) : await findTransaction(deps.db, id);
   if (!tx) throw notFound('Transaction');
   const notPayable = () => badRequest('INVALID_STATE_TRANSITION', 'This payment cannot be paid by card now', [{ field: 'status', message: 'only a PENDING card payment without a card yet can be paid here' }]);
   if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || tx.card_last4) throw notPayable();
@@ -161,7 +166,7 @@ export async function payPendingCard(deps: TransactionDeps, id: string, card: Ca
     .returningAll()
     .executeTakeFirst();
   if (!claimed) throw notPayable();
-  return charge(deps, claimed, provider, card, guard);
+  return charge(deps, claimed, provider, card, opts.capture ?? true, guard);
 }
 
 /** Locks the transaction and applies one status change (state machine, hooks, ledger, events). */
@@ -240,7 +245,18 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     const refundId = uuidv7(now.getTime());
     await trx
       .insertInto('refunds')
-      .values({ id: refundId, user_id: scope.userId, livemode: scope.livemode, transaction_id: id, amount_cents: amount, status: 'PENDING', provider: locked.provider, created_at: now, updated_at: now })
+      .values({
+        id: refundId,
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        transaction_id: id,
+        amount_cents: amount,
+        fee_returned_cents: feeReturned(locked, amount),
+        status: 'PENDING',
+        provider: locked.provider,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return { tx: refunded, refundId, amount };
   });
@@ -260,18 +276,58 @@ async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: stri
   }
 }
 
+/** The provider a stored transaction was made with (its environment's), or 503 if it is not configured any more. */
+function providerOf(deps: TransactionDeps, tx: Transaction): PaymentProvider {
+  const provider = providerFor(deps, tx.livemode);
+  if (provider.name !== tx.provider) throw new AppError(503, `The provider of this payment (${tx.provider}) is not configured on this gateway`);
+  return provider;
+}
+
+const notCapturable = (tx: Transaction) =>
+  badRequest('INVALID_STATE_TRANSITION', `A ${tx.status} transaction cannot be captured`, [{ field: 'status', message: 'only an AUTHORIZED card payment can be captured' }]);
+
 /**
- * Cancels a PENDING PIX or boleto payment at the merchant's request: its provider first makes the
- * charge unpayable (a PSP removes the PIX code), then the transaction becomes CANCELLED. A payment
- * that arrived meanwhile wins: the provider refuses (409) or the state machine does (400).
+ * Captures an authorised card payment, all of it or `amountCents` of it (the rest of the hold is
+ * released): the provider takes the money, then the payment becomes PAID with its journal. The fee
+ * is the merchant's card fee on what was captured.
+ */
+export async function captureTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents?: number): Promise<Transaction> {
+  const tx = await getTransaction(deps.db, scope, id);
+  if (tx.status !== 'AUTHORIZED') throw notCapturable(tx);
+  const amount = amountCents ?? tx.charged_cents;
+  if (amount > tx.charged_cents) throw validation('amountCents', `at most the ${tx.charged_cents} cents authorised`);
+  const result = await providerOf(deps, tx).captureCard({ transactionId: tx.id, paymentReference: tx.provider_ref, amountCents: amount });
+  if (!result.ok) throw badRequest('INVALID_STATE_TRANSITION', 'The card issuer refused the capture', [{ field: 'status', message: result.message }]);
+  const partial = amount < tx.charged_cents ? { chargedCents: amount, feeCents: paymentFee(await deps.fees.of(scope.userId), 'CARD', amount) } : undefined;
+  return inTx(deps.db, async (trx) => {
+    const locked = await lockTransaction(trx, scope, id);
+    if (!locked) throw notFound('Transaction');
+    if (locked.status !== 'AUTHORIZED') throw notCapturable(locked);
+    return applyChange(deps, trx, locked, { to: 'PAID', capture: partial });
+  });
+}
+
+/**
+ * Cancels what can still be called off: an authorised card payment (the hold is voided) or a
+ * pending one (a PIX or boleto charge is withdrawn at the provider; a card payment not yet tried).
+ * A paid payment is refunded instead (400).
  */
 export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id: string): Promise<Transaction> {
   const tx = await getTransaction(deps.db, scope, id);
-  if (tx.status !== 'PENDING' || tx.payment_method === 'CARD') {
-    throw badRequest('INVALID_STATE_TRANSITION', `A ${tx.status} ${tx.payment_method} transaction cannot be cancelled`, [{ field: 'status', message: 'only PENDING PIX or boleto payments can be cancelled' }]);
+  const cancellable = tx.status === 'AUTHORIZED' || (tx.status === 'PENDING' && !(tx.payment_method === 'CARD' && tx.card_last4));
+  if (!cancellable) {
+    throw badRequest('INVALID_STATE_TRANSITION', `A ${tx.status} transaction cannot be cancelled`, [
+      { field: 'status', message: tx.status === 'PAID' || tx.status === 'PARTIALLY_REFUNDED' ? 'a paid transaction is refunded instead' : 'only PENDING or AUTHORIZED transactions can be cancelled' },
+    ]);
   }
-  const provider = tx.livemode ? deps.providers.production : deps.providers.sandbox;
-  if (provider?.name === tx.provider) await provider.cancel?.({ transactionId: tx.id, paymentMethod: tx.payment_method });
+  const provider = providerOf(deps, tx);
+  const result =
+    tx.status === 'AUTHORIZED'
+      ? await provider.voidCard({ transactionId: tx.id, paymentReference: tx.provider_ref })
+      : tx.payment_method === 'CARD'
+        ? { ok: true as const }
+        : await provider.cancelCharge({ transactionId: tx.id, paymentMethod: tx.payment_method, txid: tx.pix_txid });
+  if (!result.ok) throw badRequest('INVALID_STATE_TRANSITION', 'The provider refused to cancel this payment', [{ field: 'status', message: result.message }]);
   return changeStatus(deps, scope, id, { to: 'CANCELLED' });
 }
 
@@ -285,6 +341,27 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log'>, re
     : { status: 'FAILED' as const, failure_reason: result.reason, updated_at: new Date() };
   await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
   if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+}
+
+/**
+ * Authorisations past their time (CARD_AUTHORIZATION_TTL_DAYS) are voided at the provider and
+ * become EXPIRED. The provider is called outside any database transaction; the status change is
+ * guarded, so a capture that won the race stands.
+ */
+export async function expireAuthorizations(deps: TransactionDeps, now = new Date(), batch = 50): Promise<number> {
+  const due = await deps.db.selectFrom('transactions').selectAll().where('status', '=', 'AUTHORIZED').where('expires_at', '<', now).orderBy('expires_at').limit(batch).execute();
+  for (const tx of due) {
+    try {
+      await providerOf(deps, tx).voidCard({ transactionId: tx.id, paymentReference: tx.provider_ref });
+      await inTx(deps.db, async (trx) => {
+        const locked = await lockTransaction(trx, { userId: tx.user_id, livemode: tx.livemode }, tx.id);
+        if (locked?.status === 'AUTHORIZED') await applyChange(deps, trx, locked, { to: 'EXPIRED' }, now);
+      });
+    } catch (err) {
+      deps.log.error({ err, transactionId: tx.id }, 'authorisation expiry failed; retried on the next sweep');
+    }
+  }
+  return due.length;
 }
 
 /** Expires PENDING PIX and boleto transactions whose expiresAt has passed. Safe with many workers. */

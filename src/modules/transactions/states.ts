@@ -22,7 +22,8 @@ export interface StateDeps {
 }
 
 const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
-  PENDING: ['PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
+  PENDING: ['AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
+  AUTHORIZED: ['PAID', 'CANCELLED', 'EXPIRED'],
   PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
   FAILED: [],
@@ -36,7 +37,9 @@ export function canMove(from: TransactionStatus, to: TransactionStatus): boolean
 }
 
 export type Change =
-  | { to: 'PAID' }
+  | { to: 'AUTHORIZED'; until: Date }
+  /** `capture`: a card authorisation captured in part: what is taken, and the fee on it. */
+  | { to: 'PAID'; capture?: { chargedCents: number; feeCents: number } }
   | { to: 'FAILED'; reason: string }
   | { to: 'EXPIRED' }
   | { to: 'CANCELLED' }
@@ -44,18 +47,6 @@ export type Change =
 
 /** Card instalment i settles 30·i days after payment. */
 export const SETTLEMENT_DAYS = 30;
-
-/** Locks a transaction row of this tenant for a status change. */
-export function lockTransaction(trx: Trx, scope: Scope, id: string) {
-  return trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
 
 export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
   if (!canMove(tx.status, change.to)) {
@@ -79,8 +70,27 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   const ref = { referenceType: 'transaction', referenceId: tx.id };
 
   switch (change.to) {
+    case 'AUTHORIZED':
+      // The money is held on the customer's card: nothing is credited until the capture.
+      set.authorized_at = now;
+      set.expires_at = change.until;
+      events.push('transaction.authorized');
+      break;
     case 'PAID': {
       set.paid_at = now;
+      if (tx.status === 'AUTHORIZED') {
+        set.captured_at = now;
+        set.expires_at = null;
+        events.push('transaction.captured');
+        if (change.capture) {
+          // A partial capture: the payment is what was taken; the rest of the hold is released.
+          set.charged_cents = change.capture.chargedCents;
+          set.amount_cents = Math.min(tx.amount_cents, change.capture.chargedCents);
+          set.fee_cents = change.capture.feeCents;
+          set.installment_cents = Math.ceil(change.capture.chargedCents / tx.installments);
+          tx = { ...tx, charged_cents: change.capture.chargedCents, fee_cents: change.capture.feeCents };
+        }
+      }
       const net = tx.charged_cents - tx.fee_cents;
       const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
       await deps.ledger.post(trx, scope, {
@@ -124,6 +134,8 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       set.expired_at = now;
       break;
     case 'CANCELLED':
+      set.cancelled_at = now;
+      events.push('transaction.cancelled');
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED': {
@@ -146,11 +158,23 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
 }
 
 /**
- * A refund takes back first what the merchant has not received yet (a card payment's unsettled
- * instalments, latest first), then the rest from the available balance. Fees are not returned.
+ * The part of a payment's fee a refund returns: the fee in proportion to what has been refunded so
+ * far, minus what earlier refunds returned, so that the refunds of a sale return exactly its fee.
+ */
+export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' | 'refunded_cents'>, amount: number): number {
+  const share = (refunded: number) => Math.floor((tx.fee_cents * refunded) / tx.charged_cents);
+  return share(tx.refunded_cents + amount) - share(tx.refunded_cents);
+}
+
+/**
+ * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
+ * merchant gives back the rest, so a sale can always be refunded in full from its own net. The
+ * merchant's part comes first from what it has not received yet (a card payment's unsettled
+ * instalments, latest first), then from the available balance.
  */
 async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number): Promise<Posting[]> {
-  let remaining = amount;
+  const fee = feeReturned(tx, amount);
+  let remaining = amount - fee;
   let fromReceivable = 0;
   if (tx.payment_method === 'CARD') {
     const pending = await trx
@@ -184,6 +208,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
   }
   return [
     { account: 'external', amount: amount },
+    { account: 'fees', amount: -fee },
     { account: 'receivable', amount: -fromReceivable },
     { account: 'available', amount: -remaining },
   ];

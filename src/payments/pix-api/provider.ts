@@ -7,7 +7,7 @@
 import { AppError } from '../../http/errors.ts';
 import type { PixApiConfig } from '../../config.ts';
 import { spDate } from '../calendar.ts';
-import { methodNotOffered, type PaymentProvider, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
+import { methodNotOffered, type CancelRequest, type PaymentProvider, type ProviderResult, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from './client.ts';
 
 export const PIX_API_PROVIDER = 'bcb-api';
@@ -240,30 +240,41 @@ export class PixApiProvider implements PaymentProvider {
 
   /**
    * PATCH /cob/{txid} (or /cobv) to REMOVIDA_PELO_USUARIO_RECEBEDOR: the code can no longer be
-   * paid. A charge already paid cannot be removed (409); one already removed is fine.
+   * paid. A charge already paid there cannot be removed (ALREADY_PAID: it becomes PAID here through
+   * its notification or the reconciliation); one already removed is fine. PSP unreachable: 503.
    */
-  async cancel(req: { transactionId: string }): Promise<void> {
+  async cancelCharge(req: CancelRequest): Promise<ProviderResult> {
+    const alreadyPaid = { ok: false as const, reason: 'ALREADY_PAID', message: 'the PIX was paid at the provider: it will show as PAID shortly; refund it instead' };
     const state = await this.chargeState(req.transactionId).catch((err) => {
       throw this.merchantError(err, { transactionId: req.transactionId, call: 'GET cob' }, unavailable);
     });
-    if (state.status === 'CONCLUIDA') throw new AppError(409, 'This PIX was paid at the provider: it can no longer be cancelled. It will show as PAID shortly.');
-    if (state.status !== 'ATIVA') return;
+    if (state.status === 'CONCLUIDA') return alreadyPaid;
+    if (state.status !== 'ATIVA') return { ok: true };
     const txid = txidFor(req.transactionId);
     for (const kind of ['cob', 'cobv']) {
       try {
         await this.client.call('PATCH', `/${kind}/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
-        return;
+        return { ok: true };
       } catch (err) {
         if (err instanceof PixApiError && err.kind === 'not_found') continue;
         // Refused: paid or removed in the meantime; the state decides.
         if (err instanceof PixApiError && err.kind === 'refused') {
           const now = await this.chargeState(req.transactionId).catch(() => null);
-          if (now?.status === 'REMOVIDA') return;
-          if (now?.status === 'CONCLUIDA') throw new AppError(409, 'This PIX was paid at the provider: it can no longer be cancelled. It will show as PAID shortly.');
+          if (now?.status === 'REMOVIDA') return { ok: true };
+          if (now?.status === 'CONCLUIDA') return alreadyPaid;
         }
         throw this.merchantError(err, { transactionId: req.transactionId, call: `PATCH ${kind}` }, () => new AppError(502, 'The PIX provider refused to cancel this charge.'));
       }
     }
+    return { ok: true };
+  }
+
+  async captureCard(): Promise<never> {
+    throw methodNotOffered('CARD');
+  }
+
+  async voidCard(): Promise<never> {
+    throw methodNotOffered('CARD');
   }
 
   /** PUT /webhook/{chave}: the PSP notifies `{url}/pix` of every Pix to our key (idempotent). */
