@@ -444,14 +444,17 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     const grant = tokens.get(bearer);
     if (!grant || grant.expires < Date.now()) return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token ausente, inválido ou expirado').body, null, body);
+    // What a request meets is decided when it arrives: a slow request answered after its client gave
+    // up must not take a misbehaviour queued for a later one.
     const delay = delays.shift();
+    const revoked = unauthorized > 0;
+    if (revoked) unauthorized -= 1;
+    const failure = revoked ? undefined : failures.shift();
     if (delay) await new Promise((r) => setTimeout(r, delay));
-    if (unauthorized > 0) {
-      unauthorized -= 1;
+    if (revoked) {
       tokens.delete(bearer);
       return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token revogado').body, grant.scopes, body);
     }
-    const failure = failures.shift();
     if (failure) return send(failure, problem(failure === 504 ? 'IndisponibilidadePorTempoEsgotado' : failure === 503 ? 'ServicoIndisponivel' : 'ErroInternoDoServidor', failure, 'Falha', 'falha simulada').body, grant.scopes, body);
     const r = routes.find((x) => x.method === req.method && x.re.test(path));
     if (!r) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body, grant.scopes, body);
