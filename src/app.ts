@@ -25,6 +25,7 @@ import healthRoutes from './modules/health/routes.ts';
 import kycRoutes from './modules/kyc/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
+import pixApiRoutes from './modules/pix-api/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
@@ -124,6 +125,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(paymentLinkRoutes);
   await app.register(couponRoutes);
   await app.register(checkoutRoutes);
+  await app.register(pixApiRoutes);
   await app.register(checkoutPageRoutes);
   await app.register(webRoutes);
 

@@ -48,6 +48,24 @@ export interface Config {
   databaseSchema: string | null;
   webhooks: WebhookConfig;
   payouts: PayoutConfig;
+  /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
+  pixApi: PixApiConfig | null;
+}
+
+/**
+ * A PSP's API Pix: OAuth2 client credentials over mTLS. `clientSecret` and `key` are secrets: they
+ * are never logged (the logger redacts `*.secret` and `*.key`, and no message quotes them).
+ */
+export interface PixApiConfig {
+  /** Base URL of the API Pix, without a trailing slash (e.g. https://psp.example/v2). */
+  url: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** PEM texts read at start: the mTLS client certificate, its private key, an optional extra CA. */
+  cert: string;
+  key: string;
+  ca: string | null;
 }
 
 /** Limits on the public checkout (see modules/checkout/limits.ts). */
@@ -206,6 +224,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
   const webhooks = webhookConfig(env, problems);
   const payouts = payoutConfig(env, problems);
+  const pixApi = pixApiConfig(env, problems);
+  if (pixApi && productionProvider) problems.push(`PIX_PROVIDER=bcb-api and PAYMENT_PROVIDER=${productionProvider} both choose the production provider: set one of them`);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -242,7 +262,50 @@ export function loadConfig(env: Env = process.env): Config {
     databaseSchema,
     webhooks,
     payouts,
+    pixApi,
   };
+}
+
+/** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
+function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
+  const file = env[name]?.trim();
+  if (!file) return null;
+  try {
+    const text = readFileSync(file, 'utf8');
+    if (!marker.test(text)) {
+      problems.push(`${name} must be a PEM ${what} file (${file} holds none)`);
+      return null;
+    }
+    return text;
+  } catch (err) {
+    problems.push(`${name} cannot be read (${file}): ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    return null;
+  }
+}
+
+/**
+ * PIX_PROVIDER=bcb-api and its settings, all required but the CA and the token URL. Messages name
+ * the variable, never its value when it is a secret (client secret, key).
+ */
+function pixApiConfig(env: Env, problems: string[]): PixApiConfig | null {
+  const provider = env.PIX_PROVIDER?.trim();
+  if (!provider) return null;
+  if (provider !== 'bcb-api') {
+    problems.push(`PIX_PROVIDER "${provider}" is not a known PIX provider (known: bcb-api)`);
+    return null;
+  }
+  const before = problems.length;
+  const missing = ['PIX_API_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_KEY'].filter((n) => !env[n]?.trim());
+  if (missing.length) problems.push(`PIX_PROVIDER=bcb-api needs ${missing.join(', ')}`);
+  const apiUrl = url(env, 'PIX_API_URL', '', problems, ['https:']);
+  const tokenUrl = url(env, 'PIX_API_TOKEN_URL', apiUrl ? `${new URL(apiUrl).origin}/oauth/token` : '', problems, ['https:']);
+  const cert = pemFile(env, 'PIX_API_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const key = pemFile(env, 'PIX_API_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
+  const ca = pemFile(env, 'PIX_API_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const pixKey = env.PIX_KEY?.trim() ?? '';
+  if (pixKey.length > 77) problems.push('PIX_KEY must be at most 77 characters (a DICT key)');
+  if (problems.length > before || !apiUrl || !cert || !key) return null;
+  return { url: apiUrl, tokenUrl, clientId: env.PIX_API_CLIENT_ID!.trim(), clientSecret: env.PIX_API_CLIENT_SECRET!, cert, key, ca };
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {

@@ -30,6 +30,8 @@ import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import type { WithdrawalDeps } from './modules/withdrawals/service.ts';
+import type { PixApiDeps } from './modules/pix-api/service.ts';
+import { PixApiProvider } from './payments/pix-api/provider.ts';
 import type { PayoutProviders, Providers } from './payments/provider.ts';
 import { createProviders } from './payments/registry.ts';
 
@@ -57,6 +59,8 @@ export interface Deps {
   kyc: KycDeps;
   withdrawals: WithdrawalDeps;
   advances: AdvanceDeps;
+  /** Production PIX through a PSP's API Pix (PIX_PROVIDER=bcb-api): notifications and sweeps; null = not configured. */
+  pixApi: PixApiDeps | null;
 }
 
 export interface DepsOptions {
@@ -75,7 +79,7 @@ export interface DepsOptions {
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
   const { db } = database;
   const log = createLogger(config, opts.logStream);
-  const configured = createProviders(config);
+  const configured = createProviders(config, log);
   const providers = opts.providers ?? configured.payments;
   const payouts = opts.payouts ?? configured.payouts;
   const cursors = new Cursors(config.cursorSecret);
@@ -84,6 +88,8 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const ledger = new Ledger(events);
   const pages = new PageCache();
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, ...(opts.extraHooks ?? [])];
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
+  const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
     config,
     database,
@@ -99,11 +105,12 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     payouts,
     pages,
     webhooks: new Webhooks({ db, database, config, cursors, log }),
-    transactions: { db, config, providers, cursors, fees, events, ledger, hooks, log },
+    transactions,
     paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
     kyc: { db, events },
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
+    pixApi,
   };
 }
 

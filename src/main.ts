@@ -9,6 +9,7 @@ import { assertPortFree, portInUse } from './http/port.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
+import { ensureWebhook } from './modules/pix-api/service.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
@@ -43,6 +44,8 @@ async function serve(config: Config) {
   await app.listen({ port: config.port, host: config.host }).catch((err) => {
     throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
   });
+  // The PSP notifies {BASE_URL}/api/psp/pix once this answers (the jobs retry if it failed).
+  if (deps.pixApi) await ensureWebhook(deps.pixApi);
   jobs?.start();
   if (config.runJobs) await deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
+import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../modules/pix-api/service.ts';
 import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
@@ -23,6 +24,21 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
+    ...(deps.pixApi ? pixApiSweeps(deps.pixApi) : []),
+  ];
+}
+
+/** Production PIX through the API Pix: webhook registration until it succeeds, reconciliation, expiry, refunds. */
+function pixApiSweeps(pix: NonNullable<Deps['pixApi']>): Sweep[] {
+  return [
+    { name: 'pix-api-webhook', batch: Infinity, run: async () => {
+        await ensureWebhook(pix);
+        return 0;
+      },
+    },
+    { name: 'pix-api-reconcile', batch: Infinity, run: (now) => reconcile(pix, now) },
+    { name: 'pix-api-expire', batch: 50, run: (now) => expireCharges(pix, now, 50) },
+    { name: 'pix-api-refunds', batch: 50, run: (now) => syncRefunds(pix, now, 50) },
   ];
 }
 

@@ -4,6 +4,7 @@
 // Development (test) transactions always use the sandbox (payments/sandbox.ts); production ones the
 // provider the operator configured (PAYMENT_PROVIDER), or are refused. Payout providers (withdrawals)
 // are chosen beside them: createProviders (payments/registry.ts) is the one place a provider is chosen.
+import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { PayoutProvider } from './payouts.ts';
 
@@ -23,6 +24,8 @@ export interface PixRequest {
   expiresAt: Date;
   payer: Payer;
   description: string;
+  /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a provider may make a charge with a due date. */
+  dueDate?: string;
 }
 
 export interface PixCharge {
@@ -90,7 +93,11 @@ export interface RefundRequest {
   amountCents: number;
 }
 
-export type RefundResult = { ok: true; reference: string } | { ok: false; reason: string; message: string };
+/**
+ * `pending`: the provider accepted the refund and reports its outcome later (the refund row stays
+ * PENDING with the provider's reference until then).
+ */
+export type RefundResult = { ok: true; reference: string; pending?: boolean } | { ok: false; reason: string; message: string };
 
 /** A payment's fate as a provider reports it, to be applied by the transactions module. */
 export interface ProviderEvent {
@@ -98,6 +105,13 @@ export interface ProviderEvent {
   outcome: 'PAID' | 'FAILED' | 'EXPIRED';
   /** For FAILED: why. */
   reason?: string;
+  /**
+   * The provider's id of the payment (a PIX end-to-end id), stored as the transaction's
+   * provider_ref when it becomes PAID: one payment id pays one transaction, once.
+   */
+  reference?: string;
+  /** For PAID, when the provider reports it: the amount paid, which must equal the amount charged. */
+  amountCents?: number;
 }
 
 export interface PaymentProvider {
@@ -119,6 +133,15 @@ export interface PaymentProvider {
    * are the merchant's own simulations (POST /api/v1/transactions/{id}/simulate).
    */
   parseCallback(body: unknown): Promise<ProviderEvent[]>;
+  /** Whether this provider takes payments of a method; absent = every method. Others are refused (503) before anything is written. */
+  accepts?(method: 'PIX' | 'BOLETO' | 'CARD'): boolean;
+  /** Days after payment within which a refund can still be sent; absent = no limit. */
+  readonly refundWindowDays?: number;
+  /**
+   * true: pending charges of this provider are expired by its own sweep, which asks the provider
+   * first (a payment may have arrived unnotified); the generic expiry sweep leaves them alone.
+   */
+  readonly expiresOwnCharges?: boolean;
 }
 
 export interface Providers {
@@ -131,4 +154,10 @@ export interface PayoutProviders {
   sandbox: PayoutProvider;
   /** null: production withdrawals wait for an operator (manual payout, /api/admin/withdrawals). */
   production: PayoutProvider | null;
+}
+
+/** The 503 for a method a production provider does not offer yet (asked before anything is written). */
+export function methodNotOffered(method: 'PIX' | 'BOLETO' | 'CARD'): AppError {
+  const what = { PIX: 'PIX', BOLETO: 'Boleto', CARD: 'Card' }[method];
+  return new AppError(503, `${what} payments are not available in production yet: this gateway does not take them with its configured provider. Use a development key to test ${what} payments.`);
 }

@@ -36,7 +36,7 @@ export default async function webRoutes(app: App) {
       schema: {
         tags: ['Public'],
         summary: 'QR code image (PNG) of a PIX charge',
-        params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{25}$' }) }),
+        params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{25,35}$' }) }),
         response: { 200: Type.Unsafe({ type: 'string', contentMediaType: 'image/png', description: 'PNG image' }), 404: Type.Ref('Error') },
       },
     },

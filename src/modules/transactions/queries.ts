@@ -138,9 +138,14 @@ export async function listTransactions(db: Executor, cursors: Cursors, scope: Sc
   return keysetPage(cursors, query, { by: q.orderBy, column, direction: q.orderDirection, limit: q.limit, cursor: q.cursor, value: (row) => row[column] });
 }
 
-/** PENDING PIX and boleto transactions past their expiry, locked for the expiry sweep (skipping those another worker holds). */
-export function lockExpired(trx: Trx, now: Date, batch: number) {
-  return trx.selectFrom('transactions').selectAll().where('status', '=', 'PENDING').where('expires_at', '<', now).orderBy('expires_at').limit(batch).forUpdate().skipLocked().execute();
+/**
+ * PENDING PIX and boleto transactions past their expiry, locked for the expiry sweep (skipping those
+ * another worker holds), except those of providers that expire their own charges.
+ */
+export function lockExpired(trx: Trx, now: Date, batch: number, exceptProviders: string[] = []) {
+  let q = trx.selectFrom('transactions').selectAll().where('status', '=', 'PENDING').where('expires_at', '<', now);
+  if (exceptProviders.length) q = q.where('provider', 'not in', exceptProviders);
+  return q.orderBy('expires_at').limit(batch).forUpdate().skipLocked().execute();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ export default async function transactionRoutes(app: App) {
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
         headers: IdempotencyHeader,
         body: CreateTransactionBody,
-        response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 503) },
+        response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -137,7 +137,7 @@ export default async function transactionRoutes(app: App) {
           'AUTHORIZED -> CANCELLED (the hold on the card is released); PENDING -> CANCELLED (a PIX or boleto charge is withdrawn and can no longer be paid; a card payment not tried yet). Nothing was credited, nothing moves. A paid payment is refunded instead. Emits transaction.cancelled.',
         params: IdParams,
         headers: IdempotencyHeader,
-        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 503) },
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 502, 503) },
       },
     },
     async (req) => ({ message: 'Transaction cancelled', transaction: view(await cancelTransaction(transactions, req.auth, req.params.id)) }),

@@ -5,14 +5,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.ts';
 import { inTx, type Db } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { PaymentLink, Transaction } from '../../db/types.ts';
+import type { PaymentLink, PaymentMethod, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { CardInput } from '../../payments/card.ts';
 import { validateCard } from '../../payments/card.ts';
-import type { CardResult, PaymentProvider, ProviderEvent, Providers } from '../../payments/provider.ts';
+import { methodNotOffered, type CardResult, type PaymentProvider, type ProviderEvent, type Providers, type RefundResult } from '../../payments/provider.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
@@ -52,11 +52,15 @@ export interface CreateOptions {
   recorded?: (tx: Transaction) => Promise<void>;
 }
 
-function providerFor(deps: TransactionDeps, livemode: boolean): PaymentProvider {
+/** The provider of an environment; with `method`, for a new payment of that method (refused if not offered). */
+function providerFor(deps: TransactionDeps, livemode: boolean, method?: PaymentMethod): PaymentProvider {
   const provider = livemode ? deps.providers.production : deps.providers.sandbox;
   if (!provider) {
     throw new AppError(503, 'Production payments are not available: no payment provider is configured for this gateway (PAYMENT_PROVIDER). Use a development key to test.');
   }
+  // A provider that takes only some methods (production PIX through a PSP's API Pix): the others
+  // are refused here, before anything is written.
+  if (method && provider.accepts && !provider.accepts(method)) throw methodNotOffered(method);
   return provider;
 }
 
@@ -94,14 +98,16 @@ async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, e
   if (input.capture !== undefined && input.paymentMethod !== 'CARD') throw validation('capture', 'is only for card payments');
   if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');
   if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
-  const provider = providerFor(deps, scope.livemode);
+  const provider = providerFor(deps, scope.livemode, input.paymentMethod);
   const fees = await deps.fees.of(scope.userId);
   const guard = input.card && scope.livemode ? cardGuard : undefined;
   await guard?.before();
 
   const id = uuidv7(now.getTime());
   const payer = { name: checked.clientName, email: checked.clientEmail, document: checked.document };
-  const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product }) : null;
+  // A PIX dueDate given as a date is a due date the provider may charge with (API Pix: cobv).
+  const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate } : {};
+  const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate }) : null;
   const boleto = input.paymentMethod === 'BOLETO' ? await provider.createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
   const draft = buildDraft({ id, scope, input, checked, fees, provider: provider.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
   const { tx, attached } = await insertCreation(deps.db, deps.events, draft, link, attach);
@@ -148,7 +154,7 @@ export async function payPendingCard(deps: TransactionDeps, id: string, card: Ca
   if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || tx.card_last4) throw notPayable();
   const checked = validateCard(card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
-  const provider = providerFor(deps, tx.livemode);
+  const provider = providerFor(deps, tx.livemode, 'CARD');
   const guard = tx.livemode ? cardGuard : undefined;
   await guard?.before();
   const claimed = await deps.db
@@ -176,7 +182,10 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
 
 /**
  * Applies what a provider reported (a notification, a poll, a sandbox simulation) to transactions
- * of this scope. An event for a transaction the provider does not hold is refused.
+ * of this scope. An event for a transaction the provider does not hold is refused. A PAID that
+ * carries the provider's payment reference stores it: the same reference again changes nothing,
+ * another one on a paid transaction is a second payment (409, for a person to refund), and a PAID
+ * whose reported amount differs from the amount charged is refused (409).
  */
 export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, provider: PaymentProvider, events: ProviderEvent[]): Promise<Transaction[]> {
   const out: Transaction[] = [];
@@ -185,7 +194,16 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, p
     const applied = await inTx(deps.db, async (trx) => {
       const tx = await lockTransaction(trx, scope, e.transactionId);
       if (!tx || tx.provider !== provider.name) throw notFound('Transaction');
-      return applyChange(deps, trx, tx, change);
+      if (e.outcome === 'PAID' && e.reference !== undefined) {
+        if (tx.provider_ref === e.reference) return tx;
+        if (tx.provider_ref !== null) throw new AppError(409, `Transaction ${tx.id} is already paid by another payment (${tx.provider_ref}); ${e.reference} must be returned to the payer`);
+      }
+      if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
+        throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
+      }
+      const changed = await applyChange(deps, trx, tx, change);
+      if (e.outcome !== 'PAID' || e.reference === undefined) return changed;
+      return trx.updateTable('transactions').set({ provider_ref: e.reference }).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
     });
     out.push(applied);
   }
@@ -211,6 +229,11 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     if (!locked) throw notFound('Transaction');
     if (locked.status !== 'PAID' && locked.status !== 'PARTIALLY_REFUNDED') {
       throw badRequest('INVALID_STATE_TRANSITION', `A ${locked.status} transaction cannot be refunded`, [{ field: 'status', message: 'only PAID or PARTIALLY_REFUNDED transactions can be refunded' }]);
+    }
+    const provider = scope.livemode ? deps.providers.production : deps.providers.sandbox;
+    const windowDays = provider?.name === locked.provider ? provider.refundWindowDays : undefined;
+    if (windowDays !== undefined && locked.paid_at && Date.now() - locked.paid_at.getTime() > windowDays * DAY_MS) {
+      throw badRequest('REFUND_WINDOW_CLOSED', `This payment can no longer be refunded through the provider: refunds are accepted up to ${windowDays} days after payment`, [{ field: 'status', message: `paid more than ${windowDays} days ago` }]);
     }
     const refundable = locked.charged_cents - locked.refunded_cents;
     const amount = amountCents ?? refundable;
@@ -247,12 +270,7 @@ async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: stri
   try {
     if (!provider || provider.name !== tx.provider) throw new Error(`the payment's provider (${tx.provider}) is not configured`);
     const result = await provider.refund({ refundId, transactionId: tx.id, paymentMethod: tx.payment_method, paymentReference: tx.provider_ref, amountCents });
-    await deps.db
-      .updateTable('refunds')
-      .set(result.ok ? { status: 'SUCCEEDED', provider_ref: result.reference, updated_at: new Date() } : { status: 'FAILED', failure_reason: result.reason, updated_at: new Date() })
-      .where('id', '=', refundId)
-      .execute();
-    if (!result.ok) deps.log.error({ refundId, transactionId: tx.id, reason: result.reason }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+    await recordRefund(deps, refundId, tx.id, result);
   } catch (err) {
     deps.log.error({ err, refundId, transactionId: tx.id }, 'refund: no answer from the provider; the refund stays PENDING');
   }
@@ -314,6 +332,18 @@ export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id:
 }
 
 /**
+ * Records a provider's answer about a refund on its row (still PENDING: a pending answer keeps it
+ * so, with the provider's reference, until the provider reports the outcome).
+ */
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
+  const set = result.ok
+    ? { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() }
+    : { status: 'FAILED' as const, failure_reason: result.reason, updated_at: new Date() };
+  await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
+  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+}
+
+/**
  * Authorisations past their time (CARD_AUTHORIZATION_TTL_DAYS) are voided at the provider and
  * become EXPIRED. The provider is called outside any database transaction; the status change is
  * guarded, so a capture that won the race stands.
@@ -336,8 +366,10 @@ export async function expireAuthorizations(deps: TransactionDeps, now = new Date
 
 /** Expires PENDING PIX and boleto transactions whose expiresAt has passed. Safe with many workers. */
 export async function expireDue(deps: TransactionDeps, now = new Date(), batch = 100): Promise<number> {
+  // A provider that expires its own charges asks itself first (a payment may be on its way).
+  const own = [deps.providers.production, deps.providers.sandbox].filter((p) => p?.expiresOwnCharges).map((p) => p!.name);
   return inTx(deps.db, async (trx) => {
-    const due = await lockExpired(trx, now, batch);
+    const due = await lockExpired(trx, now, batch, own);
     for (const tx of due) await applyChange(deps, trx, tx, { to: 'EXPIRED' }, now);
     return due.length;
   });

@@ -1,0 +1,567 @@
+// A fake PSP for the tests, written from the Banco Central's API Pix v2.9.0
+// (../shared/spec/bcb-api-pix-2.9.0.yaml): HTTPS that requires a client certificate, the OAuth2
+// client-credentials token endpoint with scopes, cob, cobv, pix, devolução and webhook
+// registration, and the notifications a PSP posts to `{webhookUrl}/pix`. Every request is checked
+// against the standard's rules (txid format, required fields, value formats, the scope of the
+// token) and refused with the standard's RFC 7807 problems. It misbehaves on demand: a 401 for a
+// valid token, 5xx answers, slow answers, duplicate, out-of-order, bare-array and forged
+// notifications, and notifications that are never sent. It listens on loopback only and calls
+// loopback webhooks only.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { crc16 } from '../../src/payments/pix.ts';
+import { makeCertificate } from '../webhook-receiver.ts';
+
+export const ALL_SCOPES = ['cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read'] as const;
+
+const TXID = /^[a-zA-Z0-9]{26,35}$/;
+const E2EID = /^[a-zA-Z0-9]{32}$/;
+const DEVOLUCAO_ID = /^[a-zA-Z0-9]{1,35}$/;
+const MONEY = /^\d{1,10}\.\d{2}$/;
+const CPF = /^\d{11}$/;
+const CNPJ = /^[0-9A-Z]{14}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 86_400_000;
+const ISPB = '99999999';
+
+export interface Violation {
+  razao: string;
+  propriedade: string;
+  valor?: string;
+}
+
+export interface Cob {
+  kind: 'cob' | 'cobv';
+  txid: string;
+  revisao: number;
+  status: 'ATIVA' | 'CONCLUIDA' | 'REMOVIDA_PELO_USUARIO_RECEBEDOR' | 'REMOVIDA_PELO_PSP';
+  criacao: Date;
+  body: any;
+  location: string;
+  pixCopiaECola: string;
+  pix: string[];
+}
+
+export interface Devolucao {
+  id: string;
+  rtrId: string;
+  valor: string;
+  natureza: string;
+  status: 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
+  motivo?: string;
+  solicitacao: Date;
+  liquidacao?: Date;
+}
+
+export interface PixRecord {
+  endToEndId: string;
+  txid: string;
+  valor: string;
+  chave: string;
+  horario: Date;
+  devolucoes: Devolucao[];
+}
+
+export interface Logged {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: any;
+  scope: string[] | null;
+  status: number;
+  at: number;
+}
+
+/** How a settlement's notification is sent. */
+export interface NotifyOptions {
+  /** none: the notification is lost; twice: sent two times; bare: the body is a bare array. */
+  mode?: 'normal' | 'none' | 'twice' | 'bare';
+}
+
+export interface FakePsp {
+  /** https://localhost:<port>/api/v2 */
+  apiUrl: string;
+  tokenUrl: string;
+  /** PEM files: the PSP's server certificate (our PIX_API_CA_FILE) and our client certificate and key. */
+  caFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+  clientId: string;
+  clientSecret: string;
+  /** The DICT keys this receiver owns (a cob or webhook for another key is refused). */
+  keys: Set<string>;
+  cobs: Map<string, Cob>;
+  pix: Map<string, PixRecord>;
+  webhooks: Map<string, { webhookUrl: string; criacao: Date }>;
+  requests: Logged[];
+  tokensIssued: number;
+  /** Scopes the client may be granted (default: all). */
+  grantable: Set<string>;
+  /** Every request logged for a method and path prefix. */
+  calls(method: string, pathPrefix: string): Logged[];
+  /** The next `n` API calls (token endpoint excluded) answer `status` with a problem. */
+  failNext(n: number, status: number): void;
+  /** The next API call answers 401 although its token is valid (a PSP that revoked it). */
+  unauthorizedOnce(): void;
+  /** The next `n` API calls wait `ms` before answering (timeouts). */
+  delayNext(n: number, ms: number): void;
+  /** A payer pays the charge `txid` (its full value, unless given); notifies the registered webhook. */
+  pay(txid: string, opts?: NotifyOptions & { valor?: string; horario?: Date }): Promise<PixRecord>;
+  /** Posts a notification for these e2eids (as stored; an unknown one is sent as a forged item). */
+  notify(items: Array<PixRecord | Record<string, unknown>>, opts?: { bare?: boolean; chave?: string }): Promise<number>;
+  /** Posts a notification for a Pix it never settled (same txid and value as `txid`'s charge). */
+  forge(txid: string): Promise<{ status: number; e2eid: string }>;
+  /** Finishes every refund still in processing (DEVOLVIDO, or NAO_REALIZADO with a reason); notifies. */
+  finishRefunds(status: 'DEVOLVIDO' | 'NAO_REALIZADO', opts?: NotifyOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+function problem(type: string, status: number, title: string, detail?: string, violacoes?: Violation[]) {
+  return { status, body: { type: `https://pix.bcb.gov.br/api/v2/error/${type}`, title, status, ...(detail ? { detail } : {}), ...(violacoes?.length ? { violacoes } : {}), correlationId: randomUUID() } };
+}
+
+function tlv(id: string, value: string): string {
+  return id + String(value.length).padStart(2, '0') + value;
+}
+
+/** A dynamic BR Code (the payload is fetched from the location), as a PSP returns in pixCopiaECola. */
+function dynamicBrCode(location: string): string {
+  const payload =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', location)) +
+    tlv('52', '0000') +
+    tlv('53', '986') +
+    tlv('58', 'BR') +
+    tlv('59', 'LOJA TESTE') +
+    tlv('60', 'SAO PAULO') +
+    tlv('62', tlv('05', '***')) +
+    '6304';
+  return payload + crc16(payload);
+}
+
+/** E + ISPB + yyyyMMddHHmm + 11 alphanumerics: 32 characters. */
+function newE2eid(at: Date): string {
+  const stamp = at.toISOString().replace(/[-:T]/g, '').slice(0, 12);
+  return `E${ISPB}${stamp}${randomBytes(8).toString('hex').slice(0, 11)}`;
+}
+
+function cents(valor: string): number {
+  const [r, c] = valor.split('.');
+  return Number(r) * 100 + Number(c);
+}
+
+function money(c: number): string {
+  return `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+}
+
+function isLoopback(u: URL): boolean {
+  return u.hostname === 'localhost' || u.hostname === '127.0.0.1' || u.hostname === '[::1]';
+}
+
+/** Checks the devedor object of a cob/cobv (PessoaFisica | PessoaJuridica, never both). */
+function checkDevedor(d: any, where: string, required: boolean, v: Violation[]) {
+  if (d === undefined) {
+    if (required) v.push({ razao: 'devedor é obrigatório', propriedade: where });
+    return;
+  }
+  if (typeof d !== 'object' || d === null) return void v.push({ razao: 'devedor não respeita o schema', propriedade: where });
+  if (d.cpf !== undefined && d.cnpj !== undefined) v.push({ razao: 'cpf e cnpj não podem estar ambos preenchidos', propriedade: where });
+  if (d.cpf === undefined && d.cnpj === undefined) v.push({ razao: 'cpf ou cnpj é obrigatório', propriedade: where });
+  if (d.cpf !== undefined && !(typeof d.cpf === 'string' && CPF.test(d.cpf))) v.push({ razao: 'cpf não respeita o schema', propriedade: `${where}.cpf`, valor: String(d.cpf) });
+  if (d.cnpj !== undefined && !(typeof d.cnpj === 'string' && CNPJ.test(d.cnpj))) v.push({ razao: 'cnpj não respeita o schema', propriedade: `${where}.cnpj`, valor: String(d.cnpj) });
+  if (typeof d.nome !== 'string' || d.nome.length === 0 || d.nome.length > 200) v.push({ razao: 'nome é obrigatório (até 200 caracteres)', propriedade: `${where}.nome` });
+}
+
+function checkModalidade(o: any, where: string, max: number, v: Violation[]) {
+  if (o === undefined) return;
+  if (!Number.isInteger(o?.modalidade) || o.modalidade < 1 || o.modalidade > max) v.push({ razao: `modalidade deve ser de 1 a ${max}`, propriedade: `${where}.modalidade` });
+  if (typeof o?.valorPerc !== 'string' || !MONEY.test(o.valorPerc)) v.push({ razao: 'valorPerc não respeita o schema', propriedade: `${where}.valorPerc` });
+}
+
+export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: number } = {}): Promise<FakePsp> {
+  const server = makeCertificate();
+  const client = makeCertificate();
+  const clientId = `client_${randomBytes(4).toString('hex')}`;
+  const clientSecret = randomBytes(16).toString('hex');
+  const tokenTtl = opts.tokenTtlSeconds ?? 3600;
+  const tokens = new Map<string, { scopes: string[]; expires: number }>();
+  const cobs = new Map<string, Cob>();
+  const pix = new Map<string, PixRecord>();
+  const webhooks = new Map<string, { webhookUrl: string; criacao: Date }>();
+  const requests: Logged[] = [];
+  const keys = new Set(opts.keys ?? ['pix@loja.example']);
+  const grantable = new Set<string>(ALL_SCOPES);
+  const failures: number[] = [];
+  const delays: number[] = [];
+  let unauthorized = 0;
+  let locId = 1000;
+  let port = 0;
+
+  const routes: Array<{ method: string; re: RegExp; scope: string; handle: (m: RegExpMatchArray, body: any, q: URLSearchParams) => { status: number; body?: unknown } }> = [];
+  const route = (method: string, re: RegExp, scope: string, handle: (typeof routes)[number]['handle']) => routes.push({ method, re, scope, handle });
+
+  function cobView(c: Cob) {
+    const cal = c.kind === 'cob' ? { criacao: c.criacao.toISOString(), expiracao: c.body.calendario?.expiracao ?? 86400 } : { criacao: c.criacao.toISOString(), dataDeVencimento: c.body.calendario.dataDeVencimento, validadeAposVencimento: c.body.calendario.validadeAposVencimento ?? 30 };
+    return {
+      ...c.body,
+      calendario: cal,
+      txid: c.txid,
+      revisao: c.revisao,
+      loc: { id: locId, location: c.location, tipoCob: c.kind, criacao: c.criacao.toISOString() },
+      location: c.location,
+      status: c.status,
+      pixCopiaECola: c.pixCopiaECola,
+      ...(c.kind === 'cobv' ? { recebedor: { cnpj: '12345678000195', nome: 'Loja Teste', logradouro: 'Rua A, 1', cidade: 'São Paulo', uf: 'SP', cep: '01001000' } } : {}),
+      ...(c.pix.length ? { pix: c.pix.map((e) => pixView(pix.get(e)!)) } : {}),
+    };
+  }
+
+  function pixView(p: PixRecord) {
+    return {
+      endToEndId: p.endToEndId,
+      txid: p.txid,
+      valor: p.valor,
+      chave: p.chave,
+      horario: p.horario.toISOString(),
+      componentesValor: { original: { valor: p.valor } },
+      ...(p.devolucoes.length
+        ? {
+            devolucoes: p.devolucoes.map((d) => ({
+              id: d.id,
+              rtrId: d.rtrId,
+              valor: d.valor,
+              natureza: d.natureza,
+              horario: { solicitacao: d.solicitacao.toISOString(), ...(d.liquidacao ? { liquidacao: d.liquidacao.toISOString() } : {}) },
+              status: d.status,
+              ...(d.motivo ? { motivo: d.motivo } : {}),
+            })),
+          }
+        : {}),
+    };
+  }
+
+  /** cob / cobv creation and revision rules (PUT creates or alters an ATIVA one; PATCH revises). */
+  function putCob(kind: 'cob' | 'cobv', txid: string, body: any): { status: number; body?: unknown } {
+    const type = kind === 'cob' ? 'Cob' : 'CobV';
+    if (!TXID.test(txid)) return problem('RequisicaoInvalida', 400, 'Requisição inválida', 'txid não respeita o schema', [{ razao: 'txid deve ter de 26 a 35 caracteres alfanuméricos', propriedade: 'txid', valor: txid }]);
+    const v: Violation[] = [];
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'corpo não é um objeto');
+    if (typeof body.chave !== 'string' || body.chave.length > 77) v.push({ razao: 'chave é obrigatória', propriedade: `${kind}.chave` });
+    else if (!keys.has(body.chave)) v.push({ razao: 'a chave não pertence a este usuário recebedor', propriedade: `${kind}.chave`, valor: body.chave });
+    if (typeof body.valor?.original !== 'string' || !MONEY.test(body.valor.original)) v.push({ razao: 'valor.original não respeita o schema', propriedade: `${kind}.valor.original` });
+    else if (cents(body.valor.original) === 0) v.push({ razao: 'valor.original não pode ser zero', propriedade: `${kind}.valor.original` });
+    if (typeof body.calendario !== 'object' || body.calendario === null) v.push({ razao: 'calendario é obrigatório', propriedade: `${kind}.calendario` });
+    else if (kind === 'cob') {
+      const exp = body.calendario.expiracao;
+      if (exp !== undefined && !(Number.isInteger(exp) && exp > 0)) v.push({ razao: 'expiracao deve ser um inteiro maior que zero', propriedade: 'cob.calendario.expiracao' });
+    } else {
+      const due = body.calendario.dataDeVencimento;
+      if (typeof due !== 'string' || !DATE.test(due) || Number.isNaN(Date.parse(due))) v.push({ razao: 'dataDeVencimento não respeita o schema', propriedade: 'cobv.calendario.dataDeVencimento' });
+      const val = body.calendario.validadeAposVencimento;
+      if (val !== undefined && !(Number.isInteger(val) && val >= 0)) v.push({ razao: 'validadeAposVencimento não respeita o schema', propriedade: 'cobv.calendario.validadeAposVencimento' });
+      checkModalidade(body.valor?.multa, 'cobv.valor.multa', 2, v);
+      checkModalidade(body.valor?.juros, 'cobv.valor.juros', 8, v);
+    }
+    checkDevedor(body.devedor, `${kind}.devedor`, kind === 'cobv', v);
+    if (body.solicitacaoPagador !== undefined && (typeof body.solicitacaoPagador !== 'string' || body.solicitacaoPagador.length > 140)) v.push({ razao: 'solicitacaoPagador até 140 caracteres', propriedade: `${kind}.solicitacaoPagador` });
+    if (v.length) return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'A requisição que busca criar uma cobrança não respeita o schema.', v);
+    const existing = cobs.get(txid);
+    if (existing && existing.kind !== kind) return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'txid em uso por outro tipo de cobrança');
+    if (existing && existing.status !== 'ATIVA') return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'A cobrança já existe e não está ATIVA.');
+    const now = new Date();
+    if (existing) {
+      if (JSON.stringify(existing.body) !== JSON.stringify(body)) existing.revisao += 1;
+      existing.body = body;
+      return { status: 201, body: cobView(existing) };
+    }
+    const location = `localhost:${port}/qr/v2/${kind === 'cobv' ? 'cobv/' : ''}${randomUUID().replace(/-/g, '')}`;
+    const c: Cob = { kind, txid, revisao: 0, status: 'ATIVA', criacao: now, body, location, pixCopiaECola: dynamicBrCode(location), pix: [] };
+    cobs.set(txid, c);
+    locId += 1;
+    return { status: 201, body: cobView(c) };
+  }
+
+  function patchCob(kind: 'cob' | 'cobv', txid: string, body: any): { status: number; body?: unknown } {
+    const type = kind === 'cob' ? 'Cob' : 'CobV';
+    const c = cobs.get(txid);
+    if (!c || c.kind !== kind) return problem(`${type}NaoEncontrado`, 404, 'Cobrança não encontrada', 'Cobrança não encontrada para o txid informado.');
+    if (c.status !== 'ATIVA') return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'A cobrança não está ATIVA, e a presente requisição busca alterá-la.');
+    if (body?.status !== undefined) {
+      if (body.status !== 'REMOVIDA_PELO_USUARIO_RECEBEDOR') return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'o campo cob.status não respeita o schema', [{ razao: 'status inválido', propriedade: `${kind}.status` }]);
+      if (Object.keys(body).length > 1) return problem(`${type}OperacaoInvalida`, 400, 'Cobrança inválida', 'remoção junto com outras alterações');
+      c.status = 'REMOVIDA_PELO_USUARIO_RECEBEDOR';
+      c.revisao += 1;
+      return { status: 200, body: cobView(c) };
+    }
+    c.body = { ...c.body, ...body };
+    c.revisao += 1;
+    return { status: 200, body: cobView(c) };
+  }
+
+  route('PUT', /^\/cob\/([^/]+)$/, 'cob.write', (m, body) => putCob('cob', m[1], body));
+  route('PATCH', /^\/cob\/([^/]+)$/, 'cob.write', (m, body) => patchCob('cob', m[1], body));
+  route('GET', /^\/cob\/([^/]+)$/, 'cob.read', (m) => {
+    const c = cobs.get(m[1]);
+    return c && c.kind === 'cob' ? { status: 200, body: cobView(c) } : problem('CobNaoEncontrado', 404, 'Cobrança não encontrada');
+  });
+  route('PUT', /^\/cobv\/([^/]+)$/, 'cobv.write', (m, body) => putCob('cobv', m[1], body));
+  route('PATCH', /^\/cobv\/([^/]+)$/, 'cobv.write', (m, body) => patchCob('cobv', m[1], body));
+  route('GET', /^\/cobv\/([^/]+)$/, 'cobv.read', (m) => {
+    const c = cobs.get(m[1]);
+    return c && c.kind === 'cobv' ? { status: 200, body: cobView(c) } : problem('CobVNaoEncontrada', 404, 'Cobrança não encontrada');
+  });
+
+  route('GET', /^\/pix\/([^/]+)$/, 'pix.read', (m) => {
+    if (!E2EID.test(m[1])) return problem('RequisicaoInvalida', 400, 'Requisição inválida', 'e2eid não respeita o schema');
+    const p = pix.get(m[1]);
+    return p ? { status: 200, body: pixView(p) } : problem('PixNaoEncontrado', 404, 'Pix não encontrado', 'Pix não encontrado para o e2eid informado.');
+  });
+  route('GET', /^\/pix$/, 'pix.read', (_m, _b, q) => {
+    const inicio = Date.parse(q.get('inicio') ?? '');
+    const fim = Date.parse(q.get('fim') ?? '');
+    const page = Number(q.get('paginacao.paginaAtual') ?? '0');
+    const per = Number(q.get('paginacao.itensPorPagina') ?? '100');
+    const v: Violation[] = [];
+    if (Number.isNaN(inicio)) v.push({ razao: 'inicio é obrigatório (RFC 3339)', propriedade: 'inicio' });
+    if (Number.isNaN(fim)) v.push({ razao: 'fim é obrigatório (RFC 3339)', propriedade: 'fim' });
+    if (!v.length && fim < inicio) v.push({ razao: 'fim é anterior a inicio', propriedade: 'fim' });
+    if (!Number.isInteger(page) || page < 0) v.push({ razao: 'paginaAtual negativo', propriedade: 'paginacao.paginaAtual' });
+    if (!Number.isInteger(per) || per < 1 || per > 1000) v.push({ razao: 'itensPorPagina fora de 1..1000', propriedade: 'paginacao.itensPorPagina' });
+    if (v.length) return problem('PixConsultaInvalida', 400, 'Consulta inválida', undefined, v);
+    const all = [...pix.values()].filter((p) => p.horario.getTime() >= inicio && p.horario.getTime() <= fim).sort((a, b) => a.horario.getTime() - b.horario.getTime());
+    const pages = Math.max(1, Math.ceil(all.length / per));
+    return {
+      status: 200,
+      body: {
+        parametros: { inicio: q.get('inicio'), fim: q.get('fim'), paginacao: { paginaAtual: page, itensPorPagina: per, quantidadeDePaginas: pages, quantidadeTotalDeItens: all.length } },
+        pix: all.slice(page * per, page * per + per).map(pixView),
+      },
+    };
+  });
+  route('PUT', /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/, 'pix.write', (m, body) => {
+    const [, e2eid, id] = m;
+    const p = pix.get(e2eid);
+    if (!p) return problem('PixNaoEncontrado', 404, 'Pix não encontrado');
+    const v: Violation[] = [];
+    if (!DEVOLUCAO_ID.test(id)) v.push({ razao: 'id não respeita o schema', propriedade: 'id', valor: id });
+    if (typeof body?.valor !== 'string' || !MONEY.test(body.valor) || cents(body.valor) === 0) v.push({ razao: 'valor não respeita o schema', propriedade: 'devolucao.valor' });
+    if (body?.natureza !== undefined && body.natureza !== 'ORIGINAL' && body.natureza !== 'RETIRADA') v.push({ razao: 'natureza não respeita o schema', propriedade: 'devolucao.natureza' });
+    if (body?.descricao !== undefined && (typeof body.descricao !== 'string' || body.descricao.length > 140)) v.push({ razao: 'descricao até 140 caracteres', propriedade: 'devolucao.descricao' });
+    if (!v.length && p.devolucoes.some((d) => d.id === id)) v.push({ razao: 'id já utilizado por outra devolução deste Pix', propriedade: 'id', valor: id });
+    if (!v.length) {
+      const taken = p.devolucoes.filter((d) => d.status !== 'NAO_REALIZADO').reduce((s, d) => s + cents(d.valor), 0);
+      if (taken + cents(body.valor) > cents(p.valor)) v.push({ razao: 'a soma das devoluções excederia o valor do Pix', propriedade: 'devolucao.valor', valor: body.valor });
+      if (Date.now() - p.horario.getTime() > 90 * DAY_MS) v.push({ razao: 'fora da janela de 90 dias desde a liquidação', propriedade: 'e2eid' });
+    }
+    if (v.length) return problem('PixDevolucaoInvalida', 400, 'Devolução inválida', undefined, v);
+    const d: Devolucao = { id, rtrId: `D${ISPB}${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 12)}${randomBytes(8).toString('hex').slice(0, 11)}`, valor: body.valor, natureza: body.natureza ?? 'ORIGINAL', status: 'EM_PROCESSAMENTO', solicitacao: new Date() };
+    p.devolucoes.push(d);
+    return { status: 201, body: pixView(p).devolucoes!.find((x) => x.id === id) };
+  });
+  route('GET', /^\/pix\/([^/]+)\/devolucao\/([^/]+)$/, 'pix.read', (m) => {
+    const d = pix.get(m[1])?.devolucoes.find((x) => x.id === m[2]);
+    if (!d) return problem('PixDevolucaoNaoEncontrada', 404, 'Devolução não encontrada');
+    return { status: 200, body: pixView(pix.get(m[1])!).devolucoes!.find((x) => x.id === m[2]) };
+  });
+
+  route('PUT', /^\/webhook\/([^/]+)$/, 'webhook.write', (m, body) => {
+    const chave = decodeURIComponent(m[1]);
+    const v: Violation[] = [];
+    if (!keys.has(chave)) v.push({ razao: 'a chave não pertence a este usuário recebedor', propriedade: 'chave', valor: chave });
+    let target: URL | null = null;
+    try {
+      target = new URL(body?.webhookUrl);
+    } catch {
+      v.push({ razao: 'webhookUrl não respeita o schema', propriedade: 'webhook.webhookUrl' });
+    }
+    if (target && !isLoopback(target)) v.push({ razao: 'o PSP de teste só chama endereços de loopback', propriedade: 'webhook.webhookUrl' });
+    if (v.length) return problem('WebhookOperacaoInvalida', 400, 'Webhook inválido', undefined, v);
+    webhooks.set(chave, { webhookUrl: body.webhookUrl, criacao: webhooks.get(chave)?.criacao ?? new Date() });
+    return { status: 200 };
+  });
+  route('GET', /^\/webhook\/([^/]+)$/, 'webhook.read', (m) => {
+    const w = webhooks.get(decodeURIComponent(m[1]));
+    return w ? { status: 200, body: { webhookUrl: w.webhookUrl, chave: decodeURIComponent(m[1]), criacao: w.criacao.toISOString() } } : problem('WebhookNaoEncontrado', 404, 'Webhook não encontrado');
+  });
+  route('DELETE', /^\/webhook\/([^/]+)$/, 'webhook.write', (m) => (webhooks.delete(decodeURIComponent(m[1])) ? { status: 204 } : problem('WebhookNaoEncontrado', 404, 'Webhook não encontrado')));
+
+  function token(req: http.IncomingMessage, raw: string): { status: number; body?: unknown } {
+    const auth = String(req.headers.authorization ?? '');
+    const decoded = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : '';
+    const sep = decoded.indexOf(':');
+    const [id, secret] = sep < 0 ? ['', ''] : [decodeURIComponent(decoded.slice(0, sep)), decodeURIComponent(decoded.slice(sep + 1))];
+    if (id !== clientId || secret !== clientSecret) return { status: 401, body: { error: 'invalid_client' } };
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return { status: 400, body: { error: 'invalid_request' } };
+    const form = new URLSearchParams(raw);
+    if (form.get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
+    const asked = (form.get('scope') ?? [...grantable].join(' ')).split(' ').filter(Boolean);
+    if (asked.some((s) => !grantable.has(s))) return { status: 400, body: { error: 'invalid_scope' } };
+    const t = randomBytes(24).toString('base64url');
+    tokens.set(t, { scopes: asked, expires: Date.now() + tokenTtl * 1000 });
+    psp.tokensIssued += 1;
+    return { status: 200, body: { access_token: t, token_type: 'Bearer', expires_in: tokenTtl, scope: asked.join(' ') } };
+  }
+
+  const httpsServer = https.createServer(
+    { key: readFileSync(server.keyFile), cert: readFileSync(server.certFile), ca: readFileSync(client.certFile), requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => void answer(req, res, Buffer.concat(chunks).toString('utf8')));
+    },
+  );
+
+  async function answer(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const send = (status: number, body?: unknown, scope: string[] | null = null, parsed: unknown = null) => {
+      requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, body: parsed, scope, status, at: Date.now() });
+      if (res.destroyed) return;
+      const isProblem = status >= 400 && body && typeof body === 'object' && 'type' in body;
+      res.writeHead(status, body === undefined ? {} : { 'content-type': isProblem ? 'application/problem+json' : 'application/json' });
+      res.end(body === undefined ? undefined : JSON.stringify(body));
+    };
+    // The TLS layer already refused a client without a certificate this server trusts.
+    if (!(req.socket as TLSSocket).authorized) return send(401, { error: 'client certificate required' });
+    if (url.pathname === '/oauth/token' && req.method === 'POST') {
+      const t = token(req, raw);
+      return send(t.status, t.body);
+    }
+    if (!url.pathname.startsWith('/api/v2/')) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body);
+    const path = url.pathname.slice('/api/v2'.length);
+    let body: any = undefined;
+    if (raw) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return send(400, problem('RequisicaoInvalida', 400, 'Requisição inválida', 'JSON inválido').body);
+      }
+    }
+    const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const grant = tokens.get(bearer);
+    if (!grant || grant.expires < Date.now()) return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token ausente, inválido ou expirado').body, null, body);
+    // What a request meets is decided when it arrives: a slow request answered after its client gave
+    // up must not take a misbehaviour queued for a later one.
+    const delay = delays.shift();
+    const revoked = unauthorized > 0;
+    if (revoked) unauthorized -= 1;
+    const failure = revoked ? undefined : failures.shift();
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (revoked) {
+      tokens.delete(bearer);
+      return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token revogado').body, grant.scopes, body);
+    }
+    if (failure) return send(failure, problem(failure === 504 ? 'IndisponibilidadePorTempoEsgotado' : failure === 503 ? 'ServicoIndisponivel' : 'ErroInternoDoServidor', failure, 'Falha', 'falha simulada').body, grant.scopes, body);
+    const r = routes.find((x) => x.method === req.method && x.re.test(path));
+    if (!r) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body, grant.scopes, body);
+    if (!grant.scopes.includes(r.scope)) return send(403, problem('AcessoNegado', 403, 'Acesso negado', `escopo ${r.scope} necessário`).body, grant.scopes, body);
+    if ((req.method === 'PUT' || req.method === 'PATCH') && !String(req.headers['content-type'] ?? '').startsWith('application/json')) {
+      return send(400, problem('RequisicaoInvalida', 400, 'Requisição inválida', 'content-type deve ser application/json').body, grant.scopes, body);
+    }
+    const out = r.handle(path.match(r.re)!, body, url.searchParams);
+    return send(out.status, out.body, grant.scopes, body);
+  }
+
+  /** POST {webhookUrl}/pix with the items (or a bare array). Returns the receiver's status. */
+  async function post(chave: string, items: unknown[], bare: boolean): Promise<number> {
+    const hook = webhooks.get(chave);
+    if (!hook) return 0;
+    const target = new URL(hook.webhookUrl.replace(/\/+$/, '') + '/pix');
+    if (!isLoopback(target)) throw new Error('the fake PSP calls loopback addresses only');
+    const payload = JSON.stringify(bare ? items : { pix: items });
+    const lib = target.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const r = lib.request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      r.on('error', reject);
+      r.end(payload);
+    });
+  }
+
+  async function deliver(chave: string, items: unknown[], o: NotifyOptions = {}) {
+    const mode = o.mode ?? 'normal';
+    if (mode === 'none') return;
+    await post(chave, items, mode === 'bare');
+    if (mode === 'twice') await post(chave, items, false);
+  }
+
+  await new Promise<void>((resolve) => httpsServer.listen(0, '127.0.0.1', resolve));
+  port = (httpsServer.address() as AddressInfo).port;
+
+  const psp: FakePsp = {
+    apiUrl: `https://localhost:${port}/api/v2`,
+    tokenUrl: `https://localhost:${port}/oauth/token`,
+    caFile: server.certFile,
+    clientCertFile: client.certFile,
+    clientKeyFile: client.keyFile,
+    clientId,
+    clientSecret,
+    keys,
+    cobs,
+    pix,
+    webhooks,
+    requests,
+    tokensIssued: 0,
+    grantable,
+    calls: (method, prefix) => requests.filter((r) => r.method === method && r.path.startsWith(`/api/v2${prefix}`)),
+    failNext(n, status) {
+      for (let i = 0; i < n; i++) failures.push(status);
+    },
+    unauthorizedOnce() {
+      unauthorized += 1;
+    },
+    delayNext(n, ms) {
+      for (let i = 0; i < n; i++) delays.push(ms);
+    },
+    async pay(txid, o = {}) {
+      const c = cobs.get(txid);
+      if (!c || c.status !== 'ATIVA') throw new Error(`fake PSP: no ATIVA charge ${txid}`);
+      const at = o.horario ?? new Date();
+      const p: PixRecord = { endToEndId: newE2eid(at), txid, valor: o.valor ?? c.body.valor.original, chave: c.body.chave, horario: at, devolucoes: [] };
+      pix.set(p.endToEndId, p);
+      c.pix.push(p.endToEndId);
+      c.status = 'CONCLUIDA';
+      await deliver(c.body.chave, [pixView(p)], o);
+      return p;
+    },
+    async notify(items, o = {}) {
+      const views = items.map((i) => ('endToEndId' in i && pix.has(String(i.endToEndId)) ? pixView(pix.get(String(i.endToEndId))!) : i));
+      const chave = o.chave ?? [...keys][0];
+      return post(chave, views, o.bare ?? false);
+    },
+    async forge(txid) {
+      const c = cobs.get(txid);
+      if (!c) throw new Error(`fake PSP: no charge ${txid}`);
+      const e2eid = newE2eid(new Date());
+      const status = await post(c.body.chave, [{ endToEndId: e2eid, txid, valor: c.body.valor.original, chave: c.body.chave, horario: new Date().toISOString() }], false);
+      return { status, e2eid };
+    },
+    async finishRefunds(status, o = {}) {
+      for (const p of pix.values()) {
+        const open = p.devolucoes.filter((d) => d.status === 'EM_PROCESSAMENTO');
+        if (!open.length) continue;
+        for (const d of open) {
+          d.status = status;
+          d.liquidacao = status === 'DEVOLVIDO' ? new Date() : undefined;
+          if (status === 'NAO_REALIZADO') d.motivo = 'Conta do pagador encerrada';
+        }
+        await deliver(p.chave, [pixView(p)], o);
+      }
+    },
+    async close() {
+      httpsServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpsServer.close(() => resolve()));
+      rmSync(server.dir, { recursive: true, force: true });
+      rmSync(client.dir, { recursive: true, force: true });
+    },
+  };
+  return psp;
+}
+
+export { cents as pspCents, money as pspMoney };

@@ -1,0 +1,83 @@
+// PIX_PROVIDER=bcb-api and its settings: required together, files read and checked at start,
+// secrets never quoted in a message.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { makeCertificate } from '../webhook-receiver.ts';
+
+const SECRET = 'test-secret-test-secret-test-secret-0123456789';
+const cert = makeCertificate();
+const dir = mkdtempSync(join(tmpdir(), 'cofre-pixcfg-'));
+after(() => {
+  rmSync(cert.dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const FULL = {
+  JWT_SECRET: SECRET,
+  PIX_PROVIDER: 'bcb-api',
+  PIX_API_URL: 'https://psp.example/api/v2/',
+  PIX_API_CLIENT_ID: 'client-id',
+  PIX_API_CLIENT_SECRET: 'very-secret-client-secret',
+  PIX_API_CERT_FILE: cert.certFile,
+  PIX_API_KEY_FILE: cert.keyFile,
+  PIX_KEY: 'pix@loja.example',
+};
+
+function refused(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.message;
+  }
+  assert.fail(`expected a ConfigError for ${Object.keys(env).join(',')}`);
+}
+
+test('without PIX_PROVIDER there is no API Pix provider', () => {
+  assert.equal(loadConfig({ JWT_SECRET: SECRET }).pixApi, null);
+});
+
+test('a full configuration: URL without trailing slash, token URL defaults to the origin /oauth/token, PEM texts read', () => {
+  const c = loadConfig(FULL).pixApi!;
+  assert.equal(c.url, 'https://psp.example/api/v2');
+  assert.equal(c.tokenUrl, 'https://psp.example/oauth/token');
+  assert.equal(c.clientId, 'client-id');
+  assert.equal(c.clientSecret, 'very-secret-client-secret');
+  assert.match(c.cert, /BEGIN CERTIFICATE/);
+  assert.match(c.key, /PRIVATE KEY/);
+  assert.equal(c.ca, null);
+  const withCa = loadConfig({ ...FULL, PIX_API_TOKEN_URL: 'https://auth.psp.example/token', PIX_API_CA_FILE: cert.certFile }).pixApi!;
+  assert.equal(withCa.tokenUrl, 'https://auth.psp.example/token');
+  assert.match(withCa.ca!, /BEGIN CERTIFICATE/);
+});
+
+test('every missing setting is named at once', () => {
+  const msg = refused({ JWT_SECRET: SECRET, PIX_PROVIDER: 'bcb-api' });
+  for (const name of ['PIX_API_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_KEY']) assert.match(msg, new RegExp(name));
+});
+
+test('an unknown PIX_PROVIDER, a plain-http URL, unreadable or non-PEM files are refused', () => {
+  assert.match(refused({ ...FULL, PIX_PROVIDER: 'efi' }), /PIX_PROVIDER "efi" is not a known PIX provider/);
+  assert.match(refused({ ...FULL, PIX_API_URL: 'http://psp.example/v2' }), /PIX_API_URL must be a https URL/);
+  assert.match(refused({ ...FULL, PIX_API_TOKEN_URL: 'ftp://psp.example/token' }), /PIX_API_TOKEN_URL must be a https URL/);
+  assert.match(refused({ ...FULL, PIX_API_CERT_FILE: join(dir, 'none.pem') }), /PIX_API_CERT_FILE cannot be read .*ENOENT/);
+  const notPem = join(dir, 'not.pem');
+  writeFileSync(notPem, 'hello');
+  assert.match(refused({ ...FULL, PIX_API_KEY_FILE: notPem }), /PIX_API_KEY_FILE must be a PEM private key file/);
+  assert.match(refused({ ...FULL, PIX_API_KEY_FILE: cert.certFile }), /PIX_API_KEY_FILE must be a PEM private key file/);
+  assert.match(refused({ ...FULL, PIX_API_CA_FILE: cert.keyFile }), /PIX_API_CA_FILE must be a PEM certificate file/);
+});
+
+test('PIX_PROVIDER and PAYMENT_PROVIDER cannot both choose the production provider', () => {
+  assert.match(refused({ ...FULL, PAYMENT_PROVIDER: 'sandbox' }), /set one of them/);
+});
+
+test('the client secret and the private key never appear in a message', () => {
+  const msg = refused({ ...FULL, PIX_API_URL: 'nope', PIX_API_KEY_FILE: cert.certFile });
+  assert.doesNotMatch(msg, /very-secret-client-secret/);
+  assert.doesNotMatch(msg, /PRIVATE KEY/);
+});
