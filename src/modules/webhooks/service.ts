@@ -195,7 +195,7 @@ async function attemptsOf(db: Executor, userId: string, ids: string[]): Promise<
     .where('a.delivery_id', 'in', ids)
     // The attempt under way (started row, lease still held) shows once it has an outcome; one cut
     // off by a stopped worker shows when its lease runs out (see deliveries.ts).
-    .where((eb) => eb.not(eb.and([eb('a.error', '=', ATTEMPT_STARTED), eb('a.attempt', '=', eb.ref('d.attempts')), eb('d.locked_until', 'is not', null), eb('d.locked_until', '>', sql<Date>`now()`)])))
+    .where((eb) => eb.not(eb.and([eb('a.error', 'is not', null), eb('a.error', '=', ATTEMPT_STARTED), eb('a.attempt', '=', eb.ref('d.attempts')), eb('d.locked_until', 'is not', null), eb('d.locked_until', '>', sql<Date>`now()`)])))
     .orderBy('a.delivery_id')
     .orderBy('a.attempt')
     .execute();
