@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
 import { uuidv7 } from './db/ids.ts';
 import { Authenticator, REVOKED_CHANNEL, installAuth } from './http/auth.ts';
+import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { Cursors } from './http/pagination.ts';
@@ -18,6 +19,7 @@ import type { RateLimiter } from './http/ratelimit.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import authRoutes from './modules/auth/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
+import { ORIGIN_COMPAT } from './modules/compat.ts';
 import checkoutModule from './modules/checkout/index.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
@@ -103,6 +105,8 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   // Infrastructure
   installErrorHandling(app);
+  // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
+  installCompat(app, ORIGIN_COMPAT);
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.

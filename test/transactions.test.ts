@@ -76,6 +76,8 @@ async function pay(key: string, id: string, c: TestContext = ctx) {
 async function balance(key: string, c: TestContext = ctx) {
   const res = await call(c.app, 'GET', '/api/v1/balance', { key });
   assert.equal(res.status, 200, res.raw);
+  assert.equal(res.body.pendingCents, res.body.receivableCents);
+  assert.equal(res.body.totalCents, res.body.availableCents + res.body.receivableCents);
   return { available: res.body.availableCents, receivable: res.body.receivableCents, reserved: res.body.reservedCents };
 }
 
@@ -393,7 +395,8 @@ describe('creation bounds', () => {
   });
 
   test('each mandatory field missing -> 400 naming that field', async () => {
-    for (const field of ['product', 'amountCents', 'clientName', 'clientEmail', 'clientDocument', 'paymentMethod']) {
+    // paymentMethod may be omitted: PIX, as at the origin gateway (docs/compatibility.md).
+    for (const field of ['product', 'amountCents', 'clientName', 'clientEmail', 'clientDocument']) {
       const b = body();
       delete b[field];
       assert400(await post(m.devKey, b), 'VALIDATION_ERROR', [field]);
@@ -658,7 +661,8 @@ describe('ledger and balance', () => {
     const l = await merchant(ctx.app);
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });
     const bal = await call(ctx.app, 'GET', '/api/v1/balance', { key: l.devKey });
-    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'receivableCents', 'reservedCents']);
+    // The spec's names, and the origin's pendingCents / totalCents beside them (docs/compatibility.md).
+    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'pendingCents', 'receivableCents', 'reservedCents', 'totalCents']);
 
     await create(l.devKey, { amountCents: 99999 }); // pending: moves nothing
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });
@@ -813,7 +817,9 @@ describe('idempotency', () => {
     const t = res.body.transaction;
     assert.deepEqual(t.client, { ...client, name: 'Ana Maria', email: b.clientEmail });
     assert.equal(t.client.phone, '(11) 4002-8922');
-    assert.equal(res.raw, JSON.stringify({ message: 'Transaction created', transaction: (await get(i.devKey, t.id)).body.transaction }));
+    // The text stored before the statement ran carries the envelope too (data: the same transaction).
+    const stored = (await get(i.devKey, t.id)).body.transaction;
+    assert.equal(res.raw, JSON.stringify({ message: 'Transaction created', transaction: stored, success: true, data: stored }));
     const replay = await post(i.devKey, b, idem('stored-1'));
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.raw, res.raw);

@@ -23,6 +23,7 @@ export const ErrorCodes = [
   'PAYMENT_LINK_UNAVAILABLE',
   'INVALID_COUPON',
   'COUPON_ALREADY_EXISTS',
+  'SKU_ALREADY_EXISTS',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 
@@ -78,10 +79,11 @@ export function errorBody(req: FastifyRequest, message: string, code: string, er
   return { message, code, timestamp: new Date().toISOString(), path: req.url.split('?')[0], errors };
 }
 
-function send(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
+function send(reply: FastifyReply, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   reply.code(status).headers(headers).type('application/json; charset=utf-8');
-  // Bypass the route's response schema: error bodies have their own shape.
-  return reply.serializer((x: unknown) => JSON.stringify(x)).send(body);
+  // Bypass the route's response schema: error bodies have their own shape, plus the origin-compatible
+  // `success: false` every error body carries (http/envelope.ts does it for bodies routes send).
+  return reply.serializer((x: unknown) => JSON.stringify(x)).send({ ...body, success: false });
 }
 
 export function installErrorHandling(app: FastifyInstance) {

@@ -6,6 +6,7 @@ import * as m003 from './003_webhooks.ts';
 import * as m004 from './004_checkout.ts';
 import * as m005 from './005_wallet.ts';
 import * as m006 from './006_merchant_fees.ts';
+import * as m009 from './009_product_sku.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004_checkout': m004,
   '005_wallet': m005,
   '006_merchant_fees': m006,
+  '009_product_sku': m009,
 };

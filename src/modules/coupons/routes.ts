@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import type { Executor } from '../../db/index.ts';
-import { validation } from '../../http/errors.ts';
+import { AppError, validation } from '../../http/errors.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import type { Scope } from '../../http/scope.ts';
-import { findBySlug, linkTotal, unavailableReason } from '../payment-links/service.ts';
+import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import { hitCouponLimits } from './limits.ts';
 import {
   CouponListResponse,
@@ -20,22 +20,34 @@ import { couponView, createCoupon, deleteCoupon, evaluateCoupon, getCoupon, INVA
 
 const NOBODY = '00000000-0000-0000-0000-000000000000';
 
+/** A 404 (a link not found for this caller) as null; other failures as they are. */
+const unlessNotFound = (err: unknown) => {
+  if (err instanceof AppError && err.status === 404) return null;
+  throw err;
+};
+
 /**
  * Public validation: finds the merchant from the link slug or the products (one query either way),
  * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
  */
-export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date()) {
+export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date(), caller: Scope | null = null) {
   let amount = input.amountCents ?? input.amount;
   let productIds = input.productIds ?? [];
   let merchant: Scope | null = null;
-  if (input.paymentLinkSlug !== undefined) {
-    const pl = await findBySlug(db, input.paymentLinkSlug.toLowerCase());
-    if (pl && unavailableReason(pl.link, now) === null) {
+  if (input.paymentLinkId !== undefined && !caller) throw validation('paymentLinkId', 'needs an API key; without one, send paymentLinkSlug');
+  if (input.paymentLinkSlug !== undefined || input.paymentLinkId !== undefined) {
+    // With an API key (caller), only a link of the key's merchant and environment counts.
+    const pl = input.paymentLinkId !== undefined ? await getLink(db, caller!, input.paymentLinkId).catch(unlessNotFound) : await findBySlug(db, input.paymentLinkSlug!.toLowerCase());
+    const usable = pl && unavailableReason(pl.link, now) === null && (!caller || (pl.link.user_id === caller.userId && pl.link.livemode === caller.livemode));
+    if (pl && usable) {
       merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
       amount ??= linkTotal(pl.link, pl.products);
       if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
     }
     amount ??= 0;
+  } else if (caller) {
+    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug or paymentLinkId)');
+    merchant = caller;
   } else {
     if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
     const owners = await db
@@ -128,6 +140,8 @@ export default async function couponRoutes(app: App) {
   app.post(
     '/api/coupons/validate',
     {
+      // Public; an API key, when sent, makes its merchant the scope (and the per-merchant limit applies instead).
+      config: { auth: { key: 'coupons:read', optional: true } },
       schema: {
         tags: ['Public'],
         summary: 'Validate a coupon for an order (public, rate limited)',
@@ -138,10 +152,12 @@ export default async function couponRoutes(app: App) {
         response: { 200: ValidResponse, 400: Type.Union([InvalidResponse, Type.Ref('ValidationError')]), ...errors(429) },
       },
       // Counted before the body is looked at: malformed requests are attempts too.
-      onRequest: async (req) => hitCouponLimits(limiter, req),
+      onRequest: async (req) => {
+        if (!req.auth) await hitCouponLimits(limiter, req);
+      },
     },
     async (req, reply) => {
-      const result = await validatePublic(db, req.body);
+      const result = await validatePublic(db, req.body, new Date(), req.auth);
       reply.header('Cache-Control', 'no-store');
       return reply.code(result.valid ? 200 : 400).send(result);
     },

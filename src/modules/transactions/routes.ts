@@ -3,7 +3,8 @@ import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { CreateTransactionBody, ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { ApiCreateTransactionBody, withCoupon } from './compat.ts';
+import { ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { createTransaction, createTransactionStored, getTransaction, listTransactions, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
@@ -27,16 +28,23 @@ export default async function transactionRoutes(app: App) {
         description:
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
         headers: IdempotencyHeader,
-        body: CreateTransactionBody,
+        body: ApiCreateTransactionBody,
         response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 503) },
       },
     },
     async (req, reply) => {
       const created = (tx: Transaction) => ({ message: 'Transaction created', transaction: view(tx) });
+      // The coupon is applied inside the idempotent work: a retry replays the first answer.
       return runIdempotent(db, req, reply, {
         status: 201,
-        inline: (key) => createTransactionStored(app.deps.tx, req.auth, req.body, { key, status: 201, render: (tx) => reply.code(201).serialize(created(tx)) as string }),
-        claimed: async () => reply.code(201).send(created(await createTransaction(app.deps.tx, req.auth, req.body))),
+        inline: async (key) => {
+          const { input, extras } = await withCoupon(app.deps.tx, req.auth, req.body);
+          return createTransactionStored(app.deps.tx, req.auth, input, { key, status: 201, render: (tx) => reply.code(201).serialize(created(tx)) as string }, extras);
+        },
+        claimed: async () => {
+          const { input, extras } = await withCoupon(app.deps.tx, req.auth, req.body);
+          return reply.code(201).send(created(await createTransaction(app.deps.tx, req.auth, input, extras)));
+        },
       });
     },
   );

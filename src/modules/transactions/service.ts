@@ -114,9 +114,9 @@ export async function createTransaction(deps: TxDeps, scope: Scope, input: Creat
  * statement; returns the response text. Not for a card charged at once: its response is known only
  * after the charge. The statement fails with keyTaken(err) if the key is already stored.
  */
-export async function createTransactionStored(deps: TxDeps, scope: Scope, input: CreateInput, stored: StoredCreation): Promise<string> {
+export async function createTransactionStored(deps: TxDeps, scope: Scope, input: CreateInput, stored: StoredCreation, extras: CheckoutExtras = {}): Promise<string> {
   if (input.card) throw new Error('a card charge cannot store its response in the creation statement');
-  return (await create(deps, scope, input, {}, stored)) as string;
+  return (await create(deps, scope, input, extras, stored)) as string;
 }
 
 /** The transaction created (and charged, with a card); with `stored`, the response text instead. */

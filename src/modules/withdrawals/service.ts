@@ -25,7 +25,7 @@ import type { PayoutProviders, PayoutResult } from '../../payments/payouts.ts';
 import { validatePixKey } from '../../payments/pix-keys.ts';
 import { recordEvents } from '../events/service.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
-import { getBalance, lockAccount, postJournal } from '../ledger/service.ts';
+import { getBalance, lockAccount, originBalanceNames, postJournal } from '../ledger/service.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -62,7 +62,7 @@ function eventData(w: Withdrawal) {
 
 export async function walletBalance(db: Executor, scope: Scope) {
   const b = await getBalance(db, scope);
-  return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents };
+  return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents, ...originBalanceNames(b) };
 }
 
 export async function requestWithdrawal(db: Db, fees: FeeSchedule, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
