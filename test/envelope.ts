@@ -12,8 +12,8 @@ const AROUND = new Set(['message', 'pagination', 'meta']);
 
 /**
  * The spec's body inside an enveloped one. Errors: `success: false` and nothing else added. Success:
- * `success: true` and `data`, which is the one resource key's value, the object of the resource keys
- * when there are several, or null when there is only a message; a body whose `data` is its own (the
+ * `success: true` and `data`, which is the one resource key's value (an object or a list), else the
+ * object of the resource keys, or null when there is only a message; a body whose `data` is its own (the
  * spec's withdrawals, `{ data, meta }`) gets `success` only. Fails on anything else.
  */
 export function specBody(url: string, status: number, body: unknown): unknown {
@@ -31,7 +31,10 @@ export function specBody(url: string, status: number, body: unknown): unknown {
   assert.ok('data' in body, `success body without data (${where})`);
   const resource = Object.keys(rest).filter((k) => !AROUND.has(k));
   if (resource.length === 0) return data === null ? rest : { ...rest, data };
-  const expected = resource.length === 1 ? rest[resource[0]] : Object.fromEntries(resource.map((k) => [k, rest[k]]));
-  assert.ok(isDeepStrictEqual(data, expected), `data is not ${resource.join(', ')} (${where})`);
+  // One key holding an object or a list: data is its value; otherwise the object of the keys.
+  const picked = Object.fromEntries(resource.map((k) => [k, rest[k]]));
+  const single = resource.length === 1 && rest[resource[0]] !== null && typeof rest[resource[0]] === 'object';
+  const nullResource = resource.length === 1 && rest[resource[0]] === null && data === null;
+  assert.ok(nullResource || isDeepStrictEqual(data, single ? rest[resource[0]] : picked), `data is not ${resource.join(', ')} (${where})`);
   return rest;
 }

@@ -23,9 +23,10 @@ interface ObjectShape {
 
 /**
  * How a success body maps onto the envelope:
- * - named: one resource key (`transaction`, `products`, ...): `data` is its value;
- * - rest: several keys and none of them the resource (`{availableCents, ...}`, `{token, user}`):
- *   `data` is the object of those keys (without `message`, `pagination`, `meta`);
+ * - named: one resource key holding an object or a list (`transaction`, `products`, ...): `data`
+ *   is its value;
+ * - rest: several keys, or one holding a plain value (`{availableCents, ...}`, `{token, user}`,
+ *   `{status}`): `data` is the object of those keys (without `message`, `pagination`, `meta`);
  * - none: only a message: `data` is null;
  * - has-data: the body has its own `data` (withdrawals, operator lists): only `success` is added.
  */
@@ -59,13 +60,21 @@ function objectShape(schema: Json | undefined): ObjectShape | null {
   return null;
 }
 
+/** An object or a list (possibly nullable): a resource `data` can be; a lone string or flag is not. */
+function structured(schema: Json): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('object') || types.includes('array') || schema.$ref || schema.properties) return true;
+  const parts = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined;
+  return !!parts?.some(structured);
+}
+
 /** The plan for a success body of this shape, or null when the body already has its own `success`. */
 export function planFor(shape: ObjectShape): EnvelopePlan | null {
   const keys = Object.keys(shape.properties);
   if (keys.includes('success')) return null;
   if (keys.includes('data')) return { kind: 'has-data' };
   const resource = keys.filter((k) => !AROUND.has(k));
-  if (resource.length === 1) return { kind: 'named', key: resource[0] };
+  if (resource.length === 1 && structured(shape.properties[resource[0]])) return { kind: 'named', key: resource[0] };
   if (resource.length === 0) return { kind: 'none' };
   return { kind: 'rest', keys: resource };
 }
