@@ -9,13 +9,17 @@ import pg from 'pg';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
 import { prepared, preparedName } from '../src/db/index.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
-import type { RequestKey } from '../src/http/idempotency.ts';
-import { creationStatement } from '../src/modules/transactions/service.ts';
-import '../src/modules/webhooks/enqueue.ts'; // registers the webhook fan-out of recorded events, as in the gateway
+import { sql } from 'kysely';
+import { storeKeySql, type RequestKey } from '../src/http/idempotency.ts';
+import { EventLog } from '../src/modules/events/service.ts';
+import { creationStatement, renderedByStatement } from '../src/modules/transactions/queries.ts';
+import { webhookFanout } from '../src/modules/webhooks/enqueue.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import { countQueries, requireEnv, serveParent } from './child.ts';
 
 countQueries();
+// The gateway's event log, with the webhook fan-out deps.ts gives it.
+const events = new EventLog([webhookFanout]);
 const url = requireEnv('DATABASE_URL');
 const schema = requireEnv('BENCH_SCHEMA');
 const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 50), options: `-c search_path=${schema}` });
@@ -125,6 +129,7 @@ app.post('/floor-sql', async (req, reply) => {
     tracking_params: {},
     postback_url: null,
     provider: 'sandbox',
+    provider_ref: null,
     failure_reason: null,
     paid_at: null,
     failed_at: null,
@@ -134,9 +139,9 @@ app.post('/floor-sql', async (req, reply) => {
     updated_at: now,
   };
   const render = (tx: Transaction) => JSON.stringify({ message: 'Transaction created', transaction: tx });
-  const q = creationStatement({ userId: FLOOR_USER, livemode: false }, row, null, { key, status: 201, render }).compile(compiler);
+  const q = creationStatement(events, row, null, (r) => storeKeySql(key, 201, renderedByStatement(r, render), sql`t`)).compile(compiler);
   const t = await named(prepared('tx_create', q.sql), q.parameters as unknown[]);
-  const body: string = t.rows[0].response;
+  const body: string = t.rows[0].attached;
   return reply.code(201).type('application/json').send(body);
 });
 

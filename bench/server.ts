@@ -5,6 +5,7 @@
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/db/index.ts';
+import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { countQueries, requireEnv, serveParent } from './child.ts';
 
@@ -14,7 +15,7 @@ const config = loadConfig(process.env);
 if (config.runJobs) throw new Error('bench/server.ts runs without background jobs (RUN_JOBS=false)');
 const database = await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
 const limiter = new MemoryLimiter();
-const app = await buildApp({ config, database, limiter });
+const app = await buildApp(buildDeps(config, database, { limiter }));
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : 0;

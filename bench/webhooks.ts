@@ -29,11 +29,10 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import { uuidv7 } from '../src/db/ids.ts';
-import { Cursors } from '../src/http/pagination.ts';
-import { FeeSchedule } from '../src/modules/fees.ts';
+import { buildDeps } from '../src/deps.ts';
+import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { createTransaction } from '../src/modules/transactions/service.ts';
 import { envelope } from '../src/modules/webhooks/enqueue.ts';
-import { createProviders } from '../src/payments/provider.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { makeCertificate } from '../test/webhook-receiver.ts';
 
@@ -308,7 +307,7 @@ export async function webhookScenarios(opts: WebhookBenchOptions): Promise<Webho
     // W2: commit -> first attempt
     log(`\n[W2] commit to first delivery attempt: ${samples} PIX transactions at ${rate}/s, through createTransaction`);
     const config = loadConfig({ JWT_SECRET, DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'silent' });
-    const deps = { db: database.db, config, providers: createProviders(null), cursors: new Cursors(config.cursorSecret), fees: new FeeSchedule(database.db, config.fees) };
+    const { transactions: deps } = buildDeps(config, database, { limiter: new MemoryLimiter() });
     const latUser = await createMerchant(database, 'webhooks-latency');
     await subscribe(database, latUser, url, ['transaction.created']);
     const scope = { userId: latUser, livemode: false };

@@ -1,4 +1,5 @@
-// buildApp(deps): plugins in order: infrastructure -> auth -> modules.
+// buildApp(deps): the HTTP surface over the dependencies built by deps.ts, plugins in order:
+// infrastructure -> auth -> modules -> hosted pages.
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -6,46 +7,34 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify from 'fastify';
-import type { DestinationStream } from 'pino';
-import type { Config } from './config.ts';
-import type { Database, Db } from './db/index.ts';
 import { uuidv7 } from './db/ids.ts';
-import { Authenticator, REVOKED_CHANNEL, installAuth } from './http/auth.ts';
+import type { App, Deps } from './deps.ts';
+import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
-import { Cursors } from './http/pagination.ts';
-import type { RateLimiter } from './http/ratelimit.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import advanceRoutes from './modules/advances/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
+import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
 import { ORIGIN_COMPAT } from './modules/compat.ts';
-import checkoutModule from './modules/checkout/index.ts';
+import couponRoutes from './modules/coupons/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
+import feeRoutes from './modules/fees/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
+import kycRoutes from './modules/kyc/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
+import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
-import walletRoutes from './modules/wallet.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
-import { Webhooks } from './modules/webhooks/service.ts';
-import { FeeSchedule } from './modules/fees.ts';
-import { createProviders, type Providers } from './payments/provider.ts';
-import type { App } from './deps.ts';
+import withdrawalRoutes from './modules/withdrawals/routes.ts';
+import checkoutPageRoutes from './web/checkout-routes.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
-
-export interface BuildOptions {
-  config: Config;
-  database: Database;
-  limiter: RateLimiter;
-  /** Where JSON logs go (tests capture them); default stdout. */
-  logStream?: DestinationStream;
-  perUserPerMinute?: number;
-  /** Payment providers; default from config (sandbox, and production if PAYMENT_PROVIDER is set). */
-  providers?: Providers;
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -58,39 +47,23 @@ function validatorCompiler() {
     (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 }
 
-export async function buildApp(opts: BuildOptions): Promise<App> {
-  const { config, database, limiter } = opts;
-  const perUserPerMinute = opts.perUserPerMinute ?? config.rateLimitPerMinute;
+export async function buildApp(deps: Deps): Promise<App> {
+  const { config, database, auth } = deps;
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      stream: opts.logStream,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers["api-key"]', 'req.headers.cookie', '*.password', '*.token', '*.key', '*.secret', '*.document', '*.card'],
-        censor: '[redacted]',
-      },
-      serializers: {
-        // Path only: query strings can carry search text (names, documents).
-        req: (req) => ({ method: req.method, path: req.url.split('?')[0], requestId: req.id }),
-      },
-    },
+    loggerInstance: deps.log,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
     },
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...frameworkErrorOptions({ baseUrl: config.baseUrl }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler());
-  const auth = new Authenticator({ db: database.db, jwtSecret: config.jwtSecret, limiter, perUserPerMinute });
-  const cursors = new Cursors(config.cursorSecret);
-  const providers = opts.providers ?? createProviders(config.productionProvider);
-  const fees = new FeeSchedule(database.db, config.fees);
-  const webhooks = new Webhooks({ db: database.db, database, config, cursors, log: app.log });
-  app.decorate('deps', { config, database, db: database.db, limiter, auth, cursors, providers, tx: { db: database.db, config, providers, cursors, fees }, fees, webhooks });
-  app.addHook('onClose', () => webhooks.close());
+  app.decorate('deps', deps);
+  app.addHook('onClose', () => deps.webhooks.close());
   // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
   try {
     const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
@@ -105,6 +78,7 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
 
   // Infrastructure
   installErrorHandling(app);
+  installHardening(app, { baseUrl: config.baseUrl });
   // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
   installCompat(app, ORIGIN_COMPAT);
   app.addSchema(ValidationErrorBody);
@@ -146,9 +120,15 @@ export async function buildApp(opts: BuildOptions): Promise<App> {
   await app.register(clientRoutes);
   await app.register(transactionRoutes);
   await app.register(ledgerRoutes);
+  await app.register(feeRoutes);
   await app.register(webhookRoutes);
-  await app.register(walletRoutes);
-  await app.register(checkoutModule);
+  await app.register(withdrawalRoutes);
+  await app.register(advanceRoutes);
+  await app.register(kycRoutes);
+  await app.register(paymentLinkRoutes);
+  await app.register(couponRoutes);
+  await app.register(checkoutRoutes);
+  await app.register(checkoutPageRoutes);
   await app.register(webRoutes);
 
   return app;

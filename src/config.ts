@@ -42,6 +42,7 @@ export interface Config {
   /** Trust X-Forwarded-For from a proxy in front (client IPs for rate limits). */
   trustProxy: boolean;
   checkoutLimits: CheckoutLimits;
+  authLimits: AuthLimits;
   databasePoolSize: number;
   /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
   databaseSchema: string | null;
@@ -57,6 +58,14 @@ export interface CheckoutLimits {
   cardAttemptsPerIpPerHour: number;
   /** Declined production cards per IP, and per device, per hour; then card payments stop for them. */
   cardDeclinesPerHour: number;
+}
+
+/** Limits on the public account routes (see modules/auth/service.ts). */
+export interface AuthLimits {
+  /** Login attempts per IP per hour, across e-mails (password spraying). */
+  loginAttemptsPerIpPerHour: number;
+  /** Account registrations per IP per hour. */
+  registrationsPerIpPerHour: number;
 }
 
 export interface PayoutConfig {
@@ -186,6 +195,10 @@ export function loadConfig(env: Env = process.env): Config {
     cardAttemptsPerIpPerHour: int(env, 'CARD_ATTEMPTS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
     cardDeclinesPerHour: int(env, 'CARD_DECLINES_PER_HOUR', 5, 1, 100_000_000, problems),
   };
+  const authLimits: AuthLimits = {
+    loginAttemptsPerIpPerHour: int(env, 'LOGIN_ATTEMPTS_PER_IP_PER_HOUR', 100, 1, 100_000_000, problems),
+    registrationsPerIpPerHour: int(env, 'REGISTRATIONS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
+  };
 
   const databaseSchema = env.DATABASE_SCHEMA?.trim() || null;
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
@@ -223,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
     checkoutLimits,
+    authLimits,
     databasePoolSize,
     databaseSchema,
     webhooks,

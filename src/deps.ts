@@ -1,29 +1,110 @@
-// The composition root's types: every dependency the routes and jobs use, and the app as routes see it.
+// The composition root: builds every dependency once and wires every cross-module effect here, in
+// plain sight, so that no module changes behaviour because another was imported:
+//   - events fan out to webhook deliveries (EventLog + webhookFanout);
+//   - the ledger records balance.updated through the same event log;
+//   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery) and
+//     the coupon use (transactions/hooks.ts);
+//   - link changes drop the hosted page cache;
+//   - payment and payout providers are chosen from the configuration (payments/provider.ts).
+// buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
-import type { Authenticator } from './http/auth.ts';
-import type { Cursors } from './http/pagination.ts';
+import { Authenticator } from './http/auth.ts';
+import { PageCache } from './http/page-cache.ts';
+import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
-import type { FeeSchedule } from './modules/fees.ts';
-import type { TxDeps } from './modules/transactions/service.ts';
-import type { Webhooks } from './modules/webhooks/service.ts';
-import type { Providers } from './payments/provider.ts';
+import { createLogger } from './logger.ts';
+import type { AdvanceDeps } from './modules/advances/service.ts';
+import { couponUseOnChange } from './modules/coupons/service.ts';
+import { EventLog } from './modules/events/service.ts';
+import { FeeSchedule } from './modules/fees/schedule.ts';
+import type { KycDeps } from './modules/kyc/service.ts';
+import { Ledger } from './modules/ledger/service.ts';
+import { recordLinkSale } from './modules/payment-links/sale.ts';
+import type { LinkDeps } from './modules/payment-links/service.ts';
+import type { TransactionHooks } from './modules/transactions/hooks.ts';
+import type { TransactionDeps } from './modules/transactions/service.ts';
+import { webhookFanout } from './modules/webhooks/enqueue.ts';
+import { Webhooks } from './modules/webhooks/service.ts';
+import type { WithdrawalDeps } from './modules/withdrawals/service.ts';
+import type { PayoutProviders, Providers } from './payments/provider.ts';
+import { createProviders } from './payments/registry.ts';
 
 export interface Deps {
   config: Config;
   database: Database;
   db: Db;
+  log: Logger;
   limiter: RateLimiter;
   auth: Authenticator;
   cursors: Cursors;
-  providers: Providers;
-  tx: TxDeps;
   /** Each merchant's fees: the platform's, or an operator's overrides. */
   fees: FeeSchedule;
-  /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, or by tests). */
+  events: EventLog;
+  ledger: Ledger;
+  providers: Providers;
+  payouts: PayoutProviders;
+  /** Rendered payment-link pages (short-lived); link changes drop theirs at once. */
+  pages: PageCache;
+  /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, by `worker`, or by tests). */
   webhooks: Webhooks;
+  // What each module with collaborators is given (its functions take it as first argument).
+  transactions: TransactionDeps;
+  paymentLinks: LinkDeps;
+  kyc: KycDeps;
+  withdrawals: WithdrawalDeps;
+  advances: AdvanceDeps;
+}
+
+export interface DepsOptions {
+  limiter: RateLimiter;
+  /** Where JSON logs go (tests capture them); default stdout. */
+  logStream?: Parameters<typeof createLogger>[1];
+  /** Requests per minute per merchant on authenticated routes; default RATE_LIMIT_PER_MINUTE. */
+  perUserPerMinute?: number;
+  /** Providers instead of the configured ones (tests). */
+  providers?: Providers;
+  payouts?: PayoutProviders;
+  /** Hooks run by every payment status change after the built-in ones (tests inject failures). */
+  extraHooks?: TransactionHooks[];
+}
+
+export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
+  const { db } = database;
+  const log = createLogger(config, opts.logStream);
+  const configured = createProviders(config);
+  const providers = opts.providers ?? configured.payments;
+  const payouts = opts.payouts ?? configured.payouts;
+  const cursors = new Cursors(config.cursorSecret);
+  const fees = new FeeSchedule(db, config.fees);
+  const events = new EventLog([webhookFanout]);
+  const ledger = new Ledger(events);
+  const pages = new PageCache();
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, ...(opts.extraHooks ?? [])];
+  return {
+    config,
+    database,
+    db,
+    log,
+    limiter: opts.limiter,
+    auth: new Authenticator({ db, jwtSecret: config.jwtSecret, limiter: opts.limiter, perUserPerMinute: opts.perUserPerMinute ?? config.rateLimitPerMinute }),
+    cursors,
+    fees,
+    events,
+    ledger,
+    providers,
+    payouts,
+    pages,
+    webhooks: new Webhooks({ db, database, config, cursors, log }),
+    transactions: { db, config, providers, cursors, fees, events, ledger, hooks, log },
+    paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
+    kyc: { db, events },
+    withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
+    advances: { db, fees, events, ledger },
+  };
 }
 
 /** The Fastify instance as routes see it: TypeBox-typed, with the dependencies. */

@@ -1,14 +1,12 @@
 // CLI entry: serve | migrate | admin create --email E --password P [--name N]
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { connect, migrate, type Database } from './db/index.ts';
-import { Cursors } from './http/pagination.ts';
+import { buildDeps } from './deps.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
-import { Webhooks } from './modules/webhooks/service.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
@@ -25,8 +23,9 @@ async function open(config: Config): Promise<Database> {
 async function serve(config: Config) {
   const database = await open(config);
   const limiter = createLimiter(config.redisUrl);
-  const app = await buildApp({ config, database, limiter });
-  const jobs = config.runJobs ? new JobRunner(sweeps(database.db, config), config.jobIntervalMs, app.log) : null;
+  const deps = buildDeps(config, database, { limiter });
+  const app = await buildApp(deps);
+  const jobs = config.runJobs ? new JobRunner(sweeps(deps), config.jobIntervalMs, deps.log) : null;
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();
@@ -39,7 +38,7 @@ async function serve(config: Config) {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
   jobs?.start();
-  if (config.runJobs) await app.deps.webhooks.dispatcher.start(); // stopped by app.close()
+  if (config.runJobs) await deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const local = `http://localhost:${port}`;
@@ -52,12 +51,14 @@ async function serve(config: Config) {
 
 async function worker(config: Config) {
   const database = await open(config);
-  const log = pino({ level: config.logLevel });
-  const jobs = new JobRunner(sweeps(database.db, config), config.jobIntervalMs, log);
-  const webhooks = new Webhooks({ db: database.db, database, config, cursors: new Cursors(config.cursorSecret), log });
+  const limiter = createLimiter(config.redisUrl);
+  const deps = buildDeps(config, database, { limiter });
+  const { log, webhooks } = deps;
+  const jobs = new JobRunner(sweeps(deps), config.jobIntervalMs, log);
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'worker shutting down');
     await Promise.all([jobs.stop(), webhooks.close()]);
+    await limiter.close();
     await database.close();
     process.exit(0);
   };

@@ -189,7 +189,7 @@ describe('development: approved at once', () => {
     assert.equal(res.status, 201, res.raw);
     assert.equal(res.body.advance.amountCents, total - recs[0].amount);
     assert.equal(res.body.advance.receivables.length, 3);
-    await settleDue(ctx.database.db, new Date(), 100);
+    await settleDue(ctx.app.deps.transactions, new Date(), 100);
     const after = await receivablesOf(m.id);
     assert.equal(after.find((r) => r.id === recs[0].id)!.status, 'SETTLED');
     assert.equal(after.filter((r) => r.status === 'ADVANCED').length, 3);
@@ -223,7 +223,8 @@ describe('development: approved at once', () => {
     const a = await accounts(ctx, m.id);
     const stillPending = aRecs.filter((x) => x.id !== recs[0].id && x.id !== recs[1].id).reduce((s, x) => s + x.amount, 0);
     assert.equal(a.receivable, before.receivable - stillPending);
-    assert.equal(a.available, before.available - (tx.chargedCents - stillPending));
+    // A full refund returns the whole fee: the merchant gives back the sale's net, the advanced part from available.
+    assert.equal(a.available, before.available - (tx.netAmountCents - stillPending));
     await assertLedgerBalanced(ctx.database.db);
   });
 });

@@ -103,6 +103,24 @@ describe('card testing on production links', () => {
     assert.equal(paid.body.transaction.status, 'PAID');
   });
 
+  // Truly concurrent on PostgreSQL (PGlite's one connection serialises the requests enough to hide the race).
+  test('declines racing each other: an attempt counts before the provider is asked, so 20 at once charge at most the limit', async () => {
+    const device = 'race-device-0001';
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => checkout(live.slug, order({ card: card(DECLINED) }), `203.0.113.${100 + i}`, device)));
+    const charged = results.filter((r) => r.status === 201);
+    assert.ok(charged.length <= 2, `${charged.length} cards reached the provider, the limit is 2`);
+    for (const r of charged) assert.equal(r.body.transaction.status, 'FAILED');
+    for (const r of results.filter((x) => x.status !== 201)) assert429(r);
+    // The device stays blocked for the hour, for any card.
+    assert429(await checkout(live.slug, order(), '203.0.113.99', device));
+  });
+
+  test('an approved card takes its attempt back: it is no decline', async () => {
+    const device = 'approved-device-01';
+    for (let i = 0; i < 3; i++) assert.equal((await checkout(live.slug, order(), `203.0.114.${i}`, device)).body.transaction.status, 'PAID');
+    assert.equal((await checkout(live.slug, order({ card: card(DECLINED) }), '203.0.114.10', device)).body.transaction.status, 'FAILED');
+  });
+
   test('development links are exempt: the sandbox takes only test cards', async () => {
     const ip = '203.0.113.40';
     for (let i = 0; i < 5; i++) assert.equal((await checkout(dev.slug, order({ card: card(DECLINED) }), ip)).body.transaction.status, 'FAILED');

@@ -193,7 +193,7 @@ describe('concurrency on PostgreSQL', { skip }, () => {
     // expiries then interleave. Which side wins each transaction is left to the database; the last
     // sweeps take the whole default batch (many rows locked with SKIP LOCKED at once).
     const sims = ids.map((id) => simulatePaid(m, id));
-    const expiries = ids.map((_, i) => delay(2 * i).then(() => expireDue(ctx.database.db, future, i >= 25 ? undefined : 1)));
+    const expiries = ids.map((_, i) => delay(2 * i).then(() => expireDue(ctx.app.deps.transactions, future, i >= 25 ? undefined : 1)));
     const [simResults, expired] = await Promise.all([Promise.all(sims), Promise.all(expiries)]);
 
     for (const r of simResults) assert.ok(r.status === 200 || (r.status === 400 && r.body.code === 'INVALID_STATE_TRANSITION'), `${r.status} ${JSON.stringify(r.body)}`);
@@ -313,7 +313,7 @@ describe('concurrency on PostgreSQL', { skip }, () => {
     let settled = 0;
     const failures: string[] = [];
     for (let round = 0; round < 10 && settled < total; round++) {
-      const counts = await Promise.all(Array.from({ length: pairs * 2 }, () => settleDue(ctx.database.db, new Date(), 2).catch((err: Error) => (failures.push(err.message), 0))));
+      const counts = await Promise.all(Array.from({ length: pairs * 2 }, () => settleDue(ctx.app.deps.transactions, new Date(), 2).catch((err: Error) => (failures.push(err.message), 0))));
       settled += counts.reduce((a, b) => a + b, 0);
     }
     t.diagnostic(`settled ${settled} of ${total}; failures ${JSON.stringify(failures)}`);

@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
-import { buildApp } from '../src/app.ts';
 import type { App } from '../src/deps.ts';
 import { createLimiter } from '../src/http/ratelimit.ts';
-import { validatePublic } from '../src/modules/coupons/routes.ts';
-import { call, cpf, dropSchema, merchant, openDatabase, REDIS_URL, startApp, testConfig, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { validatePublic } from '../src/modules/coupons/service.ts';
+import { appOver, call, cpf, dropSchema, merchant, openDatabase, REDIS_URL, startApp, testConfig, type Merchant, type Res, type TestContext } from './helpers.ts';
 import { specBody } from './envelope.ts';
 
 const C = '/api/v1/coupons';
@@ -248,16 +247,21 @@ describe('POST /api/coupons/validate', () => {
     assert.equal(raws.size, 1, 'byte-identical answers');
   });
 
-  test('perUserLimit counts paid uses by document or e-mail', async () => {
+  test('perUserLimit counts uses reserved by pending checkouts and paid ones, by document or e-mail; a failed payment gives its use back', async () => {
     const c = await coupon(m.devKey, { perUserLimit: 1 });
     const doc = cpf();
     const co = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
       body: { clientName: 'Bia', clientEmail: 'bia@example.com', clientDocument: doc, paymentMethod: 'PIX', couponCode: c.code },
     });
     assert.equal(co.status, 201, co.raw);
-    // Not paid yet: still usable by the same customer.
-    assert.equal((await validate({ code: c.code, paymentLinkSlug: slug, clientDocument: doc })).status, 200);
-    await call(ctx.app, 'POST', `/api/v1/transactions/${co.body.transaction.id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
+    // Pending: the use is reserved for it, so the same customer has none left.
+    assert.deepEqual((await validate({ code: c.code, paymentLinkSlug: slug, clientDocument: doc })).body, INVALID);
+    await call(ctx.app, 'POST', `/api/v1/transactions/${co.body.transaction.id}/simulate`, { key: m.devKey, body: { outcome: 'FAILED' } });
+    assert.equal((await validate({ code: c.code, paymentLinkSlug: slug, clientDocument: doc })).status, 200, 'the failed payment gave it back');
+    const again = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
+      body: { clientName: 'Bia', clientEmail: 'bia@example.com', clientDocument: doc, paymentMethod: 'PIX', couponCode: c.code },
+    });
+    await call(ctx.app, 'POST', `/api/v1/transactions/${again.body.transaction.id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
     assert.deepEqual((await validate({ code: c.code, paymentLinkSlug: slug, clientDocument: doc })).body, INVALID);
     assert.deepEqual((await validate({ code: c.code, paymentLinkSlug: slug, clientEmail: 'BIA@example.com' })).body, INVALID);
     assert.equal((await validate({ code: c.code, paymentLinkSlug: slug, clientDocument: cpf(), clientEmail: 'outra@example.com' })).status, 200);
@@ -347,8 +351,8 @@ describe('rate limits', () => {
     const config = testConfig({ LOG_LEVEL: 'silent' });
     const limiterA = createLimiter(REDIS_URL, prefix);
     const limiterB = createLimiter(REDIS_URL, prefix);
-    const a = await buildApp({ config, database, limiter: limiterA, perUserPerMinute: 1_000_000 });
-    const b = await buildApp({ config, database, limiter: limiterB, perUserPerMinute: 1_000_000 });
+    const a = await appOver(config, database, { limiter: limiterA });
+    const b = await appOver(config, database, { limiter: limiterB });
     try {
       await Promise.all([a.ready(), b.ready()]);
       const owner = await merchant(a);
@@ -374,7 +378,7 @@ describe('rate limits', () => {
   });
 });
 
-describe('coupon use is counted when paid', () => {
+describe('coupon uses are reserved at checkout', () => {
   const checkout = (couponCode: string, over: Record<string, unknown> = {}) =>
     call(ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
       body: { clientName: 'Caio', clientEmail: `caio.${++seq}@example.com`, clientDocument: cpf(), paymentMethod: 'PIX', couponCode, ...over },
@@ -382,27 +386,41 @@ describe('coupon use is counted when paid', () => {
   const pay = (id: string) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
   const usedCount = async (id: string) => (await call(ctx.app, 'GET', `${C}/${id}`, { key: m.devKey })).body.coupon.usedCount;
 
-  test('a checkout grants the discount; only payment counts the use; never beyond usageLimit', async () => {
+  test('a checkout reserves a use and grants the discount; usageLimit caps checkouts in flight; a payment that fails or expires gives its use back', async () => {
     const c = await coupon(m.devKey, { discountValue: 10, usageLimit: 2 });
     const txs = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const res = await checkout(c.code);
       assert.equal(res.status, 201, res.raw);
       assert.equal(res.body.transaction.amountCents, 9000);
       assert.equal(res.body.transaction.discountCents, 1000);
       txs.push(res.body.transaction.id);
     }
-    assert.equal(await usedCount(c.id), 0, 'pending checkouts count nothing');
-    for (const id of txs) assert.equal((await pay(id)).body.transaction.status, 'PAID');
-    // The third payment completes at the price it was offered; the count stops at the limit.
+    assert.equal(await usedCount(c.id), 2, 'pending checkouts hold their uses');
+    assert400(await checkout(c.code), 'INVALID_COUPON', 'couponCode');
+    // One expires: its use is free again for the next customer.
+    assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${txs[1]}/simulate`, { key: m.devKey, body: { outcome: 'EXPIRED' } })).status, 200);
+    assert.equal(await usedCount(c.id), 1);
+    const third = await checkout(c.code);
+    assert.equal(third.status, 201, third.raw);
+    for (const id of [txs[0], third.body.transaction.id]) assert.equal((await pay(id)).body.transaction.status, 'PAID');
     assert.equal(await usedCount(c.id), 2);
-    const paid = await call(ctx.app, 'GET', `/api/v1/transactions/${txs[2]}`, { key: m.devKey });
+    const paid = await call(ctx.app, 'GET', `/api/v1/transactions/${txs[0]}`, { key: m.devKey });
     assert.equal(paid.body.transaction.chargedCents, 9000);
     assert.equal(paid.body.transaction.couponId, c.id);
-    const redemptions = await ctx.database.db.selectFrom('coupon_redemptions').selectAll().where('coupon_id', '=', c.id).execute();
-    assert.equal(redemptions.length, 2);
-    // Used up now: a new checkout with it is refused.
-    const refused = await checkout(c.code);
-    assert400(refused, 'INVALID_COUPON', 'couponCode');
+    const redemptions = await ctx.database.db.selectFrom('coupon_redemptions').select('status').where('coupon_id', '=', c.id).orderBy('created_at').execute();
+    assert.deepEqual(redemptions.map((r) => r.status), ['USED', 'RELEASED', 'USED']);
+    assert400(await checkout(c.code), 'INVALID_COUPON', 'couponCode');
   });
+
+  test('a declined card at checkout gives its use back at once', async () => {
+    const c = await coupon(m.devKey, { discountValue: 10, usageLimit: 1 });
+    const YEAR = new Date().getUTCFullYear();
+    const declined = await checkout(c.code, { paymentMethod: 'CARD', card: { number: '4000000000000002', holderName: 'CAIO', expMonth: 12, expYear: YEAR + 2, cvv: '123' } });
+    assert.equal(declined.status, 201, declined.raw);
+    assert.equal(declined.body.transaction.status, 'FAILED');
+    assert.equal(await usedCount(c.id), 0);
+    assert.equal((await checkout(c.code)).status, 201);
+  });
+
 });

@@ -3,11 +3,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../src/app.ts';
 import type { App } from '../src/deps.ts';
 import { PERMISSIONS } from '../src/http/auth.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { approveKyc, call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { appOver, approveKyc, call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -217,8 +216,7 @@ describe('DELETE /api/credentials/{id}', () => {
   });
 
   test('another instance sharing the database stops accepting the revoked key at once (announced), well inside its 4 s cache', async () => {
-    const second = await buildApp({ config: ctx.config, database: ctx.database, limiter: new MemoryLimiter(), logStream: { write() {} } });
-    await second.ready();
+    const second = await appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter(), logStream: { write() {} } });
     try {
       const m = await merchant(ctx.app);
       // The second instance knows (and caches for 4 s) the key.

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import type { App } from '../src/deps.ts';
+import { buildDeps, type App, type DepsOptions } from '../src/deps.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/ratelimit.ts';
@@ -30,6 +30,8 @@ export interface TestContext {
 export interface StartOptions {
   env?: Record<string, string>;
   perUserPerMinute?: number;
+  /** Dependencies to replace (providers, extra transaction hooks). */
+  deps?: Partial<Pick<DepsOptions, 'providers' | 'payouts' | 'extraHooks'>>;
   /** Use Redis for limits when REDIS_URL is set (default: memory, so files do not share counters). */
   redis?: boolean;
 }
@@ -49,8 +51,9 @@ export async function dropSchema(schema: string | null) {
   await c.end();
 }
 
-export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
-  const config = loadConfig({
+/** The configuration every test app starts from, with `env` on top. */
+export function appConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
     LOG_LEVEL: 'info',
     BASE_URL: 'http://localhost:3000',
@@ -59,8 +62,25 @@ export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
     CHECKOUT_PER_IP_PER_MINUTE: '1000000',
     CARD_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
     CARD_DECLINES_PER_HOUR: '1000000',
-    ...opts.env,
+    // Likewise the per-IP account limits (test/sessions.test.ts sets them).
+    REGISTRATIONS_PER_IP_PER_HOUR: '1000000',
+    LOGIN_ATTEMPTS_PER_IP_PER_HOUR: '1000000',
+    ...env,
   });
+}
+
+/**
+ * The real app (the composition root, then the HTTP surface) over a database: what startApp builds,
+ * and what a test needs for a second instance sharing one database.
+ */
+export async function appOver(config: Config, database: Database, opts: Omit<DepsOptions, 'perUserPerMinute'> & { perUserPerMinute?: number }): Promise<App> {
+  const app = await buildApp(buildDeps(config, database, { perUserPerMinute: 1_000_000, ...opts }));
+  await app.ready();
+  return app;
+}
+
+export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
+  const config = appConfig(opts.env);
   const { database, schema } = await openDatabase();
   const limiter = opts.redis && REDIS_URL ? createLimiter(REDIS_URL, `cofre:test:${randomBytes(4).toString('hex')}:`) : new MemoryLimiter();
   const logs: string[] = [];
@@ -70,8 +90,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
       cb();
     },
   });
-  const app = await buildApp({ config, database, limiter, logStream, perUserPerMinute: opts.perUserPerMinute ?? 1_000_000 });
-  await app.ready();
+  const app = await appOver(config, database, { limiter, logStream, ...(opts.perUserPerMinute ? { perUserPerMinute: opts.perUserPerMinute } : {}), ...opts.deps });
   return {
     app,
     database,

@@ -109,6 +109,15 @@ describe('submit', () => {
     assert.equal(named.body.kyc.documents[0].fileName, '.._.._etc_passwd.png');
   });
 
+  test('file names lose control characters (CR/LF, tabs), line separators and bidi overrides', async () => {
+    const m = await merchant(ctx.app);
+    const res = await submit(m, kycBody({ documents: [doc('SELFIE', PNG, 'image/png', 'foto\r\nX-Injected: 1\t\u0085\u2028selfie\u202Egnp.png')] }));
+    assert.equal(res.status, 201, res.raw);
+    assert.equal(res.body.kyc.documents[0].fileName, 'fotoX-Injected: 1selfiegnp.png');
+    const row = await ctx.database.db.selectFrom('kyc_documents').select('file_name').where('user_id', '=', m.id).executeTakeFirstOrThrow();
+    assert.equal(row.file_name, 'fotoX-Injected: 1selfiegnp.png');
+  });
+
   test('this route alone accepts bodies up to 25 MB (three 5 MB documents); larger is 413; other routes stay at 1 MB', async () => {
     const m = await merchant(ctx.app);
     const five = Buffer.concat([PDF, Buffer.alloc(5 * 1024 * 1024 - PDF.length, 0x20)]);

@@ -40,12 +40,13 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
   assert.deepEqual(merchants.rows, [], "a merchant's accounts do not sum to zero");
 
   // 5. The merchant's money (available + receivable + reserved) equals what its paid transactions
-  //    netted (charged - fee) minus what was refunded, minus completed withdrawals (their amount:
-  //    net paid out plus the fee) and the fees of completed advances.
+  //    netted (charged - fee) minus what was refunded less the fee the refunds returned (the fee's
+  //    share of the refunded total, rounded down), minus completed withdrawals (their amount: net
+  //    paid out plus the fee) and the fees of completed advances.
   const money = await sql`
     WITH tx AS (
       SELECT user_id, livemode, sum(owed)::bigint AS owed FROM (
-        SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents AS owed
+        SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents + (fee_cents * refunded_cents) / charged_cents AS owed
         FROM transactions WHERE status IN ${SETTLED}
         UNION ALL
         SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'

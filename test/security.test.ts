@@ -188,9 +188,12 @@ describe('how a key is sent', () => {
 describe('dashboard tokens', () => {
   const secret = new TextEncoder().encode(SECRET);
   const now = () => Math.floor(Date.now() / 1000);
-  const sign = (claims: { sub: string; aud?: string; iat: number; exp: number; role?: string }, key = secret) =>
+  // A token names its session (jti): forged ones reuse the merchant's live session unless told otherwise.
+  const sessionOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).jti as string;
+  const sign = (claims: { sub: string; aud?: string; iat: number; exp: number; role?: string; jti?: string }, key = secret) =>
     new SignJWT({ role: claims.role ?? 'USER' })
       .setProtectedHeader({ alg: 'HS256' })
+      .setJti(claims.jti ?? sessionOf(m.token))
       .setSubject(claims.sub)
       .setAudience(claims.aud ?? 'cofre-dashboard')
       .setIssuedAt(claims.iat)

@@ -17,13 +17,25 @@ describe('forbiddenAddress', () => {
     for (const ip of refused) assert.ok(forbiddenAddress(ip), `${ip} should be refused`);
   });
 
+  test('IPv4 inside every IPv6 embedding is judged as IPv4: translated ::ffff:0:0/96, compatible, NAT64, 6to4; Teredo refused', () => {
+    const embedded = [
+      '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '::ffff:0:10.1.2.3', // IPv4-translated (SIIT)
+      '::10.0.0.1', '::a9fe:a9fe', // IPv4-compatible
+      '64:ff9b::127.0.0.1', '64:ff9b::192.168.0.1', // NAT64
+      '2002:c0a8:101::1', '2002:a9fe:a9fe::', // 6to4
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1', // Teredo
+    ];
+    for (const ip of embedded) assert.ok(forbiddenAddress(ip), `${ip} should be refused`);
+    assert.equal(forbiddenAddress('::ffff:0:8.8.8.8'), null, 'a public address stays public in the translated form');
+  });
+
   test('accepts public unicast addresses, also IPv4-mapped', () => {
     const allowed = ['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
     for (const ip of allowed) assert.equal(forbiddenAddress(ip), null, ip);
   });
 
   test('names: metadata, internal-only suffixes and single labels are refused before any lookup', () => {
-    for (const n of ['metadata.google.internal', 'METADATA.GOOGLE.INTERNAL.', 'metadata', 'db.internal', 'printer.local', 'localhost', 'intranet', 'router.home.arpa']) {
+    for (const n of ['metadata.google.internal', 'METADATA.GOOGLE.INTERNAL.', 'metadata', 'db.internal', 'printer.local', 'localhost', 'intranet', 'router.home.arpa', 'foo.localhost', 'a.b.LOCALHOST.', 'localhost.']) {
       assert.ok(forbiddenName(n), n);
     }
     for (const n of ['example.com', 'hooks.loja.com.br', 'api.stripe.com']) assert.equal(forbiddenName(n), null, n);
@@ -79,6 +91,8 @@ describe('checkTarget', () => {
     assert.match((await refusal('https://0x7f.1/'))!, /loopback/); // WHATWG URL normalises to 127.0.0.1
     assert.match((await refusal('https://017700000001/'))!, /loopback/); // octal
     assert.equal(await refusal('https://8.8.8.8/'), null);
+    assert.match((await refusal('https://[::ffff:0:127.0.0.1]/'))!, /loopback/);
+    assert.match((await refusal('https://hooks.localhost/'))!, /internal-only host name/);
   });
 
   test('WEBHOOK_ALLOW_PRIVATE_TARGETS skips the address rules, never the syntax rules', async () => {

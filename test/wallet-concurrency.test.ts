@@ -86,7 +86,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
 
   test('cancel racing the payout job: each withdrawal ends either CANCELLED (never sent) or PROCESSING (sent, then COMPLETED)', async (t) => {
     // Pay out whatever earlier tests left PENDING, so the sweeps below only meet this test's rows.
-    await processPayouts({ db: ctx.database.db, payouts: sandboxPayouts(), leaseMs: 300_000 }, new Date(), 10_000);
+    await processPayouts({ ...ctx.app.deps.withdrawals, payouts: sandboxPayouts(), leaseMs: 300_000 }, new Date(), 10_000);
     const m = await merchant(ctx.app);
     const k = { key: m.devKey };
     await paidPix(ctx.app, k, 1_000_000);
@@ -107,7 +107,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
     const payouts = { sandbox: provider, production: null };
     const cancels = ids.map((id) => http('POST', `/api/withdraws/${id}/cancel`, k));
     // Sweeps spread over the storm, one withdrawal each, so claims and cancels interleave.
-    const jobs = ids.map((_, i) => delay(i).then(() => processPayouts({ db: ctx.database.db, payouts, leaseMs: 300_000 }, new Date(), i % 5 === 4 ? 10 : 1)));
+    const jobs = ids.map((_, i) => delay(i).then(() => processPayouts({ ...ctx.app.deps.withdrawals, payouts, leaseMs: 300_000 }, new Date(), i % 5 === 4 ? 10 : 1)));
     const cancelResults = await Promise.all(cancels);
     // Every claim has committed once its sweep reached the provider; wait for all of them to get there.
     for (let i = 0; i < 500 && provider.calls.length + cancelResults.filter((r) => r.status === 200).length < ids.length; i++) await delay(10);
@@ -195,7 +195,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
       const ops: Promise<unknown>[] = [
         http('POST', `/api/admin/advances/${adv.body.advance.id}/approve`, { token: op.token }, {}),
         ...txs.map((x, i) => http('POST', `/api/v1/transactions/${x.id}/refund`, live, { amountCents: 1000 + 100 * i })),
-        ...Array.from({ length: 4 }, () => settleDue(ctx.database.db, later, 2).catch((err: Error) => failures.push(err.message))),
+        ...Array.from({ length: 4 }, () => settleDue(ctx.app.deps.transactions, later, 2).catch((err: Error) => failures.push(err.message))),
       ];
       const results = await Promise.all(ops);
       const approve = results[0] as HttpRes;
@@ -206,7 +206,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
     }
     assert.deepEqual(failures, []);
     // Everything settles in the end; nothing advanced is settled.
-    while ((await settleDue(ctx.database.db, new Date(Date.now() + 400 * DAY), 100)) > 0);
+    while ((await settleDue(ctx.app.deps.transactions, new Date(Date.now() + 400 * DAY), 100)) > 0);
     await assertLedgerBalanced(ctx.database.db);
   });
 });

@@ -4,8 +4,10 @@ import { sql } from 'kysely';
 import type { App } from '../src/deps.ts';
 import { settleDue } from '../src/modules/transactions/service.ts';
 import { processPayouts } from '../src/modules/withdrawals/service.ts';
-import { createPayoutProviders, type PayoutProvider, type PayoutProviders } from '../src/payments/payouts.ts';
-import { call, cpf, type Res, type TestContext } from './helpers.ts';
+import type { PayoutProvider } from '../src/payments/payouts.ts';
+import type { PayoutProviders } from '../src/payments/provider.ts';
+import { createProviders } from '../src/payments/registry.ts';
+import { call, cpf, testConfig, type Res, type TestContext } from './helpers.ts';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
@@ -60,7 +62,7 @@ export async function paidCard(app: App, cred: Cred, amountCents: number, instal
 
 /** Settles every card instalment due within `days` (the settlement sweep, run with a future clock). */
 export async function settleAll(ctx: TestContext, days = 400): Promise<void> {
-  while ((await settleDue(ctx.database.db, new Date(Date.now() + days * DAY), 100)) > 0);
+  while ((await settleDue(ctx.app.deps.transactions, new Date(Date.now() + days * DAY), 100)) > 0);
 }
 
 /** Production money that is available at once: a paid 1x card payment whose instalment has settled. */
@@ -102,11 +104,12 @@ export async function accounts(ctx: TestContext, userId: string, livemode = fals
   return { available: of('available'), receivable: of('receivable'), reserved: of('reserved'), fees: of('fees'), external: of('external') };
 }
 
-export const sandboxPayouts = (production: string | null = null) => createPayoutProviders({ productionProvider: production, sandboxDelayMs: 0 });
+export const sandboxPayouts = (production: string | null = null): PayoutProviders =>
+  createProviders(testConfig({ SANDBOX_PAYOUT_DELAY_MS: '0', ...(production ? { PAYOUT_PROVIDER: production } : {}) })).payouts;
 
 /** Runs the payout sweep once over the whole database. */
 export function runPayouts(ctx: TestContext, payouts: PayoutProviders = sandboxPayouts(), now = new Date(), leaseMs = 300_000) {
-  return processPayouts({ db: ctx.database.db, payouts, leaseMs }, now);
+  return processPayouts({ ...ctx.app.deps.withdrawals, payouts, leaseMs }, now);
 }
 
 /** A provider whose answers the test controls. */

@@ -203,11 +203,13 @@ describe('subscriptions', () => {
     await call(ctx.app, 'DELETE', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey });
   });
 
-  test('permissions: webhooks:read to look, webhooks:write to change', async () => {
+  test('permissions: webhooks:read to look, webhooks:write to change and to read the postback secret', async () => {
     const reader = await merchant(ctx.app, { permissions: ['webhooks:read'] });
     const none = await merchant(ctx.app, { permissions: ['transactions:read'] });
     assert.equal((await call(ctx.app, 'GET', '/api/v1/webhooks/subscriptions', { key: reader.devKey })).status, 200);
-    assert.equal((await call(ctx.app, 'GET', '/api/v1/webhooks/postback-secret', { key: reader.devKey })).status, 200);
+    const secret = await call(ctx.app, 'GET', '/api/v1/webhooks/postback-secret', { key: reader.devKey });
+    assert.equal(secret.status, 403, 'the postback secret signs postbacks: reading it needs webhooks:write');
+    assert.deepEqual(secret.body, { message: 'This API key lacks the webhooks:write permission' });
     const post = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: reader.devKey, body: { url: receiver.url('/p'), events: ['transaction.created'] } });
     assert.equal(post.status, 403);
     assert.equal((await call(ctx.app, 'POST', '/api/v1/webhooks/postback-secret/rotate', { key: reader.devKey })).status, 403);

@@ -425,7 +425,7 @@ describe('payout job', () => {
     const { sweeps } = await import('../src/jobs/runner.ts');
     const m = await funded(20_000);
     const w = await withdraw(m.k, 2000);
-    const list = sweeps(ctx.database.db, ctx.config);
+    const list = sweeps(ctx.app.deps);
     const sweep = list.find((s) => s.name === 'process-payouts')!;
     assert.ok(sweep);
     await sweep.run(new Date());

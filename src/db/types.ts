@@ -15,10 +15,19 @@ export interface UsersTable {
   referred_by: string | null;
   /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
   postback_secret: string | null;
-  /** An operator's overrides of the platform's fees (modules/fees.ts); null = none. */
+  /** An operator's overrides of the platform's fees (modules/fees/schedule.ts); null = none. */
   fees: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A dashboard session: one per issued token (its `jti`); see migrations/008_sessions.ts. */
+export interface SessionsTable {
+  user_id: string;
+  id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
 }
 
 export interface ApiKeysTable {
@@ -69,6 +78,7 @@ export interface ClientsTable {
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
+  sessions: SessionsTable;
   products: ProductsTable;
   clients: ClientsTable;
   transactions: TransactionsTable;
@@ -91,6 +101,7 @@ export interface DB {
   coupons: CouponsTable;
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
+  refunds: RefundsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -139,6 +150,8 @@ export interface TransactionsTable {
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;
   provider: string;
+  /** The provider's own reference of the payment (a card charge id), once it gave one. */
+  provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
   failure_reason: string | null;
   paid_at: NullableTimestamp;
   failed_at: NullableTimestamp;
@@ -147,6 +160,26 @@ export interface TransactionsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */
+export interface RefundsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  amount_cents: number;
+  /** The part of the payment's fee this refund returned to the merchant. */
+  fee_returned_cents: number;
+  status: RefundStatus;
+  provider: string;
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Refund = Selectable<RefundsTable>;
 
 export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external';
 
@@ -345,11 +378,15 @@ export interface CouponsTable {
   updated_at: Timestamp;
 }
 
+export type RedemptionStatus = 'RESERVED' | 'USED' | 'RELEASED';
+
 export interface CouponRedemptionsTable {
   id: string;
   user_id: string;
   coupon_id: string;
-  transaction_id: string;
+  /** Null only while a reservation's transaction is being created. */
+  transaction_id: string | null;
+  status: ColumnType<RedemptionStatus, RedemptionStatus | undefined, RedemptionStatus>;
   document: string;
   email: string;
   created_at: Timestamp;

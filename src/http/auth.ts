@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
+import { uuidv7 } from '../db/ids.ts';
 import type { Db } from '../db/index.ts';
 import { forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
 import { enforce, type RateLimiter } from './ratelimit.ts';
@@ -52,6 +53,8 @@ export interface AuthContext {
   livemode: boolean;
   via: 'key' | 'token';
   keyId: string | null;
+  /** The dashboard session of a token request (its `jti`); null for API keys. */
+  sessionId: string | null;
   role: 'USER' | 'ADMIN';
 }
 
@@ -65,6 +68,7 @@ declare module 'fastify' {
 }
 
 export const KEY_PATTERN = /^cofre_(test|live)_[A-Za-z0-9_-]{43}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 interface CachedKey {
@@ -102,14 +106,45 @@ export class Authenticator {
     this.secret = new TextEncoder().encode(deps.jwtSecret);
   }
 
-  async issueToken(user: { id: string; role: string }, ttlSeconds: number): Promise<string> {
+  /**
+   * Opens a dashboard session and returns its token (the session id is the token's `jti`). The row is
+   * written only while the user's password hash is still `passwordHash`, the one just verified: a
+   * login racing a password change gets no session (null) rather than one that outlives the change.
+   */
+  async startSession(user: { id: string; role: string; password_hash: string }, ttlSeconds: number): Promise<string | null> {
+    const now = new Date();
+    const id = uuidv7(now.getTime());
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    const db = this.deps.db;
+    // Expired sessions of this user go as a new one comes: the table holds live sessions only.
+    await db.deleteFrom('sessions').where('user_id', '=', user.id).where('expires_at', '<', now).execute();
+    const row = await db
+      .insertInto('sessions')
+      .columns(['user_id', 'id', 'created_at', 'expires_at'])
+      .expression(
+        db
+          .selectFrom('users')
+          .select((eb) => ['id', eb.val(id).as('sid'), eb.val(now).as('created'), eb.val(expiresAt).as('expires')])
+          .where('id', '=', user.id)
+          .where('password_hash', '=', user.password_hash),
+      )
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return null;
     return new SignJWT({ role: user.role })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(user.id)
-      .setIssuedAt()
-      .setExpirationTime(`${ttlSeconds}s`)
+      .setJti(id)
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .setAudience('cofre-dashboard')
       .sign(this.secret);
+  }
+
+  /** Ends one dashboard session (logout): its token is refused from now on, on every instance. */
+  async endSession(userId: string, sessionId: string): Promise<void> {
+    const now = new Date();
+    await this.deps.db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
   }
 
   /**
@@ -145,7 +180,7 @@ export class Authenticator {
       return null;
     }
     const entry: CachedKey = {
-      ctx: { userId: row.user_id, livemode: row.livemode, via: 'key', keyId: row.id, role: row.role },
+      ctx: { userId: row.user_id, livemode: row.livemode, via: 'key', keyId: row.id, sessionId: null, role: row.role },
       permissions: new Set(row.permissions),
       expiresAt: now + KEY_CACHE_MS,
     };
@@ -156,14 +191,32 @@ export class Authenticator {
     return entry;
   }
 
-  private async verifyToken(token: string): Promise<{ userId: string; role: 'USER' | 'ADMIN' } | null> {
+  /**
+   * A token is taken when its signature, audience and expiry hold (a token without `exp` is refused)
+   * and its session is live in the database: one primary-key read per dashboard request, which is
+   * what lets a logout or a password change take effect at once on every instance. The role comes
+   * from the database too, so a changed role counts from the next request.
+   */
+  private async verifyToken(token: string): Promise<{ userId: string; sessionId: string; role: 'USER' | 'ADMIN' } | null> {
+    let sub: string;
+    let jti: string;
     try {
-      const { payload } = await jwtVerify(token, this.secret, { audience: 'cofre-dashboard', algorithms: ['HS256'] });
-      if (typeof payload.sub !== 'string') return null;
-      return { userId: payload.sub, role: payload.role === 'ADMIN' ? 'ADMIN' : 'USER' };
+      const { payload } = await jwtVerify(token, this.secret, { audience: 'cofre-dashboard', algorithms: ['HS256'], requiredClaims: ['exp', 'iat', 'sub', 'jti'] });
+      if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || !UUID.test(payload.sub) || !UUID.test(payload.jti)) return null;
+      sub = payload.sub;
+      jti = payload.jti;
     } catch {
       return null;
     }
+    const row = await this.deps.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.expires_at', 'sessions.revoked_at', 'users.role'])
+      .where('sessions.user_id', '=', sub)
+      .where('sessions.id', '=', jti)
+      .executeTakeFirst();
+    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= Date.now()) return null;
+    return { userId: sub, sessionId: jti, role: row.role };
   }
 
   async authenticate(req: FastifyRequest, spec: AuthSpec): Promise<AuthContext> {
@@ -191,7 +244,7 @@ export class Authenticator {
     const claims = await this.verifyToken(credential);
     if (!claims) throw unauthorized('Invalid or expired token');
     if (spec.admin && claims.role !== 'ADMIN') throw forbidden('Operator (ADMIN) role required');
-    return { userId: claims.userId, livemode: environmentOf(req), via: 'token', keyId: null, role: claims.role };
+    return { userId: claims.userId, livemode: environmentOf(req), via: 'token', keyId: null, sessionId: claims.sessionId, role: claims.role };
   }
 }
 

@@ -5,7 +5,7 @@
 // - spellings: a preValidation step rewrites the origin's field names and values into ours, so
 //   validation, services and the Idempotency-Key fingerprint only ever see the canonical request;
 // - envelopes on every body (envelope.ts);
-// - an empty JSON body is no body;
+// - an empty JSON body is no body (in the JSON parser, http/hardening.ts);
 // - `page=1` on cursor-style lists is the first page.
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { addEnvelope, envelopeSerializerCompiler } from './envelope.ts';
@@ -43,7 +43,6 @@ const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Arra
  */
 export function installCompat(app: FastifyInstance, table: CompatTable) {
   app.setSerializerCompiler(envelopeSerializerCompiler(() => app.getSchemas()));
-  emptyJsonIsNoBody(app);
 
   const seen = new Set<string>();
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
@@ -80,20 +79,6 @@ export function installCompat(app: FastifyInstance, table: CompatTable) {
   app.addHook('onReady', async () => {
     const unmatched = Object.keys(table).filter((k) => !seen.has(k));
     if (unmatched.length) throw new Error(`compat table names routes that do not exist: ${unmatched.join(', ')}`);
-  });
-}
-
-/**
- * `Content-Type: application/json` with an empty body (a cancel or delete sent by a client that sets
- * the header on every request) is a request without a body, not malformed JSON. A route whose body
- * is required still answers 400 VALIDATION_ERROR (its schema refuses undefined).
- */
-function emptyJsonIsNoBody(app: FastifyInstance) {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body.length === 0) return done(null, undefined);
-    parse(req, body as string, done);
   });
 }
 

@@ -79,10 +79,13 @@ export function errorBody(req: FastifyRequest, message: string, code: string, er
   return { message, code, timestamp: new Date().toISOString(), path: req.url.split('?')[0], errors };
 }
 
-function send(reply: FastifyReply, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+/**
+ * Sends an error body with its status, bypassing the route's response schema, plus the
+ * origin-compatible `success: false` every error body carries (http/envelope.ts adds it to bodies
+ * routes send themselves).
+ */
+export function sendError(reply: FastifyReply, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   reply.code(status).headers(headers).type('application/json; charset=utf-8');
-  // Bypass the route's response schema: error bodies have their own shape, plus the origin-compatible
-  // `success: false` every error body carries (http/envelope.ts does it for bodies routes send).
   return reply.serializer((x: unknown) => JSON.stringify(x)).send({ ...body, success: false });
 }
 
@@ -92,36 +95,36 @@ export function installErrorHandling(app: FastifyInstance) {
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
-      if (err.status === 400) return send(reply, 400, errorBody(req, err.message, err.code ?? 'VALIDATION_ERROR', err.errors), err.headers);
-      return send(reply, err.status, { message: err.message }, err.headers);
+      if (err.status === 400) return sendError(reply, 400, errorBody(req, err.message, err.code ?? 'VALIDATION_ERROR', err.errors), err.headers);
+      return sendError(reply, err.status, { message: err.message }, err.headers);
     }
     const fe = err as FastifyError;
-    if (fe.validation) return send(reply, 400, errorBody(req, 'Validation failed', 'VALIDATION_ERROR', fieldErrors(fe)));
+    if (fe.validation) return sendError(reply, 400, errorBody(req, 'Validation failed', 'VALIDATION_ERROR', fieldErrors(fe)));
     switch (fe.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return send(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
+        return sendError(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(reply, 413, { message: 'Request body is too large' });
+        return sendError(reply, 413, { message: 'Request body is too large' });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, 415, { message: 'Unsupported content type: send application/json' });
+        return sendError(reply, 415, { message: 'Unsupported content type: send application/json' });
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return send(reply, 400, errorBody(req, 'Invalid Content-Length', 'VALIDATION_ERROR', []));
+        return sendError(reply, 400, errorBody(req, 'Invalid Content-Length', 'VALIDATION_ERROR', []));
     }
     if (fe instanceof SyntaxError) {
-      return send(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
+      return sendError(reply, 400, errorBody(req, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: 'is not valid JSON' }]));
     }
     if (fe.statusCode === 429) {
-      return send(reply, 429, { message: fe.message || 'Too many requests' });
+      return sendError(reply, 429, { message: fe.message || 'Too many requests' });
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       // Other client errors raised by Fastify itself (e.g. bad URL encoding): plain message, no internals.
-      if (fe.statusCode === 400) return send(reply, 400, errorBody(req, 'Bad request', 'VALIDATION_ERROR', []));
-      return send(reply, fe.statusCode, { message: fe.statusCode === 404 ? 'Not found' : 'Request refused' });
+      if (fe.statusCode === 400) return sendError(reply, 400, errorBody(req, 'Bad request', 'VALIDATION_ERROR', []));
+      return sendError(reply, fe.statusCode, { message: fe.statusCode === 404 ? 'Not found' : 'Request refused' });
     }
     req.log.error({ err }, 'unhandled error');
-    return send(reply, 500, { message: 'Internal server error' });
+    return sendError(reply, 500, { message: 'Internal server error' });
   });
 
-  app.setNotFoundHandler((req, reply) => send(reply, 404, { message: `Route ${req.method} ${req.url.split('?')[0]} not found` }));
+  app.setNotFoundHandler((req, reply) => sendError(reply, 404, { message: `Route ${req.method} ${req.url.split('?')[0]} not found` }));
 }

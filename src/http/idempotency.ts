@@ -4,6 +4,9 @@
 // Two ways to hold a key:
 // - claimed: the preHandler claims the key (a row without a response) before the handler runs, a
 //   retry meanwhile gets 409, and onSend stores the response (or frees the key after a 5xx);
+// - held: a claimed request whose work has begun something that must not be done twice (a card
+//   transaction recorded before its charge) stores a provisional response with holdKey(); from then
+//   on a 5xx never frees the key, and onSend stores the final response over the provisional one;
 // - inline (route config `idempotency: { inline }`, for a request whose work is ONE statement):
 //   nothing is written before the handler; the statement doing the work also inserts the key with
 //   its response (storeKeySql), so the work and its stored response commit together. A retry racing
@@ -20,27 +23,34 @@ import { prepared, type Db } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
+/**
+ * How long a claim without a response holds its key. A request answers in well under this (a card
+ * charge holds its key with a provisional response before it calls the provider, see `held`), so a
+ * claim this old belongs to a process that died mid-request: a retry takes the key over instead of
+ * being told 409 for the rest of the day.
+ */
+export const CLAIM_LEASE_MS = 60_000;
 
 // Fixed statements, built once (no query building on every request), and named prepared
-// statements on PostgreSQL (see prepared()). The claim takes a free key, or one whose 24 h are
-// over ($5 is now).
+// statements on PostgreSQL (see prepared()). The claim takes a free key, one whose 24 h are over
+// ($5 is now), or one claimed without a response before $7 (its lease ran out).
 const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (user_id, livemode, key) DO UPDATE
   SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
-  WHERE idempotency_keys.expires_at < $5
+  WHERE idempotency_keys.expires_at < $5 OR (idempotency_keys.response_status IS NULL AND idempotency_keys.created_at < $7)
   RETURNING key`);
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 
-/** The key a request holds: `inline` until its statement stores it, `claimed` once claimed, `settled` when nothing is left to store. */
+/** The key a request holds: `inline` until its statement stores it, `claimed` once claimed, `held` with a provisional response, `settled` when nothing is left to store. */
 export interface RequestKey {
   userId: string;
   livemode: boolean;
   key: string;
   fingerprint: string;
   createdAt: Date;
-  state: 'inline' | 'claimed' | 'settled';
+  state: 'inline' | 'claimed' | 'held' | 'settled';
 }
 
 declare module 'fastify' {
@@ -76,9 +86,9 @@ function fingerprint(req: FastifyRequest): string {
 const expiry = (k: RequestKey) => new Date(k.createdAt.getTime() + TTL_MS);
 
 /**
- * The INSERT of an inline key with its response, as a CTE of the statement doing the work; it
- * writes one row per row of `from`. A key already present (even expired) fails the whole
- * statement: see keyTaken.
+ * The INSERT of an inline key with its response, as a CTE of the statement doing the work (its
+ * RETURNING gives the response text); it writes one row per row of `from`. A key already present
+ * (even expired) fails the whole statement: see keyTaken.
  */
 export function storeKeySql(k: RequestKey, status: number, body: RawBuilder<string>, from: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
@@ -94,7 +104,7 @@ const keyTaken = (err: unknown) => {
 };
 
 /** Sends a JSON text as it is (a stored response, or one rendered before its statement ran). */
-function sendJsonText(reply: FastifyReply, status: number, text: string) {
+export function sendJsonText(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(text);
 }
 
@@ -119,10 +129,12 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
   // Registered before compression, so the payload here is still the JSON text.
   app.addHook('onSend', async (req, reply, payload) => {
     const k = req.idempotency;
-    if (k?.state !== 'claimed') return payload;
+    if (k?.state !== 'claimed' && k?.state !== 'held') return payload;
     const { userId, livemode, key } = k;
-    // A 5xx means nothing was done: the key is freed so the client can retry with it.
-    await db.executeQuery(reply.statusCode >= 500 ? CompiledQuery.raw(FREE, [userId, livemode, key]) : CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]));
+    if (reply.statusCode < 500) await db.executeQuery(CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]));
+    // A 5xx of a claimed request means nothing was done: the key is freed so the client can retry
+    // with it. A held key keeps its provisional response: something was done.
+    else if (k.state === 'claimed') await db.executeQuery(CompiledQuery.raw(FREE, [userId, livemode, key]));
     return payload;
   });
 }
@@ -135,7 +147,8 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
 async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const k = req.idempotency!;
   const { userId, livemode, key } = k;
-  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k)]));
+  const leaseStart = new Date(k.createdAt.getTime() - CLAIM_LEASE_MS);
+  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k), leaseStart]));
   if (claimed.length) {
     k.state = 'claimed';
     return true;
@@ -153,6 +166,23 @@ async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promi
   if (stored.response_status === null) throw conflict('A request with this Idempotency-Key is in progress; retry shortly');
   sendJsonText(reply.header('Idempotent-Replayed', 'true'), stored.response_status, stored.response_body ?? '');
   return false;
+}
+
+/**
+ * Stores a provisional response under the request's claimed key (see `held` above): a retry from now
+ * on replays it, and a failure of the request no longer frees the key. No-op without a claimed key.
+ */
+export async function holdKey(db: Db, req: FastifyRequest, status: number, text: string): Promise<void> {
+  const k = req.idempotency;
+  if (k?.state !== 'claimed') return;
+  await db.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
+  k.state = 'held';
+}
+
+/** Deletes idempotency records past their 24 h life (a background sweep). */
+export async function purgeIdempotencyKeys(db: Db, now = new Date()): Promise<number> {
+  const res = await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }
 
 /**

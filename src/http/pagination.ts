@@ -114,3 +114,32 @@ export async function keysetPage<R extends { id: string }>(
   }
   return { rows: page, pagination: { limit: o.limit, cursor: o.cursor ?? null, hasMore, nextCursor } };
 }
+
+/** What a cursor list's query string gives (CursorQuery in schemas.ts). */
+export interface CursorPageQuery {
+  limit: number;
+  cursor?: string;
+  orderDirection?: 'asc' | 'desc';
+}
+
+/**
+ * The usual cursor list: ordered by creation time (newest first unless the query says asc), with
+ * the id as tie-breaker. `column`/`idColumn` name them when the query joins tables.
+ */
+export function createdAtPage<R extends { id: string; created_at: Date }>(
+  cursors: Cursors,
+  base: SelectQueryBuilder<any, any, R>,
+  q: CursorPageQuery,
+  columns: { column?: string; idColumn?: string } = {},
+): Promise<{ rows: R[]; pagination: CursorPageInfo }> {
+  return keysetPage(cursors, base, {
+    by: 'createdAt',
+    column: columns.column ?? 'created_at',
+    idColumn: columns.idColumn,
+    direction: q.orderDirection ?? 'desc',
+    limit: q.limit,
+    cursor: q.cursor,
+    value: (r) => r.created_at,
+    timestamp: true,
+  });
+}

@@ -14,6 +14,8 @@ export interface RateLimiter {
   hit(key: string, windowMs: number): Promise<Hit>;
   /** Current count without adding a hit. */
   peek(key: string): Promise<Hit>;
+  /** Takes back one hit counted in the current window (never below zero); nothing once it reset. */
+  release(key: string): Promise<void>;
   reset(key: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,6 +43,11 @@ export class MemoryLimiter implements RateLimiter {
     const w = this.windows.get(key);
     if (!w || w.resetAt <= now) return { count: 0, resetMs: 0 };
     return { count: w.count, resetMs: w.resetAt - now };
+  }
+
+  async release(key: string) {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > Date.now() && w.count > 0) w.count--;
   }
 
   async reset(key: string) {
@@ -77,6 +84,11 @@ export class RedisLimiter implements RateLimiter {
     const count = Number(res[0][1] ?? 0);
     const ttl = Number(res[1][1]);
     return { count, resetMs: ttl > 0 ? ttl : 0 };
+  }
+
+  async release(key: string) {
+    // One round trip, atomic: DECR only a live counter above zero (an expired one stays gone).
+    await this.redis.eval("local v = redis.call('GET', KEYS[1]) if v and tonumber(v) > 0 then redis.call('DECR', KEYS[1]) end return 0", 1, this.prefix + key);
   }
 
   async reset(key: string) {

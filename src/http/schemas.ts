@@ -1,6 +1,6 @@
 // Shared TypeBox pieces: one schema is validation, OpenAPI and TS type at once.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { RouteOptions } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 
 /** OpenAPI 3.1 / JSON Schema nullable: `type: [T, 'null']`. */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -17,6 +17,24 @@ export const Cents = (opts: { minimum?: number; maximum?: number; description?: 
   Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, ...opts });
 
 export const IdParams = Type.Object({ id: Uuid });
+
+/** Route config of the operator API: a dashboard token of a user with role ADMIN (403 for anyone else). */
+export const ADMIN = { auth: { token: true, admin: true } } as const;
+
+/** The Idempotency-Key request header, as documented on the POST routes that honour it. */
+export const IdempotencyHeader = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
+});
+
+/** preValidation of routes whose body is optional: a POST without one means `{}`. */
+export const emptyBodyIsObject = async (req: FastifyRequest) => {
+  (req as { body: unknown }).body ??= {};
+};
+
+/** Operator decisions: an optional or a required reason, told to the merchant. */
+const Reason = Type.String({ minLength: 1, maxLength: 500 });
+export const OptionalReasonBody = Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false });
+export const RequiredReasonBody = Type.Object({ reason: Reason }, { additionalProperties: false });
 
 export const Message = Type.Object({ message: Type.String() });
 
@@ -76,8 +94,11 @@ export function addGenericErrors(route: RouteOptions) {
   route.schema = { ...schema, response: { ...errors(...statuses), ...schema.response } } as RouteOptions['schema'];
 }
 
+/** Highest `page` of page-style lists: with `limit` <= 100 the offset stays under 10^8 rows. */
+export const MAX_PAGE = 1_000_000;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
 };
 

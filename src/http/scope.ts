@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import type { SelectQueryBuilder, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { Executor } from '../db/index.ts';
 import type { DB } from '../db/types.ts';
 
@@ -21,4 +21,18 @@ export type ArchivableTable = 'products' | 'clients' | 'coupons' | 'payment_link
 export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope): SelectQueryBuilder<DB, T, {}> {
   const q = db.selectFrom(table as ArchivableTable).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
   return q as unknown as SelectQueryBuilder<DB, T, {}>;
+}
+
+/**
+ * An UPDATE of one row of `table` this scope owns (merchant, environment, id), archived rows left
+ * out: no row matched means another merchant's, another environment's, an archived or an unknown id.
+ */
+export function ownedUpdate<T extends ArchivableTable>(db: Executor, table: T, scope: Scope, id: string): UpdateQueryBuilder<DB, T, T, UpdateResult> {
+  const q = db
+    .updateTable(table as ArchivableTable)
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  return q as unknown as UpdateQueryBuilder<DB, T, T, UpdateResult>;
 }

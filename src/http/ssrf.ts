@@ -1,9 +1,10 @@
 // SSRF guard for URLs the gateway calls on a merchant's behalf (webhook subscriptions, postbacks).
 // A target must be https, carry no credentials, and resolve only to public unicast addresses:
 // loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved and documentation
-// ranges are refused, also when embedded in IPv6 (IPv4-mapped, NAT64, 6to4). The check runs when
-// the URL is saved and again before every delivery, and the delivery connects to the address that
-// was checked (see the pinned lookup in the webhook sender), so DNS rebinding cannot slip past it.
+// ranges are refused, also when embedded in IPv6 (IPv4-mapped, IPv4-translated, IPv4-compatible,
+// NAT64, 6to4; Teredo altogether). The check runs when the URL is saved and again before every
+// delivery, and the delivery connects to the address that was checked (see the pinned lookup in the
+// webhook sender), so DNS rebinding cannot slip past it.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { validation } from './errors.ts';
@@ -56,7 +57,8 @@ const V6_BLOCKED: [string, number, string][] = [
 
 /** Names that point inside a network whatever DNS says (checked before any lookup). */
 const BLOCKED_NAMES = ['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal'];
-const BLOCKED_SUFFIXES = ['.internal', '.local', '.localdomain', '.home.arpa', '.intranet', '.lan'];
+// `.localhost` is loopback by RFC 6761 (browsers and some resolvers answer 127.0.0.1 without asking DNS).
+const BLOCKED_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa', '.intranet', '.lan'];
 
 function v4Bytes(ip: string): number[] {
   return ip.split('.').map(Number);
@@ -103,7 +105,8 @@ function v4Reason(bytes: number[]): string | null {
 
 /**
  * Why an address may not be called, or null when it is a public unicast address.
- * IPv4 embedded in IPv6 (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::/96 NAT64, 2002::/16 6to4) is judged as IPv4.
+ * IPv4 embedded in IPv6 (::ffff:a.b.c.d, ::ffff:0:a.b.c.d, ::a.b.c.d, 64:ff9b::/96 NAT64, 2002::/16 6to4)
+ * is judged as IPv4.
  */
 export function forbiddenAddress(ip: string): string | null {
   const kind = isIP(ip.replace(/%.*$/, ''));
@@ -111,8 +114,10 @@ export function forbiddenAddress(ip: string): string | null {
   if (kind !== 6) return 'not an IP address';
   const b = v6Bytes(ip);
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  // IPv4-mapped ::ffff:0:0/96 and IPv4-compatible ::/96 (except :: and ::1, handled below)
+  // IPv4-mapped ::ffff:0:0/96, IPv4-translated (SIIT) ::ffff:0:0:0/96, and IPv4-compatible ::/96
+  // (except :: and ::1, handled below)
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4Reason(b.slice(12));
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return v4Reason(b.slice(12));
   if (zeros(0, 12) && !(zeros(12, 15) && (b[15] === 0 || b[15] === 1))) return v4Reason(b.slice(12));
   // NAT64 well-known prefix 64:ff9b::/96 and local-use 64:ff9b:1::/48
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
@@ -124,6 +129,8 @@ export function forbiddenAddress(ip: string): string | null {
     const r = v4Reason(b.slice(2, 6));
     if (r) return r;
   }
+  // Teredo 2001::/32 tunnels to an IPv4 address of the attacker's choosing (obfuscated in the last 32 bits)
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) return 'a Teredo tunnel address';
   for (const [base, prefix, what] of V6_BLOCKED) if (inPrefix(b, v6Bytes(base), prefix)) return what;
   return null;
 }

@@ -1,11 +1,11 @@
 // Periodic background jobs. Each sweep claims rows with FOR UPDATE SKIP LOCKED, so any number of
 // processes (serve, worker) can run them against one PostgreSQL without doing the same work twice.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/index.ts';
+import type { Deps } from '../deps.ts';
+import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
+import { expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
-import { createPayoutProviders } from '../payments/payouts.ts';
-import { expireDue, purgeIdempotencyKeys, settleDue } from '../modules/transactions/service.ts';
 
 export interface Sweep {
   name: string;
@@ -14,15 +14,14 @@ export interface Sweep {
   batch: number;
 }
 
-export function sweeps(db: Db, config?: Config): Sweep[] {
-  // Payouts need the payout providers (from config); without a config only the sandbox pays.
-  const payouts = createPayoutProviders({ productionProvider: config?.payouts.productionProvider ?? null, sandboxDelayMs: config?.payouts.sandboxDelayMs ?? 2000 });
-  const leaseMs = config?.payouts.leaseMs ?? 300_000;
+/** The background work of a process: every time-based sweep, over the dependencies of deps.ts. */
+export function sweeps(deps: Deps): Sweep[] {
   return [
-    { name: 'expire-transactions', batch: 100, run: (now) => expireDue(db, now, 100) },
-    { name: 'settle-receivables', batch: 100, run: (now) => settleDue(db, now, 100) },
-    { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(db, now) },
-    { name: 'process-payouts', batch: 50, run: (now) => processPayouts({ db, payouts, leaseMs }, now, 50) },
+    { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
+    { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
+    { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
+    { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
+    { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
   ];
 }
 

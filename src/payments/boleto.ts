@@ -37,7 +37,7 @@ export interface ParsedBarcode {
   valid: boolean;
 }
 
-const DAY_MS = 86_400_000;
+import { DAY_MS } from './calendar.ts';
 const SAO_PAULO = new Intl.DateTimeFormat('en-CA', {
   timeZone: 'America/Sao_Paulo',
   year: 'numeric',

@@ -1,44 +1,107 @@
-// Payment providers. Development (test) transactions always use the sandbox; production
-// transactions use the provider the operator configured (PAYMENT_PROVIDER), or are refused.
-import { randomBytes } from 'node:crypto';
+// The payment-provider seam: every way money comes in (PIX, boleto, card) and goes back (refunds)
+// passes through a PaymentProvider, and whatever a provider reports later (a webhook, a poll, a
+// sandbox simulation) comes back as ProviderEvents that the transactions module applies.
+// Development (test) transactions always use the sandbox (payments/sandbox.ts); production ones the
+// provider the operator configured (PAYMENT_PROVIDER), or are refused. Payout providers (withdrawals)
+// are chosen beside them: createProviders (payments/registry.ts) is the one place a provider is chosen.
 import type { CardInput } from './card.ts';
+import type { PayoutProvider } from './payouts.ts';
 
 export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR';
 
+/** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
+export interface Payer {
+  name: string;
+  email: string;
+  document: string;
+}
+
+export interface PixRequest {
+  /** Our transaction id: a provider derives its charge id (txid) from it, so a retry finds the same charge. */
+  transactionId: string;
+  amountCents: number;
+  expiresAt: Date;
+  payer: Payer;
+  description: string;
+}
+
+export interface PixCharge {
+  /** The charge id in the BR Code (25-35 alphanumerics). */
+  txid: string;
+  /** The BR Code the payer copies or scans ("pix copia e cola"). */
+  brCode: string;
+}
+
+export interface BoletoRequest {
+  transactionId: string;
+  amountCents: number;
+  /** São Paulo calendar date, YYYY-MM-DD. */
+  dueDate: string;
+  payer: Payer;
+}
+
+export interface BoletoCharge {
+  barcode: string;
+  digitableLine: string;
+}
+
+export interface CardChargeRequest {
+  /**
+   * Our reference for this charge: the transaction id, chosen before the call. Providers must treat
+   * it as an idempotency key (the same reference never charges twice).
+   */
+  reference: string;
+  card: CardInput;
+  /** What the customer pays in total (instalment interest included). */
+  amountCents: number;
+  installments: number;
+}
+
 export type CardResult = { approved: true; reference: string } | { approved: false; reason: CardDeclineReason; message: string };
+
+export interface RefundRequest {
+  /** Our refund id, chosen before the call; an idempotency key like CardChargeRequest.reference. */
+  refundId: string;
+  transactionId: string;
+  paymentMethod: 'PIX' | 'BOLETO' | 'CARD';
+  /** The provider's own reference of the payment (card charge id), when it gave one. */
+  paymentReference: string | null;
+  amountCents: number;
+}
+
+export type RefundResult = { ok: true; reference: string } | { ok: false; reason: string; message: string };
+
+/** A payment's fate as a provider reports it, to be applied by the transactions module. */
+export interface ProviderEvent {
+  transactionId: string;
+  outcome: 'PAID' | 'FAILED' | 'EXPIRED';
+  /** For FAILED: why. */
+  reason?: string;
+}
 
 export interface PaymentProvider {
   readonly name: string;
-  /** Authorises and captures a card payment of amountCents (the total the customer pays). */
-  chargeCard(card: CardInput, amountCents: number, installments: number): Promise<CardResult>;
-}
-
-/** Sandbox test cards: the card number decides the outcome (docs/sandbox.md). Any other valid card is approved. */
-export const SANDBOX_CARDS: Record<string, { reason: CardDeclineReason; message: string }> = {
-  '4000000000000002': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
-  '4000000000009995': { reason: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds' },
-  '4000000000000069': { reason: 'EXPIRED_CARD', message: 'Card expired' },
-  '4000000000000127': { reason: 'INCORRECT_CVV', message: 'Incorrect security code' },
-  '4000000000000119': { reason: 'PROCESSING_ERROR', message: 'Processing error at the issuer' },
-  '5105105105105100': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
-};
-
-export class SandboxProvider implements PaymentProvider {
-  readonly name = 'sandbox';
-  async chargeCard(card: CardInput): Promise<CardResult> {
-    const number = card.number.replace(/[\s-]/g, '');
-    const outcome = SANDBOX_CARDS[number];
-    if (outcome) return { approved: false, ...outcome };
-    return { approved: true, reference: `sbx_${randomBytes(12).toString('hex')}` };
-  }
+  createPix(req: PixRequest): Promise<PixCharge>;
+  createBoleto(req: BoletoRequest): Promise<BoletoCharge>;
+  /** Authorises and captures a card payment of amountCents. */
+  chargeCard(req: CardChargeRequest): Promise<CardResult>;
+  refund(req: RefundRequest): Promise<RefundResult>;
+  /**
+   * Turns a notification from the provider into the status changes it reports. A provider that can
+   * be lied to confirms each one with its own API before returning it; the sandbox's notifications
+   * are the merchant's own simulations (POST /api/v1/transactions/{id}/simulate).
+   */
+  parseCallback(body: unknown): Promise<ProviderEvent[]>;
 }
 
 export interface Providers {
   sandbox: PaymentProvider;
+  /** null: production payments are refused (503) until an operator configures PAYMENT_PROVIDER. */
   production: PaymentProvider | null;
 }
 
-export function createProviders(productionName: string | null): Providers {
-  const sandbox = new SandboxProvider();
-  return { sandbox, production: productionName === 'sandbox' ? sandbox : null };
+export interface PayoutProviders {
+  sandbox: PayoutProvider;
+  /** null: production withdrawals wait for an operator (manual payout, /api/admin/withdrawals). */
+  production: PayoutProvider | null;
 }

@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../deps.ts';
 import { ensureDeviceCookie } from '../modules/coupons/limits.ts';
-import { findForCheckoutPage } from '../modules/checkout/service.ts';
+import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { findBySlug, linkTotal, unavailableReason } from '../modules/payment-links/service.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
-import { pickEncoding, type CachedPage, type PageCache } from './page-cache.ts';
+import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
 
 const SCRIPT = readFileSync(new URL('./assets/checkout.js', import.meta.url));
 const SCRIPT_VERSION = createHash('sha256').update(SCRIPT).digest('hex').slice(0, 12);
@@ -38,9 +38,8 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
   return reply.send(encoding === 'br' ? page.br : encoding === 'gzip' ? page.gzip : page.identity);
 }
 
-export default async function checkoutPageRoutes(app: App, opts: { pages: PageCache }) {
-  const { pages } = opts;
-  const { db, config } = app.deps;
+export default async function checkoutPageRoutes(app: App) {
+  const { db, config, pages } = app.deps;
   const assets: AssetRef = { scriptUrl: `/assets/checkout.js?v=${SCRIPT_VERSION}` };
   const secureCookie = config.checkoutUrl.startsWith('https://');
 

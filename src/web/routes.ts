@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import type { App } from '../deps.ts';
+import { boletoForPage, pixCodeByTxid } from '../modules/transactions/queries.ts';
 import { formatBoletoDocument } from './boleto-page.ts';
 
 /** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */
@@ -40,9 +41,9 @@ export default async function webRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const tx = await db.selectFrom('transactions').select(['pix_qr_code']).where('pix_txid', '=', req.params.txid).executeTakeFirst();
-      if (!tx?.pix_qr_code) return reply.code(404).send({ message: 'PIX charge not found' });
-      const png = await qr.get(req.params.txid, tx.pix_qr_code);
+      const code = await pixCodeByTxid(db, req.params.txid);
+      if (!code) return reply.code(404).send({ message: 'PIX charge not found' });
+      const png = await qr.get(req.params.txid, code);
       return reply.type('image/png').header('Cache-Control', 'public, max-age=86400, immutable').send(png);
     },
   );
@@ -58,26 +59,7 @@ export default async function webRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const tx = await db
-        .selectFrom('transactions')
-        .innerJoin('users', 'users.id', 'transactions.user_id')
-        .select([
-          'transactions.id',
-          'transactions.display_id',
-          'transactions.product',
-          'transactions.charged_cents',
-          'transactions.status',
-          'transactions.boleto_barcode',
-          'transactions.boleto_line',
-          'transactions.due_date',
-          'transactions.client_name',
-          'transactions.client_document',
-          'transactions.livemode',
-          'users.name as merchant_name',
-        ])
-        .where('transactions.id', '=', req.params.id)
-        .where('transactions.payment_method', '=', 'BOLETO')
-        .executeTakeFirst();
+      const tx = await boletoForPage(db, req.params.id);
       reply.type('text/html; charset=utf-8').header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
       reply.serializer((x: unknown) => x as string);
       if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {

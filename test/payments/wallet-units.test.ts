@@ -6,8 +6,10 @@ import fc from 'fast-check';
 import { advanceFee, daysUntil, quote, type Candidate } from '../../src/modules/advances/service.ts';
 import { decodeBase64, sniffContentType } from '../../src/modules/kyc/files.ts';
 import { generateCnpj, generateCpf } from '../../src/payments/documents.ts';
-import { SANDBOX_PAYOUT_FAILURES, SandboxPayoutProvider, createPayoutProviders } from '../../src/payments/payouts.ts';
+import { createProviders } from '../../src/payments/registry.ts';
+import { SANDBOX_PAYOUT_FAILURES, SandboxPayoutProvider } from '../../src/payments/sandbox.ts';
 import { validatePixKey } from '../../src/payments/pix-keys.ts';
+import { testConfig } from '../helpers.ts';
 
 const DAY = 86_400_000;
 
@@ -132,8 +134,8 @@ describe('sandbox payout provider', () => {
       const r = await new SandboxPayoutProvider(0).send({ externalId: 'x', amountCents: 100, pixKeyType: 'email', pixKey: key, description: null });
       assert.deepEqual(r, { ok: false, ...outcome });
     }
-    assert.equal(createPayoutProviders({ productionProvider: null, sandboxDelayMs: 0 }).production, null);
-    assert.equal(createPayoutProviders({ productionProvider: 'sandbox', sandboxDelayMs: 0 }).production?.name, 'sandbox');
+    assert.equal(createProviders(testConfig()).payouts.production, null);
+    assert.equal(createProviders(testConfig({ PAYOUT_PROVIDER: 'sandbox' })).payouts.production?.name, 'sandbox');
   });
 
   it('every magic key is a valid key of its type (it can be requested)', () => {

@@ -6,7 +6,10 @@ import * as m003 from './003_webhooks.ts';
 import * as m004 from './004_checkout.ts';
 import * as m005 from './005_wallet.ts';
 import * as m006 from './006_merchant_fees.ts';
+import * as m007 from './007_provider_refs.ts';
+import * as m008 from './008_sessions.ts';
 import * as m009 from './009_product_sku.ts';
+import * as m013 from './013_coupon_reservations.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -15,5 +18,8 @@ export const migrations: Record<string, Migration> = {
   '004_checkout': m004,
   '005_wallet': m005,
   '006_merchant_fees': m006,
+  '007_provider_refs': m007,
+  '008_sessions': m008,
   '009_product_sku': m009,
+  '013_coupon_reservations': m013,
 };

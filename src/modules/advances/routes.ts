@@ -1,17 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import { errors, IdParams } from '../../http/schemas.ts';
-import { AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
-import { advanceView, cancelAdvance, createAdvance, getAdvance, listAdvances, simulateAdvance } from './service.ts';
+import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, OptionalReasonBody, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
+import { AdminAdvancesQuery, AdminAdvanceView, AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
+import { adminListAdvances, advanceView, approveAdvance, cancelAdvance, createAdvance, getAdvance, listAdvances, rejectAdvance, simulateAdvance } from './service.ts';
 
-const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
-});
 
 // Spec "T" routes: the dashboard token, or an API key with withdrawals:read / withdrawals:write.
 export default async function advanceRoutes(app: App) {
   const { db } = app.deps;
-  const deps = { db, fees: app.deps.fees };
+  const deps = app.deps.advances;
   const tags = ['Advances'];
 
   app.get(
@@ -81,5 +78,58 @@ export default async function advanceRoutes(app: App) {
       schema: { tags, summary: 'Cancel a PENDING advance', params: IdParams, headers: IdempotencyHeader, response: { 200: AdvanceResponse, ...errors(400, 401, 403, 404, 409) } },
     },
     async (req) => ({ message: 'Advance cancelled', advance: advanceView(await cancelAdvance(db, req.auth, req.params.id)) }),
+  );
+
+  // --- Advances ------------------------------------------------------------------------------
+  const advanceTags = ['Operator: advances'];
+  app.get(
+    '/api/admin/advances',
+    {
+      config: ADMIN,
+      schema: {
+        tags: advanceTags,
+        summary: 'Advances (default: PENDING in production, oldest first)',
+        querystring: AdminAdvancesQuery,
+        response: { 200: Type.Object({ data: Type.Array(AdminAdvanceView), meta: PagePagination }), ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => adminListAdvances(db, req.query),
+  );
+  app.get(
+    '/api/admin/advances/:id',
+    { config: ADMIN, schema: { tags: advanceTags, summary: 'One advance', params: IdParams, response: { 200: Type.Object({ data: AdminAdvanceView }), ...errors(401, 403, 404) } } },
+    async (req) => {
+      const { advance, items } = await getAdvance(db, null, req.params.id);
+      return { data: { ...advanceView(advance, items), livemode: advance.livemode } };
+    },
+  );
+  app.post(
+    '/api/admin/advances/:id/approve',
+    {
+      config: ADMIN,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: advanceTags,
+        summary: 'Approve a PENDING advance: it completes at once (receivables advanced, net amount credited)',
+        params: IdParams,
+        body: OptionalReasonBody,
+        response: { 200: Type.Object({ message: Type.String(), data: AdminAdvanceView }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const { advance, items } = await approveAdvance(deps, req.auth.userId, req.params.id, req.body.reason);
+      return { message: 'Advance approved and credited', data: { ...advanceView(advance, items), livemode: advance.livemode } };
+    },
+  );
+  app.post(
+    '/api/admin/advances/:id/reject',
+    {
+      config: ADMIN,
+      schema: { tags: advanceTags, summary: 'Reject a PENDING advance (reason required)', params: IdParams, body: RequiredReasonBody, response: { 200: Type.Object({ message: Type.String(), data: AdminAdvanceView }), ...errors(400, 401, 403, 404) } },
+    },
+    async (req) => {
+      const advance = await rejectAdvance(deps, req.auth.userId, req.params.id, req.body.reason);
+      return { message: 'Advance rejected', data: { ...advanceView(advance), livemode: advance.livemode } };
+    },
   );
 }

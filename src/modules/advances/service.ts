@@ -16,7 +16,6 @@
 // decides races). In development, approval is automatic, in the creating transaction.
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import type { FeeSchedule } from '../fees.ts';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Advance, AdvanceItem, AdvanceStatus } from '../../db/types.ts';
@@ -24,10 +23,11 @@ import { badRequest, notFound, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
-import { recordEvents } from '../events/service.ts';
+import type { EventLog } from '../events/service.ts';
+import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
-import { postJournal } from '../ledger/service.ts';
-import { DAY_MS } from '../transactions/states.ts';
+import type { Ledger } from '../ledger/service.ts';
+import { DAY_MS } from '../../payments/calendar.ts';
 import type { AdminAdvancesQuery, ListAdvancesQuery } from './schemas.ts';
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -161,6 +161,8 @@ function overAvailable(amount: number, available: number) {
 export interface AdvanceDeps {
   db: Db;
   fees: FeeSchedule;
+  events: EventLog;
+  ledger: Ledger;
 }
 
 /** What an advance of `amountCents` (omitted: everything) would cost now. */
@@ -219,10 +221,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordEvents(trx, scope, [{ type: 'advance.created', data: eventData(advance) }]);
+      await deps.events.record(trx, scope, [{ type: 'advance.created', data: eventData(advance) }]);
       if (scope.livemode) return { advance, items: [] };
       // Development: approved at once, by the system.
-      return complete(trx, deps.fees, advance, null, 'Approved automatically (development)');
+      return complete(deps, trx, advance, null, 'Approved automatically (development)');
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw alreadyActive();
@@ -235,10 +237,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
  * are now (locking the transactions, then the receivables, so a refund of the same transaction
  * cannot interleave), writes the items, moves the money and records the events.
  */
-async function complete(trx: Trx, fees: FeeSchedule, advance: Advance, operatorId: string | null, decisionReason: string | null): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+async function complete(deps: AdvanceDeps, trx: Trx, advance: Advance, operatorId: string | null, decisionReason: string | null): Promise<{ advance: Advance; items: AdvanceItem[] }> {
   const scope: Scope = { userId: advance.user_id, livemode: advance.livemode };
   const now = new Date();
-  const { advanceMonthlyBp } = await fees.of(advance.user_id, trx);
+  const { advanceMonthlyBp } = await deps.fees.of(advance.user_id, trx);
   let q: Quote | null = null;
   // The candidates are read without locks; a receivable settled or refunded before we lock it drops
   // out, so read again (the next reading reaches further) until the locked ones cover the amount.
@@ -302,7 +304,7 @@ async function complete(trx: Trx, fees: FeeSchedule, advance: Advance, operatorI
       .where('id', '=', i.receivableId)
       .execute();
   }
-  await postJournal(trx, scope, {
+  await deps.ledger.post(trx, scope, {
     kind: 'advance',
     referenceType: 'advance',
     referenceId: advance.id,
@@ -319,7 +321,7 @@ async function complete(trx: Trx, fees: FeeSchedule, advance: Advance, operatorI
     .where('id', '=', approved.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await recordEvents(trx, scope, [{ type: 'advance.approved', data: { ...eventData(completed), receivables: items.map(itemView) } }]);
+  await deps.events.record(trx, scope, [{ type: 'advance.approved', data: { ...eventData(completed), receivables: items.map(itemView) } }]);
   items.sort((a, b) => a.settle_at.getTime() - b.settle_at.getTime() || (a.receivable_id < b.receivable_id ? -1 : 1));
   return { advance: completed, items };
 }
@@ -380,14 +382,14 @@ export async function approveAdvance(deps: AdvanceDeps, operatorId: string, id: 
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
     if (a.status !== 'PENDING') throw transitionError(a.status, 'APPROVED');
-    return complete(trx, deps.fees, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
+    return complete(deps, trx, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
   });
 }
 
-export async function rejectAdvance(db: Db, operatorId: string, id: string, reason: string) {
+export async function rejectAdvance(deps: AdvanceDeps, operatorId: string, id: string, reason: string) {
   const why = sanitizeText(reason);
   if (!why) throw validation('reason', 'must contain text: the merchant is told why');
-  return inTx(db, async (trx) => {
+  return inTx(deps.db, async (trx) => {
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
     if (a.status !== 'PENDING') throw transitionError(a.status, 'REJECTED');
@@ -398,7 +400,7 @@ export async function rejectAdvance(db: Db, operatorId: string, id: string, reas
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvents(trx, { userId: a.user_id, livemode: a.livemode }, [{ type: 'advance.rejected', data: eventData(rejected) }]);
+    await deps.events.record(trx, { userId: a.user_id, livemode: a.livemode }, [{ type: 'advance.rejected', data: eventData(rejected) }]);
     return rejected;
   });
 }

@@ -1,11 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import { errors } from '../../http/schemas.ts';
-import { LoginBody, RegisterBody, UserView } from './schemas.ts';
-import { createUser, getUser, login, userView } from './service.ts';
+import { unauthorized } from '../../http/errors.ts';
+import { errors, Message } from '../../http/schemas.ts';
+import type { User } from '../../db/types.ts';
+import { ChangePasswordBody, LoginBody, RegisterBody, UserView } from './schemas.ts';
+import { admitRegistration, changePassword, createUser, getUser, login, userView } from './service.ts';
+
+const TokenResponse = Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView });
 
 export default async function authRoutes(app: App) {
   const { db, auth, limiter, config } = app.deps;
+
+  /** A new dashboard session for `user`; refused when its password changed since it was verified. */
+  async function session(user: User): Promise<string> {
+    const token = await auth.startSession(user, config.jwtTtlSeconds);
+    if (!token) throw unauthorized('Invalid e-mail or password');
+    return token;
+  }
 
   app.post(
     '/api/auth/register',
@@ -14,13 +25,13 @@ export default async function authRoutes(app: App) {
         tags: ['Auth'],
         summary: 'Create a merchant account',
         body: RegisterBody,
-        response: { 201: Type.Object({ message: Type.String(), user: UserView, token: Type.String() }), ...errors(400) },
+        response: { 201: Type.Object({ message: Type.String(), user: UserView, token: Type.String() }), ...errors(400, 429) },
       },
     },
     async (req, reply) => {
+      await admitRegistration(limiter, config.authLimits, req.ip);
       const user = await createUser(db, req.body);
-      const token = await auth.issueToken(user, config.jwtTtlSeconds);
-      return reply.code(201).send({ message: 'Account created', user: userView(user), token });
+      return reply.code(201).send({ message: 'Account created', user: userView(user), token: await session(user) });
     },
   );
 
@@ -31,16 +42,49 @@ export default async function authRoutes(app: App) {
         tags: ['Auth'],
         summary: 'Log in and receive a dashboard token (JWT)',
         body: LoginBody,
-        response: {
-          200: Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView }),
-          ...errors(400, 401, 429),
-        },
+        response: { 200: TokenResponse, ...errors(400, 401, 429) },
       },
     },
     async (req) => {
-      const user = await login(db, limiter, req.body.email, req.body.password, req.ip);
-      const token = await auth.issueToken(user, config.jwtTtlSeconds);
-      return { message: 'Logged in', token, expiresIn: config.jwtTtlSeconds, user: userView(user) };
+      const user = await login(db, limiter, config.authLimits, req.body.email, req.body.password, req.ip);
+      return { message: 'Logged in', token: await session(user), expiresIn: config.jwtTtlSeconds, user: userView(user) };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      config: { auth: { token: true } },
+      schema: {
+        tags: ['Auth'],
+        summary: 'End this dashboard session',
+        description: 'The token used is refused from now on, on every instance. Other sessions of the account stay open.',
+        response: { 200: Message, ...errors(401) },
+      },
+    },
+    async (req) => {
+      await auth.endSession(req.auth.userId, req.auth.sessionId!);
+      return { message: 'Logged out' };
+    },
+  );
+
+  app.post(
+    '/api/auth/password',
+    {
+      // The response carries a new token: never stored for Idempotency-Key replays.
+      config: { auth: { token: true }, idempotency: 'off' },
+      schema: {
+        tags: ['Auth'],
+        summary: 'Change the password',
+        description:
+          'Needs the current password (counted against the login limits). Every dashboard session of the account is ended, this one included; the response carries a token for a new session.',
+        body: ChangePasswordBody,
+        response: { 200: TokenResponse, ...errors(400, 401, 429) },
+      },
+    },
+    async (req) => {
+      const user = await changePassword(db, limiter, config.authLimits, req.auth.userId, req.body, req.ip);
+      return { message: 'Password changed; every other session was ended', token: await session(user), expiresIn: config.jwtTtlSeconds, user: userView(user) };
     },
   );
 

@@ -16,7 +16,7 @@ export const RegisterBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255 }),
     email: Email,
-    password: Type.String({ minLength: 8, maxLength: 256 }),
+    password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters, not only spaces, not a common password' }),
     referralCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
   },
   { additionalProperties: false },
@@ -24,5 +24,13 @@ export const RegisterBody = Type.Object(
 
 export const LoginBody = Type.Object(
   { email: Type.String({ minLength: 1, maxLength: 255 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 256 }),
+    newPassword: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters, not only spaces, not a common password' }),
+  },
   { additionalProperties: false },
 );

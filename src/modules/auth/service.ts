@@ -1,10 +1,13 @@
 // Accounts: registration, login (with failure limits), profile, operator creation.
 import { hash, verify } from '@node-rs/argon2';
-import type { Executor } from '../../db/index.ts';
+import type { Db, Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { User } from '../../db/types.ts';
-import { badRequest, notFound, tooManyRequests, unauthorized } from '../../http/errors.ts';
-import type { RateLimiter } from '../../http/ratelimit.ts';
+import type { AuthLimits } from '../../config.ts';
+import { badRequest, notFound, unauthorized, validation } from '../../http/errors.ts';
+import { enforce, type RateLimiter } from '../../http/ratelimit.ts';
+import { requiredText } from '../../http/sanitize.ts';
+import { COMMON_PASSWORDS } from './common-passwords.ts';
 
 // A hash of a random password, verified when the e-mail is unknown so both paths cost the same.
 const DUMMY_HASH = await hash('cofre-timing-equaliser-' + Math.random());
@@ -21,11 +24,22 @@ async function uniqueReferralCode(db: Executor): Promise<string> {
   }
 }
 
+/**
+ * Password rules beyond the schema's length (8-256): not blank, and not one of the passwords an
+ * attacker tries first (common-passwords.ts). Throws a 400 on `field`.
+ */
+export function assertPasswordAllowed(password: string, field: string): void {
+  if (!password.trim()) throw validation(field, 'must not be only spaces');
+  if (COMMON_PASSWORDS.has(password.toLowerCase())) throw validation(field, 'is too common: choose one that is harder to guess');
+}
+
 export async function createUser(
   db: Executor,
   input: { name: string; email: string; password: string; referralCode?: string; role?: 'USER' | 'ADMIN' },
 ): Promise<User> {
   const email = input.email.trim();
+  const name = requiredText(input.name, 'name');
+  assertPasswordAllowed(input.password, 'password');
   const taken = await db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
   if (taken) throw badRequest('EMAIL_ALREADY_REGISTERED', 'E-mail already registered', [{ field: 'email', message: 'is already registered' }]);
   let referredBy: string | null = null;
@@ -40,7 +54,7 @@ export async function createUser(
       .insertInto('users')
       .values({
         id: uuidv7(),
-        name: input.name.trim(),
+        name,
         email,
         password_hash: await hash(input.password),
         role: input.role ?? 'USER',
@@ -60,24 +74,72 @@ export async function createUser(
   }
 }
 
+const HOUR = 3_600_000;
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const LOGIN_MAX_FAILURES = 5;
+const LOGIN_MESSAGE = 'Too many failed login attempts; try again later';
 
-/** Checks a password; failures are counted per e-mail + IP and locked out after five in 15 minutes. */
-export async function login(db: Executor, limiter: RateLimiter, email: string, password: string, ip: string): Promise<User> {
-  const key = `login:${email.trim().toLowerCase()}:${ip}`;
-  const seen = await limiter.peek(key);
-  if (seen.count >= LOGIN_MAX_FAILURES) {
-    throw tooManyRequests('Too many failed login attempts; try again later', seen.resetMs, LOGIN_MAX_FAILURES);
-  }
-  const user = await db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).executeTakeFirst();
+/** 429 when this IP has registered too many accounts in the hour. */
+export async function admitRegistration(limiter: RateLimiter, limits: AuthLimits, ip: string): Promise<void> {
+  await enforce(limiter, `register:ip:${ip}`, HOUR, limits.registrationsPerIpPerHour, 'Too many accounts created from this address; try again later');
+}
+
+/**
+ * Checks a user's password under the login limits. Each attempt is counted *before* the password is
+ * verified (an atomic increment), so parallel guesses each take a slot and at most five are ever
+ * verified per e-mail + IP in 15 minutes; a success clears that count. The per-IP limit across
+ * e-mails counts every attempt (a success cannot be told from a failure before verifying).
+ */
+async function verifyPassword(limiter: RateLimiter, limits: AuthLimits, user: User | undefined, email: string, password: string, ip: string): Promise<boolean> {
+  await enforce(limiter, `login:ip:${ip}`, HOUR, limits.loginAttemptsPerIpPerHour, LOGIN_MESSAGE);
+  const pair = `login:${email.trim().toLowerCase()}:${ip}`;
+  await enforce(limiter, pair, LOGIN_WINDOW_MS, LOGIN_MAX_FAILURES, LOGIN_MESSAGE);
   const ok = await verify(user?.password_hash ?? DUMMY_HASH, password);
-  if (!user || !ok) {
-    await limiter.hit(key, LOGIN_WINDOW_MS);
-    throw unauthorized('Invalid e-mail or password');
+  if (ok && user) await limiter.reset(pair);
+  return ok && !!user;
+}
+
+/** Logs in: the user, or 401 (unknown e-mail and wrong password alike), or 429 past the limits. */
+export async function login(db: Executor, limiter: RateLimiter, limits: AuthLimits, email: string, password: string, ip: string): Promise<User> {
+  const user = await db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).executeTakeFirst();
+  if (!(await verifyPassword(limiter, limits, user, email, password, ip))) throw unauthorized('Invalid e-mail or password');
+  return user!;
+}
+
+/**
+ * Changes a password after checking the current one (under the login limits: a stolen token must not
+ * become a way to guess it), and revokes every dashboard session of the user in the same
+ * transaction. Returns the updated user (the caller opens a new session for the request's client).
+ */
+export async function changePassword(
+  db: Db,
+  limiter: RateLimiter,
+  limits: AuthLimits,
+  userId: string,
+  input: { currentPassword: string; newPassword: string },
+  ip: string,
+): Promise<User> {
+  const user = await getUser(db, userId);
+  if (!(await verifyPassword(limiter, limits, user, user.email, input.currentPassword, ip))) {
+    throw validation('currentPassword', 'is not the current password');
   }
-  await limiter.reset(key);
-  return user;
+  assertPasswordAllowed(input.newPassword, 'newPassword');
+  if (input.newPassword === input.currentPassword) throw validation('newPassword', 'must differ from the current password');
+  const passwordHash = await hash(input.newPassword);
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const updated = await trx
+      .updateTable('users')
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where('id', '=', userId)
+      // A concurrent change already replaced the hash verified above: that one wins.
+      .where('password_hash', '=', user.password_hash)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) throw validation('currentPassword', 'is not the current password');
+    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    return updated;
+  });
 }
 
 export async function getUser(db: Executor, id: string): Promise<User> {

@@ -5,7 +5,9 @@
 //   costs the merchant decline fees and disputes): production card charges per IP per hour
 //   (CARD_ATTEMPTS_PER_IP_PER_HOUR), and after CARD_DECLINES_PER_HOUR declined cards from one IP,
 //   or one device (the checkout cookie or X-Device-Id, as for coupons), no more card payments from
-//   it until the hour is over. Development links are exempt: the sandbox takes only test cards, and
+//   it until the hour is over. A charge counts as a decline from before the provider is asked until
+//   it is approved (then the count is taken back): attempts racing each other cannot slip past the
+//   limit while the first outcomes are still unknown. Development links are exempt: the sandbox takes only test cards, and
 //   a merchant trying its integration declines them on purpose.
 // Counted through the shared RateLimiter (Redis when REDIS_URL is set: every instance agrees).
 import type { FastifyRequest } from 'fastify';
@@ -30,13 +32,21 @@ export function cardGuard(limiter: RateLimiter, limits: CheckoutLimits, req: Fas
   const declines = [`card-declines:ip:${req.ip}`, ...(device ? [`card-declines:dev:${device}`] : [])];
   return {
     async before() {
-      const seen = await Promise.all(declines.map((k) => limiter.peek(k)));
-      const blocked = seen.filter((d) => d.count >= limits.cardDeclinesPerHour);
-      if (blocked.length) throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)), limits.cardDeclinesPerHour);
-      await enforce(limiter, `card-attempts:ip:${req.ip}`, HOUR, limits.cardAttemptsPerIpPerHour, CARD_MESSAGE);
+      const counted = await Promise.all(declines.map((k) => limiter.hit(k, HOUR)));
+      const blocked = counted.filter((d) => d.count > limits.cardDeclinesPerHour);
+      if (blocked.length) {
+        await Promise.all(declines.map((k) => limiter.release(k))); // a refusal is no decline
+        throw tooManyRequests(CARD_MESSAGE, Math.max(...blocked.map((d) => d.resetMs)), limits.cardDeclinesPerHour);
+      }
+      try {
+        await enforce(limiter, `card-attempts:ip:${req.ip}`, HOUR, limits.cardAttemptsPerIpPerHour, CARD_MESSAGE);
+      } catch (err) {
+        await Promise.all(declines.map((k) => limiter.release(k)));
+        throw err;
+      }
     },
-    async declined() {
-      await Promise.all(declines.map((k) => limiter.hit(k, HOUR)));
+    async approved() {
+      await Promise.all(declines.map((k) => limiter.release(k)));
     },
   };
 }

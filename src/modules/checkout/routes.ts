@@ -8,12 +8,15 @@ import { admitCheckout, cardGuard } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
 import { findBySlug, publicView } from '../payment-links/service.ts';
+import { findForCheckoutPage, transactionStatus } from '../transactions/queries.ts';
 import { payPendingCard } from '../transactions/service.ts';
 import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';
-import { checkoutLink, findForCheckoutPage, publicTransactionView, transactionStatus } from './service.ts';
+import { checkoutLink, publicTransactionView } from './service.ts';
 
 /** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
 const ABANDONMENTS_PER_MINUTE = 30;
+/** Recoveries per IP per minute: the route takes an e-mail, so unlimited it would let anyone sweep a merchant's list. */
+const RECOVERIES_PER_MINUTE = 10;
 
 export default async function checkoutRoutes(app: App) {
   const { db, config, limiter } = app.deps;
@@ -59,7 +62,7 @@ export default async function checkoutRoutes(app: App) {
         coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
         card: cardGuard(limiter, config.checkoutLimits, req),
       };
-      const { tx, redirectUrl } = await checkoutLink(app.deps.tx, req.params.slug, req.body, guard);
+      const { tx, redirectUrl } = await checkoutLink(app.deps.transactions, req.params.slug, req.body, guard);
       return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
     },
   );
@@ -89,15 +92,17 @@ export default async function checkoutRoutes(app: App) {
       schema: {
         tags,
         summary: 'Mark a cart abandonment recovered (public)',
-        description: 'By its id or the customer e-mail. Paying the link marks the customer\'s abandonments recovered by itself.',
+        description:
+          'By its id or the customer e-mail. The answer is the same whether or not an open abandonment matched, so it tells nobody whether an e-mail left a cart. Limited to 10 per minute per IP. Paying the link marks the customer\'s abandonments recovered by itself.',
         params: SlugParams,
         body: RecoverBody,
-        response: { 200: RecoverResponse, ...errors(400, 404) },
+        response: { 200: RecoverResponse, ...errors(400, 404, 429) },
       },
     },
     async (req) => {
-      const recovered = await recoverAbandonment(db, req.params.slug, req.body);
-      return { message: recovered ? 'Cart abandonment recovered' : 'No open cart abandonment matched', recovered };
+      await enforce(limiter, `abandon-recover:ip:${req.ip}`, 60_000, RECOVERIES_PER_MINUTE, 'Too many requests; slow down');
+      await recoverAbandonment(db, req.params.slug, req.body);
+      return { message: 'Cart abandonment recovery noted' as const };
     },
   );
 
@@ -130,7 +135,7 @@ export default async function checkoutRoutes(app: App) {
     },
     async (req, reply) => {
       await admitCheckout(limiter, config.checkoutLimits, req);
-      const tx = await payPendingCard(app.deps.tx, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
+      const tx = await payPendingCard(app.deps.transactions, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
       const page = await findForCheckoutPage(db, tx.id);
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
     },

@@ -3,15 +3,14 @@
 // price, its payment-method and instalment settings, and the coupon if one applies.
 import type { Static } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
-import type { Executor } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
-import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { badRequest, validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
-import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
+import { evaluateCoupon, INVALID_COUPON_MESSAGE, linkReservation, releaseReservation, reserveCouponUse } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
-import { createTransaction, type CardGuard, type TxDeps } from '../transactions/service.ts';
+import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
 import type { CheckoutBody, PublicTransaction } from './schemas.ts';
 
 type Body = Static<typeof CheckoutBody>;
@@ -32,7 +31,7 @@ export interface CheckoutGuards {
 
 const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
 
-export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
+export async function checkoutLink(deps: TransactionDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
   const { link, products } = await payableLink(deps.db, slug);
   const settings = link.settings;
   if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
@@ -42,22 +41,26 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
 
   const total = linkTotal(link, products);
   let amount = total;
-  let coupon: { id: string; discountCents: number } | null = null;
+  let coupon: { id: string; discountCents: number; reservation: string } | null = null;
+  const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
   if (body.couponCode !== undefined) {
     await guard.coupon.before();
-    const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
     const result = await evaluateCoupon(
       deps.db,
       merchant,
       { code: body.couponCode, amountCents: total, productIds: products.map((p) => p.product_id) },
       { document: body.clientDocument, email: body.clientEmail },
     );
+    const invalid = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
     if (!result.ok) {
       await guard.coupon.failed();
-      throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
+      throw invalid();
     }
     if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
-    coupon = { id: result.coupon.id, discountCents: result.discountCents };
+    // The discount is granted only with a use reserved for it: checkouts in flight count against the limits.
+    const reservation = await reserveCouponUse(deps.db, merchant, result.coupon.id, { document: body.clientDocument, email: body.clientEmail });
+    if (!reservation) throw invalid();
+    coupon = { id: result.coupon.id, discountCents: result.discountCents, reservation };
     amount = result.finalCents;
   }
 
@@ -66,24 +69,29 @@ export async function checkoutLink(deps: TxDeps, slug: string, body: Body, guard
         Object.entries({ ...body.address, zipCode: body.address.zipCode.replace('-', ''), state: body.address.state.toUpperCase() }).map(([k, v]) => [k, sanitizeText(v)]),
       )
     : null;
-  const tx = await createTransaction(
-    deps,
-    { userId: link.user_id, livemode: link.livemode },
-    {
-      product: link.title,
-      amountCents: amount,
-      clientName: body.clientName,
-      clientEmail: body.clientEmail,
-      clientDocument: body.clientDocument,
-      clientPhone: body.clientPhone,
-      paymentMethod: body.paymentMethod,
-      installments: body.installments,
-      card: body.card,
-      trackingParams: body.trackingParams,
-    },
-    { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, cardGuard: guard.card },
-  );
-  return { tx, redirectUrl: link.redirect_url };
+  const input = {
+    product: link.title,
+    amountCents: amount,
+    clientName: body.clientName,
+    clientEmail: body.clientEmail,
+    clientDocument: body.clientDocument,
+    clientPhone: body.clientPhone,
+    paymentMethod: body.paymentMethod,
+    installments: body.installments,
+    card: body.card,
+    trackingParams: body.trackingParams,
+  };
+  const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address };
+  // The reservation follows its transaction from the moment it is recorded (a declined card gives it back).
+  const recorded = coupon ? (tx: Transaction) => linkReservation(deps.db, merchant.userId, coupon.reservation, tx.id) : undefined;
+  try {
+    const tx = await createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
+    return { tx, redirectUrl: link.redirect_url };
+  } catch (err) {
+    // Nothing was created (a refusal, a failure): the reserved use goes back.
+    if (coupon) await releaseReservation(deps.db, merchant.userId, coupon.reservation).catch(() => {});
+    throw err;
+  }
 }
 
 /** What the customer's browser may see of a transaction: no merchant or customer data. */
@@ -109,32 +117,4 @@ export function publicTransactionView(tx: Transaction, config: Config, redirectU
   }
   if (tx.payment_method === 'CARD') view.card = { brand: tx.card_brand, last4: tx.card_last4 };
   return view;
-}
-
-export interface CheckoutPageData {
-  tx: Transaction;
-  merchantName: string;
-  redirectUrl: string | null;
-  pixelCode: string | null;
-}
-
-/** A transaction for its public payment page (by id), with its merchant's name and its link's redirect. */
-export async function findForCheckoutPage(db: Executor, id: string): Promise<CheckoutPageData | null> {
-  const row = await db
-    .selectFrom('transactions as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .leftJoin('payment_links as l', 'l.id', 't.payment_link_id')
-    .selectAll('t')
-    .select(['u.name as merchant_name', 'l.redirect_url as link_redirect_url', 'l.meta_pixel_code as link_pixel_code'])
-    .where('t.id', '=', id)
-    .executeTakeFirst();
-  if (!row) return null;
-  const { merchant_name, link_redirect_url, link_pixel_code, ...tx } = row;
-  return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code };
-}
-
-export async function transactionStatus(db: Executor, id: string) {
-  const row = await db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('Transaction');
-  return row;
 }

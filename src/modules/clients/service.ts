@@ -7,7 +7,7 @@ import type { Client } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText } from '../../http/sanitize.ts';
-import { likePattern, owned, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { onlyDigitsAndLetters, validateDocument } from '../../payments/documents.ts';
 import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 
@@ -97,8 +97,7 @@ export async function updateClient(db: Executor, scope: Scope, id: string, input
     if (other && other.id !== id) throw alreadyExists();
   }
   try {
-    return await db
-      .updateTable('clients')
+    return await ownedUpdate(db, 'clients', scope, id)
       .set({
         ...(name !== undefined && { name }),
         ...(input.email !== undefined && { email: normalizeEmail(input.email) }),
@@ -106,9 +105,6 @@ export async function updateClient(db: Executor, scope: Scope, id: string, input
         ...(input.phone !== undefined && { phone: input.phone }),
         updated_at: new Date(),
       })
-      .where('user_id', '=', scope.userId)
-      .where('livemode', '=', scope.livemode)
-      .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
@@ -118,13 +114,8 @@ export async function updateClient(db: Executor, scope: Scope, id: string, input
 }
 
 export async function deleteClient(db: Executor, scope: Scope, id: string): Promise<void> {
-  const res = await db
-    .updateTable('clients')
+  const res = await ownedUpdate(db, 'clients', scope, id)
     .set({ deleted_at: new Date(), updated_at: new Date() })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('Client');
 }

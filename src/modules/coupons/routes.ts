@@ -1,10 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import type { Executor } from '../../db/index.ts';
-import { AppError, validation } from '../../http/errors.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
-import type { Scope } from '../../http/scope.ts';
-import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import { hitCouponLimits } from './limits.ts';
 import {
   CouponListResponse,
@@ -16,59 +12,7 @@ import {
   ValidateBody,
   ValidResponse,
 } from './schemas.ts';
-import { couponView, createCoupon, deleteCoupon, evaluateCoupon, getCoupon, INVALID_COUPON_MESSAGE, listCoupons, updateCoupon } from './service.ts';
-
-const NOBODY = '00000000-0000-0000-0000-000000000000';
-
-/** A 404 (a link not found for this caller) as null; other failures as they are. */
-const unlessNotFound = (err: unknown) => {
-  if (err instanceof AppError && err.status === 404) return null;
-  throw err;
-};
-
-/**
- * Public validation: finds the merchant from the link slug or the products (one query either way),
- * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
- */
-export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date(), caller: Scope | null = null) {
-  let amount = input.amountCents ?? input.amount;
-  let productIds = input.productIds ?? [];
-  let merchant: Scope | null = null;
-  if (input.paymentLinkId !== undefined && !caller) throw validation('paymentLinkId', 'needs an API key; without one, send paymentLinkSlug');
-  if (input.paymentLinkSlug !== undefined || input.paymentLinkId !== undefined) {
-    // With an API key (caller), only a link of the key's merchant and environment counts.
-    const pl = input.paymentLinkId !== undefined ? await getLink(db, caller!, input.paymentLinkId).catch(unlessNotFound) : await findBySlug(db, input.paymentLinkSlug!.toLowerCase());
-    const usable = pl && unavailableReason(pl.link, now) === null && (!caller || (pl.link.user_id === caller.userId && pl.link.livemode === caller.livemode));
-    if (pl && usable) {
-      merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
-      amount ??= linkTotal(pl.link, pl.products);
-      if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
-    }
-    amount ??= 0;
-  } else if (caller) {
-    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug or paymentLinkId)');
-    merchant = caller;
-  } else {
-    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
-    const owners = await db
-      .selectFrom('products')
-      .select(['user_id', 'livemode'])
-      .distinct()
-      .where('id', 'in', productIds.length ? productIds : [NOBODY])
-      .where('deleted_at', 'is', null)
-      .execute();
-    if (owners.length === 1) merchant = { userId: owners[0].user_id, livemode: owners[0].livemode };
-  }
-  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds }, { document: input.clientDocument, email: input.clientEmail }, now);
-  if (!result.ok) return { valid: false as const, message: INVALID_COUPON_MESSAGE };
-  const c = result.coupon;
-  return {
-    valid: true as const,
-    discountAmount: result.discountCents,
-    finalAmount: result.finalCents,
-    coupon: { code: c.code, discountType: c.discount_type, discountValue: c.discount_value, description: c.description },
-  };
-}
+import { couponView, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validatePublic } from './service.ts';
 
 export default async function couponRoutes(app: App) {
   const { db, limiter } = app.deps;

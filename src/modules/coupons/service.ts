@@ -4,15 +4,16 @@
 // answer is the same, and the same database work is done on every path.
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Coupon, Transaction } from '../../db/types.ts';
-import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
+import { AppError, badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
-import { likePattern, owned, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
-import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody } from './schemas.ts';
+import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
+import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody, ValidateBody } from './schemas.ts';
 
 export const INVALID_COUPON_MESSAGE = 'Invalid or unavailable coupon';
 
@@ -142,8 +143,7 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
     }
     if (input.productIds) await checkProducts(trx, scope, input.productIds);
     try {
-      return await trx
-        .updateTable('coupons')
+      return await ownedUpdate(trx, 'coupons', scope, id)
         .set({
           ...state,
           ...(input.code !== undefined && { code: input.code, code_lower: input.code.toLowerCase() }),
@@ -154,7 +154,6 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
           ...(input.status !== undefined && { status: input.status }),
           updated_at: new Date(),
         })
-        .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
     } catch (err) {
@@ -167,13 +166,8 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
 /** Archives the coupon: it stops working at once and its code can be used again. */
 export async function deleteCoupon(db: Executor, scope: Scope, id: string): Promise<void> {
   const now = new Date();
-  const res = await db
-    .updateTable('coupons')
+  const res = await ownedUpdate(db, 'coupons', scope, id)
     .set({ deleted_at: now, status: 'INACTIVE', updated_at: now })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('Coupon');
 }
@@ -235,13 +229,7 @@ export async function evaluateCoupon(
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   // Always asked, also when there is no coupon or no customer to ask about.
-  const { uses } = await db
-    .selectFrom('coupon_redemptions')
-    .select((eb) => eb.fn.countAll<string>().as('uses'))
-    .where('user_id', '=', merchant?.userId ?? NOBODY)
-    .where('coupon_id', '=', coupon?.id ?? NOBODY)
-    .where((eb) => eb.or([eb('document', '=', who.document || '-'), eb('email', '=', who.email || '-')]))
-    .executeTakeFirstOrThrow();
+  const uses = await usesBy(db, merchant?.userId ?? NOBODY, coupon?.id ?? NOBODY, who.document || '-', who.email || '-');
 
   if (!coupon) return { ok: false };
   const t = now.getTime();
@@ -258,27 +246,119 @@ export async function evaluateCoupon(
   return { ok: true, coupon, discountCents, finalCents: order.amountCents - discountCents };
 }
 
+/** A customer's uses of a coupon (reserved or used; released ones gave theirs back), by document or e-mail. */
+async function usesBy(db: Executor, userId: string, couponId: string, document: string, email: string): Promise<number> {
+  const { uses } = await db
+    .selectFrom('coupon_redemptions')
+    .select((eb) => eb.fn.countAll<string>().as('uses'))
+    .where('user_id', '=', userId)
+    .where('coupon_id', '=', couponId)
+    .where('status', 'in', ['RESERVED', 'USED'])
+    .where((eb) => eb.or([eb('document', '=', document), eb('email', '=', email)]))
+    .executeTakeFirstOrThrow();
+  return Number(uses);
+}
+
+/** How long a reservation may wait for its transaction before the sweep gives the use back. */
+export const UNLINKED_RESERVATION_MS = 10 * 60_000;
+
 /**
- * Counts a coupon use when its transaction is paid (called from the PAID transition, inside its
- * database transaction). The coupon row is locked, so concurrent payments count one at a time and
- * used_count never passes usageLimit (a CHECK constraint backs this up). A payment that finds the
- * coupon used up, or its customer at perUserLimit, still completes at the price it was offered:
- * the discount was granted at checkout; only the count stops.
+ * Reserves one use of a coupon for a checkout about to be created, or says there is none left: the
+ * coupon row is locked, so reservations of one coupon are made one at a time and never pass
+ * usageLimit (used_count counts reserved and used) nor the customer's perUserLimit. Returns the
+ * reservation's id, to link to the transaction once created (or release if creating it fails).
  */
-export async function countCouponUse(trx: Trx, tx: Transaction, now: Date): Promise<boolean> {
-  if (!tx.coupon_id) return false;
-  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id).forUpdate().executeTakeFirst();
-  if (!coupon) return false;
-  if (coupon.per_user_limit !== null) {
-    const { uses } = await trx
+export async function reserveCouponUse(db: Db, merchant: Scope, couponId: string, customer: { document: string; email: string }, now = new Date()): Promise<string | null> {
+  const document = normalizeIdentity({ document: customer.document }).document;
+  const email = customer.email.trim().toLowerCase();
+  return inTx(db, async (trx) => {
+    const coupon = await owned(trx, 'coupons', merchant).selectAll().where('id', '=', couponId).forUpdate().executeTakeFirst();
+    if (!coupon || coupon.status !== 'ACTIVE') return null;
+    if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) return null;
+    if (coupon.per_user_limit !== null && (await usesBy(trx, merchant.userId, couponId, document || '-', email || '-')) >= coupon.per_user_limit) return null;
+    await trx.updateTable('coupons').set({ used_count: sql`used_count + 1` }).where('id', '=', couponId).execute();
+    const id = uuidv7(now.getTime());
+    await trx.insertInto('coupon_redemptions').values({ id, user_id: merchant.userId, coupon_id: couponId, transaction_id: null, status: 'RESERVED', document, email, created_at: now }).execute();
+    return id;
+  });
+}
+
+/** Links a reservation to the transaction created with it. */
+export async function linkReservation(db: Executor, userId: string, reservationId: string, transactionId: string): Promise<void> {
+  await db.updateTable('coupon_redemptions').set({ transaction_id: transactionId }).where('user_id', '=', userId).where('id', '=', reservationId).execute();
+}
+
+/** Gives a reserved use back (its payment failed, expired, was cancelled, or was never created). */
+async function release(trx: Trx, userId: string, redemption: { id: string; coupon_id: string }): Promise<void> {
+  const released = await trx
+    .updateTable('coupon_redemptions')
+    .set({ status: 'RELEASED' })
+    .where('user_id', '=', userId)
+    .where('id', '=', redemption.id)
+    .where('status', '=', 'RESERVED')
+    .returning('id')
+    .executeTakeFirst();
+  if (released) await trx.updateTable('coupons').set({ used_count: sql`used_count - 1` }).where('id', '=', redemption.coupon_id).execute();
+}
+
+/** Releases a reservation whose transaction could not be created. */
+export function releaseReservation(db: Db, userId: string, reservationId: string): Promise<void> {
+  return inTx(db, async (trx) => {
+    const r = await trx.selectFrom('coupon_redemptions').select(['id', 'coupon_id']).where('user_id', '=', userId).where('id', '=', reservationId).forUpdate().executeTakeFirst();
+    if (r) await release(trx, userId, r);
+  });
+}
+
+/** Sweep: reservations never linked to a transaction (their process died while creating it) give their use back. */
+export async function releaseUnlinkedReservations(db: Db, now = new Date(), batch = 100): Promise<number> {
+  return inTx(db, async (trx) => {
+    const stale = await trx
       .selectFrom('coupon_redemptions')
-      .select((eb) => eb.fn.countAll<string>().as('uses'))
-      .where('user_id', '=', tx.user_id)
-      .where('coupon_id', '=', coupon.id)
-      .where((eb) => eb.or([eb('document', '=', tx.client_document), eb('email', '=', tx.client_email)]))
-      .executeTakeFirstOrThrow();
-    if (Number(uses) >= coupon.per_user_limit) return false;
+      .select(['id', 'user_id', 'coupon_id'])
+      .where('status', '=', 'RESERVED')
+      .where('transaction_id', 'is', null)
+      .where('created_at', '<', new Date(now.getTime() - UNLINKED_RESERVATION_MS))
+      .orderBy('created_at')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const r of stale) await release(trx, r.user_id, r);
+    return stale.length;
+  });
+}
+
+const ENDED = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
+
+/**
+ * A coupon's side of a payment's status change: a transaction hook (afterChange, wired by deps.ts),
+ * inside the change's database transaction. Paid: its reserved use becomes USED. Failed, expired or
+ * cancelled: the reserved use is given back. A paid transaction without a reservation (made before
+ * reservations existed) counts its use as it is paid, never beyond usageLimit.
+ */
+export async function couponUseOnChange(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<void> {
+  if (!tx.coupon_id || before.status !== 'PENDING') return;
+  const reserved = await trx
+    .selectFrom('coupon_redemptions')
+    .select(['id', 'coupon_id'])
+    .where('user_id', '=', tx.user_id)
+    .where('transaction_id', '=', tx.id)
+    .where('status', '=', 'RESERVED')
+    .forUpdate()
+    .executeTakeFirst();
+  if (tx.status === 'PAID') {
+    if (reserved) await trx.updateTable('coupon_redemptions').set({ status: 'USED' }).where('id', '=', reserved.id).execute();
+    else await countLegacyUse(trx, tx, now);
+  } else if (ENDED.has(tx.status) && reserved) {
+    await release(trx, tx.user_id, reserved);
   }
+}
+
+/** The count at PAID of a transaction created without a reservation: the coupon row locked, never past its limits. */
+async function countLegacyUse(trx: Trx, tx: Transaction, now: Date): Promise<void> {
+  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id!).forUpdate().executeTakeFirst();
+  if (!coupon) return;
+  if (coupon.per_user_limit !== null && (await usesBy(trx, tx.user_id, coupon.id, tx.client_document, tx.client_email)) >= coupon.per_user_limit) return;
   const counted = await trx
     .updateTable('coupons')
     .set({ used_count: sql`used_count + 1` })
@@ -286,10 +366,60 @@ export async function countCouponUse(trx: Trx, tx: Transaction, now: Date): Prom
     .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
     .returning('id')
     .executeTakeFirst();
-  if (!counted) return false;
+  if (!counted) return;
   await trx
     .insertInto('coupon_redemptions')
     .values({ id: uuidv7(now.getTime()), user_id: tx.user_id, coupon_id: coupon.id, transaction_id: tx.id, document: tx.client_document, email: tx.client_email, created_at: now })
     .execute();
-  return true;
+}
+
+/** A 404 (a link not found for this caller) as null; other failures as they are. */
+const unlessNotFound = (err: unknown) => {
+  if (err instanceof AppError && err.status === 404) return null;
+  throw err;
+};
+
+/**
+ * Public validation: finds the merchant from the link slug or the products (one query either way),
+ * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
+ * With an API key (`caller`, origin compatibility) the key's merchant and environment is the scope:
+ * no productIds are needed, and `paymentLinkId` (a link of that scope) works like the slug.
+ */
+export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date(), caller: Scope | null = null) {
+  let amount = input.amountCents ?? input.amount;
+  let productIds = input.productIds ?? [];
+  let merchant: Scope | null = null;
+  if (input.paymentLinkId !== undefined && !caller) throw validation('paymentLinkId', 'needs an API key; without one, send paymentLinkSlug');
+  if (input.paymentLinkSlug !== undefined || input.paymentLinkId !== undefined) {
+    const pl = input.paymentLinkId !== undefined ? await getLink(db, caller!, input.paymentLinkId).catch(unlessNotFound) : await findBySlug(db, input.paymentLinkSlug!.toLowerCase());
+    const usable = pl && unavailableReason(pl.link, now) === null && (!caller || (pl.link.user_id === caller.userId && pl.link.livemode === caller.livemode));
+    if (pl && usable) {
+      merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
+      amount ??= linkTotal(pl.link, pl.products);
+      if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
+    }
+    amount ??= 0;
+  } else if (caller) {
+    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug or paymentLinkId)');
+    merchant = caller;
+  } else {
+    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
+    const owners = await db
+      .selectFrom('products')
+      .select(['user_id', 'livemode'])
+      .distinct()
+      .where('id', 'in', productIds.length ? productIds : [NOBODY])
+      .where('deleted_at', 'is', null)
+      .execute();
+    if (owners.length === 1) merchant = { userId: owners[0].user_id, livemode: owners[0].livemode };
+  }
+  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds }, { document: input.clientDocument, email: input.clientEmail }, now);
+  if (!result.ok) return { valid: false as const, message: INVALID_COUPON_MESSAGE };
+  const c = result.coupon;
+  return {
+    valid: true as const,
+    discountAmount: result.discountCents,
+    finalAmount: result.finalCents,
+    coupon: { code: c.code, discountType: c.discount_type, discountValue: c.discount_value, description: c.description },
+  };
 }

@@ -1,5 +1,6 @@
 // Events are written in the same database transaction as the change they describe, by the same
-// statement as their fan-out (webhook deliveries: see the webhooks module, which registers it).
+// statement as their fan-out. The fan-outs (today: webhook deliveries, see webhooks/enqueue.ts) are
+// given to the EventLog by the composition root (deps.ts): nothing is switched on by an import.
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
@@ -62,48 +63,53 @@ export interface EventFanout {
   ctes(scope: Scope, shape: EventShape): RawBuilder<unknown>;
   result(): RawBuilder<unknown>;
 }
-const fanouts: EventFanout[] = [];
-export function onEvents(fanout: EventFanout) {
-  fanouts.push(fanout);
-}
+/** Events of transactions (transaction.*) carry the transaction's id: its postback URL applies. */
+const postbackOf = (e: { type: string; data: Record<string, unknown> }) => (e.type.startsWith('transaction.') && typeof e.data.id === 'string' ? e.data.id : null);
 
-/**
- * The CTEs that write the events of `source` (a VALUES list or a SELECT with EVENT_COLUMNS) and
- * their fan-out, and a scalar the statement must select to make them all run. For statements that
- * write something else too (transaction creation); recordEvents is the plain case.
- */
-export function eventWrites(scope: Scope, shape: EventShape, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
-  const ctes = sql`${EVENT_COLUMNS} AS (${source}),
+export type EventInput = { type: EventType; data: Record<string, unknown> };
+
+/** Records events with their fan-outs: one instance per process, built by deps.ts. */
+export class EventLog {
+  private fanouts: readonly EventFanout[];
+  constructor(fanouts: readonly EventFanout[]) {
+    this.fanouts = fanouts;
+  }
+
+  /**
+   * The CTEs that write the events of `source` (a VALUES list or a SELECT with EVENT_COLUMNS) and
+   * their fan-out, and a scalar the statement must select to make them all run. For statements that
+   * write something else too (transaction creation); record() is the plain case.
+   */
+  writes(scope: Scope, shape: EventShape, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
+    const ctes = sql`${EVENT_COLUMNS} AS (${source}),
     ev_rows AS (
       INSERT INTO events (id, user_id, livemode, type, data, created_at)
       SELECT id, ${scope.userId}::uuid, ${scope.livemode}::boolean, type, data::jsonb, created_at FROM ev
     )${sql.join(
-      fanouts.map((f) => f.ctes(scope, shape)),
+      this.fanouts.map((f) => f.ctes(scope, shape)),
       sql``,
     )}`;
-  const result = fanouts.length
-    ? sql`(${sql.join(
-        fanouts.map((f) => f.result()),
-        sql` + `,
-      )})`
-    : sql`0`;
-  return { ctes, result };
-}
+    const result = this.fanouts.length
+      ? sql`(${sql.join(
+          this.fanouts.map((f) => f.result()),
+          sql` + `,
+        )})`
+      : sql`0`;
+    return { ctes, result };
+  }
 
-/** Events of transactions (transaction.*) carry the transaction's id: its postback URL applies. */
-const postbackOf = (e: { type: string; data: Record<string, unknown> }) => (e.type.startsWith('transaction.') && typeof e.data.id === 'string' ? e.data.id : null);
-
-/** Writes the events and their fan-out in one statement; inside the caller's transaction, if any. */
-export async function recordEvents(trx: Executor, scope: Scope, items: { type: EventType; data: Record<string, unknown> }[]): Promise<EventRecord[]> {
-  if (!items.length) return [];
-  const now = new Date();
-  const at = now.toISOString();
-  const events = items.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, createdAt: now }));
-  const rows = events.map(
-    (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::json, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
-  );
-  const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
-  const { ctes, result } = eventWrites(scope, shape, sql`VALUES ${sql.join(rows)}`);
-  await sql`WITH ${ctes} SELECT ${result} AS fanout`.execute(trx);
-  return events;
+  /** Writes the events and their fan-out in one statement; inside the caller's transaction, if any. */
+  async record(trx: Executor, scope: Scope, items: EventInput[]): Promise<EventRecord[]> {
+    if (!items.length) return [];
+    const now = new Date();
+    const at = now.toISOString();
+    const events = items.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, createdAt: now }));
+    const rows = events.map(
+      (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::json, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
+    );
+    const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
+    const { ctes, result } = this.writes(scope, shape, sql`VALUES ${sql.join(rows)}`);
+    await sql`WITH ${ctes} SELECT ${result} AS fanout`.execute(trx);
+    return events;
+  }
 }

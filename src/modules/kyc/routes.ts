@@ -1,7 +1,8 @@
 import type { App } from '../../deps.ts';
-import { errors } from '../../http/schemas.ts';
-import { KYC_BODY_LIMIT, KycResponse, SubmitKycBody } from './schemas.ts';
-import { getKyc, submitKyc } from './service.ts';
+import { Type } from '@sinclair/typebox';
+import { ADMIN, emptyBodyIsObject, errors, IdParams, OptionalReasonBody, RequiredReasonBody, Uuid } from '../../http/schemas.ts';
+import { AdminKycQuery, KYC_BODY_LIMIT, KycListResponse, KycResponse, KycView, SubmitKycBody } from './schemas.ts';
+import { getDocumentFile, getKyc, getSubmission, listSubmissions, reviewKyc, submitKyc } from './service.ts';
 
 export default async function kycRoutes(app: App) {
   const { db } = app.deps;
@@ -23,7 +24,7 @@ export default async function kycRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const kyc = await submitKyc(db, req.auth.userId, req.body);
+      const kyc = await submitKyc(app.deps.kyc, req.auth.userId, req.body);
       return reply.code(201).send({ message: 'KYC submitted for review', status: 'SUBMITTED' as const, kyc });
     },
   );
@@ -36,4 +37,61 @@ export default async function kycRoutes(app: App) {
     },
     async (req) => ({ message: 'OK', ...(await getKyc(db, req.auth.userId)) }),
   );
+
+  // --- KYC -----------------------------------------------------------------------------------
+  const kycTags = ['Operator: KYC'];
+  app.get(
+    '/api/admin/kyc',
+    { config: ADMIN, schema: { tags: kycTags, summary: 'KYC submissions (default: SUBMITTED, oldest first)', querystring: AdminKycQuery, response: { 200: KycListResponse, ...errors(400, 401, 403) } } },
+    async (req) => listSubmissions(db, req.query),
+  );
+  app.get(
+    '/api/admin/kyc/:id',
+    { config: ADMIN, schema: { tags: kycTags, summary: 'One KYC submission', params: IdParams, response: { 200: Type.Object({ data: KycView }), ...errors(401, 403, 404) } } },
+    async (req) => ({ data: await getSubmission(db, req.params.id) }),
+  );
+  app.get(
+    '/api/admin/kyc/:id/documents/:documentId',
+    {
+      config: ADMIN,
+      schema: {
+        tags: kycTags,
+        summary: 'Download a KYC document (the file as uploaded)',
+        params: Type.Object({ id: Uuid, documentId: Uuid }),
+        response: { 200: Type.Unsafe({ description: 'The file (PNG, JPEG, WebP or PDF)' }), ...errors(401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      const file = await getDocumentFile(db, req.params.id, req.params.documentId);
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.fileName.replace(/[^\w.-]/g, '_')}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-store')
+        .send(file.content);
+    },
+  );
+  for (const [action, decision] of [
+    ['approve', 'APPROVED'],
+    ['reject', 'REJECTED'],
+  ] as const) {
+    app.post(
+      `/api/admin/kyc/:id/${action}`,
+      {
+        config: ADMIN,
+        preValidation: emptyBodyIsObject,
+        schema: {
+          tags: kycTags,
+          summary: decision === 'APPROVED' ? 'Approve a KYC submission' : 'Reject a KYC submission (reason required; the merchant may submit again)',
+          params: IdParams,
+          body: decision === 'APPROVED' ? OptionalReasonBody : RequiredReasonBody,
+          response: { 200: Type.Object({ message: Type.String(), data: KycView }), ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => {
+        const data = await reviewKyc(app.deps.kyc, req.auth.userId, req.params.id, decision, (req.body as { reason?: string }).reason);
+        return { message: `KYC ${decision.toLowerCase()}`, data };
+      },
+    );
+  }
 }

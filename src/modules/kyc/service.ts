@@ -4,14 +4,14 @@
 // webhook subscription of either one receives them.
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { KycStatus, KycSubmission } from '../../db/types.ts';
 import { badRequest, forbidden, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import { maskDocument, validateDocument } from '../../payments/documents.ts';
-import { recordEvents, type EventType } from '../events/service.ts';
+import type { EventLog, EventType } from '../events/service.ts';
 import { decodeBase64, sniffContentType } from './files.ts';
 import { MAX_DOCUMENT_BYTES, type AdminKycQuery, type SubmitKycBody } from './schemas.ts';
 
@@ -26,6 +26,9 @@ export interface DocumentMeta {
   sha256: string;
   created_at: Date;
 }
+
+// eslint-disable-next-line no-control-regex
+const FILE_NAME_UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 const DOC_META = ['id', 'type', 'file_name', 'content_type', 'size_bytes', 'sha256', 'created_at'] as const;
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -54,9 +57,15 @@ function eventData(s: KycSubmission) {
   return { id: s.id, status: s.status, personType: s.person_type, legalName: s.legal_name, document: maskDocument(s.document), reason: s.review_reason, reviewedAt: s.reviewed_at, createdAt: s.created_at };
 }
 
-async function recordKycEvent(trx: Trx, s: KycSubmission, type: EventType) {
+/** What submitting and reviewing need besides the database: the event log (built by deps.ts). */
+export interface KycDeps {
+  db: Db;
+  events: EventLog;
+}
+
+async function recordKycEvent(deps: KycDeps, trx: Trx, s: KycSubmission, type: EventType) {
   // Account-level: both environments hear about it.
-  for (const livemode of [false, true]) await recordEvents(trx, { userId: s.user_id, livemode }, [{ type, data: eventData(s) }]);
+  for (const livemode of [false, true]) await deps.events.record(trx, { userId: s.user_id, livemode }, [{ type, data: eventData(s) }]);
 }
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -105,7 +114,10 @@ function checkInput(input: SubmitInput): { document: string; legalName: string; 
     const sniffed = sniffContentType(bytes);
     if (!sniffed) return void errors.push({ field: `${field}.contentBase64`, message: 'is not a PNG, JPEG, WebP image or a PDF' });
     if (sniffed !== d.contentType) return void errors.push({ field: `${field}.contentType`, message: `says ${d.contentType} but the file is ${sniffed}` });
-    const fileName = sanitizeText(d.fileName).replace(/[/\\]/g, '_');
+    // A file name ends up in a Content-Disposition header and in operators' downloads: no control
+    // characters (CR/LF would split the header), no line/paragraph separators or bidi overrides
+    // (a name that displays as "recibo.pdf" but is "fdp.exe"), no path separators.
+    const fileName = sanitizeText(d.fileName.replace(FILE_NAME_UNSAFE, '')).replace(/[/\\]/g, '_');
     if (!fileName) return void errors.push({ field: `${field}.fileName`, message: 'must contain text' });
     files.push({ type: d.type, fileName, contentType: sniffed, bytes });
   });
@@ -124,7 +136,7 @@ function documentsOf(db: Executor, userId: string, submissionIds: string[]): Pro
     .execute();
 }
 
-export async function submitKyc(db: Executor, userId: string, input: SubmitInput) {
+export async function submitKyc(deps: KycDeps, userId: string, input: SubmitInput) {
   const { document, legalName, files } = checkInput(input);
   const address = {
     street: requiredText(input.address.street, 'address.street'),
@@ -136,7 +148,7 @@ export async function submitKyc(db: Executor, userId: string, input: SubmitInput
     zipCode: input.address.zipCode.replace('-', ''),
   };
   try {
-    return await inTx(db, async (trx) => {
+    return await inTx(deps.db, async (trx) => {
       const current = await latestSubmission(trx, userId);
       if (current?.status === 'SUBMITTED') throw badRequest('INVALID_STATE_TRANSITION', 'A KYC submission is already under review', [{ field: 'status', message: 'SUBMITTED: wait for the review' }]);
       if (current?.status === 'APPROVED') throw badRequest('INVALID_STATE_TRANSITION', 'KYC is already approved', [{ field: 'status', message: 'APPROVED' }]);
@@ -178,7 +190,7 @@ export async function submitKyc(db: Executor, userId: string, input: SubmitInput
         .returning([...DOC_META, 'position'])
         .execute();
       docs.sort((a, b) => a.position - b.position);
-      await recordKycEvent(trx, submission, 'kyc.submitted');
+      await recordKycEvent(deps, trx, submission, 'kyc.submitted');
       return kycView(submission, docs);
     });
   } catch (err) {
@@ -238,10 +250,10 @@ export async function getDocumentFile(db: Executor, submissionId: string, docume
 }
 
 /** SUBMITTED -> APPROVED or REJECTED, once (the row is locked); a rejection needs a reason. */
-export async function reviewKyc(db: Executor, operatorId: string, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
+export async function reviewKyc(deps: KycDeps, operatorId: string, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
   const why = reason === undefined ? null : sanitizeText(reason) || null;
   if (decision === 'REJECTED' && !why) throw validation('reason', 'is required to reject: the merchant is told why');
-  return inTx(db, async (trx) => {
+  return inTx(deps.db, async (trx) => {
     const s = await trx.selectFrom('kyc_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!s) throw notFound('KYC submission');
     if (s.status !== 'SUBMITTED') {
@@ -254,7 +266,7 @@ export async function reviewKyc(db: Executor, operatorId: string, id: string, de
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordKycEvent(trx, updated, decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected');
+    await recordKycEvent(deps, trx, updated, decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected');
     return kycView(updated, await documentsOf(trx, updated.user_id, [updated.id]));
   });
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
-import { FeesView } from '../fees.ts';
 import { getBalance, listEntries, originBalanceNames } from './service.ts';
 
 export const BalanceView = Type.Object({
@@ -39,20 +38,6 @@ export default async function ledgerRoutes(app: App) {
       const balance = await getBalance(db, req.auth);
       return { message: 'OK', ...balance, ...originBalanceNames(balance) };
     },
-  );
-
-  app.get(
-    '/api/v1/fees',
-    {
-      config: { auth: { key: 'transactions:read', token: true } },
-      schema: {
-        tags,
-        summary: 'The fees that apply to this merchant',
-        description: "The platform's fees, or the ones an operator negotiated with this merchant; each payment, withdrawal and advance keeps the fee it was made with.",
-        response: { 200: Type.Object({ message: Type.String(), fees: FeesView }), ...errors(401, 403) },
-      },
-    },
-    async (req) => ({ message: 'OK', fees: await app.deps.fees.of(req.auth.userId) }),
   );
 
   app.get(

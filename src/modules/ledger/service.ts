@@ -7,9 +7,9 @@
 import type { Executor, Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import { recordEvents } from '../events/service.ts';
+import type { EventLog } from '../events/service.ts';
 
 export interface Posting {
   account: AccountKind;
@@ -71,12 +71,24 @@ export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Pr
   return row.balance_cents;
 }
 
-/**
- * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
- * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
- * merchant's own accounts moved.
- */
-export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
+/** Posts journals; built once by deps.ts with the event log its balance.updated events go to. */
+export class Ledger {
+  private events: EventLog;
+  constructor(events: EventLog) {
+    this.events = events;
+  }
+
+  /**
+   * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
+   * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
+   * merchant's own accounts moved.
+   */
+  post(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
+    return postJournal(trx, this.events, scope, input);
+  }
+}
+
+async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: JournalInput): Promise<void> {
   const deltas = new Map<AccountKind, number>();
   for (const p of input.postings) {
     if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
@@ -133,12 +145,12 @@ export async function postJournal(trx: Trx, scope: Scope, input: JournalInput): 
 
   if (moved.some((k) => MERCHANT_ACCOUNTS.includes(k))) {
     const balance = await getBalance(trx, scope);
-    await recordEvents(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+    await events.record(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
   }
 }
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */
-export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, q: { limit: number; cursor?: string; orderDirection?: 'asc' | 'desc' }) {
+export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, q: CursorPageQuery) {
   const query = db
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
@@ -146,16 +158,7 @@ export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, 
     .where('e.user_id', '=', scope.userId)
     .where('e.livemode', '=', scope.livemode)
     .where('e.account_kind', 'in', MERCHANT_ACCOUNTS);
-  const page = await keysetPage(cursors, query, {
-    by: 'createdAt',
-    column: 'e.created_at',
-    idColumn: 'e.id',
-    direction: q.orderDirection ?? 'desc',
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const page = await createdAtPage(cursors, query, q, { column: 'e.created_at', idColumn: 'e.id' });
   return {
     entries: page.rows.map((r) => ({
       id: r.id,

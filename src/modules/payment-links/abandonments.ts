@@ -6,7 +6,7 @@ import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { CartAbandonment } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { normalizeDocument } from '../clients/service.ts';
@@ -77,6 +77,7 @@ export async function recordAbandonment(db: Executor, slug: string, input: Stati
   return row;
 }
 
+/** Marks the matching open abandonments of the link recovered; how many matched stays private (see the route). */
 export async function recoverAbandonment(db: Executor, slug: string, input: Static<typeof RecoverBody>): Promise<number> {
   const pl = await findBySlug(db, slug);
   if (!pl) throw notFound('Payment link');
@@ -97,13 +98,5 @@ export async function listAbandonments(db: Executor, cursors: Cursors, scope: Sc
   let query = db.selectFrom('cart_abandonments').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.paymentLinkId) query = query.where('link_id', '=', q.paymentLinkId);
   if (q.recovered !== undefined) query = query.where('recovered_at', q.recovered ? 'is not' : 'is', null);
-  return keysetPage(cursors, query, {
-    by: 'createdAt',
-    column: 'created_at',
-    direction: q.orderDirection ?? 'desc',
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  return createdAtPage(cursors, query, q);
 }

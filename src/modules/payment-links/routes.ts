@@ -2,11 +2,10 @@ import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { abandonmentView, listAbandonments } from './abandonments.ts';
 import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, SlugParams, UpdateLinkBody } from './schemas.ts';
-import type { PageCache } from '../../web/page-cache.ts';
 import { createLink, deleteLink, getLink, getLinkBySlug, linkView, listLinks, updateLink } from './service.ts';
 
-export default async function paymentLinkRoutes(app: App, opts: { pages: PageCache }) {
-  const { db, config, cursors } = app.deps;
+export default async function paymentLinkRoutes(app: App) {
+  const { db, config, cursors, paymentLinks } = app.deps;
   const tags = ['Payment links'];
   const view = (lp: Parameters<typeof linkView>[1]) => linkView(config, lp);
 
@@ -22,7 +21,7 @@ export default async function paymentLinkRoutes(app: App, opts: { pages: PageCac
         response: { 201: PaymentLinkResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req, reply) => reply.code(201).send({ message: 'Payment link created', paymentLink: view(await createLink(db, config, req.auth, req.body)) }),
+    async (req, reply) => reply.code(201).send({ message: 'Payment link created', paymentLink: view(await createLink(paymentLinks, req.auth, req.body)) }),
   );
 
   app.get(
@@ -75,9 +74,7 @@ export default async function paymentLinkRoutes(app: App, opts: { pages: PageCac
       },
     },
     async (req) => {
-      const updated = await updateLink(db, config, req.auth, req.params.id, req.body);
-      opts.pages.forget(updated.link.slug);
-      return { message: 'Payment link updated', paymentLink: view(updated) };
+      return { message: 'Payment link updated', paymentLink: view(await updateLink(paymentLinks, req.auth, req.params.id, req.body)) };
     },
   );
 
@@ -94,7 +91,7 @@ export default async function paymentLinkRoutes(app: App, opts: { pages: PageCac
       },
     },
     async (req) => {
-      opts.pages.forget(await deleteLink(db, config, req.auth, req.params.id));
+      await deleteLink(paymentLinks, req.auth, req.params.id);
       return { message: 'Payment link deleted' };
     },
   );

@@ -179,7 +179,8 @@ export const AbandonmentView = Type.Object({
 });
 
 export const AbandonmentCreatedResponse = Type.Object({ message: Type.String(), cartAbandonment: Type.Object({ id: Uuid }) });
-export const RecoverResponse = Type.Object({ message: Type.String(), recovered: Type.Integer({ description: 'Abandonments marked recovered' }) });
+/** The same answer whatever matched: a public caller learns nothing about who abandoned a cart. */
+export const RecoverResponse = Type.Object({ message: Type.Literal('Cart abandonment recovery noted') });
 export const AbandonmentListResponse = Type.Object({ message: Type.String(), cartAbandonments: Type.Array(AbandonmentView), pagination: CursorPagination });
 export const ListAbandonmentsQuery = Type.Object(
   { ...CursorQuery, paymentLinkId: Type.Optional(Uuid), recovered: Type.Optional(Type.Boolean()) },

@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
-import { inTx, type Executor, type Trx } from '../../db/index.ts';
+import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, PaymentLinkProduct, PaymentLinkSettings } from '../../db/types.ts';
 import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
-import { owned, type Scope } from '../../http/scope.ts';
-import { recordEvents } from '../events/service.ts';
+import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
+import type { EventLog } from '../events/service.ts';
 import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
 
 type CreateInput = Static<typeof CreateLinkBody>;
@@ -22,6 +22,15 @@ type SettingsInput = NonNullable<CreateInput['settings']>;
 export interface LinkWithProducts {
   link: PaymentLink;
   products: PaymentLinkProduct[];
+}
+
+/** What payment links need besides the database (built by deps.ts). */
+export interface LinkDeps {
+  db: Db;
+  config: Config;
+  events: EventLog;
+  /** Told the slug of every link changed or archived (the hosted page cache drops its page). */
+  changed: (slug: string) => void;
 }
 
 export function defaultSettings(config: Config): PaymentLinkSettings {
@@ -147,7 +156,8 @@ async function loadProducts(db: Executor, userId: string, linkId: string): Promi
   return db.selectFrom('payment_link_products').selectAll().where('user_id', '=', userId).where('link_id', '=', linkId).orderBy('position').execute();
 }
 
-export async function createLink(db: Executor, config: Config, scope: Scope, input: CreateInput): Promise<LinkWithProducts> {
+export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInput): Promise<LinkWithProducts> {
+  const { config } = deps;
   if (input.amountCents === undefined && input.products === undefined) {
     throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products is required' }]);
   }
@@ -159,7 +169,7 @@ export async function createLink(db: Executor, config: Config, scope: Scope, inp
   checkStock(stockEnabled, stockQuantity);
   checkExpiry(input.expiresAt, now);
   const id = uuidv7(now.getTime());
-  return inTx(db, async (trx) => {
+  return inTx(deps.db, async (trx) => {
     const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
     const values = {
       id,
@@ -193,7 +203,7 @@ export async function createLink(db: Executor, config: Config, scope: Scope, inp
     if (!link) throw new Error('could not allocate a payment link slug');
     if (productRows.length) await trx.insertInto('payment_link_products').values(productRows).execute();
     const result = { link, products: await loadProducts(trx, scope.userId, id) };
-    await recordEvents(trx, scope, [{ type: 'payment_link.created', data: eventData(config, result) }]);
+    await deps.events.record(trx, scope, [{ type: 'payment_link.created', data: eventData(config, result) }]);
     return result;
   });
 }
@@ -223,13 +233,13 @@ export async function findOwnLink(db: Executor, scope: Scope, id: string): Promi
   return (await findLink(db, scope, id).executeTakeFirst()) ?? null;
 }
 
-export async function updateLink(db: Executor, config: Config, scope: Scope, id: string, input: UpdateInput): Promise<LinkWithProducts> {
+export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input: UpdateInput): Promise<LinkWithProducts> {
   // Rule 1 of UpdatePaymentLinkRequest: every PATCH restates the pricing.
   if (input.amountCents === undefined && input.products === undefined) {
     throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products (or both) must be supplied in every update' }]);
   }
   const now = new Date();
-  return inTx(db, async (trx) => {
+  const result = await inTx(deps.db, async (trx) => {
     const current = await findLink(trx, scope, id).forUpdate().executeTakeFirst();
     if (!current) throw notFound('Payment link');
     const settings = mergeSettings(current.settings, input.settings);
@@ -238,8 +248,7 @@ export async function updateLink(db: Executor, config: Config, scope: Scope, id:
     checkStock(stockEnabled, stockQuantity);
     checkExpiry(input.expiresAt, now);
     const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
-    const link = await trx
-      .updateTable('payment_links')
+    const link = await ownedUpdate(trx, 'payment_links', scope, id)
       .set({
         ...(input.title !== undefined && { title: requiredText(input.title, 'title') }),
         ...(input.description !== undefined && { description: sanitizeOptional(input.description) ?? null }),
@@ -254,49 +263,38 @@ export async function updateLink(db: Executor, config: Config, scope: Scope, id:
         stock_quantity: stockQuantity,
         updated_at: now,
       })
-      .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx.deleteFrom('payment_link_products').where('user_id', '=', scope.userId).where('link_id', '=', id).execute();
     if (productRows.length) await trx.insertInto('payment_link_products').values(productRows).execute();
     const result = { link, products: await loadProducts(trx, scope.userId, id) };
-    await recordEvents(trx, scope, [{ type: 'payment_link.updated', data: eventData(config, result) }]);
+    await deps.events.record(trx, scope, [{ type: 'payment_link.updated', data: eventData(deps.config, result) }]);
     return result;
   });
+  deps.changed(result.link.slug);
+  return result;
 }
 
-/** Archives the link: its page answers 404 from now on; transactions keep their reference. Returns its slug. */
-export async function deleteLink(db: Executor, config: Config, scope: Scope, id: string): Promise<string> {
-  return inTx(db, async (trx) => {
+/** Archives the link: its page answers 404 from now on; transactions keep their reference. */
+export async function deleteLink(deps: LinkDeps, scope: Scope, id: string): Promise<void> {
+  const slug = await inTx(deps.db, async (trx) => {
     const now = new Date();
-    const link = await trx
-      .updateTable('payment_links')
+    const link = await ownedUpdate(trx, 'payment_links', scope, id)
       .set({ deleted_at: now, status: 'INACTIVE', updated_at: now })
-      .where('user_id', '=', scope.userId)
-      .where('livemode', '=', scope.livemode)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
     if (!link) throw notFound('Payment link');
-    const data = { ...eventData(config, { link, products: await loadProducts(trx, scope.userId, id) }), deleted: true };
-    await recordEvents(trx, scope, [{ type: 'payment_link.updated', data }]);
+    const data = { ...eventData(deps.config, { link, products: await loadProducts(trx, scope.userId, id) }), deleted: true };
+    await deps.events.record(trx, scope, [{ type: 'payment_link.updated', data }]);
     return link.slug;
   });
+  deps.changed(slug);
 }
 
 export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
   let query = owned(db, 'payment_links', scope).selectAll();
   if (q.status) query = query.where('status', '=', q.status);
-  const { rows, pagination } = await keysetPage(cursors, query, {
-    by: 'createdAt',
-    column: 'created_at',
-    direction: q.orderDirection ?? 'desc',
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const { rows, pagination } = await createdAtPage(cursors, query, q);
   const products = rows.length
     ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', rows.map((l) => l.id)).orderBy('position').execute()
     : [];

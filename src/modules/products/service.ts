@@ -7,7 +7,7 @@ import type { Product } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
-import { likePattern, owned, type Scope } from '../../http/scope.ts';
+import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import type { CreateProductBody, ListProductsQuery, UpdateProductBody } from './schemas.ts';
 
 export function productView(p: Product) {
@@ -106,8 +106,7 @@ export async function updateProduct(db: Executor, scope: Scope, id: string, inpu
         is_digital: input.isDigital ?? current.is_digital,
       };
       checkStock(next);
-      return trx
-        .updateTable('products')
+      return ownedUpdate(trx, 'products', scope, id)
         .set({
           ...(input.name !== undefined && { name: requiredText(input.name, 'name') }),
           ...(input.description !== undefined && { description: sanitizeOptional(input.description) ?? null }),
@@ -118,7 +117,6 @@ export async function updateProduct(db: Executor, scope: Scope, id: string, inpu
           ...next,
           updated_at: new Date(),
         })
-        .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
     }),
@@ -126,13 +124,8 @@ export async function updateProduct(db: Executor, scope: Scope, id: string, inpu
 }
 
 export async function deleteProduct(db: Executor, scope: Scope, id: string): Promise<void> {
-  const res = await db
-    .updateTable('products')
+  const res = await ownedUpdate(db, 'products', scope, id)
     .set({ deleted_at: new Date(), status: 'INACTIVE', updated_at: new Date() })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('Product');
 }

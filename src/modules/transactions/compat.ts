@@ -6,10 +6,11 @@ import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, badRequest, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { getClient } from '../clients/service.ts';
-import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
+import type { Transaction } from '../../db/types.ts';
+import { evaluateCoupon, INVALID_COUPON_MESSAGE, linkReservation, releaseReservation, reserveCouponUse } from '../coupons/service.ts';
 import { getLink } from '../payment-links/service.ts';
 import { CreateTransactionBody, ListTransactionsQuery } from './schemas.ts';
-import type { CheckoutExtras, TxDeps } from './service.ts';
+import { createTransaction, type CreateOptions, type TransactionDeps } from './service.ts';
 
 /** The creation body with what only the API route adds: a coupon code, applied like the checkout applies it. */
 export const ApiCreateTransactionBody = Type.Object(
@@ -87,18 +88,24 @@ export function listSpellings(req: FastifyRequest) {
   if (q.method !== undefined) q.method = canonicalMethod(q.method);
 }
 
+/** The creation input without `couponCode` (the service's own body). */
+export function withoutCoupon(body: Body): Input {
+  const { couponCode: _, ...input } = body;
+  return input;
+}
+
 /**
- * The service's input and extras for an API creation: without `couponCode` the body as it is; with
- * it, the coupon evaluated as the checkout evaluates it (the payment link's products when
- * `paymentLinkId` names one, the client's document and e-mail for perUserLimit), amountCents
- * lowered to the price after the discount, and the coupon recorded on the transaction
- * (couponId, discountCents). Its use is counted when the payment is PAID, as at the checkout.
- * Run inside the idempotent work, so a retry replays the first answer even if the coupon has
- * run out since.
+ * An API creation with the route's body. Without `couponCode`, createTransaction as it is. With it,
+ * the coupon is applied as the checkout applies it (checkout/service.ts): evaluated (the payment
+ * link's products when `paymentLinkId` names one, the client's document and e-mail for
+ * perUserLimit), a use reserved for it, amountCents lowered to the price after the discount, the
+ * coupon recorded on the transaction (couponId, discountCents) and the reservation linked to it once
+ * recorded; a creation that fails gives the use back. Runs inside the idempotent work (a claimed
+ * key), so a retry replays the first answer even once the coupon has run out.
  */
-export async function withCoupon(deps: TxDeps, scope: Scope, body: Body): Promise<{ input: Input; extras: CheckoutExtras }> {
-  const { couponCode, ...input } = body;
-  if (couponCode === undefined) return { input, extras: {} };
+export async function createApiTransaction(deps: TransactionDeps, scope: Scope, body: Body, opts: CreateOptions = {}): Promise<Transaction> {
+  const input = withoutCoupon(body);
+  if (body.couponCode === undefined) return createTransaction(deps, scope, input, {}, opts);
   let productIds: string[] = [];
   if (input.paymentLinkId) {
     const link = await getLink(deps.db, scope, input.paymentLinkId).catch((err) => {
@@ -107,8 +114,23 @@ export async function withCoupon(deps: TxDeps, scope: Scope, body: Body): Promis
     });
     productIds = link.products.map((p) => p.product_id);
   }
-  const result = await evaluateCoupon(deps.db, scope, { code: couponCode, amountCents: input.amountCents, productIds }, { document: input.clientDocument, email: input.clientEmail });
-  if (!result.ok) throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
+  const customer = { document: input.clientDocument, email: input.clientEmail };
+  const result = await evaluateCoupon(deps.db, scope, { code: body.couponCode, amountCents: input.amountCents, productIds }, customer);
+  const invalid = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
+  if (!result.ok) throw invalid();
   if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
-  return { input: { ...input, amountCents: result.finalCents }, extras: { couponId: result.coupon.id, discountCents: result.discountCents } };
+  const reservation = await reserveCouponUse(deps.db, scope, result.coupon.id, customer);
+  if (!reservation) throw invalid();
+  const extras = { couponId: result.coupon.id, discountCents: result.discountCents };
+  const recorded = async (tx: Transaction) => {
+    await linkReservation(deps.db, scope.userId, reservation, tx.id);
+    await opts.recorded?.(tx);
+  };
+  try {
+    return await createTransaction(deps, scope, { ...input, amountCents: result.finalCents }, extras, { ...opts, recorded });
+  } catch (err) {
+    // Nothing was created (a refusal, a failure): the reserved use goes back.
+    await releaseReservation(deps.db, scope.userId, reservation).catch(() => {});
+    throw err;
+  }
 }

@@ -1,19 +1,18 @@
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
-import { runIdempotent } from '../../http/idempotency.ts';
-import { errors, IdParams } from '../../http/schemas.ts';
-import { ApiCreateTransactionBody, withCoupon } from './compat.ts';
+import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
+import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
+import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
 import { ListTransactionsQuery, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { createTransaction, createTransactionStored, getTransaction, listTransactions, refundTransaction, simulate } from './service.ts';
+import { createTransactionWith, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
-const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
-});
 
 export default async function transactionRoutes(app: App) {
-  const { db, config } = app.deps;
+  const { db, config, cursors, transactions } = app.deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
 
@@ -21,7 +20,8 @@ export default async function transactionRoutes(app: App) {
     '/api/v1/transactions',
     {
       // Without a card to charge, creation is one statement: it stores the Idempotency-Key itself.
-      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown }) => !body.card } },
+      // A coupon reserves a use before creating: not one statement, so its key is claimed.
+      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown }) => !body.card && body.couponCode === undefined } },
       schema: {
         tags,
         summary: 'Create a payment (PIX, card or boleto)',
@@ -33,17 +33,16 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const created = (tx: Transaction) => ({ message: 'Transaction created', transaction: view(tx) });
-      // The coupon is applied inside the idempotent work: a retry replays the first answer.
+      const created = (tx: Transaction) => reply.code(201).serialize({ message: 'Transaction created', transaction: view(tx) }) as string;
       return runIdempotent(db, req, reply, {
         status: 201,
-        inline: async (key) => {
-          const { input, extras } = await withCoupon(app.deps.tx, req.auth, req.body);
-          return createTransactionStored(app.deps.tx, req.auth, input, { key, status: 201, render: (tx) => reply.code(201).serialize(created(tx)) as string }, extras);
-        },
+        // The creation statement stores the key with the response, rendered here from the row.
+        inline: (key) => createTransactionWith(transactions, req.auth, withoutCoupon(req.body), (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
+        // A card is charged only once its transaction and the key's provisional answer are stored.
         claimed: async () => {
-          const { input, extras } = await withCoupon(app.deps.tx, req.auth, req.body);
-          return reply.code(201).send(created(await createTransaction(app.deps.tx, req.auth, input, extras)));
+          // With a couponCode (origin compatibility): applied as the checkout applies it (compat.ts).
+          const tx = await createApiTransaction(transactions, req.auth, req.body, { recorded: (pending) => (pending.card_last4 ? holdKey(db, req, 201, created(pending)) : Promise.resolve()) });
+          return sendJsonText(reply, 201, created(tx));
         },
       });
     },
@@ -61,7 +60,7 @@ export default async function transactionRoutes(app: App) {
       },
     },
     async (req) => {
-      const { rows, pagination } = await listTransactions(app.deps.tx, req.auth, req.query);
+      const { rows, pagination } = await listTransactions(db, cursors, req.auth, req.query);
       return { message: 'OK', transactions: rows.map(view), pagination };
     },
   );
@@ -82,18 +81,16 @@ export default async function transactionRoutes(app: App) {
       schema: {
         tags,
         summary: 'Refund a paid transaction, fully or in part',
-        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. Fees are not returned.',
+        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
         params: IdParams,
         headers: IdempotencyHeader,
         body: Type.Optional(RefundBody),
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
       // The body is optional: a POST without one means "refund everything left", like `{}`.
-      preValidation: async (req) => {
-        (req as { body: unknown }).body ??= {};
-      },
+      preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(db, req.auth, req.params.id, req.body?.amountCents)) }),
+    async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
   );
 
   app.post(
@@ -109,6 +106,6 @@ export default async function transactionRoutes(app: App) {
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(db, req.auth, req.params.id, req.body.outcome)) }),
+    async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(transactions, req.auth, req.params.id, req.body.outcome)) }),
   );
 }

@@ -1,17 +1,25 @@
-// The one place a transaction changes status. Each move checks the state machine, updates the row,
-// posts the ledger journal and records the events — all inside the caller's database transaction,
-// on a row the caller has locked (FOR UPDATE).
+// The one place a transaction changes status. Each move checks the state machine, runs the other
+// modules' hooks, updates the row, posts the ledger journal and records the events — all inside the
+// caller's database transaction, on a row the caller has locked (FOR UPDATE).
 import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Updateable } from 'kysely';
 import type { Transaction, TransactionsTable, TransactionStatus } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
+import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
-import { recordSale } from '../checkout/sale.ts';
-import { recordEvents, type EventType } from '../events/service.ts';
-import { lockAccount, postJournal, type Posting } from '../ledger/service.ts';
+import type { EventLog, EventType } from '../events/service.ts';
+import { lockAccount, type Ledger, type Posting } from '../ledger/service.ts';
+import type { TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
+
+/** What a status change writes through besides the row: the ledger, the event log, the hooks. */
+export interface StateDeps {
+  ledger: Ledger;
+  events: EventLog;
+  hooks: readonly TransactionHooks[];
+}
 
 const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
   PENDING: ['PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
@@ -34,7 +42,6 @@ export type Change =
   | { to: 'CANCELLED' }
   | { to: 'REFUNDED' | 'PARTIALLY_REFUNDED'; amountCents: number };
 
-export const DAY_MS = 86_400_000;
 /** Card instalment i settles 30·i days after payment. */
 export const SETTLEMENT_DAYS = 30;
 
@@ -50,17 +57,21 @@ export function lockTransaction(trx: Trx, scope: Scope, id: string) {
     .executeTakeFirst();
 }
 
-export async function applyChange(trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
+export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
   if (!canMove(tx.status, change.to)) {
     throw badRequest('INVALID_STATE_TRANSITION', `Cannot move a ${tx.status} transaction to ${change.to}`, [
       { field: 'status', message: `${tx.status} -> ${change.to} is not allowed` },
     ]);
   }
-  // A payment-link sale that finds the stock gone does not happen: the payment fails OUT_OF_STOCK
-  // (stock, sales count, coupon use and cart recovery change only when the sale happens).
-  if (change.to === 'PAID' && (tx.payment_link_id || tx.coupon_id)) {
-    const sale = await recordSale(trx, tx, now);
-    if (!sale.ok) change = { to: 'FAILED', reason: sale.reason };
+  // A sale a hook refuses does not happen (a payment link's stock gone): the payment fails instead.
+  if (change.to === 'PAID') {
+    for (const hook of deps.hooks) {
+      const refused = await hook.beforePaid?.(trx, tx, now);
+      if (refused) {
+        change = { to: 'FAILED', reason: refused };
+        break;
+      }
+    }
   }
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const events: EventType[] = ['transaction.updated'];
@@ -72,7 +83,7 @@ export async function applyChange(trx: Trx, tx: Transaction, change: Change, now
       set.paid_at = now;
       const net = tx.charged_cents - tx.fee_cents;
       const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
-      await postJournal(trx, scope, {
+      await deps.ledger.post(trx, scope, {
         kind: 'payment',
         ...ref,
         description: `Payment ${tx.display_id} (${tx.payment_method})`,
@@ -116,7 +127,7 @@ export async function applyChange(trx: Trx, tx: Transaction, change: Change, now
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED': {
-      await postJournal(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings: await refundPostings(trx, scope, tx, change.amountCents) });
+      await deps.ledger.post(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings: await refundPostings(trx, scope, tx, change.amountCents) });
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
@@ -125,7 +136,8 @@ export async function applyChange(trx: Trx, tx: Transaction, change: Change, now
   }
 
   const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
-  await recordEvents(
+  for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
+  await deps.events.record(
     trx,
     scope,
     events.map((type) => ({ type, data: eventData(updated, tx.status) })),
@@ -134,11 +146,23 @@ export async function applyChange(trx: Trx, tx: Transaction, change: Change, now
 }
 
 /**
- * A refund takes back first what the merchant has not received yet (a card payment's unsettled
- * instalments, latest first), then the rest from the available balance. Fees are not returned.
+ * The part of a payment's fee a refund returns: the fee in proportion to what has been refunded so
+ * far, minus what earlier refunds returned, so that the refunds of a sale return exactly its fee.
+ */
+export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' | 'refunded_cents'>, amount: number): number {
+  const share = (refunded: number) => Math.floor((tx.fee_cents * refunded) / tx.charged_cents);
+  return share(tx.refunded_cents + amount) - share(tx.refunded_cents);
+}
+
+/**
+ * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
+ * merchant gives back the rest, so a sale can always be refunded in full from its own net. The
+ * merchant's part comes first from what it has not received yet (a card payment's unsettled
+ * instalments, latest first), then from the available balance.
  */
 async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number): Promise<Posting[]> {
-  let remaining = amount;
+  const fee = feeReturned(tx, amount);
+  let remaining = amount - fee;
   let fromReceivable = 0;
   if (tx.payment_method === 'CARD') {
     const pending = await trx
@@ -172,6 +196,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
   }
   return [
     { account: 'external', amount: amount },
+    { account: 'fees', amount: -fee },
     { account: 'receivable', amount: -fromReceivable },
     { account: 'available', amount: -remaining },
   ];

@@ -5,7 +5,7 @@
 // woken when (and only if) the commit happens, and only when a delivery was written.
 import { sql, type RawBuilder } from 'kysely';
 import type { Scope } from '../../http/scope.ts';
-import { onEvents, type EventShape } from '../events/service.ts';
+import type { EventFanout, EventShape } from '../events/service.ts';
 
 export const NOTIFY_CHANNEL = 'cofre_webhooks';
 
@@ -81,5 +81,5 @@ export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<u
     webhook_notify AS (SELECT pg_notify(${NOTIFY_CHANNEL}, '') FROM (SELECT 1 FROM webhook_rows LIMIT 1) AS any_row)`;
 }
 
-// Registered when this module is first imported (by the app and by the worker); modules run once.
-onEvents({ ctes: enqueueDeliveries, result: () => sql`(SELECT count(*) FROM webhook_notify)` });
+/** The webhook fan-out of every recorded event (given to the EventLog by deps.ts). */
+export const webhookFanout: EventFanout = { ctes: enqueueDeliveries, result: () => sql`(SELECT count(*) FROM webhook_notify)` };

@@ -214,11 +214,12 @@ export default async function webhookRoutes(app: App) {
   app.get(
     '/api/v1/webhooks/postback-secret',
     {
-      config: read,
+      // The secret lets its holder forge signed postbacks: reading it takes the write permission.
+      config: write,
       schema: {
         tags,
         summary: 'The secret that signs postbacks',
-        description: 'Deliveries to a transaction\'s postbackUrl carry X-Webhook-Signature keyed with this per-merchant secret (one for both environments).',
+        description: 'Deliveries to a transaction\'s postbackUrl carry X-Webhook-Signature keyed with this per-merchant secret (one for both environments). Needs webhooks:write: whoever holds the secret can sign postbacks.',
         response: { 200: PostbackSecretResponse, ...errors(401, 403) },
       },
     },

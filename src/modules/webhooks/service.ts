@@ -7,8 +7,8 @@ import type { Database, Db, Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
-import { keysetPage, type Cursors } from '../../http/pagination.ts';
-import { owned, type Scope } from '../../http/scope.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
+import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -131,7 +131,7 @@ export async function getSubscription(db: Executor, scope: Scope, id: string): P
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
   const query = owned(wh.db, 'webhook_subscriptions', scope).selectAll();
-  return keysetPage(wh.cursors, query, { by: 'createdAt', column: 'created_at', direction: q.orderDirection ?? 'desc', limit: q.limit, cursor: q.cursor, value: (r) => r.created_at, timestamp: true });
+  return createdAtPage(wh.cursors, query, q);
 }
 
 export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {
@@ -143,13 +143,8 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
   if (input.description !== undefined) set.description = input.description;
   if (input.status === 'ACTIVE') Object.assign(set, { status: 'ACTIVE', disabled_reason: null, failing_since: null });
   if (input.status === 'DISABLED') Object.assign(set, { status: 'DISABLED', disabled_reason: 'Disabled by request' });
-  const row = await wh.db
-    .updateTable('webhook_subscriptions')
+  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set(set)
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('Webhook subscription');
@@ -159,26 +154,16 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
 /** Deleting keeps the row (and its delivery log) out of sight; pending deliveries are dropped unsent. */
 export async function deleteSubscription(wh: Webhooks, scope: Scope, id: string): Promise<void> {
   const now = new Date();
-  const res = await wh.db
-    .updateTable('webhook_subscriptions')
+  const res = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set({ deleted_at: now, status: 'DISABLED', disabled_reason: 'Deleted', updated_at: now })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!Number(res.numUpdatedRows)) throw notFound('Webhook subscription');
 }
 
 /** A new secret, effective at once: the next attempt of every pending delivery is signed with it. */
 export async function rotateSecret(wh: Webhooks, scope: Scope, id: string) {
-  const row = await wh.db
-    .updateTable('webhook_subscriptions')
+  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
     .set({ secret: newSecret(), updated_at: new Date() })
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw notFound('Webhook subscription');
@@ -228,15 +213,7 @@ export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeo
   if (q.status) query = query.where('status', '=', q.status);
   if (q.eventType) query = query.where('event_type', '=', q.eventType);
   if (q.eventId) query = query.where('event_id', '=', q.eventId);
-  const result = await keysetPage(wh.cursors, query, {
-    by: 'createdAt',
-    column: 'created_at',
-    direction: q.orderDirection,
-    limit: q.limit,
-    cursor: q.cursor,
-    value: (r) => r.created_at,
-    timestamp: true,
-  });
+  const result = await createdAtPage(wh.cursors, query, q);
   const attempts = await attemptsOf(wh.db, scope.userId, result.rows.map((r) => r.id));
   return { deliveries: result.rows.map((d) => deliveryView(d, attempts.get(d.id) ?? [])), pagination: result.pagination };
 }

@@ -1,15 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import { errors, IdParams, Message } from '../../http/schemas.ts';
-import { CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, WalletBalance, WithdrawalListResponse, WithdrawalResponse } from './schemas.ts';
-import { cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, walletBalance, withdrawalView } from './service.ts';
+import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
+import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, WalletBalance, WithdrawalListResponse, WithdrawalResponse } from './schemas.ts';
+import { adminListWithdrawals, adminWithdrawalView, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, walletBalance, withdrawalView } from './service.ts';
 
-const IdempotencyHeader = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Retries with the same key and body replay the first response (24 h)' })),
-});
 
 export default async function withdrawalRoutes(app: App) {
-  const { db } = app.deps;
+  const { db, withdrawals } = app.deps;
   const tags = ['Withdrawals'];
 
   app.get(
@@ -36,7 +33,7 @@ export default async function withdrawalRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const w = await requestWithdrawal(db, app.deps.fees, req.auth, req.body);
+      const w = await requestWithdrawal(withdrawals, req.auth, req.body);
       return reply.code(201).send({ message: 'Withdrawal requested', data: withdrawalView(w) });
     },
   );
@@ -75,8 +72,54 @@ export default async function withdrawalRoutes(app: App) {
       },
     },
     async (req) => {
-      await cancelWithdrawal(db, req.auth, req.params.id);
+      await cancelWithdrawal(withdrawals, req.auth, req.params.id);
       return { message: 'Withdrawal cancelled' };
     },
+  );
+
+  // --- Withdrawals ---------------------------------------------------------------------------
+  const withdrawalTags = ['Operator: withdrawals'];
+  app.get(
+    '/api/admin/withdrawals',
+    {
+      config: ADMIN,
+      schema: {
+        tags: withdrawalTags,
+        summary: 'Withdrawals (default: production, PENDING and PROCESSING, oldest first)',
+        querystring: AdminWithdrawalsQuery,
+        response: { 200: Type.Object({ data: Type.Array(AdminWithdrawalView), meta: PagePagination }), ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => adminListWithdrawals(db, req.query),
+  );
+  app.post(
+    '/api/admin/withdrawals/:id/complete',
+    {
+      config: ADMIN,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: withdrawalTags,
+        summary: 'Mark a production withdrawal paid by hand',
+        description: 'PENDING or PROCESSING -> COMPLETED. externalId: the transfer’s reference (e.g. the PIX end-to-end id).',
+        params: IdParams,
+        body: Type.Object({ externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'Withdrawal completed', data: adminWithdrawalView(await settleByHand(withdrawals, req.params.id, { status: 'COMPLETED', externalId: req.body.externalId })) }),
+  );
+  app.post(
+    '/api/admin/withdrawals/:id/fail',
+    {
+      config: ADMIN,
+      schema: {
+        tags: withdrawalTags,
+        summary: 'Mark a production withdrawal failed by hand (funds back to available)',
+        params: IdParams,
+        body: RequiredReasonBody,
+        response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(withdrawals, req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
   );
 }

@@ -12,7 +12,6 @@
 // in a new transaction guarded by the status, so an operator or another worker that got there
 // first wins and the late one does nothing.
 import type { Static } from '@sinclair/typebox';
-import type { FeeSchedule } from '../fees.ts';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
@@ -21,11 +20,13 @@ import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import { maskDocument } from '../../payments/documents.ts';
-import type { PayoutProviders, PayoutResult } from '../../payments/payouts.ts';
+import type { PayoutResult } from '../../payments/payouts.ts';
+import type { PayoutProviders } from '../../payments/provider.ts';
 import { validatePixKey } from '../../payments/pix-keys.ts';
-import { recordEvents } from '../events/service.ts';
+import type { EventLog } from '../events/service.ts';
+import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
-import { getBalance, lockAccount, originBalanceNames, postJournal } from '../ledger/service.ts';
+import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -65,7 +66,19 @@ export async function walletBalance(db: Executor, scope: Scope) {
   return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents, ...originBalanceNames(b) };
 }
 
-export async function requestWithdrawal(db: Db, fees: FeeSchedule, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
+/** What withdrawals need besides the database (built by deps.ts). */
+export interface WithdrawalDeps {
+  db: Db;
+  fees: FeeSchedule;
+  events: EventLog;
+  ledger: Ledger;
+  payouts: PayoutProviders;
+  /** A PROCESSING payout untouched for this long is claimed again (its worker died mid-call). */
+  leaseMs: number;
+}
+
+export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
+  const { db, fees } = deps;
   const key = validatePixKey(input.pixKeyType, input.pixKey);
   if (!key.ok) {
     if (input.pixKeyType === 'cpf' || input.pixKeyType === 'cnpj') throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ PIX key', [{ field: 'pixKey', message: key.reason }]);
@@ -103,7 +116,7 @@ export async function requestWithdrawal(db: Db, fees: FeeSchedule, scope: Scope,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await postJournal(trx, scope, {
+    await deps.ledger.post(trx, scope, {
       kind: 'withdrawal',
       referenceType: 'withdrawal',
       referenceId: w.id,
@@ -113,7 +126,7 @@ export async function requestWithdrawal(db: Db, fees: FeeSchedule, scope: Scope,
         { account: 'reserved', amount: w.amount_cents },
       ],
     });
-    await recordEvents(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
+    await deps.events.record(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
     return w;
   });
 }
@@ -142,14 +155,14 @@ const transitionError = (from: WithdrawalStatus, to: WithdrawalStatus, hint: str
   badRequest('INVALID_STATE_TRANSITION', `A ${from} withdrawal cannot be moved to ${to}`, [{ field: 'status', message: `${from} -> ${to} is not allowed; ${hint}` }]);
 
 /** PENDING -> CANCELLED, funds back to available. The row lock decides a race with the payout job. */
-export async function cancelWithdrawal(db: Db, scope: Scope, id: string): Promise<Withdrawal> {
-  return inTx(db, async (trx) => {
+export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string): Promise<Withdrawal> {
+  return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
     if (w.status !== 'PENDING') throw transitionError(w.status, 'CANCELLED', 'only a PENDING withdrawal can be cancelled');
     const now = new Date();
     const updated = await trx.updateTable('withdrawals').set({ status: 'CANCELLED', cancelled_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
-    await postJournal(trx, scope, {
+    await deps.ledger.post(trx, scope, {
       kind: 'withdrawal_cancelled',
       referenceType: 'withdrawal',
       referenceId: w.id,
@@ -166,13 +179,13 @@ export async function cancelWithdrawal(db: Db, scope: Scope, id: string): Promis
 type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
 
 /** Records a payout's outcome on a locked PROCESSING row: status, journal and event together. */
-async function finish(trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
+async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
   const scope: Scope = { userId: w.user_id, livemode: w.livemode };
   const now = new Date();
   const ref = { referenceType: 'withdrawal', referenceId: w.id };
   if (outcome.status === 'COMPLETED') {
     const updated = await trx.updateTable('withdrawals').set({ status: 'COMPLETED', completed_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
-    await postJournal(trx, scope, {
+    await deps.ledger.post(trx, scope, {
       kind: 'withdrawal_paid',
       ...ref,
       description: `Withdrawal paid to PIX key (${w.pix_key_type})`,
@@ -182,7 +195,7 @@ async function finish(trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdr
         { account: 'fees', amount: w.fee_cents },
       ],
     });
-    await recordEvents(trx, scope, [{ type: 'withdrawal.completed', data: eventData(updated) }]);
+    await deps.events.record(trx, scope, [{ type: 'withdrawal.completed', data: eventData(updated) }]);
     return updated;
   }
   const updated = await trx
@@ -191,7 +204,7 @@ async function finish(trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdr
     .where('id', '=', w.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await postJournal(trx, scope, {
+  await deps.ledger.post(trx, scope, {
     kind: 'withdrawal_failed',
     ...ref,
     description: `Withdrawal failed (${outcome.reason}): funds returned`,
@@ -200,19 +213,12 @@ async function finish(trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdr
       { account: 'available', amount: w.amount_cents },
     ],
   });
-  await recordEvents(trx, scope, [{ type: 'withdrawal.failed', data: eventData(updated) }]);
+  await deps.events.record(trx, scope, [{ type: 'withdrawal.failed', data: eventData(updated) }]);
   return updated;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The payout job
-
-export interface PayoutJobDeps {
-  db: Db;
-  payouts: PayoutProviders;
-  /** A PROCESSING payout untouched for this long is claimed again (its worker died mid-call). */
-  leaseMs: number;
-}
 
 /**
  * One sweep: claims up to `batch` PENDING withdrawals (and PROCESSING ones whose lease ran out),
@@ -221,7 +227,7 @@ export interface PayoutJobDeps {
  * sandbox; production ones only when a production payout provider is configured (otherwise they
  * wait for an operator). Safe with any number of workers (FOR UPDATE SKIP LOCKED).
  */
-export async function processPayouts(deps: PayoutJobDeps, now = new Date(), batch = 50): Promise<number> {
+export async function processPayouts(deps: WithdrawalDeps, now = new Date(), batch = 50): Promise<number> {
   const { db, payouts } = deps;
   const claimed = await inTx(db, async (trx) => {
     let q = trx
@@ -274,7 +280,7 @@ export async function processPayouts(deps: PayoutJobDeps, now = new Date(), batc
           .forUpdate()
           .executeTakeFirst();
         if (!row) return; // settled meanwhile (an operator, or another worker after a lease expiry)
-        await finish(trx, row, result.ok ? { status: 'COMPLETED' } : { status: 'FAILED', reason: result.reason });
+        await finish(deps, trx, row, result.ok ? { status: 'COMPLETED' } : { status: 'FAILED', reason: result.reason });
       });
     }),
   );
@@ -299,8 +305,8 @@ export async function adminListWithdrawals(db: Executor, q: Static<typeof AdminW
  * An operator settles a production withdrawal by hand (PENDING or PROCESSING): COMPLETED with the
  * transfer's reference, or FAILED with a reason (funds back to available).
  */
-export async function settleByHand(db: Db, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
-  return inTx(db, async (trx) => {
+export async function settleByHand(deps: WithdrawalDeps, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
+  return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
     if (!w.livemode) {
@@ -322,6 +328,6 @@ export async function settleByHand(db: Db, id: string, outcome: { status: 'COMPL
       .where('id', '=', w.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    return finish(trx, processing, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason });
+    return finish(deps, trx, processing, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason });
   });
 }

@@ -3,9 +3,9 @@
 // small per-process cache: an operator's change applies at once on the instance that made it and
 // within FEES_CACHE_MS on the others. A fee is fixed on each object when it is created.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Fees } from '../config.ts';
-import type { Db, Executor } from '../db/index.ts';
-import { notFound } from '../http/errors.ts';
+import type { Fees } from '../../config.ts';
+import type { Db, Executor } from '../../db/index.ts';
+import { notFound } from '../../http/errors.ts';
 
 const FEES_CACHE_MS = 30_000;
 const Bp = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000, description });

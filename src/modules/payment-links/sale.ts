@@ -1,20 +1,18 @@
-// What a payment of a payment-link (or coupon) transaction changes besides the money, run by the
-// PAID transition inside its database transaction, on the locked transaction row:
+// What paying a payment link's transaction changes besides the money: a transaction hook (see
+// transactions/hooks.ts; wired by deps.ts), run by the PAID transition inside its database
+// transaction, on the locked transaction row:
 //   - the link's stock goes down by one with a guarded update (never below zero) and salesCount up;
 //     when no stock is left the sale does not happen: the transition becomes FAILED OUT_OF_STOCK;
-//   - the customer's open cart abandonments of that link are marked recovered;
-//   - the coupon use is counted (never beyond usageLimit).
-// Nothing is reserved at checkout, so a PENDING transaction that never gets paid holds nothing.
+//   - the customer's open cart abandonments of that link are marked recovered.
+// Nothing is reserved at checkout, so a PENDING transaction that never gets paid holds no stock.
 import { sql } from 'kysely';
 import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
-import { countCouponUse } from '../coupons/service.ts';
 
 export const OUT_OF_STOCK = 'OUT_OF_STOCK';
 
-export type Sale = { ok: true } | { ok: false; reason: typeof OUT_OF_STOCK };
-
-export async function recordSale(trx: Trx, tx: Transaction, now: Date): Promise<Sale> {
+/** Before PAID: the link's sale, or OUT_OF_STOCK when it cannot happen. */
+export async function recordLinkSale(trx: Trx, tx: Transaction, now: Date): Promise<string | null> {
   if (tx.payment_link_id) {
     const sold = await trx
       .updateTable('payment_links')
@@ -27,7 +25,7 @@ export async function recordSale(trx: Trx, tx: Transaction, now: Date): Promise<
       .where((eb) => eb.or([eb('stock_enabled', '=', false), eb('stock_quantity', '>', 0)]))
       .returning('id')
       .executeTakeFirst();
-    if (!sold) return { ok: false, reason: OUT_OF_STOCK };
+    if (!sold) return OUT_OF_STOCK;
     await trx
       .updateTable('cart_abandonments')
       .set({ recovered_at: now, transaction_id: tx.id, updated_at: now })
@@ -37,6 +35,5 @@ export async function recordSale(trx: Trx, tx: Transaction, now: Date): Promise<
       .where((eb) => eb.or([eb('client_email', '=', tx.client_email), eb('client_document', '=', tx.client_document)]))
       .execute();
   }
-  if (tx.coupon_id) await countCouponUse(trx, tx, now);
-  return { ok: true };
+  return null;
 }

@@ -1,0 +1,50 @@
+// Fees over HTTP: a merchant reads the fees that apply to it; an operator sets a merchant's.
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../deps.ts';
+import { ADMIN, errors, IdParams } from '../../http/schemas.ts';
+import { FeeOverrides, FeesView } from './schedule.ts';
+
+export default async function feeRoutes(app: App) {
+  const { fees } = app.deps;
+
+  app.get(
+    '/api/v1/fees',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: {
+        tags: ['Balance'],
+        summary: 'The fees that apply to this merchant',
+        description: "The platform's fees, or the ones an operator negotiated with this merchant; each payment, withdrawal and advance keeps the fee it was made with.",
+        response: { 200: Type.Object({ message: Type.String(), fees: FeesView }), ...errors(401, 403) },
+      },
+    },
+    async (req) => ({ message: 'OK', fees: await fees.of(req.auth.userId) }),
+  );
+
+  const tags = ['Operator: fees'];
+  const FeesResponse = Type.Object({ message: Type.String(), fees: FeesView, overrides: FeeOverrides });
+  app.get(
+    '/api/admin/merchants/:id/fees',
+    {
+      config: ADMIN,
+      schema: { tags, summary: "A merchant's fees: the platform's, with its overrides", params: IdParams, response: { 200: FeesResponse, ...errors(401, 403, 404) } },
+    },
+    async (req) => ({ message: 'OK', ...(await fees.describe(req.params.id)) }),
+  );
+  app.put(
+    '/api/admin/merchants/:id/fees',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: "Set a merchant's negotiated fees",
+        description:
+          'The fields given replace the platform\'s fees (FEE_* settings) for this merchant, in both environments; the others follow the platform. `{}` removes every override. Applies to payments, withdrawals and advances made from now on (at once on this instance, within 30 s on the others); existing ones keep their fee.',
+        params: IdParams,
+        body: FeeOverrides,
+        response: { 200: FeesResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'Fees updated', ...(await fees.set(req.params.id, req.body)) }),
+  );
+}

@@ -1,0 +1,15 @@
+// What other modules do when a payment changes, without this module knowing them: deps.ts wires the
+// hooks (a payment link's sale, a coupon's use). They run inside the status change's database
+// transaction, on the locked transaction row, so they commit or roll back with it.
+import type { Trx } from '../../db/index.ts';
+import type { Transaction } from '../../db/types.ts';
+
+export interface TransactionHooks {
+  /**
+   * Before PAID is written. A refusal (its reason) turns the payment into FAILED with that reason
+   * (a payment link sold out meanwhile). The first refusal wins; a hook writes only when it accepts.
+   */
+  beforePaid?(trx: Trx, tx: Transaction, now: Date): Promise<string | null>;
+  /** After any status change is written (`after` is the row as stored). */
+  afterChange?(trx: Trx, before: Transaction, after: Transaction, now: Date): Promise<unknown>;
+}

@@ -1,0 +1,116 @@
+// The sandbox: the provider of every development (test) payment and payout, and of production ones
+// when an operator sets PAYMENT_PROVIDER / PAYOUT_PROVIDER to `sandbox` (rehearsals). Its magic
+// values decide outcomes (docs/sandbox.md): test card numbers, and PIX keys whose payouts fail.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../config.ts';
+import { buildBoleto } from './boleto.ts';
+import type { PayoutFailureReason, PayoutProvider, PayoutRequest, PayoutResult } from './payouts.ts';
+import { buildBrCode, newTxid } from './pix.ts';
+import type {
+  BoletoCharge,
+  BoletoRequest,
+  CardChargeRequest,
+  CardDeclineReason,
+  CardResult,
+  PaymentProvider,
+  PixCharge,
+  PixRequest,
+  ProviderEvent,
+  RefundResult,
+} from './provider.ts';
+
+/** Sandbox test cards: the card number decides the outcome. Any other valid card is approved. */
+export const SANDBOX_CARDS: Record<string, { reason: CardDeclineReason; message: string }> = {
+  '4000000000000002': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
+  '4000000000009995': { reason: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds' },
+  '4000000000000069': { reason: 'EXPIRED_CARD', message: 'Card expired' },
+  '4000000000000127': { reason: 'INCORRECT_CVV', message: 'Incorrect security code' },
+  '4000000000000119': { reason: 'PROCESSING_ERROR', message: 'Processing error at the issuer' },
+  '5105105105105100': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
+};
+
+const DICT_MISS = { reason: 'PIX_KEY_NOT_FOUND', message: 'PIX key not found in the directory (DICT)' } as const;
+const REJECTED = { reason: 'PAYOUT_REJECTED', message: 'The receiving institution rejected the transfer' } as const;
+
+/**
+ * Sandbox payouts to these keys fail; every other valid key is paid. Keys are compared in their
+ * normalised form (CPF/CNPJ digits, lowercase e-mail, +55 phone, lowercase UUID).
+ */
+export const SANDBOX_PAYOUT_FAILURES: Record<string, { reason: PayoutFailureReason; message: string }> = {
+  '00000000191': DICT_MISS,
+  '00000000000191': DICT_MISS,
+  'payout-not-found@example.com': DICT_MISS,
+  '+5511900000001': DICT_MISS,
+  '00000000-0000-4000-8000-000000000001': DICT_MISS,
+  '00000000272': REJECTED,
+  '00000000000272': REJECTED,
+  'payout-rejected@example.com': REJECTED,
+  '+5511900000002': REJECTED,
+  '00000000-0000-4000-8000-000000000002': REJECTED,
+};
+
+/** How many charge outcomes the sandbox remembers by reference (a retried reference gets the first one). */
+const REMEMBERED_CHARGES = 10_000;
+
+/** 25-digit boleto free field ("nosso número") derived from the transaction id's random bits. */
+function boletoFreeField(id: string): string {
+  return (BigInt('0x' + id.replace(/-/g, '').slice(12)) % 10n ** 25n).toString().padStart(25, '0');
+}
+
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+  private config: Pick<Config, 'pix' | 'boleto'>;
+  /** Outcomes by reference, so that a charge sent twice is charged once (as a real provider's idempotency key). */
+  private charges = new Map<string, CardResult>();
+  constructor(config: Pick<Config, 'pix' | 'boleto'>) {
+    this.config = config;
+  }
+
+  /** The BR Code is built here: the sandbox's (or the platform's) receiving key, a random txid. */
+  async createPix(req: PixRequest): Promise<PixCharge> {
+    const { key, merchantName, merchantCity } = this.config.pix;
+    const txid = newTxid();
+    return { txid, brCode: buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid }) };
+  }
+
+  async createBoleto(req: BoletoRequest): Promise<BoletoCharge> {
+    const b = buildBoleto({ bankCode: this.config.boleto.bankCode, dueDate: req.dueDate, amountCents: req.amountCents, freeField: boletoFreeField(req.transactionId) });
+    return { barcode: b.barcode, digitableLine: b.digitableLine };
+  }
+
+  async chargeCard(req: CardChargeRequest): Promise<CardResult> {
+    const seen = this.charges.get(req.reference);
+    if (seen) return seen;
+    const outcome = SANDBOX_CARDS[req.card.number.replace(/[\s-]/g, '')];
+    const result: CardResult = outcome ? { approved: false, ...outcome } : { approved: true, reference: `sbx_${randomBytes(12).toString('hex')}` };
+    if (this.charges.size >= REMEMBERED_CHARGES) this.charges.delete(this.charges.keys().next().value!);
+    this.charges.set(req.reference, result);
+    return result;
+  }
+
+  async refund(): Promise<RefundResult> {
+    return { ok: true, reference: `sbx_rf_${randomBytes(12).toString('hex')}` };
+  }
+
+  /** The sandbox's notifications are simulations: `{ transactionId, outcome }` (see the simulate route). */
+  async parseCallback(body: unknown): Promise<ProviderEvent[]> {
+    const b = body as { transactionId?: unknown; outcome?: unknown };
+    if (typeof b?.transactionId !== 'string' || (b.outcome !== 'PAID' && b.outcome !== 'FAILED' && b.outcome !== 'EXPIRED')) return [];
+    return [{ transactionId: b.transactionId, outcome: b.outcome, ...(b.outcome === 'FAILED' ? { reason: 'SIMULATED_FAILURE' } : {}) }];
+  }
+}
+
+/** Pays after `delayMs` (a transfer takes a moment), except for the magic keys above. Deterministic per key, so re-sending is idempotent. */
+export class SandboxPayoutProvider implements PayoutProvider {
+  readonly name = 'sandbox';
+  private delayMs: number;
+  constructor(delayMs: number) {
+    this.delayMs = delayMs;
+  }
+  async send(req: PayoutRequest): Promise<PayoutResult> {
+    if (this.delayMs > 0) await sleep(this.delayMs);
+    const failure = SANDBOX_PAYOUT_FAILURES[req.pixKey];
+    return failure ? { ok: false, ...failure } : { ok: true };
+  }
+}
