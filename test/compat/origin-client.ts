@@ -3,7 +3,8 @@
 // `Content-Type: application/json` (with or without a body), authenticates with the API-Key header,
 // and reads answers from `success` and `data`, never from the spec's named keys.
 import assert from 'node:assert/strict';
-import { startApp, type StartOptions, type TestContext } from '../helpers.ts';
+import { after, before } from 'node:test';
+import { merchant, startApp, type Merchant, type StartOptions, type TestContext } from '../helpers.ts';
 
 export interface Origin {
   ctx: TestContext;
@@ -17,6 +18,19 @@ export async function startOrigin(opts: StartOptions = {}): Promise<Origin> {
   const address = ctx.app.server.address();
   assert.ok(address && typeof address === 'object');
   return { ctx, base: `http://127.0.0.1:${address.port}`, close: () => ctx.close() };
+}
+
+/**
+ * A test file's gateway: started before its tests with two merchants (`m`, and `other` for
+ * isolation checks), handed to `use`, and closed after them.
+ */
+export function useOrigin(use: (s: { o: Origin; m: Merchant; other: Merchant }) => void) {
+  let o: Origin;
+  before(async () => {
+    o = await startOrigin();
+    use({ o, m: await merchant(o.ctx.app), other: await merchant(o.ctx.app) });
+  });
+  after(() => o.close());
 }
 
 export interface Answer {

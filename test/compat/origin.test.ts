@@ -1,20 +1,15 @@
 // Origin compatibility (issue 12): envelopes, the origin's paths, bodiless requests, page=1 on
 // cursor lists, driven the way origin clients drive the API (docs/compatibility.md).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cpf, merchant, type Merchant } from '../helpers.ts';
 import { paidPix } from '../wallet-helpers.ts';
-import { data, failure, failureOn, send, startOrigin, type Origin } from './origin-client.ts';
+import { data, failure, failureOn, send, useOrigin, type Origin } from './origin-client.ts';
 
 let o: Origin;
 let m: Merchant;
 let other: Merchant;
-before(async () => {
-  o = await startOrigin();
-  m = await merchant(o.ctx.app);
-  other = await merchant(o.ctx.app);
-});
-after(() => o.close());
+useOrigin((s) => ({ o, m, other } = s));
 
 const txBody = (over: Record<string, unknown> = {}) => ({
   product: 'Curso online',

@@ -1,20 +1,15 @@
 // Origin compatibility (issue 12): the origin's spellings of requests, and coupon validation with an
 // API key, driven the way origin clients drive the API (docs/compatibility.md).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cpf, merchant, type Merchant } from '../helpers.ts';
 import { paidPix } from '../wallet-helpers.ts';
-import { data, failure, failureOn, send, startOrigin, type Origin } from './origin-client.ts';
+import { data, failure, failureOn, send, useOrigin, type Origin } from './origin-client.ts';
 
 let o: Origin;
 let m: Merchant;
 let other: Merchant;
-before(async () => {
-  o = await startOrigin();
-  m = await merchant(o.ctx.app);
-  other = await merchant(o.ctx.app);
-});
-after(() => o.close());
+useOrigin((s) => ({ o, m, other } = s));
 
 const YEAR = new Date().getUTCFullYear();
 const card = { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12, expYear: YEAR + 3, cvv: '123' };
