@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 import { uuidv7 } from './db/ids.ts';
 import type { App, Deps } from './deps.ts';
 import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
+import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
@@ -18,6 +19,7 @@ import advanceRoutes from './modules/advances/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
+import { ORIGIN_COMPAT } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import feeRoutes from './modules/fees/routes.ts';
@@ -78,6 +80,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Infrastructure
   installErrorHandling(app);
   installHardening(app, { baseUrl: config.baseUrl });
+  // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
+  installCompat(app, ORIGIN_COMPAT);
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { specBody } from './envelope.ts';
 
 const YEAR = new Date().getUTCFullYear();
 let ctx: TestContext;
@@ -37,7 +38,7 @@ function order(over: Record<string, unknown> = {}) {
 async function post(url: string, body: unknown, ip: string, device?: string) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(device ? { 'x-device-id': device } : {}) };
   const r = await ctx.app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body), remoteAddress: ip });
-  return { status: r.statusCode, body: JSON.parse(r.body), headers: r.headers, raw: r.body };
+  return { status: r.statusCode, body: specBody(url, r.statusCode, JSON.parse(r.body)) as any, headers: r.headers, raw: r.body };
 }
 const checkout = (slug: string, body: unknown, ip: string, device?: string) => post(`/api/payment-links/public/slug/${slug}/checkout`, body, ip, device);
 

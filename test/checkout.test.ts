@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { priceTableInstallments } from '../src/payments/card.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { specBody } from './envelope.ts';
 
 const YEAR = new Date().getUTCFullYear();
 let ctx: TestContext;
@@ -247,7 +248,7 @@ describe('paymentLinkId on POST /api/v1/transactions', () => {
 
 describe('cart abandonment', () => {
   const abandon = (slug: string, body: Record<string, unknown>, ip = '10.9.9.9') =>
-    ctx.app.inject({ method: 'POST', url: `/api/payment-links/public/slug/${slug}/cart-abandonment`, payload: body, remoteAddress: ip }).then((r) => ({ status: r.statusCode, body: JSON.parse(r.body), raw: r.body }));
+    ctx.app.inject({ method: 'POST', url: `/api/payment-links/public/slug/${slug}/cart-abandonment`, payload: body, remoteAddress: ip }).then((r) => ({ status: r.statusCode, body: specBody('cart-abandonment', r.statusCode, JSON.parse(r.body)) as any, raw: r.body }));
   const list = (q = '') => call(ctx.app, 'GET', `/api/v1/cart-abandonments${q}`, { key: m.devKey });
 
   test('201 with an id; one open abandonment per link and e-mail; validation', async () => {

@@ -9,6 +9,7 @@ import type { App } from '../src/deps.ts';
 import { createLimiter } from '../src/http/ratelimit.ts';
 import { validatePublic } from '../src/modules/coupons/service.ts';
 import { appOver, call, cpf, dropSchema, merchant, openDatabase, REDIS_URL, startApp, testConfig, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { specBody } from './envelope.ts';
 
 const C = '/api/v1/coupons';
 const V = '/api/coupons/validate';
@@ -62,7 +63,7 @@ function validate(body: Record<string, unknown>, opts: { ip?: string; device?: s
       } catch {
         /* text */
       }
-      return { status: r.statusCode, body: parsed, headers: r.headers as any, raw: r.body };
+      return { status: r.statusCode, body: specBody(V, r.statusCode, parsed), headers: r.headers as any, raw: r.body };
     });
 }
 

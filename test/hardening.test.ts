@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../src/http/hardening.ts';
 import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { specBody } from './envelope.ts';
 
 let ctx: TestContext;
 let m: Merchant;
@@ -39,7 +40,8 @@ function rawHttp(request: string | Buffer): Promise<{ status: number; headers: R
       const headers: Record<string, string> = {};
       for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
       const text = rest.join('\r\n\r\n');
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: text ? JSON.parse(text) : undefined });
+      const status = Number(statusLine.split(' ')[1]);
+      resolve({ status, headers, body: text ? specBody('', status, JSON.parse(text)) : undefined });
     });
   });
 }

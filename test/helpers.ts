@@ -11,6 +11,7 @@ import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/rate
 import type { Permission } from '../src/http/auth.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { createUser } from '../src/modules/auth/service.ts';
+import { specBody } from './envelope.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || null;
 export const onPostgres = !!PG_URL;
@@ -136,7 +137,8 @@ export async function call<T = any>(
   } catch {
     /* not JSON: keep text */
   }
-  return { status: res.statusCode, body, headers: res.headers as any, raw: res.body };
+  // The spec's body: the origin-compatible envelope is checked and taken off (see envelope.ts).
+  return { status: res.statusCode, body: specBody(url, res.statusCode, body) as T, headers: res.headers as any, raw: res.body };
 }
 
 let counter = 0;

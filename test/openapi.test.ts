@@ -193,13 +193,17 @@ describe('generic error responses (added to every route of a kind by one onRoute
         .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
     );
 
-  /** The response is the shared message-only Error body: exactly `{ message: string }`. */
+  /**
+   * The response is the shared message-only Error body: exactly `{ message: string }`, beside which
+   * only the origin-compatible `success: false` is allowed (docs/compatibility.md).
+   */
   function assertMessageOnly(response: any, what: string) {
     assert.ok(response, `${what} not documented`);
     const schema = response.content?.['application/json']?.schema;
     assert.equal(schema?.$ref, '#/components/schemas/Error', `${what} is not the shared Error body`);
     const body = resolve(schema);
-    assert.deepEqual(Object.keys(body.properties), ['message'], `${what} body`);
+    assert.deepEqual(Object.keys(body.properties), ['message', 'success'], `${what} body`);
+    assert.deepEqual(body.properties.success.enum ?? [body.properties.success.const], [false], `${what} success`);
     assert.equal(body.properties.message.type, 'string');
     assert.notEqual(response.description, 'Default Response', `${what} has no description`);
   }

@@ -71,6 +71,7 @@ describe('create', () => {
         stockEnabled: false,
         isDigital: false,
         imageUrl: null,
+        sku: null,
         status: 'ACTIVE',
         createdAt: undefined,
         updatedAt: undefined,
@@ -93,6 +94,7 @@ describe('create', () => {
       stockEnabled: true,
       isDigital: false,
       imageUrl: 'https://cdn.example.com/caneca.png?v=2',
+      sku: 'CAN-500',
       status: 'INACTIVE',
     };
     const p = await create(m.devKey, body);
@@ -179,7 +181,7 @@ describe('create', () => {
   });
 
   test('an unknown field is refused and named; server-owned fields cannot be set', async () => {
-    assert400(await call(ctx.app, 'POST', P, { key: m.devKey, body: { name: 'U', price: 100, sku: 'ABC-1' } }), 'VALIDATION_ERROR', ['sku']);
+    assert400(await call(ctx.app, 'POST', P, { key: m.devKey, body: { name: 'U', price: 100, barcode: '7891234567895' } }), 'VALIDATION_ERROR', ['barcode']);
     assert400(
       await call(ctx.app, 'POST', P, { key: m.devKey, body: { name: 'U', price: 100, id: '00000000-0000-7000-8000-000000000000' } }),
       'VALIDATION_ERROR',
@@ -318,7 +320,10 @@ describe('update (PATCH)', () => {
       [{ imageUrl: 'ftp://x.example.com/a.png' }, 'imageUrl'],
       [{ status: 'ARCHIVED' }, 'status'],
       [{ isDigital: null }, 'isDigital'],
-      [{ sku: 'X' }, 'sku'],
+      [{ sku: '' }, 'sku'],
+      [{ sku: ' X' }, 'sku'],
+      [{ sku: 'x'.repeat(101) }, 'sku'],
+      [{ barcode: 'X' }, 'barcode'],
     ];
     for (const [body, field] of cases) assert400(await patch(m.devKey, p.id, body), 'VALIDATION_ERROR', [field]);
     assert.deepEqual((await get(m.devKey, p.id)).body.product, p);

@@ -76,6 +76,8 @@ export async function pay(key: string, id: string, c: TestContext = ctx) {
 export async function balance(key: string, c: TestContext = ctx) {
   const res = await call(c.app, 'GET', '/api/v1/balance', { key });
   assert.equal(res.status, 200, res.raw);
+  assert.equal(res.body.pendingCents, res.body.receivableCents);
+  assert.equal(res.body.totalCents, res.body.availableCents + res.body.receivableCents);
   return { available: res.body.availableCents, receivable: res.body.receivableCents, reserved: res.body.reservedCents };
 }
 

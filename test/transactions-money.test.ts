@@ -150,7 +150,8 @@ describe('ledger and balance', () => {
     const l = await merchant(ctx.app);
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });
     const bal = await call(ctx.app, 'GET', '/api/v1/balance', { key: l.devKey });
-    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'receivableCents', 'reservedCents']);
+    // The spec's names, and the origin's pendingCents / totalCents beside them (docs/compatibility.md).
+    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'pendingCents', 'receivableCents', 'reservedCents', 'totalCents']);
 
     await create(l.devKey, { amountCents: 99999 }); // pending: moves nothing
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });

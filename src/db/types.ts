@@ -55,6 +55,7 @@ export interface ProductsTable {
   stock_enabled: Generated<boolean>;
   is_digital: Generated<boolean>;
   image_url: string | null;
+  sku: Generated<string | null>;
   status: Generated<'ACTIVE' | 'INACTIVE'>;
   deleted_at: NullableTimestamp;
   created_at: Timestamp;

@@ -41,6 +41,11 @@ export interface AuthSpec {
   key?: Permission;
   token?: boolean;
   admin?: boolean;
+  /**
+   * Credentials may be left out: without any, the request goes on unauthenticated (`req.auth` null)
+   * and the route applies its public rules; credentials that are sent are checked as usual (401, 403).
+   */
+  optional?: boolean;
 }
 
 export interface AuthContext {
@@ -258,11 +263,13 @@ export function installAuth(app: FastifyInstance, auth: Authenticator) {
   app.addHook('onRoute', (route: RouteOptions) => {
     const spec = route.config?.auth;
     if (!spec) return;
-    const security = [];
+    const security: Record<string, string[]>[] = [];
     if (spec.key) security.push({ apiKey: [] }, { bearerApiKey: [] });
     if (spec.token) security.push({ bearerToken: [] });
+    if (spec.optional) security.push({});
     route.schema = { ...(route.schema ?? {}), security } as typeof route.schema;
     const check = async (req: FastifyRequest, reply: FastifyReply) => {
+      if (spec.optional && req.headers['api-key'] === undefined && req.headers.authorization === undefined) return;
       req.auth = await auth.authenticate(req, spec);
       reply.headers(await auth.limitMerchant(req.auth.userId));
     };

@@ -24,6 +24,7 @@ export const ErrorCodes = [
   'PAYMENT_LINK_UNAVAILABLE',
   'INVALID_COUPON',
   'COUPON_ALREADY_EXISTS',
+  'SKU_ALREADY_EXISTS',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 
@@ -79,10 +80,14 @@ export function errorBody(req: FastifyRequest, message: string, code: string, er
   return { message, code, timestamp: new Date().toISOString(), path: req.url.split('?')[0], errors };
 }
 
-/** Sends an error body with its status, bypassing the route's response schema. */
-export function sendError(reply: FastifyReply, status: number, body: unknown, headers: Record<string, string> = {}) {
+/**
+ * Sends an error body with its status, bypassing the route's response schema, plus the
+ * origin-compatible `success: false` every error body carries (http/envelope.ts adds it to bodies
+ * routes send themselves).
+ */
+export function sendError(reply: FastifyReply, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   reply.code(status).headers(headers).type('application/json; charset=utf-8');
-  return reply.serializer((x: unknown) => JSON.stringify(x)).send(body);
+  return reply.serializer((x: unknown) => JSON.stringify(x)).send({ ...body, success: false });
 }
 
 export function installErrorHandling(app: FastifyInstance) {

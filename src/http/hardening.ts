@@ -94,6 +94,10 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string;
+    // An empty body is no body (origin compatibility, docs/compatibility.md): a cancel or delete sent
+    // with the JSON content type by a client that always sets it. A route that needs a body still
+    // answers 400 VALIDATION_ERROR (its schema refuses undefined).
+    if (text.length === 0) return done(null, undefined);
     if (jsonTooDeep(text, MAX_JSON_DEPTH)) {
       done(new AppError(400, 'Malformed JSON body', 'INVALID_JSON', [{ field: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]), undefined);
       return;
@@ -150,7 +154,7 @@ export function frameworkErrorOptions(opts: { baseUrl: string }): Pick<FastifySe
       }
       this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
       if (socket.writable) {
-        const text = JSON.stringify(body);
+        const text = JSON.stringify({ ...(body as object), success: false });
         const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
         socket.write(
           `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +

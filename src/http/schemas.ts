@@ -46,10 +46,14 @@ export const ValidationErrorBody = Type.Object(
     timestamp: DateTime,
     path: Type.String(),
     errors: Type.Array(FieldError),
+    success: Type.Literal(false, { description: 'Always false on an error (origin-compatible envelope)' }),
   },
   { $id: 'ValidationError' },
 );
-export const ErrorBody = Type.Object({ message: Type.String() }, { $id: 'Error' });
+export const ErrorBody = Type.Object(
+  { message: Type.String(), success: Type.Literal(false, { description: 'Always false on an error (origin-compatible envelope)' }) },
+  { $id: 'Error' },
+);
 
 /**
  * What the OpenAPI document says about the errors any route of a kind can give (the error handler in

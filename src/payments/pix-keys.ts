@@ -42,3 +42,30 @@ export function validatePixKey(type: PixKeyType, raw: string): PixKeyCheck {
     }
   }
 }
+
+/** How origin clients spell key types: upper case, and EVP for the random key. */
+const TYPE_SPELLINGS: Record<string, PixKeyType> = { CPF: 'cpf', CNPJ: 'cnpj', EMAIL: 'email', PHONE: 'phone', RANDOM: 'random', EVP: 'random' };
+
+/** Our key type for a spelling of it (`CPF`, `evp`, ...), or the value unchanged when it is none. */
+export function pixKeyTypeSpelling(value: string): string {
+  return TYPE_SPELLINGS[value.toUpperCase()] ?? value;
+}
+
+/**
+ * The type of a key given without one, as the DICT's formats tell them apart: an e-mail has an @, a
+ * phone starts with + (the DICT stores +55...), a random key is a UUID, 11 digits are a CPF and 14
+ * characters a CNPJ (punctuation ignored). A phone written without +55 is 11 digits too: it is taken
+ * for a CPF, as only the + form is a phone key. Null when the key looks like none of them. The key
+ * is then validated as usual (validatePixKey): a CPF with wrong check digits is INVALID_DOCUMENT.
+ */
+export function inferPixKeyType(raw: string): PixKeyType | null {
+  const key = raw.trim();
+  if (key.includes('@')) return 'email';
+  if (key.startsWith('+')) return 'phone';
+  if (UUID.test(key.toLowerCase())) return 'random';
+  if (!/^[0-9A-Za-z.\-/ ]+$/.test(key)) return null;
+  const compact = onlyDigitsAndLetters(key);
+  if (compact.length === 11 && /^\d+$/.test(compact)) return 'cpf';
+  if (compact.length === 14) return 'cnpj';
+  return null;
+}

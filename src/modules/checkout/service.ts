@@ -7,7 +7,7 @@ import type { Transaction } from '../../db/types.ts';
 import { badRequest, validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
-import { evaluateCoupon, INVALID_COUPON_MESSAGE, linkReservation, releaseReservation, reserveCouponUse } from '../coupons/service.ts';
+import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
 import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
@@ -51,15 +51,14 @@ export async function checkoutLink(deps: TransactionDeps, slug: string, body: Bo
       { code: body.couponCode, amountCents: total, productIds: products.map((p) => p.product_id) },
       { document: body.clientDocument, email: body.clientEmail },
     );
-    const invalid = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
     if (!result.ok) {
       await guard.coupon.failed();
-      throw invalid();
+      throw invalidCoupon();
     }
     if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
     // The discount is granted only with a use reserved for it: checkouts in flight count against the limits.
     const reservation = await reserveCouponUse(deps.db, merchant, result.coupon.id, { document: body.clientDocument, email: body.clientEmail });
-    if (!reservation) throw invalid();
+    if (!reservation) throw invalidCoupon();
     coupon = { id: result.coupon.id, discountCents: result.discountCents, reservation };
     amount = result.finalCents;
   }
@@ -82,16 +81,9 @@ export async function checkoutLink(deps: TransactionDeps, slug: string, body: Bo
     trackingParams: body.trackingParams,
   };
   const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address };
-  // The reservation follows its transaction from the moment it is recorded (a declined card gives it back).
-  const recorded = coupon ? (tx: Transaction) => linkReservation(deps.db, merchant.userId, coupon.reservation, tx.id) : undefined;
-  try {
-    const tx = await createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
-    return { tx, redirectUrl: link.redirect_url };
-  } catch (err) {
-    // Nothing was created (a refusal, a failure): the reserved use goes back.
-    if (coupon) await releaseReservation(deps.db, merchant.userId, coupon.reservation).catch(() => {});
-    throw err;
-  }
+  const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
+  const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();
+  return { tx, redirectUrl: link.redirect_url };
 }
 
 /** What the customer's browser may see of a transaction: no merchant or customer data. */

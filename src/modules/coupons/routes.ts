@@ -84,6 +84,8 @@ export default async function couponRoutes(app: App) {
   app.post(
     '/api/coupons/validate',
     {
+      // Public; an API key, when sent, makes its merchant the scope (and the per-merchant limit applies instead).
+      config: { auth: { key: 'coupons:read', optional: true } },
       schema: {
         tags: ['Public'],
         summary: 'Validate a coupon for an order (public, rate limited)',
@@ -94,10 +96,12 @@ export default async function couponRoutes(app: App) {
         response: { 200: ValidResponse, 400: Type.Union([InvalidResponse, Type.Ref('ValidationError')]), ...errors(429) },
       },
       // Counted before the body is looked at: malformed requests are attempts too.
-      onRequest: async (req) => hitCouponLimits(limiter, req),
+      onRequest: async (req) => {
+        if (!req.auth) await hitCouponLimits(limiter, req);
+      },
     },
     async (req, reply) => {
-      const result = await validatePublic(db, req.body);
+      const result = await validatePublic(db, req.body, new Date(), req.auth);
       reply.header('Cache-Control', 'no-store');
       return reply.code(result.valid ? 200 : 400).send(result);
     },

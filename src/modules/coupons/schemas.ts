@@ -84,13 +84,14 @@ export const ValidateBody = Type.Object(
     amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000000, description: 'Alias of amountCents' })),
     productIds: Type.Optional(Type.Array(Uuid, { maxItems: 100 })),
     paymentLinkSlug: Type.Optional(Type.String({ maxLength: 80 })),
+    paymentLinkId: Type.Optional({ ...Uuid, description: 'With an API key only: a payment link of that key\'s merchant and environment, as paymentLinkSlug' }),
     clientDocument: Type.Optional(Type.String({ maxLength: 20 })),
     clientEmail: Type.Optional(Type.String({ maxLength: 255 })),
   },
   {
     additionalProperties: false,
     description:
-      'The merchant is found from paymentLinkSlug (the checkout page sends it) or from productIds. With a slug, amountCents and productIds default to the link\'s. clientDocument / clientEmail check perUserLimit.',
+      'The merchant is found from paymentLinkSlug (the checkout page sends it) or from productIds; with an API key, it is the key\'s merchant and environment (no productIds needed, and paymentLinkId works like paymentLinkSlug). With a link, amountCents and productIds default to the link\'s. clientDocument / clientEmail check perUserLimit.',
   },
 );
 

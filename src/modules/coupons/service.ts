@@ -7,12 +7,12 @@ import { sql } from 'kysely';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Coupon, Transaction } from '../../db/types.ts';
-import { badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
+import { AppError, badRequest, notFound, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
-import { findBySlug, linkTotal, unavailableReason } from '../payment-links/service.ts';
+import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody, ValidateBody } from './schemas.ts';
 
 export const INVALID_COUPON_MESSAGE = 'Invalid or unavailable coupon';
@@ -288,6 +288,23 @@ export async function linkReservation(db: Executor, userId: string, reservationI
   await db.updateTable('coupon_redemptions').set({ transaction_id: transactionId }).where('user_id', '=', userId).where('id', '=', reservationId).execute();
 }
 
+/** The one answer to a coupon that cannot be used (unknown, expired, used up, …): enumeration-resistant. */
+export const invalidCoupon = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: INVALID_COUPON_MESSAGE }]);
+
+/**
+ * Creates a payment with a reserved coupon use following it: `create` gets the `recorded` callback
+ * to pass on (it links the reservation to the transaction as soon as it is recorded, before a card is
+ * charged); if nothing was created (a refusal, a failure) the use goes back.
+ */
+export async function withCouponReservation<T>(db: Db, userId: string, reservationId: string, create: (recorded: (tx: Transaction) => Promise<void>) => Promise<T>): Promise<T> {
+  try {
+    return await create((tx) => linkReservation(db, userId, reservationId, tx.id));
+  } catch (err) {
+    await releaseReservation(db, userId, reservationId).catch(() => {});
+    throw err;
+  }
+}
+
 /** Gives a reserved use back (its payment failed, expired, was cancelled, or was never created). */
 async function release(trx: Trx, userId: string, redemption: { id: string; coupon_id: string }): Promise<void> {
   const released = await trx
@@ -373,22 +390,35 @@ async function countLegacyUse(trx: Trx, tx: Transaction, now: Date): Promise<voi
     .execute();
 }
 
+/** A 404 (a link not found for this caller) as null; other failures as they are. */
+const unlessNotFound = (err: unknown) => {
+  if (err instanceof AppError && err.status === 404) return null;
+  throw err;
+};
+
 /**
  * Public validation: finds the merchant from the link slug or the products (one query either way),
  * then evaluates the code. Unknown slugs, foreign products and unusable codes all end the same way.
+ * With an API key (`caller`, origin compatibility) the key's merchant and environment is the scope:
+ * no productIds are needed, and `paymentLinkId` (a link of that scope) works like the slug.
  */
-export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date()) {
+export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date(), caller: Scope | null = null) {
   let amount = input.amountCents ?? input.amount;
   let productIds = input.productIds ?? [];
   let merchant: Scope | null = null;
-  if (input.paymentLinkSlug !== undefined) {
-    const pl = await findBySlug(db, input.paymentLinkSlug.toLowerCase());
-    if (pl && unavailableReason(pl.link, now) === null) {
+  if (input.paymentLinkId !== undefined && !caller) throw validation('paymentLinkId', 'needs an API key; without one, send paymentLinkSlug');
+  if (input.paymentLinkSlug !== undefined || input.paymentLinkId !== undefined) {
+    const pl = input.paymentLinkId !== undefined ? await getLink(db, caller!, input.paymentLinkId).catch(unlessNotFound) : await findBySlug(db, input.paymentLinkSlug!.toLowerCase());
+    const usable = pl && unavailableReason(pl.link, now) === null && (!caller || (pl.link.user_id === caller.userId && pl.link.livemode === caller.livemode));
+    if (pl && usable) {
       merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
       amount ??= linkTotal(pl.link, pl.products);
       if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
     }
     amount ??= 0;
+  } else if (caller) {
+    if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug or paymentLinkId)');
+    merchant = caller;
   } else {
     if (amount === undefined) throw validation('amountCents', 'is required (or send paymentLinkSlug)');
     const owners = await db

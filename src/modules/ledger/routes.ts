@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
-import { getBalance, listEntries } from './service.ts';
+import { getBalance, listEntries, originBalanceNames } from './service.ts';
 
 export const BalanceView = Type.Object({
   availableCents: Type.Integer({ description: 'Can be withdrawn now' }),
   receivableCents: Type.Integer({ description: 'Card instalments not yet settled' }),
   reservedCents: Type.Integer({ description: 'Held for withdrawals in flight' }),
+  pendingCents: Type.Integer({ description: 'receivableCents under the origin gateway\'s name' }),
+  totalCents: Type.Integer({ description: 'availableCents + pendingCents (the origin gateway\'s total)' }),
 });
 
 const EntryView = Type.Object({
@@ -32,7 +34,10 @@ export default async function ledgerRoutes(app: App) {
       config: { auth: { key: 'transactions:read', token: true } },
       schema: { tags, summary: 'Wallet balance', response: { 200: Type.Intersect([Type.Object({ message: Type.String() }), BalanceView]), ...errors(401, 403) } },
     },
-    async (req) => ({ message: 'OK', ...(await getBalance(db, req.auth)) }),
+    async (req) => {
+      const balance = await getBalance(db, req.auth);
+      return { message: 'OK', ...balance, ...originBalanceNames(balance) };
+    },
   );
 
   app.get(

@@ -45,6 +45,14 @@ export async function getBalance(db: Executor, scope: Scope): Promise<Balance> {
   return { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') };
 }
 
+/**
+ * The balance under the names origin clients read (docs/compatibility.md): pending = receivable,
+ * total = available + pending (what is the merchant's and not already on its way out in a withdrawal).
+ */
+export function originBalanceNames(b: Balance) {
+  return { availableCents: b.availableCents, pendingCents: b.receivableCents, totalCents: b.availableCents + b.receivableCents };
+}
+
 /** Locks the merchant's account of this kind (creating it if needed) and returns its balance. */
 export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Promise<number> {
   await trx

@@ -1,8 +1,8 @@
 import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { abandonmentView, listAbandonments } from './abandonments.ts';
-import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, UpdateLinkBody } from './schemas.ts';
-import { createLink, deleteLink, getLink, linkView, listLinks, updateLink } from './service.ts';
+import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, SlugParams, UpdateLinkBody } from './schemas.ts';
+import { createLink, deleteLink, getLink, getLinkBySlug, linkView, listLinks, updateLink } from './service.ts';
 
 export default async function paymentLinkRoutes(app: App) {
   const { db, config, cursors, paymentLinks } = app.deps;
@@ -43,6 +43,21 @@ export default async function paymentLinkRoutes(app: App) {
       schema: { tags, summary: 'Get a payment link', params: IdParams, response: { 200: PaymentLinkResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', paymentLink: view(await getLink(db, req.auth, req.params.id)) }),
+  );
+
+  app.get(
+    '/api/v1/payment-links/slug/:slug',
+    {
+      config: { auth: { key: 'paymentLinks:read' } },
+      schema: {
+        tags,
+        summary: 'Get a payment link by its slug',
+        description: 'The full link, as GET /api/v1/payment-links/{id} gives it (origin-compatible path). A slug of another merchant or environment is a 404, like an unknown one.',
+        params: SlugParams,
+        response: { 200: PaymentLinkResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'OK', paymentLink: view(await getLinkBySlug(db, req.auth, req.params.slug)) }),
   );
 
   app.patch(

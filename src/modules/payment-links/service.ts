@@ -215,9 +215,17 @@ function findLink(db: Executor, scope: Scope, id: string) {
 }
 
 export async function getLink(db: Executor, scope: Scope, id: string): Promise<LinkWithProducts> {
-  const link = await findLink(db, scope, id).executeTakeFirst();
+  return withProducts(db, scope, await findLink(db, scope, id).executeTakeFirst());
+}
+
+/** A link of this merchant and environment by its slug, as getLink gives it; 404 otherwise. */
+export async function getLinkBySlug(db: Executor, scope: Scope, slug: string): Promise<LinkWithProducts> {
+  return withProducts(db, scope, await owned(db, 'payment_links', scope).selectAll().where('slug', '=', slug.toLowerCase()).executeTakeFirst());
+}
+
+async function withProducts(db: Executor, scope: Scope, link: PaymentLink | undefined): Promise<LinkWithProducts> {
   if (!link) throw notFound('Payment link');
-  return { link, products: await loadProducts(db, scope.userId, id) };
+  return { link, products: await loadProducts(db, scope.userId, link.id) };
 }
 
 /** A link of this merchant and environment (for transactions' paymentLinkId), or null. */

@@ -19,6 +19,14 @@ const fields = {
   stockEnabled: Type.Boolean(),
   isDigital: Type.Boolean({ description: IS_DIGITAL }),
   imageUrl: Nullable(ImageUrl),
+  sku: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^\\S(.*\\S)?$',
+      description: 'Your stock-keeping code: unique per environment among products not archived, compared case-insensitively (400 SKU_ALREADY_EXISTS)',
+    }),
+  ),
   status: Status,
 };
 
@@ -32,6 +40,7 @@ export const CreateProductBody = Type.Object(
     stockEnabled: Type.Optional(Type.Boolean({ default: false })),
     isDigital: Type.Optional(Type.Boolean({ description: IS_DIGITAL, default: false })),
     imageUrl: Type.Optional(fields.imageUrl),
+    sku: Type.Optional(fields.sku),
     status: Type.Optional(fields.status),
   },
   { additionalProperties: false },
@@ -50,13 +59,19 @@ export const ProductView = Type.Object({
   stockEnabled: Type.Boolean(),
   isDigital: Type.Boolean(),
   imageUrl: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
   status: Status,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
 export const ListProductsQuery = Type.Object(
-  { ...PageQuery, search: Type.Optional(Type.String({ maxLength: 255 })), status: Type.Optional(Status) },
+  {
+    ...PageQuery,
+    search: Type.Optional(Type.String({ maxLength: 255 })),
+    status: Type.Optional(Status),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only the product with this SKU (any case)' })),
+  },
   { additionalProperties: false },
 );
 

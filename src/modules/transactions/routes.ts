@@ -5,8 +5,9 @@ import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
-import { CaptureBody, CreateTransactionBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
-import { cancelTransaction, captureTransaction, createTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
+import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
+import { CaptureBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { cancelTransaction, captureTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
 
@@ -19,14 +20,15 @@ export default async function transactionRoutes(app: App) {
     '/api/v1/transactions',
     {
       // Without a card to charge, creation is one statement: it stores the Idempotency-Key itself.
-      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown }) => !body.card } },
+      // A coupon reserves a use before creating: not one statement, so its key is claimed.
+      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown }) => !body.card && body.couponCode === undefined } },
       schema: {
         tags,
         summary: 'Create a payment (PIX, card or boleto)',
         description:
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
         headers: IdempotencyHeader,
-        body: CreateTransactionBody,
+        body: ApiCreateTransactionBody,
         response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 502, 503) },
       },
     },
@@ -35,10 +37,11 @@ export default async function transactionRoutes(app: App) {
       return runIdempotent(db, req, reply, {
         status: 201,
         // The creation statement stores the key with the response, rendered here from the row.
-        inline: (key) => createTransactionWith(transactions, req.auth, req.body, (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
+        inline: (key) => createTransactionWith(transactions, req.auth, withoutCoupon(req.body), (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
         // A card is charged only once its transaction and the key's provisional answer are stored.
         claimed: async () => {
-          const tx = await createTransaction(transactions, req.auth, req.body, {}, { recorded: (pending) => (pending.card_last4 ? holdKey(db, req, 201, created(pending)) : Promise.resolve()) });
+          // With a couponCode (origin compatibility): applied as the checkout applies it (compat.ts).
+          const tx = await createApiTransaction(transactions, req.auth, req.body, { recorded: (pending) => (pending.card_last4 ? holdKey(db, req, 201, created(pending)) : Promise.resolve()) });
           return sendJsonText(reply, 201, created(tx));
         },
       });

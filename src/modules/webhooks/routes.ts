@@ -1,4 +1,5 @@
 import type { App } from '../../deps.ts';
+import { EVENT_TYPES } from '../events/service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import {
   AllDeliveriesQuery,
@@ -6,6 +7,8 @@ import {
   CreateSubscriptionBody,
   DeliveryListResponse,
   DeliveryResponse,
+  EVENT_DESCRIPTIONS,
+  EventTypesResponse,
   ListDeliveriesQuery,
   ListSubscriptionsQuery,
   PostbackSecretResponse,
@@ -192,6 +195,20 @@ export default async function webhookRoutes(app: App) {
       const out = await retryDelivery(wh, req.auth, req.params.id);
       return { message: out.success ? 'Delivered' : 'The endpoint did not accept the delivery', ...out };
     },
+  );
+
+  app.get(
+    '/api/v1/webhooks/events',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The event types a subscription can list',
+        description: 'What `events` accepts on a subscription, with what each means (docs/webhooks.md).',
+        response: { 200: EventTypesResponse, ...errors(401, 403) },
+      },
+    },
+    async () => ({ message: 'OK', events: EVENT_TYPES.map((type) => ({ type, description: EVENT_DESCRIPTIONS[type] })) }),
   );
 
   app.get(

@@ -8,6 +8,36 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 // One enum (not a union of literals) so that an unknown type is one clear error on its index.
 export const EventTypeField = Type.Unsafe<EventType>({ type: 'string', enum: [...EVENT_TYPES], description: 'An event type (see docs/webhooks.md)' });
 
+/** What each event type means (the spec's table), for GET /api/v1/webhooks/events. */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'transaction.created': 'A transaction is created (status PENDING)',
+  'transaction.updated': 'A transaction status changes',
+  'transaction.completed': 'Payment confirmed and balance credited (PAID)',
+  'transaction.failed': 'Payment failed (FAILED)',
+  'transaction.refunded': 'A refund is concluded',
+  'transaction.authorized': 'A card is authorised without capture (AUTHORIZED; nothing credited yet)',
+  'transaction.captured': 'An authorisation is captured (PAID)',
+  'transaction.cancelled': 'An authorisation is voided or a pending payment cancelled (CANCELLED)',
+  'payment_link.created': 'A payment link is created',
+  'payment_link.updated': 'A payment link is updated',
+  'balance.updated': 'The wallet balance changes',
+  'subscription.cancelled': 'A subscription is cancelled',
+  'kyc.submitted': 'KYC submitted for review',
+  'kyc.approved': 'KYC approved',
+  'kyc.rejected': 'KYC rejected',
+  'advance.created': 'An advance is requested',
+  'advance.approved': 'An advance is approved (and credited)',
+  'advance.rejected': 'An advance is rejected',
+  'withdrawal.requested': 'A withdrawal is requested',
+  'withdrawal.completed': 'A withdrawal reached its PIX key',
+  'withdrawal.failed': 'A withdrawal failed (funds returned)',
+};
+
+export const EventTypesResponse = Type.Object({
+  message: Type.String(),
+  events: Type.Array(Type.Object({ type: EventTypeField, description: Type.String() })),
+});
+
 /** At most this many subscriptions per merchant and environment. */
 export const MAX_SUBSCRIPTIONS = 20;
 
@@ -16,7 +46,15 @@ const Events = Type.Array(EventTypeField, { minItems: 1, maxItems: EVENT_TYPES.l
 const Description = Type.String({ maxLength: 500 });
 const SubscriptionStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')]);
 
-export const CreateSubscriptionBody = Type.Object({ url: Url, events: Events, description: Type.Optional(Description) }, { additionalProperties: false });
+export const CreateSubscriptionBody = Type.Object(
+  {
+    url: Url,
+    events: Events,
+    description: Type.Optional(Description),
+    status: Type.Optional({ ...SubscriptionStatus, description: 'DISABLED creates it without sending anything until re-enabled (default ACTIVE)' }),
+  },
+  { additionalProperties: false, description: 'Origin clients may send isActive (true = ACTIVE, false = DISABLED) instead of status.' },
+);
 
 export const UpdateSubscriptionBody = Type.Object(
   {
@@ -25,7 +63,7 @@ export const UpdateSubscriptionBody = Type.Object(
     description: Type.Optional(Nullable(Description)),
     status: Type.Optional(SubscriptionStatus),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, description: 'Origin clients may send isActive (true = ACTIVE, false = DISABLED) instead of status.' },
 );
 
 export const SubscriptionView = Type.Object({
@@ -36,6 +74,7 @@ export const SubscriptionView = Type.Object({
   status: SubscriptionStatus,
   disabledReason: Nullable(Type.String({ description: 'Why the subscription was disabled (410 Gone, failing for days, or by request)' })),
   failingSince: Nullable(Timestamp),
+  isActive: Type.Boolean({ description: 'status is ACTIVE (the origin\'s name for it)' }),
   livemode: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -51,6 +51,7 @@ export function subscriptionView(s: WebhookSubscription): Static<typeof Subscrip
     status: s.status,
     disabledReason: s.disabled_reason,
     failingSince: s.failing_since,
+    isActive: s.status === 'ACTIVE',
     livemode: s.livemode,
     createdAt: s.created_at,
     updatedAt: s.updated_at,
@@ -110,7 +111,8 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
       events: JSON.stringify(input.events),
       description: input.description ?? null,
       secret: newSecret(),
-      status: 'ACTIVE',
+      status: input.status ?? 'ACTIVE',
+      disabled_reason: input.status === 'DISABLED' ? 'Disabled by request' : null,
       created_at: now,
       updated_at: now,
     })

@@ -11,7 +11,7 @@ export const MAX_WITHDRAWAL_CENTS = 10_000_000;
 export const CreateWithdrawalBody = Type.Object(
   {
     amountCents: Type.Integer({ minimum: MIN_WITHDRAWAL_CENTS, maximum: MAX_WITHDRAWAL_CENTS, description: 'Taken from the available balance; the fee comes out of it (netAmount = amountCents - feeCents)' }),
-    pixKeyType: PixKeyType,
+    pixKeyType: { ...PixKeyType, description: 'Origin spellings accepted: upper case (CPF, EMAIL, ...) and EVP for random; omitted, it is inferred from pixKey (docs/compatibility.md)' },
     pixKey: Type.String({ minLength: 1, maxLength: 100, description: 'cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP)' }),
     description: Type.Optional(Type.String({ maxLength: 140 })),
   },
@@ -50,6 +50,9 @@ export const WalletBalance = Type.Object({
   availableBalanceCents: Type.Integer({ description: 'Can be withdrawn now' }),
   pendingBalanceCents: Type.Integer({ description: 'Card receivables not yet settled (can be advanced)' }),
   reservedCents: Type.Integer({ description: 'Held for withdrawals in flight' }),
+  availableCents: Type.Integer({ description: 'availableBalanceCents under the origin gateway\'s name' }),
+  pendingCents: Type.Integer({ description: 'pendingBalanceCents under the origin gateway\'s name' }),
+  totalCents: Type.Integer({ description: 'availableCents + pendingCents (the origin gateway\'s total)' }),
 });
 
 export const AdminWithdrawalView = Type.Intersect([WithdrawalView, Type.Object({ livemode: Type.Boolean(), provider: Nullable(Type.String()) })]);

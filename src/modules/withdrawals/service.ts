@@ -26,7 +26,7 @@ import { validatePixKey } from '../../payments/pix-keys.ts';
 import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
-import { getBalance, lockAccount, type Ledger } from '../ledger/service.ts';
+import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -63,7 +63,7 @@ function eventData(w: Withdrawal) {
 
 export async function walletBalance(db: Executor, scope: Scope) {
   const b = await getBalance(db, scope);
-  return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents };
+  return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents, ...originBalanceNames(b) };
 }
 
 /** What withdrawals need besides the database (built by deps.ts). */

@@ -1,0 +1,71 @@
+// What the origin gateway's clients call and how they spell it, route by route (the mechanisms are
+// in http/compat.ts; docs/compatibility.md is this table for people). Keys are the routes as their
+// modules declare them; a key that matches no route stops the app at start.
+import type { FastifyRequest } from 'fastify';
+import { canonicalMethod, takeAlias, type CompatTable } from '../http/compat.ts';
+import { validation } from '../http/errors.ts';
+import { inferPixKeyType, pixKeyTypeSpelling } from '../payments/pix-keys.ts';
+import { listSpellings, transactionSpellings } from './transactions/compat.ts';
+
+type Body = Record<string, unknown> | undefined;
+const bodyOf = (req: FastifyRequest): Body => {
+  const b = req.body;
+  return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : undefined;
+};
+
+/** Payment links: `amount` (the name the link carries in responses) for amountCents. */
+const linkSpellings = (req: FastifyRequest) => takeAlias(bodyOf(req), 'amount', 'amountCents');
+
+/** Checkout: CREDIT_CARD = CARD. */
+const checkoutSpellings = (req: FastifyRequest) => {
+  const b = bodyOf(req);
+  if (b?.paymentMethod !== undefined) b.paymentMethod = canonicalMethod(b.paymentMethod);
+};
+
+/** Withdrawals: the key type inferred from the key when omitted, and spelled as the origin does (CPF, EVP, ...). */
+const withdrawalSpellings = (req: FastifyRequest) => {
+  const b = bodyOf(req);
+  if (!b) return;
+  if (typeof b.pixKeyType === 'string') b.pixKeyType = pixKeyTypeSpelling(b.pixKeyType);
+  else if (b.pixKeyType === undefined && typeof b.pixKey === 'string') {
+    const type = inferPixKeyType(b.pixKey);
+    if (!type) throw validation('pixKeyType', 'is required: the type of this pixKey cannot be told from it (cpf, cnpj, email, phone +55..., random UUID)');
+    b.pixKeyType = type;
+  }
+};
+
+/** Webhook subscriptions: `isActive` true/false for status ACTIVE/DISABLED. */
+const subscriptionSpellings = (req: FastifyRequest) =>
+  takeAlias(bodyOf(req), 'isActive', 'status', (v) => {
+    if (typeof v !== 'boolean') throw validation('isActive', 'must be boolean');
+    return v ? 'ACTIVE' : 'DISABLED';
+  });
+
+const v1 = (url: string) => [{ url: url.replace(/^\/api\//, '/api/v1/') }];
+
+export const ORIGIN_COMPAT: CompatTable = {
+  // Clients and withdrawals are unversioned in the spec; origin clients call them under /api/v1.
+  'POST /api/clients': { aliases: v1('/api/clients') },
+  'GET /api/clients': { aliases: v1('/api/clients') },
+  'GET /api/clients/:id': { aliases: v1('/api/clients/:id') },
+  'PATCH /api/clients/:id': { aliases: v1('/api/clients/:id') },
+  'DELETE /api/clients/:id': { aliases: v1('/api/clients/:id') },
+  'GET /api/withdraws': { aliases: v1('/api/withdraws') },
+  'POST /api/withdraws': { aliases: v1('/api/withdraws'), spellings: withdrawalSpellings },
+  'GET /api/withdraws/balance': { aliases: v1('/api/withdraws/balance') },
+  'GET /api/withdraws/:id': { aliases: v1('/api/withdraws/:id') },
+  'POST /api/withdraws/:id/cancel': { aliases: v1('/api/withdraws/:id/cancel') },
+  'POST /api/coupons/validate': { aliases: v1('/api/coupons/validate') },
+  // The origin's wallet endpoints: the balance and the ledger entries.
+  'GET /api/v1/balance': { aliases: [{ url: '/api/v1/wallet/summary' }] },
+  'GET /api/v1/balance/entries': { aliases: [{ url: '/api/v1/wallet/statement' }] },
+  'GET /api/v1/fees': { aliases: [{ url: '/api/user/fees' }] },
+  'POST /api/v1/webhooks/subscriptions': { spellings: subscriptionSpellings },
+  // PUT as the origin's clients send it: a partial update, exactly like PATCH.
+  'PATCH /api/v1/webhooks/subscriptions/:id': { aliases: [{ method: 'PUT', url: '/api/v1/webhooks/subscriptions/:id' }], spellings: subscriptionSpellings },
+  'POST /api/v1/transactions': { spellings: transactionSpellings },
+  'GET /api/v1/transactions': { spellings: listSpellings },
+  'POST /api/v1/payment-links': { spellings: linkSpellings },
+  'PATCH /api/v1/payment-links/:id': { spellings: linkSpellings },
+  'POST /api/payment-links/public/slug/:slug/checkout': { spellings: checkoutSpellings },
+};

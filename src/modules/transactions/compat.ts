@@ -1,0 +1,133 @@
+// The origin gateway's spellings of a payment creation (docs/compatibility.md), turned into ours
+// before the transaction service sees the request: it only ever gets the canonical input.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { canonicalMethod } from '../../http/compat.ts';
+import { AppError, validation } from '../../http/errors.ts';
+import type { Scope } from '../../http/scope.ts';
+import { getClient } from '../clients/service.ts';
+import type { Transaction } from '../../db/types.ts';
+import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
+import { getLink } from '../payment-links/service.ts';
+import { CreateTransactionBody, ListTransactionsQuery } from './schemas.ts';
+import { createTransaction, type CreateOptions, type TransactionDeps } from './service.ts';
+
+/** The creation body with what only the API route adds: a coupon code, applied like the checkout applies it. */
+export const ApiCreateTransactionBody = Type.Object(
+  {
+    ...CreateTransactionBody.properties,
+    couponCode: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "A coupon of this merchant and environment: amountCents is the price before it, the transaction's amountCents the price after it (discountCents, couponId). 400 INVALID_COUPON when it cannot be used.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Origin-compatible spellings are accepted too (docs/compatibility.md): paymentMethod omitted = PIX, CREDIT_CARD = CARD; the client as `client: {name, email, document, phone}` or as `clientId` (a client of this merchant and environment) instead of clientName, clientEmail, clientDocument, clientPhone.',
+  },
+);
+
+type Body = Static<typeof ApiCreateTransactionBody>;
+type Input = Static<typeof CreateTransactionBody>;
+
+const CLIENT_FIELDS = [
+  ['name', 'clientName'],
+  ['email', 'clientEmail'],
+  ['document', 'clientDocument'],
+  ['phone', 'clientPhone'],
+] as const;
+
+/**
+ * preValidation of POST /api/v1/transactions: the origin's spellings become ours. A `clientId` is
+ * resolved here (a read of the merchant's own client), so the Idempotency-Key fingerprint and the
+ * validation see the same flat fields as a request that sent them.
+ */
+export async function transactionSpellings(req: FastifyRequest) {
+  const b = req.body as Record<string, unknown> | undefined;
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return;
+  b.paymentMethod = b.paymentMethod === undefined ? 'PIX' : canonicalMethod(b.paymentMethod);
+  if (b.client !== undefined) {
+    const c = b.client;
+    if (!c || typeof c !== 'object' || Array.isArray(c)) throw validation('client', 'must be an object {name, email, document, phone}');
+    const nested = c as Record<string, unknown>;
+    for (const k of Object.keys(nested)) if (!CLIENT_FIELDS.some(([n]) => n === k)) throw validation(`client.${k}`, 'is not an allowed field');
+    delete b.client;
+    for (const [name, flat] of CLIENT_FIELDS) {
+      if (nested[name] === undefined || nested[name] === null) continue;
+      if (b[flat] !== undefined && b[flat] !== nested[name]) throw validation(`client.${name}`, `says something else than ${flat}: send one of them`);
+      b[flat] = nested[name];
+    }
+  }
+  if (b.clientId !== undefined) {
+    const id = b.clientId;
+    delete b.clientId;
+    for (const [name, flat] of CLIENT_FIELDS) {
+      if (name !== 'phone' && b[flat] !== undefined) throw validation('clientId', `names the client: send clientId or ${flat} (and the other client fields), not both`);
+    }
+    if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw validation('clientId', 'must be a client id (UUID)');
+    const client = await getClient(req.server.deps.db, req.auth, id.toLowerCase()).catch((err) => {
+      if (err instanceof AppError && err.status === 404) throw validation('clientId', 'is not a client of this merchant and environment');
+      throw err;
+    });
+    b.clientName = client.name;
+    b.clientEmail = client.email;
+    b.clientDocument = client.document;
+    if (b.clientPhone === undefined && client.phone) b.clientPhone = client.phone;
+  }
+}
+
+/** preValidation of GET /api/v1/transactions: CREDIT_CARD = CARD in the method filters. */
+export function listSpellings(req: FastifyRequest) {
+  const q = req.query as Partial<Record<keyof Static<typeof ListTransactionsQuery>, unknown>> | undefined;
+  if (!q) return;
+  if (q.paymentMethod !== undefined) q.paymentMethod = canonicalMethod(q.paymentMethod);
+  if (q.method !== undefined) q.method = canonicalMethod(q.method);
+}
+
+/** The creation input without `couponCode` (the service's own body). */
+export function withoutCoupon(body: Body): Input {
+  const { couponCode: _, ...input } = body;
+  return input;
+}
+
+/**
+ * An API creation with the route's body. Without `couponCode`, createTransaction as it is. With it,
+ * the coupon is applied as the checkout applies it (checkout/service.ts): evaluated (the payment
+ * link's products when `paymentLinkId` names one, the client's document and e-mail for
+ * perUserLimit), a use reserved for it, amountCents lowered to the price after the discount, the
+ * coupon recorded on the transaction (couponId, discountCents) and the reservation linked to it once
+ * recorded; a creation that fails gives the use back. Runs inside the idempotent work (a claimed
+ * key), so a retry replays the first answer even once the coupon has run out.
+ */
+export async function createApiTransaction(deps: TransactionDeps, scope: Scope, body: Body, opts: CreateOptions = {}): Promise<Transaction> {
+  const input = withoutCoupon(body);
+  if (body.couponCode === undefined) return createTransaction(deps, scope, input, {}, opts);
+  let productIds: string[] = [];
+  if (input.paymentLinkId) {
+    const link = await getLink(deps.db, scope, input.paymentLinkId).catch((err) => {
+      if (err instanceof AppError && err.status === 404) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
+      throw err;
+    });
+    productIds = link.products.map((p) => p.product_id);
+  }
+  const customer = { document: input.clientDocument, email: input.clientEmail };
+  const result = await evaluateCoupon(deps.db, scope, { code: body.couponCode, amountCents: input.amountCents, productIds }, customer);
+  if (!result.ok) throw invalidCoupon();
+  if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
+  const reservation = await reserveCouponUse(deps.db, scope, result.coupon.id, customer);
+  if (!reservation) throw invalidCoupon();
+  const extras = { couponId: result.coupon.id, discountCents: result.discountCents };
+  return withCouponReservation(deps.db, scope.userId, reservation, (link) =>
+    createTransaction(deps, scope, { ...input, amountCents: result.finalCents }, extras, {
+      ...opts,
+      recorded: async (tx) => {
+        await link(tx);
+        await opts.recorded?.(tx);
+      },
+    }),
+  );
+}
