@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { Transaction } from '../../db/types.ts';
-import { badRequest, validation } from '../../http/errors.ts';
+import { validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
