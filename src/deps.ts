@@ -18,6 +18,7 @@ import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { createLogger } from './logger.ts';
 import type { AdvanceDeps } from './modules/advances/service.ts';
+import type { AffiliateDeps } from './modules/affiliates/service.ts';
 import { couponUseOnChange } from './modules/coupons/service.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
@@ -57,6 +58,7 @@ export interface Deps {
   kyc: KycDeps;
   withdrawals: WithdrawalDeps;
   advances: AdvanceDeps;
+  affiliates: AffiliateDeps;
 }
 
 export interface DepsOptions {
@@ -104,6 +106,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     kyc: { db, events },
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
+    affiliates: { db, events, checkoutUrl: config.checkoutUrl },
   };
 }
 

@@ -23,6 +23,7 @@ export const ErrorCodes = [
   'PAYMENT_LINK_UNAVAILABLE',
   'INVALID_COUPON',
   'COUPON_ALREADY_EXISTS',
+  'AFFILIATE_PROGRAM_EXISTS',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

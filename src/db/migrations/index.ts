@@ -10,6 +10,7 @@ import * as m007 from './007_provider_refs.ts';
 import * as m008 from './008_sessions.ts';
 import * as m013 from './013_coupon_reservations.ts';
 import * as m014 from './014_card_lifecycle.ts';
+import * as m015 from './015_affiliates.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '008_sessions': m008,
   '013_coupon_reservations': m013,
   '014_card_lifecycle': m014,
+  '015_affiliates': m015,
 };

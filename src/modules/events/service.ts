@@ -28,6 +28,8 @@ export const EVENT_TYPES = [
   'withdrawal.requested',
   'withdrawal.completed',
   'withdrawal.failed',
+  'affiliate.joined',
+  'affiliate.approved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
