@@ -368,6 +368,7 @@ describe('affiliates', () => {
         guaranteeDays: 14,
         affiliateCount: 1,
         conversionRate: 0,
+        refundRate: 0,
         createdAt: undefined,
       },
     );

@@ -104,6 +104,7 @@ export interface DB {
   affiliate_programs: AffiliateProgramsTable;
   affiliate_links: AffiliateLinksTable;
   affiliate_commissions: AffiliateCommissionsTable;
+  affiliate_clicks: AffiliateClicksTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -145,6 +146,8 @@ export interface TransactionsTable {
   expires_at: NullableTimestamp;
   payment_link_id: string | null;
   coupon_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The affiliate link a checkout attributed the sale to. */
+  affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
   discount_cents: Generated<number>;
   /** Delivery address given at a checkout that requires one. */
   address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
@@ -186,7 +189,11 @@ export interface RefundsTable {
 }
 export type Refund = Selectable<RefundsTable>;
 
-export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external';
+/**
+ * commission_pending: an affiliate's commissions not released yet; transfers: money moved to or from
+ * another merchant in the same journal (an affiliate's share), so each merchant's accounts sum to zero.
+ */
+export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external' | 'commission_pending' | 'transfers';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -599,5 +606,15 @@ export interface AffiliateCommissionsTable {
   release_at: Timestamp;
   paid_at: NullableTimestamp;
   cancelled_at: NullableTimestamp;
+  /** A refund after the release took the commission back from the affiliate's balance. */
+  clawed_back_at: NullableTimestamp;
   created_at: Timestamp;
+}
+export type AffiliateCommission = Selectable<AffiliateCommissionsTable>;
+
+/** One counted click: a link, a visitor's IP (keyed hash) and the hour it fell in. */
+export interface AffiliateClicksTable {
+  link_id: string;
+  ip_hash: string;
+  hour: Timestamp;
 }

@@ -70,15 +70,45 @@ export async function up(db: Kysely<any>): Promise<void> {
       release_at timestamptz NOT NULL,
       paid_at timestamptz,
       cancelled_at timestamptz,
+      clawed_back_at timestamptz,
       created_at timestamptz NOT NULL
     );
     CREATE INDEX affiliate_commissions_affiliate ON affiliate_commissions (user_id, livemode, created_at DESC);
     CREATE INDEX affiliate_commissions_link ON affiliate_commissions (link_id);
     CREATE INDEX affiliate_commissions_due ON affiliate_commissions (release_at) WHERE status = 'PENDING';
+
+    -- Clicks counted once per link, IP (keyed hash) and hour; rows older than the hour are purged.
+    CREATE TABLE affiliate_clicks (
+      link_id uuid NOT NULL REFERENCES affiliate_links(id),
+      ip_hash text NOT NULL,
+      hour timestamptz NOT NULL,
+      PRIMARY KEY (link_id, ip_hash, hour)
+    );
+    CREATE INDEX affiliate_clicks_hour ON affiliate_clicks (hour);
+
+    -- The affiliate a checkout attributed the sale to (its link), read when the payment is confirmed.
+    ALTER TABLE transactions ADD COLUMN affiliate_link_id uuid REFERENCES affiliate_links(id);
+
+    -- Two more accounts per merchant: commission_pending (an affiliate's commissions not released
+    -- yet) and transfers (money moved between merchants, so each one's accounts still sum to zero).
+    ALTER TABLE ledger_accounts DROP CONSTRAINT ledger_accounts_kind_check;
+    ALTER TABLE ledger_accounts ADD CONSTRAINT ledger_accounts_kind_check
+      CHECK (kind IN ('available','receivable','reserved','fees','external','commission_pending','transfers'));
     `,
   );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, `DROP TABLE affiliate_commissions; DROP TABLE affiliate_links; DROP TABLE affiliate_programs;`);
+  await runSql(
+    db,
+    `
+    ALTER TABLE ledger_accounts DROP CONSTRAINT ledger_accounts_kind_check;
+    ALTER TABLE ledger_accounts ADD CONSTRAINT ledger_accounts_kind_check CHECK (kind IN ('available','receivable','reserved','fees','external'));
+    ALTER TABLE transactions DROP COLUMN affiliate_link_id;
+    DROP TABLE affiliate_clicks;
+    DROP TABLE affiliate_commissions;
+    DROP TABLE affiliate_links;
+    DROP TABLE affiliate_programs;
+    `,
+  );
 }

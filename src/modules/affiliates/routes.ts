@@ -1,7 +1,10 @@
 import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
+import { listCommissions } from './commissions.ts';
 import {
   AffiliateStatsResponse,
+  CommissionListResponse,
+  ListCommissionsQuery,
   CreateProgramBody,
   LinkListResponse,
   LinkResponse,
@@ -153,6 +156,21 @@ export default async function affiliateRoutes(app: App) {
     '/api/affiliate/links',
     { config: read, schema: { tags, summary: 'Your links as an affiliate (page style)', querystring: ListLinksQuery, response: { 200: LinkListResponse, ...errors(400, 401, 403) } } },
     async (req) => listLinks(affiliates, req.auth, req.query),
+  );
+
+  app.get(
+    '/api/affiliate/commissions',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Your commissions as an affiliate (page style, newest first)',
+        description: 'PENDING until released (the later of the guarantee and the sale\'s settlement), then PAID (in your available balance); CANCELLED with a reason.',
+        querystring: ListCommissionsQuery,
+        response: { 200: CommissionListResponse, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => listCommissions(db, req.auth, req.query),
   );
 
   app.get(

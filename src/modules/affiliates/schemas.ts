@@ -101,6 +101,7 @@ export const MarketplaceItem = Type.Object({
   guaranteeDays: Type.Integer(),
   affiliateCount: Type.Integer({ description: 'Affiliates ACTIVE in the program.' }),
   conversionRate: Type.Number({ description: 'Conversions / clicks over all its links (0 without clicks).' }),
+  refundRate: Type.Number({ description: 'Attributed sales refunded / attributed sales (self-purchases left out; 0 without sales).' }),
   createdAt: Timestamp,
 });
 export const MarketplaceResponse = Type.Object({ data: Type.Array(MarketplaceItem), meta: PagePagination });
@@ -155,3 +156,24 @@ export const AffiliateStatsResponse = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const CommissionStatus = Type.Union([Type.Literal('PENDING'), Type.Literal('PAID'), Type.Literal('CANCELLED')]);
+export const ListCommissionsQuery = Type.Object({ ...PageQuery, status: Type.Optional(CommissionStatus) }, { additionalProperties: false });
+export const CommissionView = Type.Object({
+  id: Uuid,
+  programId: Uuid,
+  product: Type.Object({ id: Uuid, name: Type.String() }),
+  transactionId: Uuid,
+  code: Type.String(),
+  amountCents: Type.Integer(),
+  baseCents: Type.Integer({ description: 'The amount paid the commission was computed on.' }),
+  commissionType: CommissionType,
+  commissionValue: Type.Integer({ description: "The program's terms at the time of the sale." }),
+  status: CommissionStatus,
+  reason: Nullable(Type.String({ description: 'Why it was cancelled: REFUNDED, REFUNDED_AFTER_RELEASE (clawed back) or SELF_PURCHASE (the buyer is the affiliate).' })),
+  releaseAt: Timestamp,
+  paidAt: Nullable(Timestamp),
+  cancelledAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+});
+export const CommissionListResponse = Type.Object({ data: Type.Array(CommissionView), meta: PagePagination });

@@ -12,11 +12,14 @@ import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import type { EventLog } from '../events/service.ts';
+import type { ClickCounter } from './clicks.ts';
 import type { CreateProgramBody, ListLinksQuery, ListProgramsQuery, MarketplaceQuery, UpdateProgramBody } from './schemas.ts';
 
 export interface AffiliateDeps {
   db: Executor;
   events: EventLog;
+  /** Clicks on promotion URLs, written in batches. */
+  clicks: ClickCounter;
   /** Where the hosted payment pages live (CHECKOUT_URL): promotion URLs point there. */
   checkoutUrl: string;
 }
@@ -203,7 +206,7 @@ export async function deleteProgram(db: Executor, scope: Scope, id: string): Pro
   if (!res.numUpdatedRows) throw notFound('Affiliate program');
 }
 
-/** Conversions over clicks, 4 decimal places; 0 without clicks. */
+/** A share, 4 decimal places; 0 of nothing. */
 const rate = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
 /** Active programs of the caller's environment that it can join (not its own), with their product. */
@@ -230,6 +233,18 @@ export async function marketplace(db: Executor, scope: Scope, q: Static<typeof M
         eb.selectFrom('affiliate_links as l').whereRef('l.program_id', '=', 'ap.id').where('l.status', '=', 'ACTIVE').select(sql<number>`count(*)::int`.as('n')).as('affiliate_count'),
         eb.selectFrom('affiliate_links as l').whereRef('l.program_id', '=', 'ap.id').select(sql<number>`coalesce(sum(l.clicks), 0)::int`.as('n')).as('clicks'),
         eb.selectFrom('affiliate_links as l').whereRef('l.program_id', '=', 'ap.id').select(sql<number>`coalesce(sum(l.conversions), 0)::int`.as('n')).as('conversions'),
+        eb
+          .selectFrom('affiliate_commissions as c')
+          .whereRef('c.program_id', '=', 'ap.id')
+          .where((w) => w.or([w('c.reason', 'is', null), w('c.reason', '<>', 'SELF_PURCHASE')]))
+          .select(sql<number>`count(*)::int`.as('n'))
+          .as('sales'),
+        eb
+          .selectFrom('affiliate_commissions as c')
+          .whereRef('c.program_id', '=', 'ap.id')
+          .where('c.reason', 'in', ['REFUNDED', 'REFUNDED_AFTER_RELEASE'])
+          .select(sql<number>`count(*)::int`.as('n'))
+          .as('refunds'),
       ])
       .orderBy('ap.created_at', 'desc')
       .orderBy('ap.id', 'desc')
@@ -255,6 +270,7 @@ export async function marketplace(db: Executor, scope: Scope, q: Static<typeof M
         guaranteeDays: r.guarantee_days,
         affiliateCount: Number(r.affiliate_count ?? 0),
         conversionRate: rate(Number(r.conversions ?? 0), Number(r.clicks ?? 0)),
+        refundRate: rate(Number(r.refunds ?? 0), Number(r.sales ?? 0)),
         createdAt: r.created_at,
       };
     }),

@@ -30,6 +30,9 @@ export const EVENT_TYPES = [
   'withdrawal.failed',
   'affiliate.joined',
   'affiliate.approved',
+  'commission.created',
+  'commission.paid',
+  'commission.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
