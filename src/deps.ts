@@ -110,7 +110,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     kyc: { db, events },
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
-    affiliates: { db, events, checkoutUrl: config.checkoutUrl, clicks: new ClickCounter(db, config.cursorSecret, log) },
+    affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
     commissions: { db, events, ledger },
   };
 }

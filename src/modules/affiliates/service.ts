@@ -11,6 +11,7 @@ import { badRequest, notFound, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
+import type { Config } from '../../config.ts';
 import type { EventLog } from '../events/service.ts';
 import type { ClickCounter } from './clicks.ts';
 import type { CreateProgramBody, ListLinksQuery, ListProgramsQuery, MarketplaceQuery, UpdateProgramBody } from './schemas.ts';
@@ -20,8 +21,8 @@ export interface AffiliateDeps {
   events: EventLog;
   /** Clicks on promotion URLs, written in batches. */
   clicks: ClickCounter;
-  /** Where the hosted payment pages live (CHECKOUT_URL): promotion URLs point there. */
-  checkoutUrl: string;
+  /** checkoutUrl (CHECKOUT_URL): where the hosted payment pages, and so promotion URLs, live. */
+  config: Pick<Config, 'checkoutUrl'>;
 }
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -340,7 +341,7 @@ async function linkViews(deps: AffiliateDeps, rows: (LinkRow & { owner_id: strin
   const urls = new Map<string, { paymentLinkId: string; slug: string; url: string }[]>();
   for (const group of byOwner.values()) {
     const codes = new Map(group.map((r) => [r.product_id, r.code]));
-    const found = await productUrls(deps.db, deps.checkoutUrl, group[0]!.owner_id, group[0]!.livemode, [...codes.keys()], (pid) => codes.get(pid)!);
+    const found = await productUrls(deps.db, deps.config.checkoutUrl, group[0]!.owner_id, group[0]!.livemode, [...codes.keys()], (pid) => codes.get(pid)!);
     for (const [pid, list] of found) urls.set(`${group[0]!.owner_id}|${pid}`, list);
   }
   return rows.map((r) => ({
