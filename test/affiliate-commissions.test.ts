@@ -287,6 +287,8 @@ describe('attribution', () => {
       }),
     );
     assert.deepEqual(parseClicks('x|ANA-AAAAAA.abc|<script>|ANA-AAAAAA.5'), [{ code: 'ANA-AAAAAA', at: 5 }]);
+    assert.deepEqual(parseClicks('%E0%A4%A'), []);
+    fc.assert(fc.property(fc.string(), (junk) => void parseClicks(junk)));
   });
 
   test('the promotion URL: a click counted once per IP and hour, a cookie that attributes a later checkout without the code', async () => {
@@ -310,6 +312,13 @@ describe('attribution', () => {
     const link = await ctx.database.db.selectFrom('affiliate_links').select('clicks').where('id', '=', s.linkId).executeTakeFirstOrThrow();
     assert.equal(link.clicks, 2, 'one click per IP and hour');
 
+    // A mangled cookie is no clicks, on the page and at the checkout alike.
+    assert.equal((await visit(s.code, 'cofre_aff=%E0%A4%A')).statusCode, 200);
+    const mangled = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${s.slug}/checkout`, {
+      body: { clientName: 'Joana Lima', clientEmail: 'joana.mangled@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+      headers: { cookie: 'cofre_aff=%E0%A4%A' },
+    });
+    assert.equal(mangled.status, 201, mangled.raw);
     const res = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${s.slug}/checkout`, {
       body: { clientName: 'Joana Lima', clientEmail: 'joana.cookie@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
       headers: { cookie: jar2 },

@@ -24,8 +24,14 @@ export const isCode = (code: string) => CODE.test(normalizeCode(code));
 /** `CODE.seconds|CODE.seconds|…`, oldest first; anything malformed is dropped. */
 export function parseClicks(value: string | null | undefined): Click[] {
   if (!value) return [];
+  let text: string;
+  try {
+    text = decodeURIComponent(value);
+  } catch {
+    return []; // a cookie the browser or someone else mangled: no clicks, never an error
+  }
   const out: Click[] = [];
-  for (const part of decodeURIComponent(value).split('|').slice(-MAX_CLICKS)) {
+  for (const part of text.split('|').slice(-MAX_CLICKS)) {
     const [code, at] = part.split('.');
     const seconds = Number(at);
     if (code && isCode(code) && Number.isSafeInteger(seconds) && seconds > 0) out.push({ code: normalizeCode(code), at: seconds });
