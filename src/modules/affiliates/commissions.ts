@@ -150,6 +150,11 @@ export async function releaseDue(deps: CommissionDeps, now: Date, limit: number)
       .forUpdate()
       .skipLocked()
       .execute();
+    // Affiliate by affiliate in one global order (the settlement sweep's reason): each journal locks
+    // that affiliate's accounts until commit, so two sweeps holding the same affiliates in opposite
+    // due order would otherwise deadlock. Stable: due order within an affiliate.
+    const key = (c: (typeof due)[number]) => `${c.user_id}:${c.livemode ? 1 : 0}`;
+    due.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     for (const c of due) {
       const affiliate: Scope = { userId: c.user_id, livemode: c.livemode };
       await deps.ledger.post(trx, affiliate, {
