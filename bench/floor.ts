@@ -123,6 +123,7 @@ app.post('/floor-sql', async (req, reply) => {
     expires_at: new Date(now.getTime() + 86400_000),
     payment_link_id: null,
     coupon_id: null,
+    affiliate_link_id: null,
     discount_cents: 0,
     address: null,
     metadata: {},

@@ -16,6 +16,7 @@ import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './htt
 import { installIdempotency } from './http/idempotency.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import advanceRoutes from './modules/advances/routes.ts';
+import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(kycRoutes);
   await app.register(paymentLinkRoutes);
   await app.register(couponRoutes);
+  await app.register(affiliateRoutes);
   await app.register(checkoutRoutes);
   await app.register(pixApiRoutes);
   await app.register(checkoutPageRoutes);

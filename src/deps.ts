@@ -2,8 +2,9 @@
 // plain sight, so that no module changes behaviour because another was imported:
 //   - events fan out to webhook deliveries (EventLog + webhookFanout);
 //   - the ledger records balance.updated through the same event log;
-//   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery) and
-//     the coupon use (transactions/hooks.ts);
+//   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery),
+//     the coupon use and the affiliate commission (split off the sale's journal, given back on a
+//     refund) (transactions/hooks.ts);
 //   - link changes drop the hosted page cache;
 //   - payment and payout providers are chosen from the configuration (payments/provider.ts).
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
@@ -18,6 +19,9 @@ import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { createLogger } from './logger.ts';
 import type { AdvanceDeps } from './modules/advances/service.ts';
+import { ClickCounter } from './modules/affiliates/clicks.ts';
+import { commissionHooks, type CommissionDeps } from './modules/affiliates/commissions.ts';
+import type { AffiliateDeps } from './modules/affiliates/service.ts';
 import { couponUseOnChange } from './modules/coupons/service.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
@@ -61,6 +65,8 @@ export interface Deps {
   advances: AdvanceDeps;
   /** Production PIX through a PSP's API Pix (PIX_PROVIDER=bcb-api): notifications and sweeps; null = not configured. */
   pixApi: PixApiDeps | null;
+  affiliates: AffiliateDeps;
+  commissions: CommissionDeps;
 }
 
 export interface DepsOptions {
@@ -87,7 +93,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), ...(opts.extraHooks ?? [])];
   const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
@@ -111,6 +117,8 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
     pixApi,
+    affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
+    commissions: { db, events, ledger },
   };
 }
 

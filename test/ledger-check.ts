@@ -23,14 +23,22 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
     HAVING coalesce(sum(e.amount_cents), 0) <> 0 OR count(e.id) < 2`.execute(db);
   assert.deepEqual(journals.rows, [], 'unbalanced or empty journal');
 
-  // 3. Entries belong to the same merchant, environment and kind as their account and journal.
+  // 3. Entries belong to the same merchant, environment and kind as their account, and to the
+  //    journal's environment. A journal may move another merchant's accounts (an affiliate's share
+  //    of a sale), but each merchant's part of a journal sums to zero on its own, and only through
+  //    transfers, commission_pending and available.
   const misfiled = await sql`
     SELECT e.id FROM ledger_entries e
     JOIN ledger_accounts a ON a.id = e.account_id
     JOIN ledger_journals j ON j.id = e.journal_id
     WHERE e.user_id <> a.user_id OR e.livemode <> a.livemode OR e.account_kind <> a.kind
-       OR j.user_id <> a.user_id OR j.livemode <> a.livemode`.execute(db);
+       OR j.livemode <> a.livemode
+       OR (j.user_id <> a.user_id AND a.kind NOT IN ('transfers', 'commission_pending', 'available'))`.execute(db);
   assert.deepEqual(misfiled.rows, [], 'entry filed under another merchant, environment or account');
+  const parts = await sql`
+    SELECT e.journal_id, e.user_id, sum(e.amount_cents)::bigint AS total FROM ledger_entries e
+    GROUP BY e.journal_id, e.user_id HAVING sum(e.amount_cents) <> 0`.execute(db);
+  assert.deepEqual(parts.rows, [], "a merchant's part of a journal does not sum to zero");
 
   // 4. The accounts of each merchant and environment sum to zero.
   const merchants = await sql`
@@ -42,7 +50,8 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
   // 5. The merchant's money (available + receivable + reserved) equals what its paid transactions
   //    netted (charged - fee) minus what was refunded less the fee the refunds returned (the fee's
   //    share of the refunded total, rounded down), minus completed withdrawals (their amount: net
-  //    paid out plus the fee) and the fees of completed advances.
+  //    paid out plus the fee) and the fees of completed advances, minus the standing commissions of
+  //    its sales, plus its own released commissions as an affiliate.
   const money = await sql`
     WITH tx AS (
       SELECT user_id, livemode, sum(owed)::bigint AS owed FROM (
@@ -52,6 +61,12 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
         SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'
         UNION ALL
         SELECT user_id, livemode, -fee_cents FROM advances WHERE status = 'COMPLETED'
+        UNION ALL
+        -- An affiliate's commission leaves the seller while it stands (cancelled: given back) ...
+        SELECT merchant_id, livemode, -amount_cents FROM affiliate_commissions WHERE status IN ('PENDING', 'PAID')
+        UNION ALL
+        -- ... and is the affiliate's money once released (a clawback takes it back: CANCELLED).
+        SELECT user_id, livemode, amount_cents FROM affiliate_commissions WHERE status = 'PAID'
       ) o GROUP BY user_id, livemode
     ), acc AS (
       SELECT user_id, livemode,
@@ -85,6 +100,52 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
   assert.deepEqual(perTx.rows, [], 'transaction whose journals do not match its status or refunds');
 
   await assertWalletConsistent(db);
+  await assertCommissionsConsistent(db);
+}
+
+/** Affiliate commissions agree with the ledger. */
+export async function assertCommissionsConsistent(db: Executor): Promise<void> {
+  // 11. commission_pending holds exactly the affiliate's PENDING commissions; transfers is what the
+  //     merchant's standing commissions moved out less what its own standing commissions moved in.
+  const accounts = await sql`
+    WITH acc AS (
+      SELECT user_id, livemode,
+             coalesce(sum(balance_cents) FILTER (WHERE kind = 'commission_pending'), 0)::bigint AS pending,
+             coalesce(sum(balance_cents) FILTER (WHERE kind = 'transfers'), 0)::bigint AS transfers
+      FROM ledger_accounts GROUP BY user_id, livemode
+    ), c AS (
+      SELECT user_id, livemode, sum(pending)::bigint AS pending, sum(transfers)::bigint AS transfers FROM (
+        SELECT user_id, livemode, CASE WHEN status = 'PENDING' THEN amount_cents ELSE 0 END AS pending,
+               CASE WHEN status IN ('PENDING', 'PAID') THEN -amount_cents ELSE 0 END AS transfers
+        FROM affiliate_commissions
+        UNION ALL
+        SELECT merchant_id, livemode, 0, CASE WHEN status IN ('PENDING', 'PAID') THEN amount_cents ELSE 0 END FROM affiliate_commissions
+      ) x GROUP BY user_id, livemode
+    )
+    SELECT user_id, livemode, coalesce(acc.pending, 0) AS pending, coalesce(c.pending, 0) AS expected_pending,
+           coalesce(acc.transfers, 0) AS transfers, coalesce(c.transfers, 0) AS expected_transfers
+    FROM acc FULL JOIN c USING (user_id, livemode)
+    WHERE coalesce(acc.pending, 0) <> coalesce(c.pending, 0) OR coalesce(acc.transfers, 0) <> coalesce(c.transfers, 0)`.execute(db);
+  assert.deepEqual(accounts.rows, [], 'commission_pending or transfers differ from the commissions');
+
+  // 12. Per commission: at most one per transaction (a unique index), of a paid sale; the sale's
+  //     payment journal moved exactly its amount to the affiliate unless it was a self-purchase;
+  //     released ones (PAID, or clawed back) have exactly one release journal.
+  const perCommission = await sql`
+    SELECT * FROM (
+      SELECT c.id, c.status, c.reason, c.amount_cents, t.status AS tx_status,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = c.merchant_id AND j.reference_type = 'transaction' AND j.reference_id = c.transaction_id AND j.kind = 'payment'
+            AND e.user_id = c.user_id AND e.account_kind = 'commission_pending')::bigint AS split,
+        (SELECT count(*) FROM ledger_journals j WHERE j.user_id = c.user_id AND j.reference_type = 'affiliate_commission' AND j.reference_id = c.id)::int AS releases,
+        c.paid_at IS NOT NULL AS released
+      FROM affiliate_commissions c JOIN transactions t ON t.id = c.transaction_id
+    ) x
+    WHERE tx_status NOT IN ${SETTLED}
+       OR split <> (CASE WHEN reason = 'SELF_PURCHASE' THEN 0 ELSE amount_cents END)
+       OR releases <> (CASE WHEN released THEN 1 ELSE 0 END)
+       OR (status = 'PAID') <> (released AND reason IS NULL)`.execute(db);
+  assert.deepEqual(perCommission.rows, [], 'commission whose journals do not match its status');
 }
 
 /** Withdrawals, advances and receivables agree with the ledger. */

@@ -102,6 +102,10 @@ export interface DB {
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
+  affiliate_programs: AffiliateProgramsTable;
+  affiliate_links: AffiliateLinksTable;
+  affiliate_commissions: AffiliateCommissionsTable;
+  affiliate_clicks: AffiliateClicksTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -143,6 +147,8 @@ export interface TransactionsTable {
   expires_at: NullableTimestamp;
   payment_link_id: string | null;
   coupon_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The affiliate link a checkout attributed the sale to. */
+  affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
   discount_cents: Generated<number>;
   /** Delivery address given at a checkout that requires one. */
   address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
@@ -184,7 +190,11 @@ export interface RefundsTable {
 }
 export type Refund = Selectable<RefundsTable>;
 
-export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external';
+/**
+ * commission_pending: an affiliate's commissions not released yet; transfers: money moved to or from
+ * another merchant in the same journal (an affiliate's share), so each merchant's accounts sum to zero.
+ */
+export type AccountKind = 'available' | 'receivable' | 'reserved' | 'fees' | 'external' | 'commission_pending' | 'transfers';
 
 export interface LedgerAccountsTable {
   id: string;
@@ -526,3 +536,86 @@ export type Withdrawal = Selectable<WithdrawalsTable>;
 export type Advance = Selectable<AdvancesTable>;
 export type AdvanceItem = Selectable<AdvanceItemsTable>;
 export type KycSubmission = Selectable<KycSubmissionsTable>;
+
+/** An affiliate program: one per product (migrations/015_affiliates.ts). */
+export interface AffiliateProgramsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  product_id: string;
+  description: string | null;
+  rules: string | null;
+  affiliate_page: string | null;
+  sales_page: string | null;
+  /** Days a click attributes a sale; null = unlimited. */
+  cookie_days: number | null;
+  attribution: 'LAST_CLICK' | 'FIRST_CLICK';
+  extended_commission: boolean;
+  /** Renewals paid at most this many months after the first sale; null = no cap. */
+  extended_months: number | null;
+  commission_type: 'PERCENTAGE' | 'FIXED';
+  /** Basis points of the amount paid (PERCENTAGE) or cents (FIXED). */
+  commission_value: number;
+  approval: 'AUTO' | 'MANUAL';
+  guarantee_days: number;
+  status: 'ACTIVE' | 'INACTIVE';
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type AffiliateProgram = Selectable<AffiliateProgramsTable>;
+
+export type AffiliateLinkStatus = 'PENDING' | 'ACTIVE' | 'REFUSED' | 'BLOCKED';
+
+/** One affiliate's membership of a program, with its tracking code. */
+export interface AffiliateLinksTable {
+  id: string;
+  program_id: string;
+  /** The affiliate (another merchant account). */
+  user_id: string;
+  livemode: boolean;
+  code: string;
+  status: AffiliateLinkStatus;
+  clicks: Generated<number>;
+  conversions: Generated<number>;
+  approved_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type AffiliateLink = Selectable<AffiliateLinksTable>;
+
+export type CommissionStatus = 'PENDING' | 'PAID' | 'CANCELLED';
+
+/** An affiliate's commission on one sale, with the program's terms at the time of the sale. */
+export interface AffiliateCommissionsTable {
+  id: string;
+  program_id: string;
+  link_id: string;
+  /** The affiliate. */
+  user_id: string;
+  /** The program's owner, who made the sale. */
+  merchant_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  commission_type: 'PERCENTAGE' | 'FIXED';
+  commission_value: number;
+  base_cents: number;
+  amount_cents: number;
+  status: CommissionStatus;
+  /** Why a commission was cancelled (a refund, the buyer being the affiliate). */
+  reason: string | null;
+  release_at: Timestamp;
+  paid_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  /** A refund after the release took the commission back from the affiliate's balance. */
+  clawed_back_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+export type AffiliateCommission = Selectable<AffiliateCommissionsTable>;
+
+/** One counted click: a link, a visitor's IP (keyed hash) and the hour it fell in. */
+export interface AffiliateClicksTable {
+  link_id: string;
+  ip_hash: string;
+  hour: Timestamp;
+}

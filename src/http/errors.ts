@@ -25,6 +25,7 @@ export const ErrorCodes = [
   'INVALID_COUPON',
   'COUPON_ALREADY_EXISTS',
   'SKU_ALREADY_EXISTS',
+  'AFFILIATE_PROGRAM_EXISTS',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

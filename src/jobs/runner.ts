@@ -3,6 +3,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { purgeClicks } from '../modules/affiliates/clicks.ts';
+import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
 import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../modules/pix-api/service.ts';
 import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
@@ -24,6 +26,8 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
+    { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
+    { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
     ...(deps.pixApi ? pixApiSweeps(deps.pixApi) : []),
   ];
 }

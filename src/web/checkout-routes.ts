@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../deps.ts';
-import { ensureDeviceCookie } from '../modules/coupons/limits.ts';
+import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks } from '../modules/affiliates/attribution.ts';
+import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { findBySlug, linkTotal, unavailableReason } from '../modules/payment-links/service.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
@@ -35,8 +36,26 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
   return reply.send(encoding === 'br' ? page.br : encoding === 'gzip' ? page.gzip : page.identity);
 }
 
+/** How long the click cookie lives: the longest window a program can have (unlimited: 10 years). */
+const AFF_COOKIE_SECONDS = 10 * 365 * 86_400;
+
 export default async function checkoutPageRoutes(app: App) {
-  const { db, config, pages } = app.deps;
+  const { db, config, pages, affiliates } = app.deps;
+  app.addHook('onClose', () => affiliates.clicks.flush());
+
+  /**
+   * A promotion URL's click (?aff=CODE): noted for the batched counter and added to the buyer's
+   * click cookie; no database work on the page's path. Which program's window and rule apply is
+   * decided at the checkout (affiliates/attribution.ts).
+   */
+  function recordClick(req: FastifyRequest, reply: FastifyReply) {
+    const aff = (req.query as Record<string, unknown> | undefined)?.aff;
+    if (typeof aff !== 'string' || !isCode(aff)) return;
+    const code = normalizeCode(aff);
+    affiliates.clicks.add(code, req.ip);
+    const clicks = addClick(parseClicks(cookie(req, AFF_COOKIE)), { code, at: Math.floor(Date.now() / 1000) });
+    reply.header('Set-Cookie', `${AFF_COOKIE}=${formatClicks(clicks)}; Path=/; Max-Age=${AFF_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
+  }
   const assets: AssetRef = { scriptUrl: CHECKOUT_SCRIPT_URL };
   const secureCookie = config.checkoutUrl.startsWith('https://');
 
@@ -63,6 +82,7 @@ export default async function checkoutPageRoutes(app: App) {
     },
     async (req, reply) => {
       const slug = req.params.slug.toLowerCase();
+      recordClick(req, reply);
       const cached = pages.get(slug);
       if (cached) {
         if (cached.cookie) ensureDeviceCookie(req, reply, secureCookie);

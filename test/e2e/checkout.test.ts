@@ -80,6 +80,33 @@ describe('hosted checkout in Chromium', { skip }, () => {
     await ctx?.close();
   });
 
+  test('an affiliate URL attributes the sale even when the browser drops the cookie (the page sends the code)', async () => {
+    const product = await call(ctx.app, 'POST', '/api/v1/products', { key: m.devKey, body: { name: 'Curso de Fotografia', price: 10000 } });
+    const l = await link({ amountCents: undefined, products: [{ productId: product.body.product.id, quantity: 1 }] });
+    const program = await call(ctx.app, 'POST', '/api/affiliate/programs', { key: m.devKey, body: { productId: product.body.product.id, commissionType: 'PERCENTAGE', commissionValue: 3000 } });
+    const affiliate = await merchant(ctx.app);
+    const joined = await call(ctx.app, 'POST', `/api/affiliate/join/${program.body.data.id}`, { key: affiliate.devKey });
+    const url = joined.body.data.urls[0].url as string;
+    assert.equal(url, `${l.url}?aff=${joined.body.data.code}`);
+    const { page, context, errors } = await phone();
+    try {
+      await page.goto(url);
+      assert.ok((await context.cookies()).some((c) => c.name === 'cofre_aff'), 'click cookie set');
+      await context.clearCookies();
+      await fillCustomer(page);
+      await Promise.all([page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/), page.click('#submit')]);
+      const id = page.url().split('/').pop()!;
+      const sim = await call(ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
+      assert.equal(sim.status, 200, sim.raw);
+      const commission = await ctx.database.db.selectFrom('affiliate_commissions').selectAll().where('transaction_id', '=', id).executeTakeFirst();
+      assert.equal(commission?.link_id, joined.body.data.id);
+      assert.equal(commission?.amount_cents, 3000);
+      assert.deepEqual(errors, [], 'no script errors');
+    } finally {
+      await context.close();
+    }
+  });
+
   test('PIX end to end: form, QR, sandbox payment, "Pagamento confirmado", redirect; page weight', async (t) => {
     const redirect = `${base}/health`;
     const l = await link({ redirectUrl: redirect });

@@ -12,6 +12,7 @@ import * as m009 from './009_product_sku.ts';
 import * as m012 from './012_pix_api.ts';
 import * as m013 from './013_coupon_reservations.ts';
 import * as m014 from './014_card_lifecycle.ts';
+import * as m015 from './015_affiliates.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '012_pix_api': m012,
   '013_coupon_reservations': m013,
   '014_card_lifecycle': m014,
+  '015_affiliates': m015,
 };

@@ -3,7 +3,8 @@ import type { App } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
-import { checkCouponLimits, hitCouponLimits } from '../coupons/limits.ts';
+import { AFF_COOKIE, parseClicks } from '../affiliates/attribution.ts';
+import { checkCouponLimits, cookie, hitCouponLimits } from '../coupons/limits.ts';
 import { admitCheckout, cardGuard } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
@@ -50,6 +51,7 @@ export default async function checkoutRoutes(app: App) {
         description:
           'Creates the transaction in the link\'s environment with the link\'s price, coupon, instalments and interest. Card data is charged at once (a declined card is still a 201 with status FAILED). ' +
           'Refusals: 404 unknown link; 400 PAYMENT_LINK_UNAVAILABLE (inactive or expired), INSUFFICIENT_STOCK (sold out), INVALID_COUPON, VALIDATION_ERROR (method disabled, phone or address required). ' +
+          "An affiliate's code (`affiliateCode`, or the clicks the checkout page recorded in the cofre_aff cookie) attributes the sale (docs/affiliates.md). " +
           'A coupon that does not apply counts against the coupon-validation rate limits (429). Checkouts are limited per IP, and production card payments per IP and device against card testing (429 with Retry-After).',
         params: SlugParams,
         body: CheckoutBody,
@@ -62,7 +64,7 @@ export default async function checkoutRoutes(app: App) {
         coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
         card: cardGuard(limiter, config.checkoutLimits, req),
       };
-      const { tx, redirectUrl } = await checkoutLink(app.deps.transactions, req.params.slug, req.body, guard);
+      const { tx, redirectUrl } = await checkoutLink(app.deps.transactions, req.params.slug, req.body, guard, parseClicks(cookie(req, AFF_COOKIE)));
       return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
     },
   );

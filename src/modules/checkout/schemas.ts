@@ -26,6 +26,9 @@ export const CheckoutBody = Type.Object(
     paymentMethod: Method,
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only; at most the link\'s maxInstallments' })),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    affiliateCode: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 40, description: "An affiliate's tracking code (the ?aff= of the promotion URL): attributes the sale when it is an approved affiliate of this product's program; otherwise ignored." }),
+    ),
     card: Type.Optional(CardData),
     trackingParams: Type.Optional(TrackingParams),
   },

@@ -7,6 +7,7 @@ import type { Transaction } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
+import { attributedLink, isCode, normalizeCode, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
@@ -31,7 +32,17 @@ export interface CheckoutGuards {
 
 const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
 
-export async function checkoutLink(deps: TransactionDeps, slug: string, body: Body, guard: CheckoutGuards): Promise<{ tx: Transaction; redirectUrl: string | null }> {
+/**
+ * `clicks`: the affiliate clicks of the buyer's browser (its cookie); the body's `affiliateCode`
+ * counts as a click now.
+ */
+export async function checkoutLink(
+  deps: TransactionDeps,
+  slug: string,
+  body: Body,
+  guard: CheckoutGuards,
+  clicks: Click[] = [],
+): Promise<{ tx: Transaction; redirectUrl: string | null }> {
   const { link, products } = await payableLink(deps.db, slug);
   const settings = link.settings;
   if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
@@ -80,7 +91,10 @@ export async function checkoutLink(deps: TransactionDeps, slug: string, body: Bo
     card: body.card,
     trackingParams: body.trackingParams,
   };
-  const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address };
+  const now = new Date();
+  const bodyClick = body.affiliateCode && isCode(body.affiliateCode) ? [{ code: normalizeCode(body.affiliateCode), at: Math.floor(now.getTime() / 1000) }] : [];
+  const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), [...clicks, ...bodyClick], now);
+  const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId };
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();
   return { tx, redirectUrl: link.redirect_url };

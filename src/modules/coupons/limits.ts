@@ -15,7 +15,8 @@ export const COUPON_LIMITS = {
 export const DEVICE_COOKIE = 'cofre_did';
 const DEVICE_ID = /^[A-Za-z0-9_-]{8,128}$/;
 
-function cookie(req: FastifyRequest, name: string): string | null {
+/** A cookie of the request, unparsed; null when absent. */
+export function cookie(req: FastifyRequest, name: string): string | null {
   const header = req.headers.cookie;
   if (!header) return null;
   for (const part of header.split(';')) {

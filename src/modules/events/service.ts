@@ -28,6 +28,11 @@ export const EVENT_TYPES = [
   'withdrawal.requested',
   'withdrawal.completed',
   'withdrawal.failed',
+  'affiliate.joined',
+  'affiliate.approved',
+  'commission.created',
+  'commission.paid',
+  'commission.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

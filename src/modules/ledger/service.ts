@@ -14,6 +14,23 @@ import type { EventLog } from '../events/service.ts';
 export interface Posting {
   account: AccountKind;
   amount: number; // cents; positive increases the account, negative decreases it
+  /**
+   * Another merchant's account (same environment) moved in this journal: an affiliate's share of a
+   * sale. Each merchant's part of a journal must balance on its own (through `transfers`).
+   */
+  userId?: string;
+}
+
+/**
+ * Moves `amount` from the journal's merchant to another merchant's `account` through both sides'
+ * `transfers`; the caller posts the merchant's own side (the account the money leaves).
+ */
+export function transferPostings(userId: string, account: AccountKind, amount: number): Posting[] {
+  return [
+    { account: 'transfers', amount },
+    { userId, account: 'transfers', amount: -amount },
+    { userId, account, amount },
+  ];
 }
 
 export interface JournalInput {
@@ -25,7 +42,7 @@ export interface JournalInput {
 }
 
 const MERCHANT_ACCOUNTS: AccountKind[] = ['available', 'receivable', 'reserved'];
-const ORDER: AccountKind[] = ['available', 'receivable', 'reserved', 'fees', 'external'];
+const ORDER: AccountKind[] = ['available', 'receivable', 'reserved', 'fees', 'external', 'commission_pending', 'transfers'];
 
 export interface Balance {
   availableCents: number;
@@ -79,9 +96,9 @@ export class Ledger {
   }
 
   /**
-   * Posts a balanced journal. Accounts are created on first use and updated in a fixed order
-   * (so concurrent journals of one merchant cannot deadlock). Emits balance.updated when the
-   * merchant's own accounts moved.
+   * Posts a balanced journal. Accounts are created on first use and updated in a fixed order (by
+   * merchant, then kind), so concurrent journals cannot deadlock. Emits balance.updated to each
+   * merchant whose own accounts moved.
    */
   post(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
     return postJournal(trx, this.events, scope, input);
@@ -89,27 +106,35 @@ export class Ledger {
 }
 
 async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: JournalInput): Promise<void> {
-  const deltas = new Map<AccountKind, number>();
+  // Deltas per merchant and account kind; each merchant's part must balance on its own.
+  const deltas = new Map<string, Map<AccountKind, number>>();
   for (const p of input.postings) {
     if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
-    deltas.set(p.account, (deltas.get(p.account) ?? 0) + p.amount);
+    const userId = p.userId ?? scope.userId;
+    const of = deltas.get(userId) ?? new Map<AccountKind, number>();
+    of.set(p.account, (of.get(p.account) ?? 0) + p.amount);
+    deltas.set(userId, of);
   }
-  const sum = [...deltas.values()].reduce((a, b) => a + b, 0);
-  if (sum !== 0) throw new Error(`ledger: unbalanced journal ${input.kind} (${sum})`);
-  const moved = ORDER.filter((k) => (deltas.get(k) ?? 0) !== 0);
+  for (const [userId, of] of deltas) {
+    const sum = [...of.values()].reduce((a, b) => a + b, 0);
+    if (sum !== 0) throw new Error(`ledger: unbalanced journal ${input.kind} (${sum}${userId === scope.userId ? '' : ` for ${userId}`})`);
+  }
+  const moved = [...deltas.keys()]
+    .sort()
+    .flatMap((userId) => ORDER.filter((k) => (deltas.get(userId)!.get(k) ?? 0) !== 0).map((kind) => ({ userId, kind, delta: deltas.get(userId)!.get(kind)! })));
   if (!moved.length) return;
 
   const now = new Date();
   const accounts = await trx
     .insertInto('ledger_accounts')
-    .values(moved.map((k) => ({ id: uuidv7(), user_id: scope.userId, livemode: scope.livemode, kind: k, balance_cents: deltas.get(k)!, updated_at: now })))
+    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: now })))
     .onConflict((oc) =>
       oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
         balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
         updated_at: now,
       })),
     )
-    .returning(['id', 'kind', 'balance_cents'])
+    .returning(['id', 'user_id', 'kind', 'balance_cents'])
     .execute();
 
   const journalId = uuidv7();
@@ -133,19 +158,20 @@ async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: Jour
         id: uuidv7(),
         journal_id: journalId,
         account_id: a.id,
-        user_id: scope.userId,
+        user_id: a.user_id,
         livemode: scope.livemode,
         account_kind: a.kind,
-        amount_cents: deltas.get(a.kind)!,
+        amount_cents: deltas.get(a.user_id)!.get(a.kind)!,
         balance_after_cents: a.balance_cents,
         created_at: now,
       })),
     )
     .execute();
 
-  if (moved.some((k) => MERCHANT_ACCOUNTS.includes(k))) {
-    const balance = await getBalance(trx, scope);
-    await events.record(trx, scope, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+  for (const userId of new Set(moved.filter((m) => MERCHANT_ACCOUNTS.includes(m.kind)).map((m) => m.userId))) {
+    const owner: Scope = { userId, livemode: scope.livemode };
+    const balance = await getBalance(trx, owner);
+    await events.record(trx, owner, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
   }
 }
 

@@ -27,6 +27,8 @@ export interface CheckoutExtras {
   couponId?: string;
   discountCents?: number;
   address?: Record<string, string> | null;
+  /** The affiliate link the checkout attributed the sale to (affiliates/attribution.ts). */
+  affiliateLinkId?: string | null;
 }
 
 /** A request checked and normalised: everything the row needs that does not depend on I/O. */
@@ -164,6 +166,7 @@ export function buildDraft(args: {
     expires_at: c.expiresAt,
     payment_link_id: extras.link?.id ?? null,
     coupon_id: extras.couponId ?? null,
+    affiliate_link_id: extras.affiliateLinkId ?? null,
     discount_cents: extras.discountCents ?? 0,
     address: extras.address ?? null,
     metadata: jsonbOrdered(c.metadata) as Record<string, unknown>,

@@ -2,7 +2,7 @@
 // hooks (a payment link's sale, a coupon's use). They run inside the status change's database
 // transaction, on the locked transaction row, so they commit or roll back with it.
 import type { Trx } from '../../db/index.ts';
-import type { Transaction } from '../../db/types.ts';
+import type { AccountKind, Transaction } from '../../db/types.ts';
 
 export interface TransactionHooks {
   /**
@@ -12,4 +12,22 @@ export interface TransactionHooks {
   beforePaid?(trx: Trx, tx: Transaction, now: Date): Promise<string | null>;
   /** After any status change is written (`after` is the row as stored). */
   afterChange?(trx: Trx, before: Transaction, after: Transaction, now: Date): Promise<unknown>;
+  /**
+   * Shares of a sale for other merchant accounts (an affiliate's commission), posted in the PAID
+   * journal itself: taken from what the merchant is credited (`net`: charged less the fee), the
+   * shares of all hooks together never more than it.
+   */
+  paidSplits?(trx: Trx, tx: Transaction, net: number, now: Date): Promise<Split[]>;
+  /**
+   * Shares given back in a refund's journal (negative amounts: from the other account to the
+   * merchant's available balance), before the refund checks what the merchant can pay.
+   */
+  refundSplits?(trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<Split[]>;
+}
+
+/** `amountCents` moves from the sale's merchant to `account` of the merchant `userId` (negative: back). */
+export interface Split {
+  userId: string;
+  account: AccountKind;
+  amountCents: number;
 }

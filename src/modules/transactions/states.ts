@@ -10,8 +10,8 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import type { EventLog, EventType } from '../events/service.ts';
-import { lockAccount, type Ledger, type Posting } from '../ledger/service.ts';
-import type { TransactionHooks } from './hooks.ts';
+import { lockAccount, transferPostings, type Ledger, type Posting } from '../ledger/service.ts';
+import type { Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
 /** What a status change writes through besides the row: the ledger, the event log, the hooks. */
@@ -93,18 +93,26 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       }
       const net = tx.charged_cents - tx.fee_cents;
       const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
+      // Other accounts' shares of the sale (an affiliate's commission) leave the merchant's net in
+      // this same journal, so the merchant is never credited money that is not its own.
+      const splits: Split[] = [];
+      for (const hook of deps.hooks) splits.push(...((await hook.paidSplits?.(trx, tx, net, now)) ?? []));
+      const shared = splits.reduce((a, s) => a + s.amountCents, 0);
+      if (splits.some((s) => s.amountCents < 0) || shared > net) throw new Error(`transactions: shares of ${tx.id} (${shared}) exceed its net (${net})`);
+      const kept = net - shared;
       await deps.ledger.post(trx, scope, {
         kind: 'payment',
         ...ref,
         description: `Payment ${tx.display_id} (${tx.payment_method})`,
         postings: [
           { account: 'external', amount: -tx.charged_cents },
-          { account: toAccount, amount: net },
+          { account: toAccount, amount: kept },
           { account: 'fees', amount: tx.fee_cents },
+          ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
         ],
       });
-      if (tx.payment_method === 'CARD' && net > 0) {
-        const parts = split(net, tx.installments);
+      if (tx.payment_method === 'CARD' && kept > 0) {
+        const parts = split(kept, tx.installments);
         await trx
           .insertInto('receivables')
           .values(
@@ -139,7 +147,14 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED': {
-      await deps.ledger.post(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings: await refundPostings(trx, scope, tx, change.amountCents) });
+      // Shares given back (an affiliate's commission cancelled or clawed back) return to the
+      // merchant's available balance in the refund's own journal, before it is checked.
+      const splits: Split[] = [];
+      for (const hook of deps.hooks) splits.push(...((await hook.refundSplits?.(trx, tx, change.amountCents, now)) ?? []));
+      const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
+      const postings = await refundPostings(trx, scope, tx, change.amountCents, returned);
+      postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
+      await deps.ledger.post(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings });
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
@@ -170,9 +185,10 @@ export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' 
  * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
  * merchant gives back the rest, so a sale can always be refunded in full from its own net. The
  * merchant's part comes first from what it has not received yet (a card payment's unsettled
- * instalments, latest first), then from the available balance.
+ * instalments, latest first), then from the available balance, counting what the refund's journal
+ * returns to it (`returned`: shares of the sale given back).
  */
-async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number): Promise<Posting[]> {
+async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number): Promise<Posting[]> {
   const fee = feeReturned(tx, amount);
   let remaining = amount - fee;
   let fromReceivable = 0;
@@ -199,7 +215,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
     }
   }
   if (remaining > 0) {
-    const available = await lockAccount(trx, scope, 'available');
+    const available = (await lockAccount(trx, scope, 'available')) + returned;
     if (available < remaining) {
       throw badRequest('INSUFFICIENT_BALANCE', 'Available balance does not cover this refund', [
         { field: 'amountCents', message: `needs ${remaining} cents available, the balance is ${available}` },

@@ -31,6 +31,11 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'withdrawal.requested': 'A withdrawal is requested',
   'withdrawal.completed': 'A withdrawal reached its PIX key',
   'withdrawal.failed': 'A withdrawal failed (funds returned)',
+  'affiliate.joined': 'An affiliate joined a program (to the program owner and the affiliate)',
+  'affiliate.approved': 'An affiliate was approved in a program',
+  'commission.created': 'A commission was split off a sale (PENDING until released)',
+  'commission.paid': 'A commission was released to the affiliate (available)',
+  'commission.cancelled': 'A commission was cancelled (a refund before release, or a self-purchase)',
 };
 
 export const EventTypesResponse = Type.Object({

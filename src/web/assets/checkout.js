@@ -298,6 +298,9 @@
         if ($('complement').value.trim()) body.address.complement = $('complement').value.trim();
       }
       if (coupon) body.couponCode = coupon.code;
+      // The affiliate of the promotion URL, also for browsers that drop the click cookie.
+      var aff = new URLSearchParams(window.location.search).get('aff');
+      if (aff && /^[A-Za-z0-9]{1,12}-[A-Za-z0-9]{6}$/.test(aff)) body.affiliateCode = aff;
       if (m === 'CARD') { body.card = cardData(); body.installments = +$('installments').value; }
       busy(true);
       api('POST', base + '/checkout', body).then(function (res) {
