@@ -13,6 +13,7 @@ import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import emailRoutes from './mail/routes.ts';
 import advanceRoutes from './modules/advances/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
@@ -60,6 +61,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler());
   app.decorate('deps', deps);
   app.addHook('onClose', () => deps.webhooks.close());
+  app.addHook('onClose', async () => deps.mail.mailer.close());
   // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
   try {
     const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
@@ -118,6 +120,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(withdrawalRoutes);
   await app.register(advanceRoutes);
   await app.register(kycRoutes);
+  await app.register(emailRoutes);
   await app.register(paymentLinkRoutes);
   await app.register(couponRoutes);
   await app.register(checkoutRoutes);

@@ -47,6 +47,15 @@ export interface Config {
   databaseSchema: string | null;
   webhooks: WebhookConfig;
   payouts: PayoutConfig;
+  mail: MailConfig;
+}
+
+/** Outgoing e-mail (src/mail/). */
+export interface MailConfig {
+  /** smtp:// or smtps:// URL of the server that sends; null = messages are only stored (GET /api/v1/emails). */
+  smtpUrl: string | null;
+  /** The From header of every message. */
+  from: string;
 }
 
 /** Limits on the public checkout (see modules/checkout/limits.ts). */
@@ -192,6 +201,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
   const webhooks = webhookConfig(env, problems);
   const payouts = payoutConfig(env, problems);
+  const smtpUrl = smtpConfig(env, problems);
+  const mailFrom = env.MAIL_FROM?.trim() || 'Cofre <nao-responda@cofre.local>';
+  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom)) problems.push(`MAIL_FROM must be one address, e.g. "Loja <nao-responda@loja.com.br>" (got "${mailFrom}")`);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -227,7 +239,22 @@ export function loadConfig(env: Env = process.env): Config {
     databaseSchema,
     webhooks,
     payouts,
+    mail: { smtpUrl, from: mailFrom },
   };
+}
+
+/** SMTP_URL, checked without echoing it: it usually carries the server's password. */
+function smtpConfig(env: Env, problems: string[]): string | null {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  try {
+    const u = new URL(raw);
+    if ((u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname) return raw;
+  } catch {
+    /* reported below */
+  }
+  problems.push('SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:password@smtp.example.com:465 (value not shown: it may hold a password)');
+  return null;
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {

@@ -17,6 +17,8 @@ import { PageCache } from './http/page-cache.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { createLogger } from './logger.ts';
+import type { MailDeps } from './mail/outbox.ts';
+import { createMailer, type Mailer } from './mail/transport.ts';
 import type { AdvanceDeps } from './modules/advances/service.ts';
 import { countCouponUse } from './modules/coupons/service.ts';
 import { EventLog } from './modules/events/service.ts';
@@ -57,6 +59,8 @@ export interface Deps {
   kyc: KycDeps;
   withdrawals: WithdrawalDeps;
   advances: AdvanceDeps;
+  /** Outgoing e-mail: the outbox sweep's sender (SMTP_URL, or store only). */
+  mail: MailDeps;
 }
 
 export interface DepsOptions {
@@ -70,6 +74,8 @@ export interface DepsOptions {
   payouts?: PayoutProviders;
   /** Hooks run by every payment status change after the built-in ones (tests inject failures). */
   extraHooks?: TransactionHooks[];
+  /** A mailer instead of the configured one (tests). */
+  mailer?: Mailer;
 }
 
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
@@ -104,6 +110,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     kyc: { db, events },
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
+    mail: { db, mailer: opts.mailer ?? createMailer(config.mail), log },
   };
 }
 

@@ -91,6 +91,7 @@ export interface DB {
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
+  emails: EmailsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -506,3 +507,29 @@ export type Withdrawal = Selectable<WithdrawalsTable>;
 export type Advance = Selectable<AdvancesTable>;
 export type AdvanceItem = Selectable<AdvanceItemsTable>;
 export type KycSubmission = Selectable<KycSubmissionsTable>;
+
+export type EmailStatus = 'QUEUED' | 'SENT' | 'STORED' | 'FAILED';
+
+/** The outbox of outgoing e-mail (src/mail/outbox.ts). */
+export interface EmailsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  template: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: EmailStatus;
+  attempts: Generated<number>;
+  /** When the sweep may (re)try a QUEUED message; a claimed one is pushed ahead by the lease. */
+  next_attempt_at: NullableTimestamp;
+  last_error: string | null;
+  /** The SMTP server's Message-ID once sent. */
+  message_id: string | null;
+  /** What the message is about (a subscription), for listing. */
+  related_id: string | null;
+  sent_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+export type Email = Selectable<EmailsTable>;

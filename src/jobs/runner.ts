@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { sendDueEmails } from '../mail/outbox.ts';
 import { expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
@@ -20,6 +21,7 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
+    { name: 'send-emails', batch: 50, run: (now) => sendDueEmails(deps.mail, now, 50) },
   ];
 }
 

@@ -7,6 +7,7 @@ import * as m004 from './004_checkout.ts';
 import * as m005 from './005_wallet.ts';
 import * as m006 from './006_merchant_fees.ts';
 import * as m007 from './007_provider_refs.ts';
+import * as m010 from './010_emails.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_wallet': m005,
   '006_merchant_fees': m006,
   '007_provider_refs': m007,
+  '010_emails': m010,
 };
