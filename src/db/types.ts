@@ -92,6 +92,9 @@ export interface DB {
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
   emails: EmailsTable;
+  subscription_plans: SubscriptionPlansTable;
+  subscriptions: SubscriptionsTable;
+  subscription_cycles: SubscriptionCyclesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -139,6 +142,9 @@ export interface TransactionsTable {
   metadata: Json<Record<string, unknown>>;
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;
+  /** The subscription and cycle this payment bills (modules/subscriptions), or null. */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+  subscription_cycle_id: ColumnType<string | null, string | null | undefined, string | null>;
   provider: string;
   /** The provider's own reference of the payment (a card charge id), once it gave one. */
   provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
@@ -533,3 +539,105 @@ export interface EmailsTable {
   created_at: Timestamp;
 }
 export type Email = Selectable<EmailsTable>;
+
+export type PlanInterval = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
+export type DunningFinalAction = 'CANCEL' | 'PAUSE' | 'PAST_DUE';
+export interface DunningPolicy {
+  /** Card retries, in days after the first failure (default 1, 3, 5, 7). */
+  retryDays: number[];
+  finalAction: DunningFinalAction;
+  /** PIX and boleto charges are issued this many days before the due date. */
+  pixDaysBefore: number;
+  boletoDaysBefore: number;
+}
+
+export interface SubscriptionPlansTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  name: string;
+  description: string | null;
+  amount_cents: number;
+  interval: PlanInterval;
+  interval_count: number;
+  trial_days: number;
+  max_subscribers: number | null;
+  /** Seats taken: subscriptions not CANCELLED or EXPIRED (the race-safe maxSubscribers counter). */
+  subscriber_count: Generated<number>;
+  payment_methods: Json<PaymentMethod[]>;
+  dunning: Json<DunningPolicy>;
+  status: 'ACTIVE' | 'INACTIVE';
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type SubscriptionPlan = Selectable<SubscriptionPlansTable>;
+
+export type SubscriptionStatus = 'TRIALING' | 'INCOMPLETE' | 'ACTIVE' | 'PAST_DUE' | 'PAUSED' | 'CANCELLED' | 'EXPIRED';
+
+export interface SubscriptionsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  plan_id: string;
+  client_id: string;
+  client_name: string;
+  client_email: string;
+  client_document: string;
+  client_phone: string | null;
+  status: SubscriptionStatus;
+  payment_method: PaymentMethod;
+  /** The provider's card token: the PAN and CVV are never stored. */
+  card_token: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  /** The instant periods are counted from (calendar.ts): the first paid period's start. */
+  anchor_at: Timestamp;
+  /** Periods since the anchor (0 = the first paid period, or the trial). */
+  period_index: Generated<number>;
+  current_period_start: Timestamp;
+  current_period_end: Timestamp;
+  trial_end: NullableTimestamp;
+  trial_will_end_sent: Generated<boolean>;
+  cancel_at_period_end: Generated<boolean>;
+  cancel_reason: string | null;
+  cancelled_at: NullableTimestamp;
+  paused_at: NullableTimestamp;
+  resumes_at: NullableTimestamp;
+  ended_at: NullableTimestamp;
+  coupon_id: string | null;
+  pending_plan_id: string | null;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  next_action_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Subscription = Selectable<SubscriptionsTable>;
+
+export type CycleStatus = 'OPEN' | 'PAID' | 'PAST_DUE' | 'VOID' | 'UNCOLLECTIBLE';
+
+export interface SubscriptionCyclesTable {
+  id: string;
+  subscription_id: string;
+  user_id: string;
+  livemode: boolean;
+  number: number;
+  kind: 'PERIOD' | 'PRORATION';
+  period_start: Timestamp;
+  period_end: Timestamp;
+  due_at: Timestamp;
+  amount_cents: number;
+  discount_cents: Generated<number>;
+  status: CycleStatus;
+  attempts: Generated<number>;
+  next_retry_at: NullableTimestamp;
+  transaction_id: string | null;
+  failure_reason: string | null;
+  hard_declined: Generated<boolean>;
+  paid_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type SubscriptionCycle = Selectable<SubscriptionCyclesTable>;

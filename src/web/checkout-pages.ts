@@ -43,6 +43,7 @@ const DECLINE_PT: Record<string, string> = {
   EXPIRED_CARD: 'cartão vencido',
   INCORRECT_CVV: 'código de segurança incorreto',
   PROCESSING_ERROR: 'erro de processamento no emissor',
+  STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
   OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
   SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
 };

@@ -8,6 +8,7 @@ import * as m005 from './005_wallet.ts';
 import * as m006 from './006_merchant_fees.ts';
 import * as m007 from './007_provider_refs.ts';
 import * as m010 from './010_emails.ts';
+import * as m011 from './011_subscriptions.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '006_merchant_fees': m006,
   '007_provider_refs': m007,
   '010_emails': m010,
+  '011_subscriptions': m011,
 };
