@@ -2,8 +2,8 @@
 // plain sight, so that no module changes behaviour because another was imported:
 //   - events fan out to webhook deliveries (EventLog + webhookFanout);
 //   - the ledger records balance.updated through the same event log;
-//   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery) and
-//     the coupon use (transactions/hooks.ts);
+//   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery),
+//     the coupon use and a subscription cycle's outcome (transactions/hooks.ts);
 //   - link changes drop the hosted page cache;
 //   - payment and payout providers are chosen from the configuration (payments/provider.ts).
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
@@ -24,6 +24,8 @@ import { countCouponUse } from './modules/coupons/service.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
 import type { KycDeps } from './modules/kyc/service.ts';
+import { subscriptionHooks } from './modules/subscriptions/cycles.ts';
+import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { Ledger } from './modules/ledger/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
@@ -61,6 +63,7 @@ export interface Deps {
   advances: AdvanceDeps;
   /** Outgoing e-mail: the outbox sweep's sender (SMTP_URL, or store only). */
   mail: MailDeps;
+  subscriptions: SubscriptionDeps;
 }
 
 export interface DepsOptions {
@@ -89,7 +92,8 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: countCouponUse }, ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: countCouponUse }, subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
   return {
     config,
     database,
@@ -105,12 +109,13 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     payouts,
     pages,
     webhooks: new Webhooks({ db, database, config, cursors, log }),
-    transactions: { db, config, providers, cursors, fees, events, ledger, hooks, log },
+    transactions,
     paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
     kyc: { db, events },
     withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
     advances: { db, fees, events, ledger },
     mail: { db, mailer: opts.mailer ?? createMailer(config.mail), log },
+    subscriptions: { db, config, events, cursors, transactions, log },
   };
 }
 

@@ -595,7 +595,7 @@ export interface SubscriptionsTable {
   card_exp_year: number | null;
   /** The instant periods are counted from (calendar.ts): the first paid period's start. */
   anchor_at: Timestamp;
-  /** Periods since the anchor (0 = the first paid period, or the trial). */
+  /** The current period's index from the anchor (-1 during a trial); period k is billed by cycle k + 1. */
   period_index: Generated<number>;
   current_period_start: Timestamp;
   current_period_end: Timestamp;
@@ -611,6 +611,11 @@ export interface SubscriptionsTable {
   pending_plan_id: string | null;
   metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
   next_action_at: NullableTimestamp;
+  /**
+   * How far this subscription's clock runs ahead of the wall clock (development simulations,
+   * POST .../simulate): its steps run at now + offset; next_action_at is kept in wall-clock time.
+   */
+  clock_offset_ms: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -636,6 +641,10 @@ export interface SubscriptionCyclesTable {
   transaction_id: string | null;
   failure_reason: string | null;
   hard_declined: Generated<boolean>;
+  /** When the cycle first failed (card declined, PIX/boleto unpaid): retries count from here. */
+  first_failed_at: NullableTimestamp;
+  /** When the last charge of this cycle was issued (the sweep's clock, so simulated time counts). */
+  last_attempt_at: NullableTimestamp;
   paid_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -23,6 +23,8 @@ export const ErrorCodes = [
   'PAYMENT_LINK_UNAVAILABLE',
   'INVALID_COUPON',
   'COUPON_ALREADY_EXISTS',
+  'PLAN_UNAVAILABLE',
+  'PLAN_FULL',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
+import { advanceDue } from '../modules/subscriptions/cycles.ts';
 import { expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
@@ -21,6 +22,7 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
+    { name: 'subscriptions', batch: 50, run: (now) => advanceDue(deps.subscriptions, now, 50) },
     { name: 'send-emails', batch: 50, run: (now) => sendDueEmails(deps.mail, now, 50) },
   ];
 }

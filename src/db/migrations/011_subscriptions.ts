@@ -6,7 +6,7 @@ import { runSql } from './run-sql.ts';
 // ledger, fees, settlement, refunds and webhooks apply to it unchanged.
 // - subscriber_count on the plan is the seat counter: a guarded UPDATE (count < max) is the
 //   race-safe maxSubscribers check; a subscription that ends gives its seat back.
-// - (subscription_id, number) is unique: a period is billed once however many workers race.
+// - (subscription_id, number) is unique for periods: a period is billed once however many workers race.
 // - next_action_at is when the sweep must look at a subscription next (renewal, charge issue,
 //   retry, trial end, expiry, resume); the partial index keeps that sweep's claim cheap.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -67,6 +67,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       pending_plan_id uuid REFERENCES subscription_plans(id),
       metadata jsonb NOT NULL DEFAULT '{}',
       next_action_at timestamptz,
+      clock_offset_ms bigint NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL
     );
@@ -92,11 +93,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       transaction_id uuid,
       failure_reason text,
       hard_declined boolean NOT NULL DEFAULT false,
+      first_failed_at timestamptz,
+      last_attempt_at timestamptz,
       paid_at timestamptz,
       created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL,
-      UNIQUE (subscription_id, number)
+      updated_at timestamptz NOT NULL
     );
+    CREATE UNIQUE INDEX subscription_cycles_period ON subscription_cycles (subscription_id, number) WHERE kind = 'PERIOD';
+    CREATE INDEX subscription_cycles_subscription ON subscription_cycles (subscription_id, created_at);
     CREATE INDEX subscription_cycles_user ON subscription_cycles (user_id, livemode, created_at);
 
     ALTER TABLE transactions ADD COLUMN subscription_id uuid;
