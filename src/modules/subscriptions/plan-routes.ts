@@ -1,10 +1,11 @@
-// Plans over HTTP. Merchant routes answer under /api/subscriptions (the spec's family) and
+// Plans (and the subscription metrics) over HTTP. Merchant routes answer under /api/subscriptions (the spec's family) and
 // /api/v1/subscriptions: one handler, both paths (each route is declared in a loop over the two
 // prefixes). They take an API key with subscriptions:read or subscriptions:write, or a dashboard token.
 import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { createPlan, deletePlan, getPlan, listPlans, planView, updatePlan } from './plans.ts';
-import { CreatePlanBody, ListPlansQuery, PlanListResponse, PlanResponse, UpdatePlanBody } from './schemas.ts';
+import { subscriptionMetrics } from './metrics.ts';
+import { CreatePlanBody, ListPlansQuery, MetricsQuery, MetricsResponse, PlanListResponse, PlanResponse, UpdatePlanBody } from './schemas.ts';
 
 import { PREFIXES, READ, WRITE } from './schemas.ts';
 
@@ -14,6 +15,21 @@ export default async function planRoutes(app: App) {
   const tags = ['Subscriptions'];
 
   for (const prefix of PREFIXES) {
+    app.get(
+      `${prefix}/metrics`,
+      {
+        config: READ,
+        schema: {
+          tags,
+          summary: 'MRR, churn and subscriber counts of a month',
+          description: 'month=YYYY-MM (São Paulo calendar; default the current month, as of now). Formulas in docs/subscriptions.md.',
+          querystring: MetricsQuery,
+          response: { 200: MetricsResponse, ...errors(400, 401, 403) },
+        },
+      },
+      async (req) => ({ message: 'OK', metrics: await subscriptionMetrics(db, req.auth, req.query.month) }),
+    );
+
     app.post(
       `${prefix}/plans`,
       { config: WRITE, schema: { tags, summary: 'Create a plan', body: CreatePlanBody, response: { 201: PlanResponse, ...errors(400, 401, 403) } } },

@@ -253,3 +253,32 @@ export const MetricsQuery = Type.Object({ month: Type.Optional(Type.String({ pat
 
 export type CreatePlanInput = Static<typeof CreatePlanBody>;
 export type UpdatePlanInput = Static<typeof UpdatePlanBody>;
+
+export const MetricsResponse = Type.Object({
+  message: Type.String(),
+  metrics: Type.Object({
+    month: Type.String(),
+    mrrCents: Type.Integer({ description: 'Monthly recurring revenue at the end of the month (intervals normalised to months)' }),
+    mrr: Type.Integer({ description: 'Same as mrrCents' }),
+    activeSubscribers: Type.Integer(),
+    totalActive: Type.Integer({ description: 'Same as activeSubscribers' }),
+    totalCancelled: Type.Integer(),
+    totalPaused: Type.Integer(),
+    trialing: Type.Integer(),
+    pastDue: Type.Integer(),
+    newSubscribers: Type.Integer(),
+    cancellations: Type.Integer({ description: 'Subscriptions paying at the start of the month and cancelled in it' }),
+    activeAtStart: Type.Integer(),
+    churnRate: Type.Number({ description: 'cancellations / activeAtStart (0 when none), 4 decimals' }),
+    mrrAtStartCents: Type.Integer(),
+    revenueChurnRate: Type.Number({ description: '(churn + contraction) / MRR at the start, 4 decimals' }),
+    movements: Type.Object({
+      newCents: Type.Integer(),
+      expansionCents: Type.Integer(),
+      contractionCents: Type.Integer(),
+      churnCents: Type.Integer(),
+      reactivationCents: Type.Integer(),
+      netCents: Type.Integer({ description: 'new + expansion + reactivation - contraction - churn = mrrCents - mrrAtStartCents' }),
+    }),
+  }),
+});
