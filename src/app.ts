@@ -33,6 +33,7 @@ import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
+import subscriptionPageRoutes from './web/subscription-routes.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
@@ -131,6 +132,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(couponRoutes);
   await app.register(checkoutRoutes);
   await app.register(checkoutPageRoutes);
+  await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);
 
   return app;

@@ -36,7 +36,7 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 .stack>*+*{margin-top:10px}.center{text-align:center}
 `;
 
-const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
+export const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
 const DECLINE_PT: Record<string, string> = {
   CARD_DECLINED: 'o cartão foi recusado pelo emissor',
   INSUFFICIENT_FUNDS: 'saldo ou limite insuficiente',
@@ -71,7 +71,7 @@ export interface Rendered {
 }
 
 /** Page shell with the checkout CSS, the script and (only when a valid pixel id is given) the pixel. */
-function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
+export function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
   const pixel = opts.pixel && /^[0-9]{5,20}$/.test(opts.pixel) ? opts.pixel : null;
   let head = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}</style>`;
   let csp = PAGE_CSP;
@@ -88,7 +88,7 @@ function shell(opts: { title: string; body: string; assets: AssetRef; pixel: str
   return { html: page({ title: opts.title, head, body: opts.body }), csp };
 }
 
-function top(merchantName: string, sandbox: boolean): string {
+export function top(merchantName: string, sandbox: boolean): string {
   return (
     `<div class="top"><span>${e(merchantName)}</span><span class="muted">Pagamento seguro</span></div>` +
     (sandbox ? `<p class="sandbox" role="note"><strong>Ambiente de testes:</strong> nenhum valor real será cobrado.</p>` : '')
@@ -128,7 +128,7 @@ export const UNAVAILABLE_PT = {
   SOLD_OUT: ['Esgotado', 'Todas as unidades disponíveis já foram vendidas.'],
 } as const;
 
-function field(id: string, label: string, attrs: string, hint = ''): string {
+export function field(id: string, label: string, attrs: string, hint = ''): string {
   return `<label for="${id}">${label}</label><input id="${id}" ${attrs} aria-describedby="${id}-error"><p id="${id}-error" class="field-error" hidden></p>${hint}`;
 }
 

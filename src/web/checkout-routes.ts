@@ -12,7 +12,9 @@ import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
 
 const SCRIPT = readFileSync(new URL('./assets/checkout.js', import.meta.url));
 const SCRIPT_VERSION = createHash('sha256').update(SCRIPT).digest('hex').slice(0, 12);
-const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
+/** The hosted pages' one script, with its content hash in the URL (cached for a year). */
+export const ASSETS: AssetRef = { scriptUrl: `/assets/checkout.js?v=${SCRIPT_VERSION}` };
+export const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
 
 function pageHeaders(reply: FastifyReply, status: number, csp: string) {
   return reply
@@ -24,7 +26,7 @@ function pageHeaders(reply: FastifyReply, status: number, csp: string) {
     .header('X-Content-Type-Options', 'nosniff');
 }
 
-function send(reply: FastifyReply, status: number, r: Rendered) {
+export function send(reply: FastifyReply, status: number, r: Rendered) {
   return pageHeaders(reply, status, r.csp)
     .serializer((x: unknown) => x as string)
     .send(r.html);
@@ -40,7 +42,7 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
 
 export default async function checkoutPageRoutes(app: App) {
   const { db, config, pages } = app.deps;
-  const assets: AssetRef = { scriptUrl: `/assets/checkout.js?v=${SCRIPT_VERSION}` };
+  const assets = ASSETS;
   const secureCookie = config.checkoutUrl.startsWith('https://');
 
   app.get(

@@ -163,3 +163,34 @@ export async function deletePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
     return { deactivated: !!any, plan };
   });
 }
+
+export function publicPlanView(p: SubscriptionPlan, merchantName: string) {
+  const full = p.max_subscribers !== null && p.subscriber_count >= p.max_subscribers;
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    amountCents: p.amount_cents,
+    currency: 'BRL' as const,
+    interval: p.interval,
+    intervalCount: p.interval_count,
+    trialDays: p.trial_days,
+    paymentMethods: p.payment_methods,
+    merchantName,
+    available: p.status === 'ACTIVE' && !full,
+    unavailableReason: p.status !== 'ACTIVE' ? 'INACTIVE' : full ? 'FULL' : null,
+    sandbox: !p.livemode,
+  };
+}
+
+/** A plan by id with its merchant's name (no scope: public), archived ones left out. */
+export function findPublicPlan(db: Executor, id: string) {
+  return db
+    .selectFrom('subscription_plans')
+    .innerJoin('users', 'users.id', 'subscription_plans.user_id')
+    .selectAll('subscription_plans')
+    .select('users.name as merchant_name')
+    .where('subscription_plans.id', '=', id)
+    .where('subscription_plans.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

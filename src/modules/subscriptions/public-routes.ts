@@ -11,9 +11,10 @@ import { emptyBodyIsObject, errors, IdParams, Nullable, Timestamp, Uuid } from '
 import { admitCheckout, cardGuard } from '../checkout/limits.ts';
 import { CardData } from '../transactions/schemas.ts';
 import { manageUrl, verifyLinkToken } from './links.ts';
+import { findPublicPlan, publicPlanView } from './plans.ts';
 import { CheckoutSubscriptionBody, PlanIdParams, PublicPlanResponse, SubscriptionView } from './schemas.ts';
 import { cancelSubscription, fullView, pauseSubscription, retrySubscription, subscribe, updateCard } from './service.ts';
-import type { Subscription, SubscriptionPlan } from '../../db/types.ts';
+import type { Subscription } from '../../db/types.ts';
 
 /** Self-service actions per subscription per 10 minutes. */
 const SELF_ACTIONS_PER_WINDOW = 10;
@@ -34,37 +35,6 @@ const PublicSubscription = Type.Object({
 const PublicSubscriptionResponse = Type.Object({ message: Type.String(), subscription: PublicSubscription });
 const TokenQuery = Type.Object({ t: Type.String({ maxLength: 200 }) });
 const SelfCancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })), atPeriodEnd: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
-
-export function publicPlanView(p: SubscriptionPlan, merchantName: string) {
-  const full = p.max_subscribers !== null && p.subscriber_count >= p.max_subscribers;
-  return {
-    id: p.id,
-    name: p.name,
-    description: p.description,
-    amountCents: p.amount_cents,
-    currency: 'BRL' as const,
-    interval: p.interval,
-    intervalCount: p.interval_count,
-    trialDays: p.trial_days,
-    paymentMethods: p.payment_methods,
-    merchantName,
-    available: p.status === 'ACTIVE' && !full,
-    unavailableReason: p.status !== 'ACTIVE' ? 'INACTIVE' : full ? 'FULL' : null,
-    sandbox: !p.livemode,
-  };
-}
-
-/** A plan by id with its merchant's name (no scope: public), archived ones left out. */
-export function findPublicPlan(app: App, id: string) {
-  return app.deps.db
-    .selectFrom('subscription_plans')
-    .innerJoin('users', 'users.id', 'subscription_plans.user_id')
-    .selectAll('subscription_plans')
-    .select('users.name as merchant_name')
-    .where('subscription_plans.id', '=', id)
-    .where('subscription_plans.deleted_at', 'is', null)
-    .executeTakeFirst();
-}
 
 export default async function publicSubscriptionRoutes(app: App) {
   const { db, config, limiter } = app.deps;
@@ -111,7 +81,7 @@ export default async function publicSubscriptionRoutes(app: App) {
       },
     },
     async (req) => {
-      const plan = await findPublicPlan(app, req.params.planId);
+      const plan = await findPublicPlan(db, req.params.planId);
       if (!plan) throw notFound('Plan');
       return { message: 'OK', plan: publicPlanView(plan, plan.merchant_name) };
     },
@@ -132,7 +102,7 @@ export default async function publicSubscriptionRoutes(app: App) {
     },
     async (req, reply) => {
       await admitCheckout(limiter, config.checkoutLimits, req);
-      const plan = await findPublicPlan(app, req.body.planId);
+      const plan = await findPublicPlan(db, req.body.planId);
       if (!plan) throw notFound('Plan');
       const b = req.body;
       const sub = await subscribe(
