@@ -2,6 +2,7 @@
 // maxSubscribers counted race-safely 50-way, a renewal racing a cancel, two sweeps racing over the
 // same due subscriptions. The ledger is checked after each.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
 import { appOver, call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
@@ -18,7 +19,7 @@ describe('subscriptions under concurrency', () => {
   before(async () => {
     ctx = await startApp();
     // A second instance on the same database: requests and sweeps race across processes' pools.
-    second = await appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter() });
+    second = await appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter(), logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
     m = await merchant(ctx.app);
   });
   after(async () => {

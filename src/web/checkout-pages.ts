@@ -132,6 +132,13 @@ export function field(id: string, label: string, attrs: string, hint = ''): stri
   return `<label for="${id}">${label}</label><input id="${id}" ${attrs} aria-describedby="${id}-error"><p id="${id}-error" class="field-error" hidden></p>${hint}`;
 }
 
+/** The card inputs of every page that takes a card (the checkout script reads them by id). */
+export function cardFields(): string {
+  return `${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
+${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
+<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>`;
+}
+
 export function payPage(d: PayPageData, assets: AssetRef): Rendered {
   const s = d.settings;
   const methods = (['PIX', 'CARD', 'BOLETO'] as const).filter((m) => (m === 'PIX' ? s.pixEnabled : m === 'CARD' ? s.creditCardEnabled : s.boletoEnabled));
@@ -154,9 +161,7 @@ ${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required'
     .join('');
   const cardPanel = s.creditCardEnabled
     ? `<div id="panel-CARD" class="panel"${first === 'CARD' ? '' : ' hidden'}>
-${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
-${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
-<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>
+${cardFields()}
 <label for="installments">Parcelas</label><select id="installments" name="installments"></select>
 </div>`
     : '';

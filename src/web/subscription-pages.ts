@@ -5,7 +5,7 @@
 import type { PaymentMethod } from '../db/types.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { cadenceLabel, type Cadence } from '../modules/subscriptions/calendar.ts';
-import { field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
+import { cardFields, field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
 import { formatBRL } from './format.ts';
 
 const dateBR = (d: Date | string) => new Date(new Date(d).getTime() - 3 * 3600_000).toISOString().slice(0, 10).split('-').reverse().join('/');
@@ -20,12 +20,6 @@ export interface SubscribePageData {
   methods: PaymentMethod[];
   merchantName: string;
   sandbox: boolean;
-}
-
-function cardFields(): string {
-  return `${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
-${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
-<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>`;
 }
 
 export function subscribePage(d: SubscribePageData, assets: AssetRef): Rendered {

@@ -24,6 +24,7 @@ import type { TransactionHooks } from '../transactions/hooks.ts';
 import { changeStatus, chargeStoredCard, createTransaction, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
 import { cadenceLabel, period, type Cadence } from './calendar.ts';
 import { manageUrl } from './links.ts';
+import { subscriptionEventData } from './view.ts';
 
 export interface EngineDeps {
   db: Db;
@@ -63,25 +64,6 @@ export function unpaidCycles(db: Db | Trx, subscriptionId: string) {
 
 export async function recordEvent(deps: Pick<EngineDeps, 'events'>, trx: Trx, sub: Subscription, type: EventType, extra: Record<string, unknown> = {}) {
   await deps.events.record(trx, scopeOf(sub), [{ type, data: { ...subscriptionEventData(sub), ...extra } }]);
-}
-
-/** Event payload of a subscription: what a receiver needs, the document left out. */
-export function subscriptionEventData(s: Subscription) {
-  return {
-    id: s.id,
-    planId: s.plan_id,
-    clientId: s.client_id,
-    clientEmail: s.client_email,
-    status: s.status,
-    paymentMethod: s.payment_method,
-    currentPeriodStart: s.current_period_start,
-    currentPeriodEnd: s.current_period_end,
-    trialEnd: s.trial_end,
-    cancelAtPeriodEnd: s.cancel_at_period_end,
-    cancelledAt: s.cancelled_at,
-    cancelReason: s.cancel_reason,
-    ...(s.card_last4 ? { card: { brand: s.card_brand, last4: s.card_last4 } } : {}),
-  };
 }
 
 /** Queues one of the subscriber's e-mails (in `trx`), with the signed self-service link. */

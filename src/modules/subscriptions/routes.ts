@@ -31,8 +31,8 @@ import {
   retrySubscription,
   simulate,
   subscribe,
-  subscriptionView,
 } from './service.ts';
+import { subscriptionView } from './view.ts';
 
 export default async function subscriptionRoutes(app: App) {
   const { db, cursors } = app.deps;

@@ -11,7 +11,6 @@ import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
-import { maskDocument } from '../../payments/documents.ts';
 import type { CardToken } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
@@ -38,86 +37,13 @@ import {
   type Step,
 } from './cycles.ts';
 import { normalizeMethod, type PlanDeps } from './plans.ts';
+import { subscriptionView } from './view.ts';
 import type { CancelBody, ListSubscriptionsQuery } from './schemas.ts';
 
 export interface SubscriptionDeps extends EngineDeps, PlanDeps {}
 
 const DAY_MS = 86_400_000;
 const invalidState = (message: string) => badRequest('INVALID_STATE_TRANSITION', message, [{ field: 'status', message }]);
-
-// ---------------------------------------------------------------------------------------------
-// Views
-
-export function cycleView(c: SubscriptionCycle) {
-  return {
-    id: c.id,
-    number: c.number,
-    kind: c.kind,
-    periodStart: c.period_start,
-    periodEnd: c.period_end,
-    dueAt: c.due_at,
-    amountCents: c.amount_cents - c.discount_cents,
-    discountCents: c.discount_cents,
-    status: c.status,
-    attempts: c.attempts,
-    nextRetryAt: c.next_retry_at,
-    failureReason: c.failure_reason,
-    transactionId: c.transaction_id,
-    paidAt: c.paid_at,
-  };
-}
-
-interface PaymentView {
-  transactionId: string;
-  status: string;
-  amountCents: number;
-  pixCode: string | null;
-  boletoLine: string | null;
-  paymentUrl: string;
-}
-
-export function subscriptionView(s: Subscription, extra: { cycles?: SubscriptionCycle[]; payment?: Transaction | null; checkoutUrl?: string } = {}) {
-  const view = {
-    id: s.id,
-    planId: s.plan_id,
-    clientId: s.client_id,
-    client: { name: s.client_name, email: s.client_email, document: maskDocument(s.client_document) },
-    status: s.status,
-    paymentMethod: s.payment_method,
-    card: s.card_last4 ? { brand: s.card_brand, last4: s.card_last4, expMonth: s.card_exp_month, expYear: s.card_exp_year } : null,
-    currentPeriodStart: s.current_period_start,
-    currentPeriodEnd: s.current_period_end,
-    trialEnd: s.trial_end,
-    cancelAtPeriodEnd: s.cancel_at_period_end,
-    cancelledAt: s.cancelled_at,
-    cancelReason: s.cancel_reason,
-    pausedAt: s.paused_at,
-    resumesAt: s.resumes_at,
-    endedAt: s.ended_at,
-    pendingPlanId: s.pending_plan_id,
-    couponId: s.coupon_id,
-    metadata: s.metadata,
-    createdAt: s.created_at,
-    updatedAt: s.updated_at,
-  };
-  const out: typeof view & { cycles?: ReturnType<typeof cycleView>[]; payment?: PaymentView | null } = view;
-  if (extra.cycles) out.cycles = extra.cycles.map(cycleView);
-  if (extra.payment !== undefined) {
-    const tx = extra.payment;
-    out.payment =
-      tx && tx.status === 'PENDING'
-        ? {
-            transactionId: tx.id,
-            status: tx.status,
-            amountCents: tx.charged_cents,
-            pixCode: tx.pix_qr_code,
-            boletoLine: tx.boleto_line,
-            paymentUrl: tx.payment_method === 'BOLETO' ? `${extra.checkoutUrl}/boleto/${tx.id}` : `${extra.checkoutUrl}/checkout/${tx.id}`,
-          }
-        : null;
-  }
-  return out;
-}
 
 /** The subscription with its cycles (newest first) and its open charge, as the API shows it. */
 export async function fullView(deps: Pick<SubscriptionDeps, 'db' | 'config'>, sub: Subscription) {
