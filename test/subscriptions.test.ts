@@ -345,6 +345,18 @@ describe('subscriptions', () => {
     assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/public/00000000-0000-4000-8000-000000000000`)).status, 404);
   });
 
+  test('a card that expires before the next renewal is warned about once, at the renewal before it', async () => {
+    const plan = await newPlan();
+    const soon = new Date(Date.now() + 20 * 86_400_000); // expires at the end of that month: before the renewal after next
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: { ...GOOD, expMonth: soon.getUTCMonth() + 1, expYear: soon.getUTCFullYear() } });
+    assert.equal((await emails(sub.id, 'card_expiring')).length, 0);
+    await sim(sub.id, 31);
+    const warned = await emails(sub.id, 'card_expiring');
+    assert.equal(warned.length, 1);
+    assert.match(warned[0].subject, /VISA final 4242 vai vencer/);
+    assert.match(warned[0].text_body, /#cartao/);
+  });
+
   test('the sweep does what simulate does, on the injected clock', async () => {
     const plan = await newPlan({ trialDays: 2 });
     const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
