@@ -40,8 +40,8 @@ describe('subscriptions under concurrency', () => {
     );
     const created = results.filter((r) => r.status === 201);
     const full = results.filter((r) => r.status === 400 && r.body.code === 'PLAN_FULL');
-    assert.equal(created.length, 10, JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 400).map((r) => r.raw)));
-    assert.equal(full.length, 40);
+    assert.equal(created.length, 10, JSON.stringify(results.filter((r) => r.status !== 201 && r.body?.code !== 'PLAN_FULL').map((r) => `${r.status} ${r.raw}`)));
+    assert.equal(full.length, 40, JSON.stringify(results.filter((r) => r.status !== 201 && r.body?.code !== 'PLAN_FULL').map((r) => r.raw).slice(0, 3)));
     const stored = await ctx.app.deps.db.selectFrom('subscriptions').select('id').where('plan_id', '=', p.id).execute();
     assert.equal(stored.length, 10);
     const row = await ctx.app.deps.db.selectFrom('subscription_plans').select('subscriber_count').where('id', '=', p.id).executeTakeFirstOrThrow();
@@ -80,13 +80,14 @@ describe('subscriptions under concurrency', () => {
       const txs = await ctx.app.deps.db.selectFrom('transactions').selectAll().where('subscription_id', '=', id).execute();
       assert.ok(cycles.length <= 1, 'one renewal at most');
       assert.ok(txs.length <= 1, 'one charge at most');
-      // A renewal that won the race charged before the cancel: its cycle is paid (not voided).
+      // A renewal step that took the row before the cancel made the cycle; one after it found the
+      // subscription CANCELLED and made none. A charge under way when the cancel committed
+      // finishes (its cycle paid); one not yet started when the cancel withdrew its cycle is not made.
       if (txs.length) {
         renewed++;
         assert.equal(txs[0].status, 'PAID');
         assert.equal(cycles[0].status, 'PAID');
-        assert.ok(txs[0].created_at.getTime() <= s.cancelled_at!.getTime(), 'the charge was decided before the cancel committed');
-      }
+      } else if (cycles.length) assert.equal(cycles[0].status, 'VOID');
     }
     t.diagnostic(`renewed before the cancel: ${renewed} of ${subs.length}`);
     // Nothing is left scheduled for any of them.

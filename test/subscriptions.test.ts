@@ -321,6 +321,7 @@ describe('subscriptions', () => {
     assert.equal(livePlan.status, 201);
     const liveSub = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: live.liveKey, body: { planId: livePlan.body.plan.id, paymentMethod: 'PIX', client: { name: 'X', email: 'x@example.com', document: cpf() } } });
     assert.equal(liveSub.status, 503, 'production payments need a configured provider');
+    assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/plans/${livePlan.body.plan.id}`, { key: live.liveKey })).body.plan.subscriberCount, 0, 'refused before anything was written');
     assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/${subs[0].id}`, { key: live.liveKey })).status, 404);
   });
 

@@ -286,6 +286,10 @@ export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date
  */
 export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date): Promise<Transaction | null> {
   const scope = scopeOf(sub);
+  // A cancel or pause that committed since the step withdrew the cycle: nothing to charge. (One that
+  // commits from here on finds the charge under way and lets it finish: decided before it.)
+  const current = await deps.db.selectFrom('subscription_cycles').select('status').where('id', '=', cycle.id).executeTakeFirst();
+  if (current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') return null;
   const amount = cycle.amount_cents - cycle.discount_cents;
   if (amount <= 0) {
     // Fully discounted: nothing to collect; the cycle is paid as it is.

@@ -89,6 +89,8 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
   const wallNow = new Date();
   const now = wallNow;
   checkPlanOpen(plan);
+  // 503 before anything is written when this environment cannot take payments at all.
+  providerFor(deps.transactions, scope.livemode);
   const method = normalizeMethod(input.paymentMethod) as PaymentMethod;
   if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
   if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
