@@ -358,6 +358,29 @@ describe('subscriptions', () => {
     assert.match(warned[0].text_body, /#cartao/);
   });
 
+  test('a coupon discounts the first charge, or its first subscriptionCycles charges; its use is counted once', async () => {
+    const plan = await newPlan({ amountCents: 10000 });
+    const once = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: `UMA${Date.now()}`, discountType: 'PERCENTAGE', discountValue: 10 } });
+    const twice = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: `DUAS${Date.now()}`, discountType: 'FIXED', discountValue: 2500, subscriptionCycles: 2 } });
+    assert.equal(twice.status, 201, twice.raw);
+    assert.equal(twice.body.coupon.subscriptionCycles, 2);
+    const a = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.body.coupon.code });
+    const b = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: twice.body.coupon.code });
+    assert.equal(a.cycles[0].amountCents, 9000);
+    assert.equal(b.cycles[0].amountCents, 7500);
+    const a2 = await sim(a.id, 31);
+    let b2 = await sim(b.id, 31);
+    assert.deepEqual(a2.cycles.map((c: { amountCents: number }) => c.amountCents), [10000, 9000]);
+    assert.deepEqual(b2.cycles.map((c: { amountCents: number }) => c.amountCents), [7500, 7500]);
+    b2 = await sim(b.id, 31);
+    assert.deepEqual(b2.cycles.map((c: { amountCents: number }) => c.amountCents), [10000, 7500, 7500]);
+    const coupon = await call(ctx.app, 'GET', `/api/v1/coupons/${twice.body.coupon.id}`, { key: m.devKey });
+    assert.equal(coupon.body.coupon.usedCount, 1, 'one subscription, one use');
+    const bad = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId: plan.id, paymentMethod: 'CARD', card: GOOD, couponCode: 'NAOEXISTE', client: { name: 'X', email: 'x@example.com', document: cpf() } } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'INVALID_COUPON');
+  });
+
   test('the sweep does what simulate does, on the injected clock', async () => {
     const plan = await newPlan({ trialDays: 2 });
     const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });

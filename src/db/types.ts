@@ -365,6 +365,8 @@ export interface CouponsTable {
   valid_from: NullableTimestamp;
   valid_until: NullableTimestamp;
   product_ids: Json<string[]>;
+  /** How many charges of a subscription the coupon discounts (null: the first only). */
+  subscription_cycles: ColumnType<number | null, number | null | undefined, number | null>;
   status: Generated<'ACTIVE' | 'INACTIVE'>;
   used_count: Generated<number>;
   deleted_at: NullableTimestamp;

@@ -103,6 +103,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE INDEX subscription_cycles_subscription ON subscription_cycles (subscription_id, created_at);
     CREATE INDEX subscription_cycles_user ON subscription_cycles (user_id, livemode, created_at);
 
+    ALTER TABLE coupons ADD COLUMN subscription_cycles integer CHECK (subscription_cycles >= 1);
     ALTER TABLE transactions ADD COLUMN subscription_id uuid;
     ALTER TABLE transactions ADD COLUMN subscription_cycle_id uuid;
     CREATE INDEX transactions_subscription ON transactions (subscription_id, created_at) WHERE subscription_id IS NOT NULL;
@@ -113,7 +114,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
-    `ALTER TABLE transactions DROP COLUMN subscription_cycle_id; ALTER TABLE transactions DROP COLUMN subscription_id;
+    `ALTER TABLE coupons DROP COLUMN subscription_cycles; ALTER TABLE transactions DROP COLUMN subscription_cycle_id; ALTER TABLE transactions DROP COLUMN subscription_id;
      DROP TABLE subscription_cycles; DROP TABLE subscriptions; DROP TABLE subscription_plans;`,
   );
 }

@@ -311,7 +311,8 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   const extras = {
     subscription: { id: sub.id, cycleId: cycle.id },
-    ...(cycle.discount_cents > 0 && sub.coupon_id ? { couponId: sub.coupon_id, discountCents: cycle.discount_cents } : {}),
+    // The coupon is redeemed (its use counted) by the first charge; later discounted charges carry only the discount.
+    ...(cycle.discount_cents > 0 ? { discountCents: cycle.discount_cents, ...(cycle.number === 1 && sub.coupon_id ? { couponId: sub.coupon_id } : {}) } : {}),
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
@@ -512,14 +513,18 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
   }
 }
 
-/** The coupon's discount for the subscription's first paid cycle; none after it. */
+/** The coupon's discount for the subscription's next period cycle: its first `subscriptionCycles` (default 1) charges. */
 async function firstDiscount(trx: Trx, sub: Subscription, plan: SubscriptionPlan): Promise<number> {
   if (!sub.coupon_id) return 0;
-  const any = await trx.selectFrom('subscription_cycles').select('id').where('subscription_id', '=', sub.id).where('kind', '=', 'PERIOD').limit(1).executeTakeFirst();
-  if (any) return 0;
   const coupon = await trx.selectFrom('coupons').selectAll().where('id', '=', sub.coupon_id).executeTakeFirst();
   if (!coupon) return 0;
-  return discountFor(coupon, plan.amount_cents);
+  const { n } = await trx
+    .selectFrom('subscription_cycles')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('subscription_id', '=', sub.id)
+    .where('kind', '=', 'PERIOD')
+    .executeTakeFirstOrThrow();
+  return Number(n) < (coupon.subscription_cycles ?? 1) ? discountFor(coupon, plan.amount_cents) : 0;
 }
 
 /** The subscription's own clock: the wall clock plus its simulation offset (development). */
