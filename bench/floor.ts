@@ -129,6 +129,8 @@ app.post('/floor-sql', async (req, reply) => {
     metadata: {},
     tracking_params: {},
     postback_url: null,
+    subscription_id: null,
+    subscription_cycle_id: null,
     provider: 'sandbox',
     provider_ref: null,
     failure_reason: null,

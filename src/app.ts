@@ -15,6 +15,10 @@ import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import emailRoutes from './mail/routes.ts';
+import planRoutes from './modules/subscriptions/plan-routes.ts';
+import publicSubscriptionRoutes from './modules/subscriptions/public-routes.ts';
+import subscriptionRoutes from './modules/subscriptions/routes.ts';
 import advanceRoutes from './modules/advances/routes.ts';
 import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
@@ -34,6 +38,7 @@ import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
+import subscriptionPageRoutes from './web/subscription-routes.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
@@ -66,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler());
   app.decorate('deps', deps);
   app.addHook('onClose', () => deps.webhooks.close());
+  app.addHook('onClose', async () => deps.mail.mailer.close());
   // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
   try {
     const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
@@ -127,12 +133,17 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(withdrawalRoutes);
   await app.register(advanceRoutes);
   await app.register(kycRoutes);
+  await app.register(emailRoutes);
+  await app.register(planRoutes);
+  await app.register(subscriptionRoutes);
+  await app.register(publicSubscriptionRoutes);
   await app.register(paymentLinkRoutes);
   await app.register(couponRoutes);
   await app.register(affiliateRoutes);
   await app.register(checkoutRoutes);
   await app.register(pixApiRoutes);
   await app.register(checkoutPageRoutes);
+  await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);
 
   return app;

@@ -50,6 +50,15 @@ export interface Config {
   payouts: PayoutConfig;
   /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
   pixApi: PixApiConfig | null;
+  mail: MailConfig;
+}
+
+/** Outgoing e-mail (src/mail/). */
+export interface MailConfig {
+  /** smtp:// or smtps:// URL of the server that sends; null = messages are only stored (GET /api/v1/emails). */
+  smtpUrl: string | null;
+  /** The From header of every message. */
+  from: string;
 }
 
 /**
@@ -192,6 +201,9 @@ export function loadConfig(env: Env = process.env): Config {
     withdrawalCents: int(env, 'FEE_WITHDRAWAL_CENTS', 350, 0, 100000, problems),
     advanceMonthlyBp: int(env, 'FEE_ADVANCE_MONTHLY_BP', 299, 0, 10000, problems),
   };
+  const smtpUrl = smtpConfig(env, problems);
+  const mailFrom = env.MAIL_FROM?.trim() || 'Cofre <nao-responda@cofre.local>';
+  if (/[\r\n]/.test(mailFrom) || !/@/.test(mailFrom)) problems.push(`MAIL_FROM must be one address, e.g. "Loja <nao-responda@loja.com.br>" (got "${mailFrom}")`);
 
   const bankCode = env.BOLETO_BANK_CODE?.trim() || '000';
   if (!/^\d{3}$/.test(bankCode)) problems.push(`BOLETO_BANK_CODE must be 3 digits (got "${bankCode}")`);
@@ -263,7 +275,22 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks,
     payouts,
     pixApi,
+    mail: { smtpUrl, from: mailFrom },
   };
+}
+
+/** SMTP_URL, checked without echoing it: it usually carries the server's password. */
+function smtpConfig(env: Env, problems: string[]): string | null {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  try {
+    const u = new URL(raw);
+    if ((u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname) return raw;
+  } catch {
+    /* reported below */
+  }
+  problems.push('SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:password@smtp.example.com:465 (value not shown: it may hold a password)');
+  return null;
 }
 
 /** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */

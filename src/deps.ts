@@ -27,6 +27,10 @@ import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
 import type { KycDeps } from './modules/kyc/service.ts';
 import { Ledger } from './modules/ledger/service.ts';
+import type { MailDeps } from './mail/outbox.ts';
+import { createMailer, type Mailer } from './mail/transport.ts';
+import { subscriptionHooks } from './modules/subscriptions/cycles.ts';
+import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
@@ -57,6 +61,9 @@ export interface Deps {
   pages: PageCache;
   /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, by `worker`, or by tests). */
   webhooks: Webhooks;
+  /** Outgoing e-mail: the outbox sweep's sender (SMTP_URL, or store only). */
+  mail: MailDeps;
+  subscriptions: SubscriptionDeps;
   // What each module with collaborators is given (its functions take it as first argument).
   transactions: TransactionDeps;
   paymentLinks: LinkDeps;
@@ -80,6 +87,8 @@ export interface DepsOptions {
   payouts?: PayoutProviders;
   /** Hooks run by every payment status change after the built-in ones (tests inject failures). */
   extraHooks?: TransactionHooks[];
+  /** A mailer instead of the configured one (tests). */
+  mailer?: Mailer;
 }
 
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
@@ -93,7 +102,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
@@ -119,6 +128,8 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     pixApi,
     affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
     commissions: { db, events, ledger },
+    mail: { db, mailer: opts.mailer ?? createMailer(config.mail), log },
+    subscriptions: { db, config, events, cursors, transactions, log },
   };
 }
 

@@ -106,6 +106,10 @@ export interface DB {
   affiliate_links: AffiliateLinksTable;
   affiliate_commissions: AffiliateCommissionsTable;
   affiliate_clicks: AffiliateClicksTable;
+  emails: EmailsTable;
+  subscription_plans: SubscriptionPlansTable;
+  subscriptions: SubscriptionsTable;
+  subscription_cycles: SubscriptionCyclesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -155,6 +159,9 @@ export interface TransactionsTable {
   metadata: Json<Record<string, unknown>>;
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;
+  /** The subscription and cycle this payment bills (modules/subscriptions), or null. */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+  subscription_cycle_id: ColumnType<string | null, string | null | undefined, string | null>;
   provider: string;
   /** The provider's own reference of the payment (a card charge id), once it gave one. */
   provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
@@ -384,6 +391,8 @@ export interface CouponsTable {
   valid_from: NullableTimestamp;
   valid_until: NullableTimestamp;
   product_ids: Json<string[]>;
+  /** How many charges of a subscription the coupon discounts (null: the first only). */
+  subscription_cycles: ColumnType<number | null, number | null | undefined, number | null>;
   status: Generated<'ACTIVE' | 'INACTIVE'>;
   used_count: Generated<number>;
   deleted_at: NullableTimestamp;
@@ -619,3 +628,140 @@ export interface AffiliateClicksTable {
   ip_hash: string;
   hour: Timestamp;
 }
+
+export type EmailStatus = 'QUEUED' | 'SENT' | 'STORED' | 'FAILED';
+
+/** The outbox of outgoing e-mail (src/mail/outbox.ts). */
+export interface EmailsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  template: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: EmailStatus;
+  attempts: Generated<number>;
+  /** When the sweep may (re)try a QUEUED message; a claimed one is pushed ahead by the lease. */
+  next_attempt_at: NullableTimestamp;
+  last_error: string | null;
+  /** The SMTP server's Message-ID once sent. */
+  message_id: string | null;
+  /** What the message is about (a subscription), for listing. */
+  related_id: string | null;
+  sent_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+export type Email = Selectable<EmailsTable>;
+
+export type PlanInterval = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
+export type DunningFinalAction = 'CANCEL' | 'PAUSE' | 'PAST_DUE';
+export interface DunningPolicy {
+  /** Card retries, in days after the first failure (default 1, 3, 5, 7). */
+  retryDays: number[];
+  finalAction: DunningFinalAction;
+  /** PIX and boleto charges are issued this many days before the due date. */
+  pixDaysBefore: number;
+  boletoDaysBefore: number;
+}
+
+export interface SubscriptionPlansTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  name: string;
+  description: string | null;
+  amount_cents: number;
+  interval: PlanInterval;
+  interval_count: number;
+  trial_days: number;
+  max_subscribers: number | null;
+  /** Seats taken: subscriptions not CANCELLED or EXPIRED (the race-safe maxSubscribers counter). */
+  subscriber_count: Generated<number>;
+  payment_methods: Json<PaymentMethod[]>;
+  dunning: Json<DunningPolicy>;
+  status: 'ACTIVE' | 'INACTIVE';
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type SubscriptionPlan = Selectable<SubscriptionPlansTable>;
+
+export type SubscriptionStatus = 'TRIALING' | 'INCOMPLETE' | 'ACTIVE' | 'PAST_DUE' | 'PAUSED' | 'CANCELLED' | 'EXPIRED';
+
+export interface SubscriptionsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  plan_id: string;
+  client_id: string;
+  client_name: string;
+  client_email: string;
+  client_document: string;
+  client_phone: string | null;
+  status: SubscriptionStatus;
+  payment_method: PaymentMethod;
+  /** The provider's card token: the PAN and CVV are never stored. */
+  card_token: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  /** The instant periods are counted from (calendar.ts): the first paid period's start. */
+  anchor_at: Timestamp;
+  /** The current period's index from the anchor (-1 during a trial); period k is billed by cycle k + 1. */
+  period_index: Generated<number>;
+  current_period_start: Timestamp;
+  current_period_end: Timestamp;
+  trial_end: NullableTimestamp;
+  trial_will_end_sent: Generated<boolean>;
+  cancel_at_period_end: Generated<boolean>;
+  cancel_reason: string | null;
+  cancelled_at: NullableTimestamp;
+  paused_at: NullableTimestamp;
+  resumes_at: NullableTimestamp;
+  ended_at: NullableTimestamp;
+  coupon_id: string | null;
+  pending_plan_id: string | null;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  next_action_at: NullableTimestamp;
+  /**
+   * How far this subscription's clock runs ahead of the wall clock (development simulations,
+   * POST .../simulate): its steps run at now + offset; next_action_at is kept in wall-clock time.
+   */
+  clock_offset_ms: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Subscription = Selectable<SubscriptionsTable>;
+
+export type CycleStatus = 'OPEN' | 'PAID' | 'PAST_DUE' | 'VOID' | 'UNCOLLECTIBLE';
+
+export interface SubscriptionCyclesTable {
+  id: string;
+  subscription_id: string;
+  user_id: string;
+  livemode: boolean;
+  number: number;
+  kind: 'PERIOD' | 'PRORATION';
+  period_start: Timestamp;
+  period_end: Timestamp;
+  due_at: Timestamp;
+  amount_cents: number;
+  discount_cents: Generated<number>;
+  status: CycleStatus;
+  attempts: Generated<number>;
+  next_retry_at: NullableTimestamp;
+  transaction_id: string | null;
+  failure_reason: string | null;
+  hard_declined: Generated<boolean>;
+  /** When the cycle first failed (card declined, PIX/boleto unpaid): retries count from here. */
+  first_failed_at: NullableTimestamp;
+  /** When the last charge of this cycle was issued (the sweep's clock, so simulated time counts). */
+  last_attempt_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type SubscriptionCycle = Selectable<SubscriptionCyclesTable>;

@@ -3,6 +3,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { sendDueEmails } from '../mail/outbox.ts';
+import { advanceDue } from '../modules/subscriptions/cycles.ts';
 import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
@@ -20,6 +22,8 @@ export interface Sweep {
 /** The background work of a process: every time-based sweep, over the dependencies of deps.ts. */
 export function sweeps(deps: Deps): Sweep[] {
   return [
+    { name: 'subscriptions', batch: 50, run: (now) => advanceDue(deps.subscriptions, now, 50) },
+    { name: 'send-emails', batch: 50, run: (now) => sendDueEmails(deps.mail, now, 50) },
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
     { name: 'expire-card-authorizations', batch: 50, run: (now) => expireAuthorizations(deps.transactions, now, 50) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },

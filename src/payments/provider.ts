@@ -8,7 +8,13 @@ import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { PayoutProvider } from './payouts.ts';
 
-export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR';
+export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR' | 'STOLEN_CARD';
+
+/**
+ * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired):
+ * a subscription's dunning does not retry them, the subscriber must give another card.
+ */
+export const HARD_DECLINES: ReadonlySet<string> = new Set<CardDeclineReason>(['STOLEN_CARD', 'EXPIRED_CARD']);
 
 /** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
@@ -81,6 +87,23 @@ export interface CancelRequest {
 
 export type ProviderResult = { ok: true } | { ok: false; reason: string; message: string };
 
+/** A card kept by the provider for later charges (subscriptions): the PAN and CVV stay with it. */
+export interface CardToken {
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  /** Four digits. */
+  expYear: number;
+}
+
+export interface TokenChargeRequest {
+  /** As CardChargeRequest.reference: the transaction id, an idempotency key. */
+  reference: string;
+  token: string;
+  amountCents: number;
+}
+
 export type CardResult = { approved: true; reference: string } | { approved: false; reason: CardDeclineReason; message: string };
 
 export interface RefundRequest {
@@ -127,6 +150,14 @@ export interface PaymentProvider {
   /** Withdraws a pending PIX or boleto charge, so it can no longer be paid. */
   cancelCharge(req: CancelRequest): Promise<ProviderResult>;
   refund(req: RefundRequest): Promise<RefundResult>;
+  /**
+   * Keeps a card for later charges and returns its token (no charge is made). Optional: a provider
+   * without stored cards cannot take card subscriptions. The card was validated (Luhn, expiry) by
+   * the caller; a provider may still refuse it (a rejection with the field and reason).
+   */
+  tokenizeCard?(card: CardInput): Promise<CardToken>;
+  /** Charges a stored card once per reference (a merchant-initiated recurring charge: no CVV). */
+  chargeToken?(req: TokenChargeRequest): Promise<CardResult>;
   /**
    * Turns a notification from the provider into the status changes it reports. A provider that can
    * be lied to confirms each one with its own API before returning it; the sandbox's notifications

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
+import { validateCard, type CardInput } from './card.ts';
 import { buildBoleto } from './boleto.ts';
 import type { PayoutFailureReason, PayoutProvider, PayoutRequest, PayoutResult } from './payouts.ts';
 import { buildBrCode, newTxid } from './pix.ts';
@@ -13,10 +14,12 @@ import type {
   CardChargeRequest,
   CardDeclineReason,
   CardResult,
+  CardToken,
   PaymentProvider,
   PixCharge,
   PixRequest,
   ProviderEvent,
+  TokenChargeRequest,
   ProviderResult,
   RefundResult,
 } from './provider.ts';
@@ -29,6 +32,8 @@ export const SANDBOX_CARDS: Record<string, { reason: CardDeclineReason; message:
   '4000000000000127': { reason: 'INCORRECT_CVV', message: 'Incorrect security code' },
   '4000000000000119': { reason: 'PROCESSING_ERROR', message: 'Processing error at the issuer' },
   '5105105105105100': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
+  // A hard decline (HARD_DECLINES): a subscription's dunning never retries it.
+  '4000000000009979': { reason: 'STOLEN_CARD', message: 'Card reported stolen: do not retry' },
 };
 
 const DICT_MISS = { reason: 'PIX_KEY_NOT_FOUND', message: 'PIX key not found in the directory (DICT)' } as const;
@@ -101,6 +106,38 @@ export class SandboxProvider implements PaymentProvider {
 
   async cancelCharge(): Promise<ProviderResult> {
     return { ok: true };
+  }
+
+  /**
+   * Sandbox tokens carry the test card's outcome (`sbx_tok_<random>_<number's index or "ok">`), so
+   * any instance, after any restart, charges a token the way its card would have been charged: a
+   * declining test card tokenises (as a real card is saved) and its charges are declined.
+   */
+  async tokenizeCard(card: CardInput): Promise<CardToken> {
+    const checked = validateCard(card, new Date());
+    if (!checked.ok) throw new Error(`card.${checked.field}: ${checked.reason}`);
+    const number = card.number.replace(/[\s-]/g, '');
+    const outcome = Object.keys(SANDBOX_CARDS).indexOf(number);
+    const year = Number(card.expYear);
+    return {
+      token: `sbx_tok_${randomBytes(12).toString('hex')}_${outcome < 0 ? 'ok' : outcome}`,
+      brand: checked.brand,
+      last4: checked.last4,
+      expMonth: Number(card.expMonth),
+      expYear: year < 100 ? 2000 + year : year,
+    };
+  }
+
+  async chargeToken(req: TokenChargeRequest): Promise<CardResult> {
+    const seen = this.charges.get(req.reference);
+    if (seen) return seen;
+    const m = /^sbx_tok_[0-9a-f]{24}_(ok|\d+)$/.exec(req.token);
+    if (!m) return { approved: false, reason: 'PROCESSING_ERROR', message: 'Unknown card token' };
+    const outcome = m[1] === 'ok' ? undefined : Object.values(SANDBOX_CARDS)[Number(m[1])];
+    const result: CardResult = outcome ? { approved: false, ...outcome } : { approved: true, reference: `sbx_${randomBytes(12).toString('hex')}` };
+    if (this.charges.size >= REMEMBERED_CHARGES) this.charges.delete(this.charges.keys().next().value!);
+    this.charges.set(req.reference, result);
+    return result;
   }
 
   async refund(): Promise<RefundResult> {

@@ -39,13 +39,14 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 @media (min-width:641px) and (pointer:fine){.pix>.qr{order:1}.pix>.pix-copy{order:2}.pix>.after{order:3}}
 `;
 
-const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
+export const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
 const DECLINE_PT: Record<string, string> = {
   CARD_DECLINED: 'o cartão foi recusado pelo emissor',
   INSUFFICIENT_FUNDS: 'saldo ou limite insuficiente',
   EXPIRED_CARD: 'cartão vencido',
   INCORRECT_CVV: 'código de segurança incorreto',
   PROCESSING_ERROR: 'erro de processamento no emissor',
+  STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
   OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
   SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
 };
@@ -73,7 +74,7 @@ export interface Rendered {
 }
 
 /** Page shell with the checkout CSS, the script and (only when a valid pixel id is given) the pixel. */
-function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
+export function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
   const pixel = opts.pixel && /^[0-9]{5,20}$/.test(opts.pixel) ? opts.pixel : null;
   let head = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}</style>`;
   let csp = PAGE_CSP;
@@ -131,8 +132,15 @@ export const UNAVAILABLE_PT = {
   SOLD_OUT: ['Esgotado', 'Todas as unidades disponíveis já foram vendidas.'],
 } as const;
 
-function field(id: string, label: string, attrs: string, hint = ''): string {
+export function field(id: string, label: string, attrs: string, hint = ''): string {
   return `<label for="${id}">${label}</label><input id="${id}" ${attrs} aria-describedby="${id}-error"><p id="${id}-error" class="field-error" hidden></p>${hint}`;
+}
+
+/** The card inputs of every page that takes a card (the checkout script reads them by id). */
+export function cardFields(): string {
+  return `${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
+${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
+<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>`;
 }
 
 export function payPage(d: PayPageData, assets: AssetRef): Rendered {
@@ -157,9 +165,7 @@ ${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required'
     .join('');
   const cardPanel = s.creditCardEnabled
     ? `<div id="panel-CARD" class="panel"${first === 'CARD' ? '' : ' hidden'}>
-${field('card-number', 'Número do cartão', 'name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="0000 0000 0000 0000"')}
-${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete="cc-name" maxlength="100"')}
-<div class="row"><div>${field('card-exp', 'Validade', 'name="cardExp" inputmode="numeric" autocomplete="cc-exp" maxlength="5" placeholder="MM/AA"')}</div><div>${field('card-cvv', 'CVV', 'name="cvv" inputmode="numeric" autocomplete="cc-csc" maxlength="4" placeholder="123"')}</div></div>
+${cardFields()}
 <label for="installments">Parcelas</label><select id="installments" name="installments"></select>
 </div>`
     : '';

@@ -10,7 +10,9 @@ import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type
 import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_URL } from './assets.ts';
 
-const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
+/** The hosted pages' one script, with its content hash in the URL (cached for a year). */
+export const ASSETS: AssetRef = { scriptUrl: CHECKOUT_SCRIPT_URL };
+export const HTML = { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) };
 
 function pageHeaders(reply: FastifyReply, status: number, csp: string) {
   return reply
@@ -22,7 +24,7 @@ function pageHeaders(reply: FastifyReply, status: number, csp: string) {
     .header('X-Content-Type-Options', 'nosniff');
 }
 
-function send(reply: FastifyReply, status: number, r: Rendered) {
+export function send(reply: FastifyReply, status: number, r: Rendered) {
   return pageHeaders(reply, status, r.csp)
     .serializer((x: unknown) => x as string)
     .send(r.html);
@@ -56,7 +58,7 @@ export default async function checkoutPageRoutes(app: App) {
     const clicks = addClick(parseClicks(cookie(req, AFF_COOKIE)), { code, at: Math.floor(Date.now() / 1000) });
     reply.header('Set-Cookie', `${AFF_COOKIE}=${formatClicks(clicks)}; Path=/; Max-Age=${AFF_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
   }
-  const assets: AssetRef = { scriptUrl: CHECKOUT_SCRIPT_URL };
+  const assets = ASSETS;
   const secureCookie = config.checkoutUrl.startsWith('https://');
 
   app.get(

@@ -9,6 +9,8 @@ import * as m006 from './006_merchant_fees.ts';
 import * as m007 from './007_provider_refs.ts';
 import * as m008 from './008_sessions.ts';
 import * as m009 from './009_product_sku.ts';
+import * as m010 from './010_emails.ts';
+import * as m011 from './011_subscriptions.ts';
 import * as m012 from './012_pix_api.ts';
 import * as m013 from './013_coupon_reservations.ts';
 import * as m014 from './014_card_lifecycle.ts';
@@ -24,6 +26,8 @@ export const migrations: Record<string, Migration> = {
   '007_provider_refs': m007,
   '008_sessions': m008,
   '009_product_sku': m009,
+  '010_emails': m010,
+  '011_subscriptions': m011,
   '012_pix_api': m012,
   '013_coupon_reservations': m013,
   '014_card_lifecycle': m014,

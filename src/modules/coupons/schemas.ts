@@ -18,6 +18,7 @@ const fields = {
   validFrom: Nullable(DateTime),
   validUntil: Nullable(DateTime),
   productIds: Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Restricts the coupon to orders containing one of these products; empty = any order' }),
+  subscriptionCycles: Nullable(Type.Integer({ minimum: 1, maximum: 120, description: 'Subscriptions: how many charges the coupon discounts (null = the first only)' })),
   status: Status,
 };
 
@@ -34,6 +35,7 @@ export const CreateCouponBody = Type.Object(
     validFrom: Type.Optional(fields.validFrom),
     validUntil: Type.Optional(fields.validUntil),
     productIds: Type.Optional(fields.productIds),
+    subscriptionCycles: Type.Optional(fields.subscriptionCycles),
     status: Type.Optional(fields.status),
   },
   { additionalProperties: false },
@@ -54,6 +56,7 @@ export const CouponView = Type.Object({
   validFrom: Nullable(Timestamp),
   validUntil: Nullable(Timestamp),
   productIds: Type.Array(Uuid),
+  subscriptionCycles: Nullable(Type.Integer()),
   status: Status,
   usedCount: Type.Integer({ description: 'Paid uses so far (never above usageLimit)' }),
   livemode: Type.Boolean(),

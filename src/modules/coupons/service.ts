@@ -34,6 +34,7 @@ export function couponView(c: Coupon) {
     validFrom: c.valid_from,
     validUntil: c.valid_until,
     productIds: c.product_ids,
+    subscriptionCycles: c.subscription_cycles,
     status: c.status,
     usedCount: c.used_count,
     livemode: c.livemode,
@@ -101,6 +102,7 @@ export async function createCoupon(db: Executor, scope: Scope, input: Static<typ
         usage_limit: input.usageLimit ?? null,
         per_user_limit: input.perUserLimit ?? null,
         product_ids: JSON.stringify(productIds),
+        subscription_cycles: input.subscriptionCycles ?? null,
         status: input.status ?? 'ACTIVE',
         created_at: now,
         updated_at: now,
@@ -151,6 +153,7 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
           ...(input.usageLimit !== undefined && { usage_limit: input.usageLimit }),
           ...(input.perUserLimit !== undefined && { per_user_limit: input.perUserLimit }),
           ...(input.productIds !== undefined && { product_ids: JSON.stringify(input.productIds) }),
+          ...(input.subscriptionCycles !== undefined && { subscription_cycles: input.subscriptionCycles }),
           ...(input.status !== undefined && { status: input.status }),
           updated_at: new Date(),
         })

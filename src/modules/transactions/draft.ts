@@ -27,6 +27,10 @@ export interface CheckoutExtras {
   couponId?: string;
   discountCents?: number;
   address?: Record<string, string> | null;
+  /** The subscription cycle this payment bills (modules/subscriptions). */
+  subscription?: { id: string; cycleId: string };
+  /** A stored card (provider token) charged by the caller: its brand and last 4 are claimed on the row. */
+  storedCard?: { brand: string; last4: string };
   /** The affiliate link the checkout attributed the sale to (affiliates/attribution.ts). */
   affiliateLinkId?: string | null;
 }
@@ -156,8 +160,8 @@ export function buildDraft(args: {
     client_phone: input.clientPhone ?? null,
     installments: c.installments,
     installment_cents: c.installmentCents,
-    card_brand: c.card?.brand ?? null,
-    card_last4: c.card?.last4 ?? null,
+    card_brand: c.card?.brand ?? extras.storedCard?.brand ?? null,
+    card_last4: c.card?.last4 ?? extras.storedCard?.last4 ?? null,
     pix_txid: args.pix?.txid ?? null,
     pix_qr_code: args.pix?.brCode ?? null,
     boleto_barcode: args.boleto?.barcode ?? null,
@@ -172,6 +176,8 @@ export function buildDraft(args: {
     metadata: jsonbOrdered(c.metadata) as Record<string, unknown>,
     tracking_params: jsonbOrdered(input.trackingParams ?? {}) as Record<string, string>,
     postback_url: input.postbackUrl ?? null,
+    subscription_id: extras.subscription?.id ?? null,
+    subscription_cycle_id: extras.subscription?.cycleId ?? null,
     provider: args.provider,
     provider_ref: null,
     failure_reason: null,

@@ -85,14 +85,14 @@ export function creationStatement(events: EventLog, r: Transaction, link: Paymen
       INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
         client_id, client_name, client_email, client_document, client_phone, installments, installment_cents, card_brand, card_last4,
         pix_txid, pix_qr_code, boleto_barcode, boleto_line, due_date, expires_at, metadata, tracking_params, postback_url, provider,
-        payment_link_id, coupon_id, discount_cents, affiliate_link_id, address, created_at, updated_at)
+        payment_link_id, coupon_id, discount_cents, affiliate_link_id, address, subscription_id, subscription_cycle_id, created_at, updated_at)
       SELECT ${r.id}::uuid, ${r.user_id}::uuid, ${r.livemode}::boolean, ${r.display_id}::text, ${r.product}::text, ${r.amount_cents}::bigint,
         ${r.charged_cents}::bigint, ${r.fee_cents}::bigint, ${r.status}::text, ${r.payment_method}::text,
         c.id, c.name, c.email, c.document, COALESCE(${r.client_phone}::text, c.phone), ${r.installments}::integer, ${r.installment_cents}::bigint,
         ${r.card_brand}::text, ${r.card_last4}::text, ${r.pix_txid}::text, ${r.pix_qr_code}::text, ${r.boleto_barcode}::text, ${r.boleto_line}::text,
         ${r.due_date}::date, ${r.expires_at}::timestamptz, ${JSON.stringify(r.metadata)}::jsonb, ${JSON.stringify(r.tracking_params)}::jsonb,
         ${r.postback_url}::text, ${r.provider}::text, ${r.payment_link_id}::uuid, ${r.coupon_id}::uuid, ${r.discount_cents}::bigint, ${r.affiliate_link_id}::uuid,
-        ${r.address === null ? null : JSON.stringify(r.address)}::jsonb, ${r.created_at}::timestamptz, ${r.updated_at}::timestamptz
+        ${r.address === null ? null : JSON.stringify(r.address)}::jsonb, ${r.subscription_id}::uuid, ${r.subscription_cycle_id}::uuid, ${r.created_at}::timestamptz, ${r.updated_at}::timestamptz
       FROM c
       RETURNING *
     ),

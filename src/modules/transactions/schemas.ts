@@ -90,6 +90,7 @@ export const TransactionView = Type.Object({
   discountCents: Type.Integer({ description: 'Coupon discount granted at checkout (already taken off amountCents)' }),
   paymentLinkId: Nullable(Uuid),
   couponId: Nullable(Uuid),
+  subscriptionId: Type.Optional(Uuid),
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),

@@ -53,7 +53,8 @@ export interface CreateOptions {
 }
 
 /** The provider of an environment; with `method`, for a new payment of that method (refused if not offered). */
-function providerFor(deps: TransactionDeps, livemode: boolean, method?: PaymentMethod): PaymentProvider {
+/** The provider that takes this environment's payments (503 when production has none). */
+export function providerFor(deps: TransactionDeps, livemode: boolean, method?: PaymentMethod): PaymentProvider {
   const provider = livemode ? deps.providers.production : deps.providers.sandbox;
   if (!provider) {
     throw new AppError(503, 'Production payments are not available: no payment provider is configured for this gateway (PAYMENT_PROVIDER). Use a development key to test.');
@@ -121,11 +122,16 @@ async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, e
  * transaction is answered as it is stored (PENDING, its card claimed): it can never be charged
  * again, by a retry of the request or otherwise, and the failure is logged for reconciliation.
  */
-async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentProvider, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentProvider, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+  return recordCharge(deps, tx, () => provider.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
+}
+
+/** The provider call of a recorded charge, then its outcome applied (see charge). */
+async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<CardResult>, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   let result: CardResult;
   try {
-    result = await provider.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture });
+    result = await call();
   } catch (err) {
     deps.log.error({ err, transactionId: tx.id }, 'card charge: no answer from the provider; the transaction stays PENDING until it reports the outcome');
     return tx;
@@ -139,6 +145,18 @@ async function charge(deps: TransactionDeps, tx: Transaction, provider: PaymentP
     deps.log.error({ err, transactionId: tx.id, outcome: change.to }, 'card charge: the outcome could not be recorded; answering the stored state');
     return (await findTransaction(deps.db, tx.id).catch(() => undefined)) ?? tx;
   }
+}
+
+/**
+ * Creates a card transaction and charges a card the provider keeps (a subscription's token):
+ * recorded first with the card's brand and last 4 claimed, charged with the transaction id as the
+ * reference, exactly as a card given at creation (see charge).
+ */
+export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string): Promise<Transaction> {
+  if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
+  const { tx, provider } = await create(deps, scope, input, extras, undefined, null);
+  if (!provider.chargeToken) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
+  return recordCharge(deps, tx, () => provider.chargeToken!({ reference: tx.id, token, amountCents: tx.charged_cents }), true, undefined);
 }
 
 /**

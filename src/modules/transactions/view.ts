@@ -40,6 +40,7 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
     updatedAt: tx.updated_at,
     livemode: tx.livemode,
   };
+  if (tx.subscription_id) view.subscriptionId = tx.subscription_id;
   if (tx.address) view.address = tx.address as NonNullable<Static<typeof TransactionView>['address']>;
   if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
@@ -81,6 +82,7 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     ...(tx.payment_method === 'CARD' && tx.card_last4 ? { card: { brand: tx.card_brand, last4: tx.card_last4 } } : {}),
     paymentLinkId: tx.payment_link_id,
     couponId: tx.coupon_id,
+    ...(tx.subscription_id ? { subscriptionId: tx.subscription_id } : {}),
     discountCents: tx.discount_cents,
     metadata: tx.metadata,
     trackingParams: tx.tracking_params,

@@ -36,6 +36,14 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'commission.created': 'A commission was split off a sale (PENDING until released)',
   'commission.paid': 'A commission was released to the affiliate (available)',
   'commission.cancelled': 'A commission was cancelled (a refund before release, or a self-purchase)',
+  'plan.created': 'A subscription plan is created',
+  'plan.updated': 'A subscription plan is changed or deactivated',
+  'subscription.created': 'A customer subscribed',
+  'subscription.trial_will_end': 'A trial ends in 3 days',
+  'subscription.renewed': 'A subscription period was paid (renewed)',
+  'subscription.past_due': 'A subscription charge failed or went unpaid (PAST_DUE)',
+  'subscription.paused': 'A subscription is paused',
+  'subscription.resumed': 'A subscription is resumed',
 };
 
 export const EventTypesResponse = Type.Object({

@@ -114,7 +114,8 @@
     EXPIRED_CARD: 'cartão vencido',
     INCORRECT_CVV: 'código de segurança incorreto',
     PROCESSING_ERROR: 'erro de processamento no emissor',
-    OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado'
+    OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
+    STOLEN_CARD: 'o cartão foi bloqueado pelo emissor'
   };
   function declined(reason) { return 'Pagamento recusado: ' + (DECLINE[reason] || 'tente outro cartão') + '.'; }
 
@@ -448,7 +449,107 @@
     printer.addEventListener('click', function () { window.print(); });
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // /subscribe/{planId}: subscribe, then go to the first payment (PIX, boleto) or the subscription page
+  function subscribePage() {
+    var planId = app.getAttribute('data-plan');
+    var form = $('checkout-form');
+    var submit = $('submit');
+    var label = submit.textContent;
+    var formError = $('form-error');
+    var doc = $('document');
+    mask('document', maskDocument);
+    mask('phone', maskPhone);
+    cardMasks();
+    function method() { var c = form.querySelector('input[name=paymentMethod]:checked'); return c ? c.value : 'CARD'; }
+    form.addEventListener('change', function (ev) {
+      if (ev.target.name !== 'paymentMethod') return;
+      var tabs = form.querySelectorAll('.tab');
+      for (var i = 0; i < tabs.length; i++) tabs[i].classList.toggle('active', tabs[i].querySelector('input').checked);
+      var panels = form.querySelectorAll('.panel');
+      for (var j = 0; j < panels.length; j++) panels[j].hidden = panels[j].id !== 'panel-' + method();
+    });
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      formError.textContent = '';
+      var first = null;
+      function need(el, ok, msg) { setError(el, ok ? '' : msg); if (!ok && !first) first = el; }
+      need($('name'), $('name').value.trim().length > 0, 'Informe seu nome completo');
+      need($('email'), /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test($('email').value.trim()), 'Informe um e-mail válido');
+      need(doc, validDocument(doc.value), clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
+      if ($('phone').value) need($('phone'), digits($('phone').value).length >= 10, 'Informe um celular com DDD');
+      if (method() === 'CARD' && !cardFieldsValid() && !first) first = $('card-number');
+      if (first) { first.focus(); formError.textContent = 'Confira os campos destacados.'; return; }
+      var body = { planId: planId, clientName: $('name').value.trim(), clientEmail: $('email').value.trim(), clientDocument: clean(doc.value), paymentMethod: method() };
+      if ($('phone').value) body.clientPhone = digits($('phone').value);
+      if ($('coupon').value.trim()) body.couponCode = $('coupon').value.trim();
+      if (body.paymentMethod === 'CARD') body.card = cardData();
+      submit.disabled = true;
+      submit.textContent = 'Processando…';
+      api('POST', '/api/subscriptions/checkout', body).then(function (res) {
+        if (res.status === 201) {
+          var sub = res.body.subscription;
+          if (sub.payment) { window.location.assign(sub.payment.paymentUrl); return; }
+          if (sub.status !== 'INCOMPLETE') { window.location.assign(sub.manageUrl); return; }
+        }
+        submit.disabled = false;
+        submit.textContent = label;
+        var b = res.body || {};
+        if (res.status === 201) formError.textContent = 'Pagamento recusado: tente outro cartão.';
+        else if (res.status === 429) formError.textContent = 'Muitas tentativas. Aguarde alguns minutos e tente de novo.';
+        else if (b.code === 'PLAN_FULL') formError.textContent = 'As vagas deste plano se esgotaram.';
+        else if (b.code === 'PLAN_UNAVAILABLE') formError.textContent = 'Este plano não está mais disponível.';
+        else if (b.code === 'INVALID_COUPON') { setError($('coupon'), 'Cupom inválido ou indisponível'); $('coupon').focus(); formError.textContent = 'Confira os campos destacados.'; }
+        else if (b.code === 'INVALID_DOCUMENT') { setError(doc, 'CPF ou CNPJ inválido'); doc.focus(); formError.textContent = 'Confira os campos destacados.'; }
+        else formError.textContent = 'Não foi possível concluir a assinatura. Confira os dados e tente novamente.';
+      }, function () {
+        submit.disabled = false;
+        submit.textContent = label;
+        formError.textContent = 'Sem conexão. Verifique a internet e tente de novo.';
+      });
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // /subscription/{id}?t=...: update the card, pause, cancel (every action through the signed link)
+  function subscriptionPage() {
+    var base = '/api/subscriptions/self/' + encodeURIComponent(app.getAttribute('data-id'));
+    var q = '?t=' + encodeURIComponent(app.getAttribute('data-token'));
+    var msg = $('action-msg');
+    function act(path, body, out, button) {
+      button.disabled = true;
+      return api('POST', base + path + q, body).then(function (res) {
+        if (res.status === 200) { window.location.reload(); return; }
+        button.disabled = false;
+        out.className = 'err';
+        out.textContent = res.status === 429 ? 'Muitas alterações seguidas. Aguarde alguns minutos.' : res.status === 404 ? 'Este link expirou. Use o link do e-mail mais recente.' : 'Não foi possível concluir. Tente novamente.';
+      }, function () { button.disabled = false; out.className = 'err'; out.textContent = 'Sem conexão. Tente de novo.'; });
+    }
+    var cardForm = $('card-form');
+    if (cardForm) {
+      cardMasks();
+      cardForm.addEventListener('submit', function (ev) {
+        ev.preventDefault();
+        if (!cardFieldsValid()) { $('card-number').focus(); return; }
+        act('/card', { card: cardData() }, $('card-error'), $('card-submit'));
+      });
+    }
+    var pause = $('pause');
+    if (pause) pause.addEventListener('click', function () {
+      if (window.confirm('Pausar a assinatura? Nenhuma cobrança será feita até você retomar.')) act('/pause', {}, msg, pause);
+    });
+    var cancelForm = $('cancel-form');
+    if (cancelForm) cancelForm.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      if (!window.confirm('Cancelar a assinatura? Ela continua até o fim do período já pago.')) return;
+      var reason = $('reason').value;
+      act('/cancel', reason ? { reason: reason } : {}, msg, $('cancel'));
+    });
+  }
+
   var kind = app.getAttribute('data-page');
   if (kind === 'pay') payPage();
+  else if (kind === 'subscribe') subscribePage();
+  else if (kind === 'subscription') subscriptionPage();
   else if (kind === 'checkout') checkoutPage();
 })();

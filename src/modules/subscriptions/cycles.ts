@@ -1,0 +1,603 @@
+// The billing engine: what falls due for a subscription (trial end, a PIX or boleto issued ahead of
+// its due date, a period renewal, a dunning retry, the final action, an unpaid first charge
+// expiring, a pause ending), the charges it issues, and what a cycle's payment does to its
+// subscription (the transaction hook).
+//
+// Time: every step takes `now` (the job runner's clock, or a simulated one); nothing here reads
+// the wall clock for a decision. Concurrency: a step runs on the subscription row locked FOR UPDATE;
+// a charge is issued after that transaction commits (no lock is held across a provider call), with
+// the cycle's attempt counted first, so a step decided once charges once. The sweep claims due
+// subscriptions with SKIP LOCKED and a lease, so any number of workers share them.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.ts';
+import { inTx, type Db, type Trx } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Subscription, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
+import type { Scope } from '../../http/scope.ts';
+import { queueEmail } from '../../mail/outbox.ts';
+import type { MailMessage } from '../../mail/templates.ts';
+import { DAY_MS, spDate } from '../../payments/calendar.ts';
+import { HARD_DECLINES } from '../../payments/provider.ts';
+import { discountFor } from '../coupons/service.ts';
+import type { EventLog, EventType } from '../events/service.ts';
+import type { TransactionHooks } from '../transactions/hooks.ts';
+import { changeStatus, chargeStoredCard, createTransaction, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { cadenceLabel, period, type Cadence } from './calendar.ts';
+import { manageUrl } from './links.ts';
+import { subscriptionEventData } from './view.ts';
+
+export interface EngineDeps {
+  db: Db;
+  config: Config;
+  events: EventLog;
+  transactions: TransactionDeps;
+  log: FastifyBaseLogger;
+}
+
+/** An unpaid first charge expires after this long (card and PIX); a boleto's at the end of its due date. */
+export const INCOMPLETE_TTL_MS = 23 * 3600_000;
+/** subscription.trial_will_end is sent this long before the trial ends. */
+export const TRIAL_WILL_END_MS = 3 * DAY_MS;
+/** How long a claimed subscription is left to its worker before another may claim it. */
+const LEASE_MS = 5 * 60_000;
+/** Steps one subscription may take in one go (a simulation of a year of daily billing stays bounded). */
+const MAX_STEPS = 500;
+
+const UNPAID = ['OPEN', 'PAST_DUE'] as const;
+const cadence = (p: SubscriptionPlan): Cadence => ({ interval: p.interval, intervalCount: p.interval_count });
+const scopeOf = (s: { user_id: string; livemode: boolean }): Scope => ({ userId: s.user_id, livemode: s.livemode });
+
+// ---------------------------------------------------------------------------------------------
+// Reading and small writes shared by the steps, the hook and the service
+
+export function lockSubscription(trx: Trx, id: string) {
+  return trx.selectFrom('subscriptions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function planOf(db: Db | Trx, id: string) {
+  return db.selectFrom('subscription_plans').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export function unpaidCycles(db: Db | Trx, subscriptionId: string) {
+  return db.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', subscriptionId).where('status', 'in', UNPAID).orderBy('number').execute();
+}
+
+export async function recordEvent(deps: Pick<EngineDeps, 'events'>, trx: Trx, sub: Subscription, type: EventType, extra: Record<string, unknown> = {}) {
+  await deps.events.record(trx, scopeOf(sub), [{ type, data: { ...subscriptionEventData(sub), ...extra } }]);
+}
+
+/** Queues one of the subscriber's e-mails (in `trx`), with the signed self-service link. */
+export async function mail(deps: Pick<EngineDeps, 'config'>, trx: Trx, sub: Subscription, plan: SubscriptionPlan, now: Date, message: DistributiveOmit<MailMessage, 'merchantName' | 'customerName' | 'planName' | 'manageUrl'>) {
+  const merchant = await trx.selectFrom('users').select('name').where('id', '=', sub.user_id).executeTakeFirstOrThrow();
+  const full = { ...message, merchantName: merchant.name, customerName: sub.client_name, planName: plan.name, manageUrl: manageUrl(deps.config, sub.id, now) } as MailMessage;
+  await queueEmail(trx, scopeOf(sub), sub.client_email, full, sub.id, now);
+}
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export const updateCardUrl = (config: Config, sub: Subscription, now: Date) => `${manageUrl(config, sub.id, now)}#cartao`;
+
+/**
+ * Takes a seat on a plan: the race-safe maxSubscribers check (one guarded UPDATE: concurrent
+ * subscribers queue on the plan row and each sees the count the previous one left).
+ */
+export async function claimSeat(trx: Trx, planId: string, opts: { activeOnly: boolean }): Promise<SubscriptionPlan | undefined> {
+  let q = trx
+    .updateTable('subscription_plans')
+    .set((eb) => ({ subscriber_count: eb('subscriber_count', '+', 1) }))
+    .where('id', '=', planId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('max_subscribers', 'is', null), eb('subscriber_count', '<', eb.ref('max_subscribers'))]));
+  if (opts.activeOnly) q = q.where('status', '=', 'ACTIVE');
+  return q.returningAll().executeTakeFirst();
+}
+
+/** Gives the subscription's seat on its plan back (it ended). */
+export async function releaseSeat(trx: Trx, planId: string) {
+  await trx
+    .updateTable('subscription_plans')
+    .set((eb) => ({ subscriber_count: eb('subscriber_count', '-', 1) }))
+    .where('id', '=', planId)
+    .where('subscriber_count', '>', 0)
+    .execute();
+}
+
+/** Ends a subscription now: CANCELLED (or EXPIRED), seat back, unpaid cycles void; returns the transactions to cancel after commit. */
+export async function endSubscription(
+  deps: Pick<EngineDeps, 'events' | 'config'>,
+  trx: Trx,
+  sub: Subscription,
+  plan: SubscriptionPlan,
+  now: Date,
+  how: { status: 'CANCELLED' | 'EXPIRED'; reason: string | null; endedAt?: Date },
+): Promise<{ sub: Subscription; pending: string[] }> {
+  const voided = await trx
+    .updateTable('subscription_cycles')
+    .set({ status: 'VOID', next_retry_at: null, updated_at: now })
+    .where('subscription_id', '=', sub.id)
+    .where('status', 'in', UNPAID)
+    .returning('transaction_id')
+    .execute();
+  const ended = await trx
+    .updateTable('subscriptions')
+    .set({
+      status: how.status,
+      cancelled_at: how.status === 'CANCELLED' ? now : null,
+      cancel_reason: how.reason,
+      ended_at: how.endedAt ?? now,
+      next_action_at: null,
+      pending_plan_id: null,
+      updated_at: now,
+    })
+    .where('id', '=', sub.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await releaseSeat(trx, sub.plan_id);
+  if (how.status === 'CANCELLED') {
+    await recordEvent(deps, trx, ended, 'subscription.cancelled');
+    await mail(deps, trx, ended, plan, now, { kind: 'cancelled', endedAt: ended.ended_at!, reason: how.reason });
+  }
+  return { sub: ended, pending: voided.map((v) => v.transaction_id).filter((t): t is string => !!t) };
+}
+
+/** Cancels the still-PENDING transactions of voided cycles (after the subscription's change committed). */
+export async function cancelPending(deps: EngineDeps, scope: Scope, ids: string[]) {
+  for (const id of ids) {
+    await changeStatus(deps.transactions, scope, id, { to: 'CANCELLED' }).catch((err) => {
+      // Already paid, failed or expired meanwhile: nothing to cancel.
+      deps.log.debug({ err, transactionId: id }, 'subscription: a voided cycle\'s transaction was no longer pending');
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// When the sweep must look at a subscription next
+
+function unpaidTime(sub: Subscription, cycles: SubscriptionCycle[]): Date {
+  // The first charge: card and PIX expire after 23 h, a boleto at the end of its due date.
+  if (sub.payment_method === 'BOLETO') {
+    const c = cycles.find((x) => x.number === 1);
+    if (c) return new Date(c.due_at.getTime() + DAY_MS);
+  }
+  return new Date(sub.created_at.getTime() + INCOMPLETE_TTL_MS);
+}
+
+const daysBefore = (sub: Subscription, plan: SubscriptionPlan) => (sub.payment_method === 'PIX' ? plan.dunning.pixDaysBefore : sub.payment_method === 'BOLETO' ? plan.dunning.boletoDaysBefore : 0);
+
+/** Whether the cycle of the period starting at `start` exists among the cycles given. */
+const issuedFor = (cycles: SubscriptionCycle[], start: Date) => cycles.some((c) => c.kind === 'PERIOD' && c.period_start.getTime() >= start.getTime());
+
+export type Step =
+  | { kind: 'resume' }
+  | { kind: 'expire' }
+  | { kind: 'trial_will_end' }
+  | { kind: 'issue' }
+  | { kind: 'roll' }
+  | { kind: 'retry'; cycle: SubscriptionCycle }
+  | { kind: 'final'; cycle: SubscriptionCycle };
+
+/** Retries left after `attempts` charges of a cycle (the first charge is attempt 1). */
+const retriesLeft = (plan: SubscriptionPlan, c: SubscriptionCycle) => (c.hard_declined ? 0 : Math.max(0, plan.dunning.retryDays.length - (c.attempts - 1)));
+
+/**
+ * Everything that can fall due for a subscription, with its time; `cycles` are its unpaid cycles
+ * plus (for the PIX/boleto issue check) the next period's. Pure.
+ */
+export function agenda(sub: Subscription, plan: SubscriptionPlan, cycles: SubscriptionCycle[]): { at: Date; step: Step }[] {
+  const out: { at: Date; step: Step }[] = [];
+  const ahead = daysBefore(sub, plan) * DAY_MS;
+  switch (sub.status) {
+    case 'PAUSED':
+      if (sub.resumes_at) out.push({ at: sub.resumes_at, step: { kind: 'resume' } });
+      break;
+    case 'INCOMPLETE':
+      out.push({ at: unpaidTime(sub, cycles), step: { kind: 'expire' } });
+      break;
+    case 'TRIALING': {
+      const end = sub.trial_end ?? sub.current_period_end;
+      if (!sub.trial_will_end_sent && end.getTime() - TRIAL_WILL_END_MS > sub.created_at.getTime()) out.push({ at: new Date(end.getTime() - TRIAL_WILL_END_MS), step: { kind: 'trial_will_end' } });
+      if (ahead && !issuedFor(cycles, end)) out.push({ at: new Date(end.getTime() - ahead), step: { kind: 'issue' } });
+      out.push({ at: end, step: { kind: 'roll' } });
+      break;
+    }
+    case 'ACTIVE':
+    case 'PAST_DUE':
+      for (const c of cycles) {
+        if (c.next_retry_at && (c.status === 'PAST_DUE' || c.status === 'OPEN')) out.push({ at: c.next_retry_at, step: retriesLeft(plan, c) > 0 ? { kind: 'retry', cycle: c } : { kind: 'final', cycle: c } });
+      }
+      if (ahead && !sub.cancel_at_period_end && !issuedFor(cycles, sub.current_period_end)) out.push({ at: new Date(sub.current_period_end.getTime() - ahead), step: { kind: 'issue' } });
+      out.push({ at: sub.current_period_end, step: { kind: 'roll' } });
+      break;
+  }
+  // Chronological; at the same instant, in the order pushed (e.g. an issue before the roll it feeds).
+  return out.map((x, i) => ({ ...x, i })).sort((a, b) => a.at.getTime() - b.at.getTime() || a.i - b.i);
+}
+
+async function cyclesForAgenda(trx: Trx, sub: Subscription) {
+  return trx
+    .selectFrom('subscription_cycles')
+    .selectAll()
+    .where('subscription_id', '=', sub.id)
+    .where((eb) => eb.or([eb('status', 'in', UNPAID), eb('period_start', '>=', sub.current_period_end)]))
+    .orderBy('number')
+    .execute();
+}
+
+/** Writes when the sweep must look at the subscription next (after any change to it). */
+export async function reschedule(trx: Trx, subscriptionId: string): Promise<Subscription> {
+  const sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirstOrThrow()) as Subscription;
+  const plan = await planOf(trx, sub.plan_id);
+  const next = agenda(sub, plan, await cyclesForAgenda(trx, sub))[0]?.at ?? null;
+  return trx
+    .updateTable('subscriptions')
+    .set({ next_action_at: next && new Date(next.getTime() - sub.clock_offset_ms) }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issuing a cycle's charge
+
+/** The next period cycle's number. */
+async function nextNumber(trx: Trx, subscriptionId: string): Promise<number> {
+  const { n } = await trx
+    .selectFrom('subscription_cycles')
+    .select((eb) => eb.fn.max('number').as('n'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('kind', '=', 'PERIOD')
+    .executeTakeFirstOrThrow();
+  return Number(n ?? 0) + 1;
+}
+
+/** Inserts the cycle of a period (its amount: the plan's price now; the coupon on the first one). */
+export async function insertPeriodCycle(trx: Trx, sub: Subscription, plan: SubscriptionPlan, p: { start: Date; end: Date }, due: Date, now: Date, discountCents = 0): Promise<SubscriptionCycle> {
+  return trx
+    .insertInto('subscription_cycles')
+    .values({
+      id: uuidv7(now.getTime()),
+      subscription_id: sub.id,
+      user_id: sub.user_id,
+      livemode: sub.livemode,
+      number: await nextNumber(trx, sub.id),
+      kind: 'PERIOD',
+      period_start: p.start,
+      period_end: p.end,
+      due_at: due,
+      amount_cents: plan.amount_cents,
+      discount_cents: Math.min(discountCents, plan.amount_cents),
+      status: 'OPEN',
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Counts an attempt on the cycle (on its locked subscription): from here the charge is decided. */
+export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
+  return trx
+    .updateTable('subscription_cycles')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: now, next_retry_at: null, updated_at: now }))
+    .where('id', '=', cycle.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Issues the charge of a claimed cycle attempt: a card charged by its token, or a PIX / boleto
+ * (e-mailed with the hosted page link). The money takes the ordinary transaction path.
+ */
+export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date): Promise<Transaction | null> {
+  const scope = scopeOf(sub);
+  // A cancel or pause that committed since the step withdrew the cycle: nothing to charge. (One that
+  // commits from here on finds the charge under way and lets it finish: decided before it.)
+  const current = await deps.db.selectFrom('subscription_cycles').select('status').where('id', '=', cycle.id).executeTakeFirst();
+  if (current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') return null;
+  const amount = cycle.amount_cents - cycle.discount_cents;
+  if (amount <= 0) {
+    // Fully discounted: nothing to collect; the cycle is paid as it is.
+    await inTx(deps.db, async (trx) => {
+      await lockSubscription(trx, sub.id);
+      await markPaid(deps, trx, cycle.id, null, now);
+    });
+    return null;
+  }
+  const input: CreateInput = {
+    product: `Assinatura ${plan.name}`,
+    amountCents: amount,
+    clientName: sub.client_name,
+    clientEmail: sub.client_email,
+    clientDocument: sub.client_document,
+    ...(sub.client_phone ? { clientPhone: sub.client_phone } : {}),
+    paymentMethod: sub.payment_method,
+    metadata: { subscriptionId: sub.id, cycleNumber: cycle.number },
+  };
+  const extras = {
+    subscription: { id: sub.id, cycleId: cycle.id },
+    // The coupon is redeemed (its use counted) by the first charge; later discounted charges carry only the discount.
+    ...(cycle.discount_cents > 0 ? { discountCents: cycle.discount_cents, ...(cycle.number === 1 && sub.coupon_id ? { couponId: sub.coupon_id } : {}) } : {}),
+  };
+  if (sub.payment_method === 'CARD') {
+    if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
+    return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token);
+  }
+  // PIX expires, and a boleto falls due, on the cycle's due date (São Paulo); never before tomorrow
+  // for a retry or a late issue, and 23 h after the first charge of a subscription.
+  const today = spDate(now);
+  let due = spDate(cycle.due_at);
+  if (cycle.attempts > 1 || due < today) due = spDate(new Date(now.getTime() + DAY_MS));
+  if (cycle.number === 1 && sub.status === 'INCOMPLETE') due = sub.payment_method === 'PIX' ? new Date(sub.created_at.getTime() + INCOMPLETE_TTL_MS).toISOString() : due;
+  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, extras);
+  await inTx(deps.db, async (trx) => {
+    await trx.updateTable('subscription_cycles').set({ transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    await mail(deps, trx, sub, plan, now, {
+      kind: 'charge_issued',
+      amountCents: tx.charged_cents,
+      dueDate: tx.due_date ?? spDate(tx.expires_at ?? now),
+      method: sub.payment_method as 'PIX' | 'BOLETO',
+      pixCode: tx.pix_qr_code,
+      boletoLine: tx.boleto_line,
+      payUrl: sub.payment_method === 'PIX' ? `${deps.config.checkoutUrl}/checkout/${tx.id}` : `${deps.config.checkoutUrl}/boleto/${tx.id}`,
+    });
+  });
+  return tx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a cycle's payment does (the transaction hook, wired in deps.ts)
+
+async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, cycleId: string, tx: Transaction | null, now: Date) {
+  const cycle = await trx.selectFrom('subscription_cycles').selectAll().where('id', '=', cycleId).forUpdate().executeTakeFirstOrThrow();
+  const paid = await trx
+    .updateTable('subscription_cycles')
+    .set({ status: 'PAID', paid_at: now, transaction_id: tx?.id ?? cycle.transaction_id, next_retry_at: null, updated_at: now })
+    .where('id', '=', cycleId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  let sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
+  const plan = await planOf(trx, sub.plan_id);
+  if (cycle.kind === 'PERIOD' && (sub.status === 'INCOMPLETE' || sub.status === 'PAST_DUE')) {
+    const others = (await unpaidCycles(trx, sub.id)).filter((c) => c.status === 'PAST_DUE');
+    if (!others.length) {
+      sub = await trx.updateTable('subscriptions').set({ status: 'ACTIVE', updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+    }
+  }
+  if (cycle.kind === 'PERIOD' && !(cycle.number === 1 && sub.trial_end === null)) {
+    await recordEvent(deps, trx, sub, 'subscription.renewed', { cycle: { id: paid.id, number: paid.number, amountCents: paid.amount_cents - paid.discount_cents, transactionId: paid.transaction_id } });
+  }
+  if (tx) {
+    await mail(deps, trx, sub, plan, now, { kind: 'receipt', amountCents: tx.charged_cents, paidAt: now, periodEnd: paid.period_end, method: tx.payment_method, cardLast4: tx.card_last4 });
+  }
+  await reschedule(trx, sub.id);
+}
+
+async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, cycleId: string, tx: Transaction, now: Date) {
+  const cycle = await trx.selectFrom('subscription_cycles').selectAll().where('id', '=', cycleId).forUpdate().executeTakeFirstOrThrow();
+  if (cycle.status !== 'OPEN' && cycle.status !== 'PAST_DUE') return; // paid by another charge, or void
+  if (cycle.transaction_id && cycle.transaction_id !== tx.id && tx.status !== 'FAILED') return; // an older charge expiring
+  const sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
+  const plan = await planOf(trx, sub.plan_id);
+  const reason = tx.status === 'EXPIRED' ? 'EXPIRED' : (tx.failure_reason ?? 'CARD_DECLINED');
+  // Retries count from the charge that failed (a card) or the due date that passed (PIX, boleto), on
+  // the clock that issued it: so a simulated month behaves as a real one.
+  const at = tx.status === 'EXPIRED' ? (tx.expires_at ?? now) : (cycle.last_attempt_at ?? now);
+  if (sub.status === 'INCOMPLETE') {
+    // The first charge: no dunning. The subscriber may pay again (another card, the retry) until it expires.
+    await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    return;
+  }
+  const first = cycle.first_failed_at ?? at;
+  const hard = cycle.hard_declined || HARD_DECLINES.has(reason);
+  const done = cycle.attempts - 1; // retries already made
+  const retryDays = plan.dunning.retryDays;
+  // The next retry; with none left (or a hard decline), the final action when the last retry would have run.
+  const nextAt = !hard && done < retryDays.length ? first.getTime() + retryDays[done] * DAY_MS : Math.max(at.getTime(), first.getTime() + (retryDays.at(-1) ?? 0) * DAY_MS);
+  await trx
+    .updateTable('subscription_cycles')
+    .set({ status: 'PAST_DUE', failure_reason: reason, hard_declined: hard, first_failed_at: first, next_retry_at: new Date(nextAt), transaction_id: tx.id, updated_at: now })
+    .where('id', '=', cycle.id)
+    .execute();
+  let current = sub;
+  if (sub.status === 'ACTIVE' || sub.status === 'TRIALING') {
+    current = await trx.updateTable('subscriptions').set({ status: 'PAST_DUE', updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+    await recordEvent(deps, trx, current, 'subscription.past_due', { cycle: { id: cycle.id, number: cycle.number, failureReason: reason } });
+  }
+  if (!cycle.first_failed_at) {
+    // The first failure of this cycle: tell the subscriber once, with the way to fix it.
+    const willRetry = !hard && retryDays.length > 0 && sub.payment_method === 'CARD';
+    await mail(deps, trx, current, plan, now, {
+      kind: 'payment_failed',
+      amountCents: cycle.amount_cents - cycle.discount_cents,
+      reason,
+      nextRetryAt: willRetry ? new Date(nextAt) : null,
+      updateCardUrl: sub.payment_method === 'CARD' ? updateCardUrl(deps.config, sub, now) : manageUrl(deps.config, sub.id, now),
+    });
+  }
+  await reschedule(trx, sub.id);
+}
+
+/** The hook: a subscription cycle's transaction was paid, failed or expired. */
+export function subscriptionHooks(deps: Pick<EngineDeps, 'events' | 'config'>): TransactionHooks {
+  return {
+    async afterChange(trx, before, after, now) {
+      if (!after.subscription_cycle_id || before.status === after.status || before.status !== 'PENDING') return;
+      // Lock order everywhere: the transaction (held by the caller), then the subscription, then its cycle.
+      const locked = await trx.selectFrom('subscriptions').select('id').where('id', '=', after.subscription_id!).forUpdate().executeTakeFirst();
+      if (!locked) return;
+      if (after.status === 'PAID') await markPaid(deps, trx, after.subscription_cycle_id, after, now);
+      else if (after.status === 'FAILED' || after.status === 'EXPIRED') await markFailed(deps, trx, after.subscription_cycle_id, after, now);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps and the sweep
+
+/** Runs one due step of a locked subscription; returns a cycle to charge after commit, if any. */
+async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: SubscriptionPlan, step: Step, now: Date): Promise<{ charge?: SubscriptionCycle; cancel?: string[] }> {
+  const c = cadence(plan);
+  switch (step.kind) {
+    case 'resume': {
+      // A new period starts on resuming: the paused time is not billed.
+      const p = period(now, c, 0);
+      const resumed = await trx
+        .updateTable('subscriptions')
+        .set({ status: 'ACTIVE', paused_at: null, resumes_at: null, anchor_at: now, period_index: 0, current_period_start: p.start, current_period_end: p.end, updated_at: now })
+        .where('id', '=', sub.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvent(deps, trx, resumed, 'subscription.resumed');
+      const cycle = await insertPeriodCycle(trx, resumed, plan, p, now, now);
+      return { charge: await claimAttempt(trx, cycle, now) };
+    }
+    case 'expire': {
+      const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'EXPIRED', reason: 'FIRST_PAYMENT_NOT_MADE' });
+      return { cancel: pending };
+    }
+    case 'trial_will_end': {
+      const s = await trx.updateTable('subscriptions').set({ trial_will_end_sent: true, updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+      await recordEvent(deps, trx, s, 'subscription.trial_will_end');
+      return {};
+    }
+    case 'issue': {
+      // PIX / boleto: the next period's charge, N days ahead of its due date (the period's start).
+      const target = sub.pending_plan_id ? await planOf(trx, sub.pending_plan_id) : plan;
+      const k = sub.period_index + 1;
+      const p = sub.status === 'TRIALING' ? period(sub.anchor_at, c, 0) : period(sub.anchor_at, c, k);
+      const cycle = await insertPeriodCycle(trx, sub, target, p, p.start, now, await firstDiscount(trx, sub, target));
+      return { charge: await claimAttempt(trx, cycle, now) };
+    }
+    case 'roll': {
+      if (sub.cancel_at_period_end) {
+        const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason: sub.cancel_reason, endedAt: sub.current_period_end });
+        return { cancel: pending };
+      }
+      let target = sub.pending_plan_id ? await planOf(trx, sub.pending_plan_id) : plan;
+      if (target.id !== plan.id) {
+        // The downgrade takes effect and its seat moves with it; a plan that filled up meanwhile keeps the subscriber where it is.
+        if (await claimSeat(trx, target.id, { activeOnly: false })) await releaseSeat(trx, plan.id);
+        else target = plan;
+      }
+      const k = sub.period_index + 1;
+      const p = period(sub.anchor_at, c, k);
+      const rolled = await trx
+        .updateTable('subscriptions')
+        .set({ plan_id: target.id, pending_plan_id: null, period_index: k, current_period_start: p.start, current_period_end: p.end, status: sub.status === 'TRIALING' ? 'ACTIVE' : sub.status, updated_at: now })
+        .where('id', '=', sub.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (rolled.card_exp_year && rolled.card_exp_month) {
+        // Warn once per period when the card expires before the period's charge of the next one.
+        const expiresAt = Date.UTC(rolled.card_exp_year, rolled.card_exp_month, 1);
+        if (expiresAt <= p.end.getTime()) {
+          await mail(deps, trx, rolled, target, now, { kind: 'card_expiring', brand: rolled.card_brand ?? '', last4: rolled.card_last4 ?? '', expMonth: rolled.card_exp_month, expYear: rolled.card_exp_year, updateCardUrl: updateCardUrl(deps.config, rolled, now) });
+        }
+      }
+      const existing = await trx.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', sub.id).where('kind', '=', 'PERIOD').where('period_start', '=', p.start).executeTakeFirst();
+      if (existing) return {}; // PIX / boleto issued ahead
+      const cycle = await insertPeriodCycle(trx, rolled, target, p, p.start, now, await firstDiscount(trx, rolled, target));
+      return { charge: await claimAttempt(trx, cycle, now) };
+    }
+    case 'retry':
+      return { charge: await claimAttempt(trx, step.cycle, now) };
+    case 'final': {
+      const action = plan.dunning.finalAction;
+      if (action === 'CANCEL') {
+        const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason: 'PAYMENT_FAILED' });
+        return { cancel: pending };
+      }
+      await trx.updateTable('subscription_cycles').set({ status: 'UNCOLLECTIBLE', next_retry_at: null, updated_at: now }).where('id', '=', step.cycle.id).execute();
+      if (action === 'PAUSE') {
+        const paused = await trx.updateTable('subscriptions').set({ status: 'PAUSED', paused_at: now, resumes_at: null, updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+        await recordEvent(deps, trx, paused, 'subscription.paused', { reason: 'PAYMENT_FAILED' });
+      }
+      return {};
+    }
+  }
+}
+
+/** The coupon's discount for the subscription's next period cycle: its first `subscriptionCycles` (default 1) charges. */
+async function firstDiscount(trx: Trx, sub: Subscription, plan: SubscriptionPlan): Promise<number> {
+  if (!sub.coupon_id) return 0;
+  const coupon = await trx.selectFrom('coupons').selectAll().where('id', '=', sub.coupon_id).executeTakeFirst();
+  if (!coupon) return 0;
+  const { n } = await trx
+    .selectFrom('subscription_cycles')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('subscription_id', '=', sub.id)
+    .where('kind', '=', 'PERIOD')
+    .executeTakeFirstOrThrow();
+  return Number(n) < (coupon.subscription_cycles ?? 1) ? discountFor(coupon, plan.amount_cents) : 0;
+}
+
+/** The subscription's own clock: the wall clock plus its simulation offset (development). */
+export const clockOf = (sub: Pick<Subscription, 'clock_offset_ms'>, wallNow: Date) => new Date(wallNow.getTime() + sub.clock_offset_ms);
+
+/** Picks the step to run on a locked subscription (null: none); may throw a 400 to refuse. */
+export type Chooser = (sub: Subscription, plan: SubscriptionPlan, agenda: { at: Date; step: Step }[], now: Date) => Step | null;
+
+/** The sweep's choice: the earliest step that is due. */
+const firstDue: Chooser = (_sub, _plan, items, now) => items.find((x) => x.at.getTime() <= now.getTime())?.step ?? null;
+
+/**
+ * Runs one step of a subscription, on its clock: chosen and applied on the locked row, its charge
+ * (if any) issued after that commit, the transactions of voided cycles cancelled. Returns the
+ * subscription after the step, or null when no step was chosen.
+ */
+export async function performStep(deps: EngineDeps, id: string, wallNow: Date, choose: Chooser): Promise<Subscription | null> {
+  const done = await inTx(deps.db, async (trx) => {
+    const sub = (await lockSubscription(trx, id)) as Subscription | undefined;
+    if (!sub) return null;
+    const now = clockOf(sub, wallNow);
+    const plan = await planOf(trx, sub.plan_id);
+    const step = choose(sub, plan, agenda(sub, plan, await cyclesForAgenda(trx, sub)), now);
+    if (!step) {
+      await reschedule(trx, id);
+      return null;
+    }
+    const result = await runStep(deps, trx, sub, plan, step, now);
+    return { ...result, sub: await reschedule(trx, id), now };
+  });
+  if (!done) return null;
+  if (done.cancel?.length) await cancelPending(deps, scopeOf(done.sub), done.cancel);
+  if (done.charge) {
+    try {
+      await issueCharge(deps, done.sub, await planOf(deps.db, done.sub.plan_id), done.charge, done.now);
+    } catch (err) {
+      // The attempt stays counted; the cycle is tried again in an hour (a provider outage is not a decline).
+      deps.log.error({ err, subscriptionId: id, cycleId: done.charge.id }, 'subscription: issuing a charge failed');
+      await inTx(deps.db, async (trx) => {
+        await lockSubscription(trx, id);
+        await trx.updateTable('subscription_cycles').set({ next_retry_at: new Date(done.now.getTime() + 3600_000), updated_at: done.now }).where('id', '=', done.charge!.id).where('status', 'in', UNPAID).execute();
+        await reschedule(trx, id);
+      });
+      throw err;
+    }
+  }
+  return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+/** Runs everything due for one subscription (on its clock), step by step, until nothing is; returns the steps run. */
+export async function advance(deps: EngineDeps, id: string, wallNow: Date): Promise<number> {
+  let steps = 0;
+  while (steps < MAX_STEPS && (await performStep(deps, id, wallNow, firstDue))) steps++;
+  return steps;
+}
+
+/** The sweep: claims due subscriptions (SKIP LOCKED, with a lease) and advances each. */
+export async function advanceDue(deps: EngineDeps, now: Date, batch = 50): Promise<number> {
+  const claimed = await deps.db
+    .updateTable('subscriptions')
+    .set({ next_action_at: new Date(now.getTime() + LEASE_MS) })
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('subscriptions').select('id').where('next_action_at', '<=', now).orderBy('next_action_at').limit(batch).forUpdate().skipLocked(),
+    )
+    .returning('id')
+    .execute();
+  for (const { id } of claimed) {
+    try {
+      await advance(deps, id, now);
+    } catch (err) {
+      deps.log.error({ err, subscriptionId: id }, 'subscription: advancing failed; retried after the lease');
+    }
+  }
+  return claimed.length;
+}
+

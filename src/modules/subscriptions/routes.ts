@@ -1,0 +1,186 @@
+// Subscriptions over HTTP, merchant side: each route mounted under /api/subscriptions and
+// /api/v1/subscriptions (one handler, both paths), with an API key (subscriptions:read / :write) or
+// a dashboard token. Operations without a required body accept a request with no body at all.
+import type { App } from '../../deps.ts';
+import { emptyBodyIsObject, errors, IdParams } from '../../http/schemas.ts';
+import { validation } from '../../http/errors.ts';
+import { findPlan } from './plans.ts';
+import {
+  CancelBody,
+  ChangePlanBody,
+  ChangePlanResponse,
+  CreateSubscriptionBody,
+  EmptyBody,
+  ListSubscriptionsQuery,
+  PauseBody,
+  PREFIXES,
+  READ,
+  SimulateBody,
+  SubscriptionListResponse,
+  SubscriptionResponse,
+  WRITE,
+} from './schemas.ts';
+import {
+  cancelSubscription,
+  changePlan,
+  fullView,
+  getSubscription,
+  listSubscriptions,
+  pauseSubscription,
+  resumeSubscription,
+  retrySubscription,
+  simulate,
+  subscribe,
+} from './service.ts';
+import { subscriptionView } from './view.ts';
+
+export default async function subscriptionRoutes(app: App) {
+  const { db, cursors } = app.deps;
+  const deps = app.deps.subscriptions;
+  const tags = ['Subscriptions'];
+  const optionalBody = { preValidation: emptyBodyIsObject };
+
+  for (const prefix of PREFIXES) {
+    app.post(
+      prefix,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: 'Subscribe a client to a plan',
+          description:
+            'clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). ' +
+            '400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.',
+          body: CreateSubscriptionBody,
+          response: { 201: SubscriptionResponse, ...errors(400, 401, 403, 503) },
+        },
+      },
+      async (req, reply) => {
+        const plan = await findPlan(db, req.auth, req.body.planId);
+        if (!plan) throw validation('planId', 'is not a plan of this merchant and environment');
+        const sub = await subscribe(deps, plan, req.body);
+        return reply.code(201).send({ message: 'Subscription created', subscription: await fullView(deps, sub) });
+      },
+    );
+
+    app.get(
+      prefix,
+      { config: READ, schema: { tags, summary: 'List subscriptions (cursor)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } } },
+      async (req) => {
+        const { rows, pagination } = await listSubscriptions(db, cursors, req.auth, req.query);
+        return { message: 'OK', subscriptions: rows.map((s) => subscriptionView(s)), pagination };
+      },
+    );
+
+    app.get(
+      `${prefix}/:id`,
+      { config: READ, schema: { tags, summary: 'Get a subscription with its cycles', params: IdParams, response: { 200: SubscriptionResponse, ...errors(401, 403, 404) } } },
+      async (req) => ({ message: 'OK', subscription: await fullView(deps, await getSubscription(db, req.auth, req.params.id)) }),
+    );
+
+    app.patch(
+      `${prefix}/:id/cancel`,
+      {
+        config: WRITE,
+        ...optionalBody,
+        schema: {
+          tags,
+          summary: 'Cancel a subscription (now, or at the end of its period)',
+          description: 'Body optional: {"atPeriodEnd": true} keeps it until its period ends; reason is kept. Unpaid charges are withdrawn. 400 INVALID_STATE_TRANSITION when already ended.',
+          params: IdParams,
+          body: CancelBody,
+          response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ message: 'Subscription cancelled', subscription: await fullView(deps, await cancelSubscription(deps, req.auth, req.params.id, req.body ?? {})) }),
+    );
+
+    app.patch(
+      `${prefix}/:id/pause`,
+      {
+        config: WRITE,
+        ...optionalBody,
+        schema: {
+          tags,
+          summary: 'Pause a subscription',
+          description: 'ACTIVE or PAST_DUE only. Nothing is billed while paused (unpaid charges are withdrawn); resumesAt (optional) resumes it by itself. Resuming starts a new period.',
+          params: IdParams,
+          body: PauseBody,
+          response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ message: 'Subscription paused', subscription: await fullView(deps, await pauseSubscription(deps, req.auth, req.params.id, req.body?.resumesAt)) }),
+    );
+
+    app.patch(
+      `${prefix}/:id/resume`,
+      {
+        config: WRITE,
+        ...optionalBody,
+        schema: {
+          tags,
+          summary: 'Resume a paused subscription',
+          description: 'A new period starts now and is charged (card) or issued (PIX, boleto).',
+          params: IdParams,
+          body: EmptyBody,
+          response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ message: 'Subscription resumed', subscription: await fullView(deps, await resumeSubscription(deps, req.auth, req.params.id)) }),
+    );
+
+    app.post(
+      `${prefix}/:id/retry`,
+      {
+        config: WRITE,
+        ...optionalBody,
+        schema: {
+          tags,
+          summary: 'Retry the failed charge now',
+          description: 'PAST_DUE or INCOMPLETE with a failed charge: a card is charged again by its token; a new PIX or boleto is issued and e-mailed.',
+          params: IdParams,
+          body: EmptyBody,
+          response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ message: 'Charge retried', subscription: await fullView(deps, await retrySubscription(deps, req.auth, req.params.id)) }),
+    );
+
+    app.post(
+      `${prefix}/:id/change-plan`,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: 'Change plan (upgrade now with proration, downgrade at period end)',
+          description: 'preview: true answers the amounts and changes nothing. Both plans must bill on the same interval.',
+          params: IdParams,
+          body: ChangePlanBody,
+          response: { 200: ChangePlanResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => {
+        const preview = req.body.preview === true;
+        const change = await changePlan(deps, req.auth, req.params.id, req.body.planId, preview);
+        const subscription = await fullView(deps, await getSubscription(db, req.auth, req.params.id));
+        return { message: preview ? 'Plan change preview' : change.effective === 'NOW' ? 'Plan changed' : 'Plan change scheduled for the end of the period', preview, change, subscription };
+      },
+    );
+
+    app.post(
+      `${prefix}/:id/simulate`,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: "Move a subscription's clock forward (development only)",
+          description: 'Runs everything that falls due in those days, day by day, exactly as the jobs would: trial end, renewals (test cards decide card outcomes), PIX/boleto issue and expiry, retries, final actions. 403 with a production key.',
+          params: IdParams,
+          body: SimulateBody,
+          response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ message: `Advanced ${req.body.advanceDays} days`, subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays)) }),
+    );
+  }
+}

@@ -1,0 +1,423 @@
+// Subscriptions: subscribing (merchant API and public checkout), reading, and the merchant's and
+// subscriber's operations (cancel, pause, resume, retry, card update, plan change, simulation).
+// Time-based work is the engine's (cycles.ts); every operation here that moves a subscription
+// runs on its locked row, on the subscription's clock.
+import type { Static } from '@sinclair/typebox';
+import { inTx, type Executor } from '../../db/index.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { Client, PaymentMethod, Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
+import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
+import { createdAtPage, type Cursors } from '../../http/pagination.ts';
+import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
+import type { Scope } from '../../http/scope.ts';
+import { validateCard, type CardInput } from '../../payments/card.ts';
+import type { CardToken } from '../../payments/provider.ts';
+import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
+import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
+import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
+import { changeStatus, providerFor, type CardGuard } from '../transactions/service.ts';
+import { cadenceLabel, period } from './calendar.ts';
+import {
+  advance,
+  cancelPending,
+  claimAttempt,
+  claimSeat,
+  clockOf,
+  endSubscription,
+  insertPeriodCycle,
+  issueCharge,
+  lockSubscription,
+  mail,
+  performStep,
+  planOf,
+  recordEvent,
+  releaseSeat,
+  reschedule,
+  type EngineDeps,
+  type Step,
+} from './cycles.ts';
+import { normalizeMethod, type PlanDeps } from './plans.ts';
+import { subscriptionView } from './view.ts';
+import type { CancelBody, ListSubscriptionsQuery } from './schemas.ts';
+
+export interface SubscriptionDeps extends EngineDeps, PlanDeps {}
+
+const DAY_MS = 86_400_000;
+const invalidState = (message: string) => badRequest('INVALID_STATE_TRANSITION', message, [{ field: 'status', message }]);
+
+/** The subscription with its cycles (newest first) and its open charge, as the API shows it. */
+export async function fullView(deps: Pick<SubscriptionDeps, 'db' | 'config'>, sub: Subscription) {
+  const cycles = await deps.db.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', sub.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
+  const open = cycles.find((c) => (c.status === 'OPEN' || c.status === 'PAST_DUE') && c.transaction_id);
+  const payment = open ? ((await deps.db.selectFrom('transactions').selectAll().where('id', '=', open.transaction_id!).executeTakeFirst()) ?? null) : null;
+  return subscriptionView(sub, { cycles, payment, checkoutUrl: deps.config.checkoutUrl });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subscribing
+
+export interface SubscribeInput {
+  clientId?: string;
+  client?: { name: string; email: string; document: string; phone?: string };
+  paymentMethod: string;
+  card?: CardInput;
+  couponCode?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Keeps a card with the environment's provider (validated first; 503 when the provider keeps no cards). */
+async function tokenize(deps: SubscriptionDeps, livemode: boolean, card: CardInput, now: Date): Promise<CardToken> {
+  const checked = validateCard(card, now);
+  if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
+  const provider = providerFor(deps.transactions, livemode);
+  if (!provider.tokenizeCard) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
+  return provider.tokenizeCard(card);
+}
+
+/** A plan of this merchant and environment that takes subscribers, or a 400 saying why not. */
+function checkPlanOpen(plan: SubscriptionPlan) {
+  if (plan.status !== 'ACTIVE') throw badRequest('PLAN_UNAVAILABLE', 'This plan is not taking new subscribers', [{ field: 'planId', message: 'the plan is inactive' }]);
+}
+
+/**
+ * Subscribes a client to a plan. With a trial, the subscription is TRIALING and nothing is charged
+ * (a card is kept); without one it is INCOMPLETE until its first charge is paid (a card is charged
+ * at once; a PIX or boleto is issued and e-mailed).
+ */
+export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, input: SubscribeInput, opts: { cardGuard?: CardGuard } = {}): Promise<Subscription> {
+  const scope: Scope = { userId: plan.user_id, livemode: plan.livemode };
+  const wallNow = new Date();
+  const now = wallNow;
+  checkPlanOpen(plan);
+  // 503 before anything is written when this environment cannot take payments at all.
+  providerFor(deps.transactions, scope.livemode);
+  const method = normalizeMethod(input.paymentMethod) as PaymentMethod;
+  if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
+  if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
+  if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
+  if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');
+  if (input.clientId && input.client) throw validation('client', 'send clientId or client, not both');
+
+  let client: { id?: string; name: string; email: string; document: string; phone: string | null };
+  if (input.clientId) {
+    const found = await deps.db.selectFrom('clients').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', input.clientId).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!found) throw validation('clientId', 'is not a client of this merchant and environment');
+    client = { id: found.id, name: found.name, email: found.email, document: found.document, phone: found.phone };
+  } else {
+    const c = input.client!;
+    client = { name: requiredText(c.name, 'client.name'), email: normalizeEmail(c.email), document: normalizeDocument(c.document, 'client.document'), phone: c.phone ?? null };
+  }
+  const metadata = sanitizeJson(input.metadata ?? {}) as Record<string, unknown>;
+  if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
+
+  let couponId: string | null = null;
+  let discountCents = 0;
+  if (input.couponCode) {
+    const ev = await evaluateCoupon(deps.db, scope, { code: input.couponCode, amountCents: plan.amount_cents, productIds: [] }, { document: client.document, email: client.email }, now);
+    if (!ev.ok) throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: 'does not apply to this plan' }]);
+    couponId = ev.coupon.id;
+    discountCents = ev.discountCents;
+  }
+
+  let card: CardToken | null = null;
+  if (method === 'CARD') {
+    const guard = scope.livemode ? opts.cardGuard : undefined;
+    await guard?.before();
+    card = await tokenize(deps, scope.livemode, input.card!, now);
+  }
+
+  const trialEnd = plan.trial_days > 0 ? new Date(now.getTime() + plan.trial_days * DAY_MS) : null;
+  const { sub, cycle } = await inTx(deps.db, async (trx) => {
+    const seat = await claimSeat(trx, plan.id, { activeOnly: true });
+    if (!seat) {
+      const current = await planOf(trx, plan.id);
+      checkPlanOpen(current);
+      throw badRequest('PLAN_FULL', 'This plan has reached its maximum number of subscribers', [{ field: 'planId', message: `at most ${current.max_subscribers} subscribers` }]);
+    }
+    const id = uuidv7(now.getTime());
+    let clientId = client.id;
+    if (!clientId) {
+      const { rows } = await upsertClientSql(scope, uuidv7(now.getTime()), now, { name: client.name, email: client.email, document: client.document, phone: client.phone }).execute(trx);
+      clientId = (rows[0] as Client).id;
+    }
+    const first = trialEnd ? { start: now, end: trialEnd } : period(now, { interval: plan.interval, intervalCount: plan.interval_count }, 0);
+    const inserted = await trx
+      .insertInto('subscriptions')
+      .values({
+        id,
+        user_id: scope.userId,
+        livemode: scope.livemode,
+        plan_id: plan.id,
+        client_id: clientId,
+        client_name: client.name,
+        client_email: client.email,
+        client_document: client.document,
+        client_phone: client.phone,
+        status: trialEnd ? 'TRIALING' : 'INCOMPLETE',
+        payment_method: method,
+        card_token: card?.token ?? null,
+        card_brand: card?.brand ?? null,
+        card_last4: card?.last4 ?? null,
+        card_exp_month: card?.expMonth ?? null,
+        card_exp_year: card?.expYear ?? null,
+        anchor_at: trialEnd ?? now,
+        period_index: trialEnd ? -1 : 0,
+        current_period_start: first.start,
+        current_period_end: first.end,
+        trial_end: trialEnd,
+        coupon_id: couponId,
+        metadata: JSON.stringify(metadata),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    let cycle: SubscriptionCycle | null = null;
+    if (!trialEnd) cycle = await claimAttempt(trx, await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents), now);
+    await recordEvent(deps, trx, inserted, 'subscription.created');
+    await mail(deps, trx, inserted, plan, now, {
+      kind: 'welcome',
+      amountCents: plan.amount_cents,
+      intervalLabel: cadenceLabel({ interval: plan.interval, intervalCount: plan.interval_count }),
+      trialEndsAt: trialEnd,
+      firstChargeAt: trialEnd ? null : first.end,
+    });
+    return { sub: await reschedule(trx, id), cycle };
+  });
+  const charged = cycle ? await issueCharge(deps, sub, plan, cycle, now) : null;
+  // The card attempt counts as a decline until it is known to be none (checkout/limits.ts).
+  if (method === 'CARD' && scope.livemode && charged?.status !== 'FAILED') await opts.cardGuard?.approved();
+  return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()) as Subscription;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+function owned(db: Executor, scope: Scope) {
+  return db.selectFrom('subscriptions').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+}
+
+export async function getSubscription(db: Executor, scope: Scope, id: string): Promise<Subscription> {
+  const sub = await owned(db, scope).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!sub) throw notFound('Subscription');
+  return sub as Subscription;
+}
+
+export async function listSubscriptions(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
+  let base = owned(db, scope).selectAll();
+  if (q.status) base = base.where('status', '=', q.status as SubscriptionStatus);
+  if (q.planId) base = base.where('plan_id', '=', q.planId);
+  if (q.clientId) base = base.where('client_id', '=', q.clientId);
+  if (q.clientEmail) base = base.where('client_email', '=', normalizeEmail(q.clientEmail));
+  return createdAtPage(cursors, base, q);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations on one subscription (merchant or subscriber)
+
+/** Runs `fn` on the locked subscription of this scope, on its clock; cancels voided charges after commit. */
+async function onLocked<T>(deps: SubscriptionDeps, scope: Scope, id: string, fn: (trx: Parameters<Parameters<typeof inTx>[1]>[0], sub: Subscription, plan: SubscriptionPlan, now: Date) => Promise<{ result: T; cancel?: string[] }>): Promise<T> {
+  const { result, cancel } = await inTx(deps.db, async (trx) => {
+    const sub = (await lockSubscription(trx, id)) as Subscription | undefined;
+    if (!sub || sub.user_id !== scope.userId || sub.livemode !== scope.livemode) throw notFound('Subscription');
+    const out = await fn(trx, sub, await planOf(trx, sub.plan_id), clockOf(sub, new Date()));
+    await reschedule(trx, id);
+    return out;
+  });
+  if (cancel?.length) await cancelPending(deps, scope, cancel);
+  return result;
+}
+
+export async function cancelSubscription(deps: SubscriptionDeps, scope: Scope, id: string, body: Static<typeof CancelBody>): Promise<Subscription> {
+  await onLocked(deps, scope, id, async (trx, sub, plan, now) => {
+    if (sub.status === 'CANCELLED' || sub.status === 'EXPIRED') throw invalidState(`A ${sub.status} subscription cannot be cancelled`);
+    const reason = body.reason?.trim() || null;
+    const atEnd = body.atPeriodEnd === true && (sub.status === 'ACTIVE' || sub.status === 'TRIALING' || sub.status === 'PAST_DUE');
+    if (atEnd) {
+      if (sub.cancel_at_period_end) throw invalidState('This subscription is already set to cancel at the end of its period');
+      await trx.updateTable('subscriptions').set({ cancel_at_period_end: true, cancel_reason: reason, pending_plan_id: null, updated_at: now }).where('id', '=', id).execute();
+      return { result: null };
+    }
+    const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason });
+    return { result: null, cancel: pending };
+  });
+  return getSubscription(deps.db, scope, id);
+}
+
+export async function pauseSubscription(deps: SubscriptionDeps, scope: Scope, id: string, resumesAtRaw: string | undefined): Promise<Subscription> {
+  await onLocked(deps, scope, id, async (trx, sub, _plan, now) => {
+    if (sub.status !== 'ACTIVE' && sub.status !== 'PAST_DUE') throw invalidState(`A ${sub.status} subscription cannot be paused (only ACTIVE or PAST_DUE)`);
+    const resumesAt = resumesAtRaw ? new Date(resumesAtRaw) : null;
+    if (resumesAt && resumesAt.getTime() <= now.getTime()) throw validation('resumesAt', 'must be in the future');
+    // Nothing is billed while paused: unpaid charges are withdrawn.
+    const voided = await trx
+      .updateTable('subscription_cycles')
+      .set({ status: 'VOID', next_retry_at: null, updated_at: now })
+      .where('subscription_id', '=', id)
+      .where('status', 'in', ['OPEN', 'PAST_DUE'])
+      .returning('transaction_id')
+      .execute();
+    const paused = await trx
+      .updateTable('subscriptions')
+      .set({ status: 'PAUSED', paused_at: now, resumes_at: resumesAt, cancel_at_period_end: false, pending_plan_id: null, updated_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(deps, trx, paused as Subscription, 'subscription.paused', { resumesAt });
+    return { result: null, cancel: voided.map((v) => v.transaction_id).filter((t): t is string => !!t) };
+  });
+  return getSubscription(deps.db, scope, id);
+}
+
+/** Runs a step the caller asks for (resume, retry) the way the sweep runs its steps. */
+async function requestStep(deps: SubscriptionDeps, scope: Scope, id: string, choose: (sub: Subscription, plan: SubscriptionPlan) => Step): Promise<Subscription> {
+  const owner = await getSubscription(deps.db, scope, id);
+  await performStep(deps, owner.id, new Date(), (sub, plan) => choose(sub, plan));
+  return getSubscription(deps.db, scope, id);
+}
+
+export function resumeSubscription(deps: SubscriptionDeps, scope: Scope, id: string): Promise<Subscription> {
+  return requestStep(deps, scope, id, (sub) => {
+    if (sub.status !== 'PAUSED') throw invalidState(`A ${sub.status} subscription cannot be resumed (only PAUSED)`);
+    return { kind: 'resume' };
+  });
+}
+
+/** Charges the oldest unpaid cycle again now (a card by its token; a new PIX or boleto). */
+export async function retrySubscription(deps: SubscriptionDeps, scope: Scope, id: string): Promise<Subscription> {
+  const owner = await getSubscription(deps.db, scope, id);
+  const unpaid = await deps.db.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', owner.id).where('status', 'in', ['OPEN', 'PAST_DUE']).orderBy('number').execute();
+  return requestStep(deps, scope, id, (sub) => {
+    if (sub.status !== 'PAST_DUE' && sub.status !== 'INCOMPLETE') throw invalidState(`A ${sub.status} subscription has no failed charge to retry (only PAST_DUE or INCOMPLETE)`);
+    const cycle = unpaid.find((c) => c.status === 'PAST_DUE' || c.failure_reason);
+    if (!cycle) throw invalidState('No failed charge to retry: the open charge is still awaiting payment');
+    return { kind: 'retry', cycle };
+  });
+}
+
+/** Replaces the card (a new provider token); an unpaid charge is retried with it at once. */
+export async function updateCard(deps: SubscriptionDeps, scope: Scope, id: string, card: CardInput, cardGuard?: CardGuard): Promise<Subscription> {
+  const current = await getSubscription(deps.db, scope, id);
+  if (current.payment_method !== 'CARD') throw invalidState('This subscription is not paid by card');
+  if (current.status === 'CANCELLED' || current.status === 'EXPIRED') throw invalidState(`A ${current.status} subscription takes no card`);
+  const guard = scope.livemode ? cardGuard : undefined;
+  await guard?.before();
+  const token = await tokenize(deps, scope.livemode, card, new Date());
+  await guard?.approved(); // the issuer accepted the card: the attempt was no decline
+  await onLocked(deps, scope, id, async (trx, _sub, _plan, now) => {
+    await trx
+      .updateTable('subscriptions')
+      .set({ card_token: token.token, card_brand: token.brand, card_last4: token.last4, card_exp_month: token.expMonth, card_exp_year: token.expYear, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+    // A new card is worth a new try, even after a hard decline of the old one.
+    await trx.updateTable('subscription_cycles').set({ hard_declined: false, updated_at: now }).where('subscription_id', '=', id).where('status', 'in', ['OPEN', 'PAST_DUE']).execute();
+    return { result: null };
+  });
+  const after = await getSubscription(deps.db, scope, id);
+  if (after.status === 'PAST_DUE' || after.status === 'INCOMPLETE') {
+    try {
+      return await retrySubscription(deps, scope, id);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err; // nothing to retry: the card is simply saved
+    }
+  }
+  return after;
+}
+
+/**
+ * Plan change. An upgrade (a dearer plan) takes effect now with a prorated charge for the days
+ * left of the period; a downgrade (or an equal price) takes effect at the period's end. Both plans
+ * must bill on the same cadence (the billing dates do not move). `preview` computes, changes nothing.
+ */
+export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: string, planId: string, preview: boolean) {
+  let charge: { sub: Subscription; plan: SubscriptionPlan; cycle: SubscriptionCycle; now: Date } | null = null;
+  const change = await onLocked(deps, scope, id, async (trx, sub, plan, now) => {
+    if (sub.status !== 'ACTIVE' && sub.status !== 'TRIALING') throw invalidState(`A ${sub.status} subscription cannot change plans (only ACTIVE or TRIALING)`);
+    const target = await trx.selectFrom('subscription_plans').selectAll().where('id', '=', planId).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!target) throw validation('planId', 'is not a plan of this merchant and environment');
+    if (target.id === plan.id) throw validation('planId', 'is the current plan');
+    if (target.status !== 'ACTIVE') throw badRequest('PLAN_UNAVAILABLE', 'This plan is not taking new subscribers', [{ field: 'planId', message: 'the plan is inactive' }]);
+    if (target.interval !== plan.interval || target.interval_count !== plan.interval_count) throw validation('planId', 'must bill on the same interval and intervalCount as the current plan');
+    const start = sub.current_period_start.getTime();
+    const end = sub.current_period_end.getTime();
+    const periodDays = Math.max(1, Math.round((end - start) / DAY_MS));
+    const remainingDays = Math.min(periodDays, Math.max(0, Math.ceil((end - now.getTime()) / DAY_MS)));
+    const upgrade = target.amount_cents > plan.amount_cents;
+    // A trial is not billed: an upgrade during one only switches the plan.
+    const prorationCents = upgrade && sub.status === 'ACTIVE' ? Math.floor(((target.amount_cents - plan.amount_cents) * remainingDays) / periodDays) : 0;
+    const result = {
+      kind: upgrade ? ('UPGRADE' as const) : ('DOWNGRADE' as const),
+      effective: upgrade ? ('NOW' as const) : ('PERIOD_END' as const),
+      fromPlanId: plan.id,
+      toPlanId: target.id,
+      prorationCents,
+      nextAmountCents: target.amount_cents,
+      remainingDays,
+      periodDays,
+    };
+    if (preview) return { result };
+    if (!upgrade) {
+      await trx.updateTable('subscriptions').set({ pending_plan_id: target.id, updated_at: now }).where('id', '=', id).execute();
+      return { result };
+    }
+    if (!(await claimSeat(trx, target.id, { activeOnly: true }))) throw badRequest('PLAN_FULL', 'This plan has reached its maximum number of subscribers', [{ field: 'planId', message: 'the plan is full' }]);
+    await releaseSeat(trx, plan.id);
+    const moved = (await trx.updateTable('subscriptions').set({ plan_id: target.id, pending_plan_id: null, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()) as Subscription;
+    if (prorationCents > 0) {
+      const cycle = await trx
+        .insertInto('subscription_cycles')
+        .values({
+          id: uuidv7(now.getTime()),
+          subscription_id: id,
+          user_id: sub.user_id,
+          livemode: sub.livemode,
+          number: sub.period_index + 1,
+          kind: 'PRORATION',
+          period_start: now,
+          period_end: sub.current_period_end,
+          due_at: now,
+          amount_cents: prorationCents,
+          status: 'OPEN',
+          attempts: 1,
+          last_attempt_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      charge = { sub: moved, plan: target, cycle, now };
+    }
+    return { result };
+  });
+  if (charge) {
+    const c = charge as { sub: Subscription; plan: SubscriptionPlan; cycle: SubscriptionCycle; now: Date };
+    await issueCharge(deps, c.sub, c.plan, c.cycle, c.now);
+  }
+  return change;
+}
+
+/**
+ * Development only: moves the subscription's clock `days` ahead and runs everything that falls
+ * due, as the jobs would (its PIX and boletos past their expiry expire first, as the expiry job
+ * would have done on that day).
+ */
+export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string, days: number): Promise<Subscription> {
+  if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
+  const sub = await getSubscription(deps.db, scope, id);
+  const wallNow = new Date();
+  const target = sub.clock_offset_ms + days * DAY_MS;
+  // Day by day, so each day's expiries, issues and retries happen in the order they would.
+  for (let offset = sub.clock_offset_ms + DAY_MS; ; offset = Math.min(offset + DAY_MS, target)) {
+    await deps.db.updateTable('subscriptions').set({ clock_offset_ms: offset }).where('id', '=', id).execute();
+    const now = new Date(wallNow.getTime() + offset);
+    const expired = await deps.db.selectFrom('transactions').select('id').where('subscription_id', '=', id).where('status', '=', 'PENDING').where('expires_at', '<=', now).execute();
+    for (const tx of expired) {
+      await changeStatus(deps.transactions, scope, tx.id, { to: 'EXPIRED' }).catch(() => {});
+    }
+    await advance(deps, id, wallNow);
+    if (offset >= target) break;
+  }
+  return getSubscription(deps.db, scope, id);
+}
+

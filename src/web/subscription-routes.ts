@@ -1,0 +1,85 @@
+// Hosted subscription pages: /subscribe/{planId} (public) and /subscription/{id}?t=... (the
+// subscriber's signed, expiring self-service link; an invalid or expired link opens nothing).
+import { Type } from '@sinclair/typebox';
+import type { App } from '../deps.ts';
+import type { Subscription } from '../db/types.ts';
+import { verifyLinkToken } from '../modules/subscriptions/links.ts';
+import { findPublicPlan, publicPlanView } from '../modules/subscriptions/plans.ts';
+import { fullView } from '../modules/subscriptions/service.ts';
+import { messagePage } from './checkout-pages.ts';
+import { ASSETS, HTML, send } from './checkout-routes.ts';
+import { selfServicePage, subscribePage } from './subscription-pages.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export default async function subscriptionPageRoutes(app: App) {
+  const { db, config } = app.deps;
+
+  app.get(
+    '/subscribe/:planId',
+    { schema: { tags: ['Public'], summary: 'Subscription page of a plan (HTML, pt-BR)', params: Type.Object({ planId: Type.String({ maxLength: 64 }) }), response: HTML } },
+    async (req, reply) => {
+      const plan = UUID.test(req.params.planId) ? await findPublicPlan(db, req.params.planId) : undefined;
+      if (!plan) return send(reply, 404, messagePage(ASSETS, 'Plano não encontrado', 'Confira o endereço recebido do vendedor.'));
+      const v = publicPlanView(plan, plan.merchant_name);
+      if (!v.available) {
+        const [title, text] = v.unavailableReason === 'FULL' ? ['Vagas esgotadas', 'Este plano atingiu o número máximo de assinantes.'] : ['Plano indisponível', 'Este plano não está aceitando novas assinaturas. Fale com o vendedor.'];
+        return send(reply, 200, messagePage(ASSETS, title, text, plan.merchant_name));
+      }
+      return send(
+        reply,
+        200,
+        subscribePage(
+          { planId: plan.id, name: plan.name, description: plan.description, amountCents: plan.amount_cents, cadence: { interval: plan.interval, intervalCount: plan.interval_count }, trialDays: plan.trial_days, methods: plan.payment_methods, merchantName: plan.merchant_name, sandbox: !plan.livemode },
+          ASSETS,
+        ),
+      );
+    },
+  );
+
+  app.get(
+    '/subscription/:id',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: "Subscriber's self-service page (HTML, pt-BR; signed link from the e-mails)",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: Type.Object({ t: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: HTML,
+      },
+    },
+    async (req, reply) => {
+      const invalid = () => send(reply, 404, messagePage(ASSETS, 'Link inválido ou expirado', 'Use o link do e-mail mais recente da loja, ou peça um novo link ao vendedor.'));
+      if (!UUID.test(req.params.id) || !verifyLinkToken(config, req.params.id, req.query.t)) return invalid();
+      const sub = (await db.selectFrom('subscriptions').selectAll().where('id', '=', req.params.id).executeTakeFirst()) as Subscription | undefined;
+      if (!sub) return invalid();
+      const plan = await findPublicPlan(db, sub.plan_id);
+      const v = await fullView(app.deps.subscriptions, sub);
+      return send(
+        reply,
+        200,
+        selfServicePage(
+          {
+            id: sub.id,
+            token: req.query.t!,
+            merchantName: plan?.merchant_name ?? '',
+            planName: plan?.name ?? '',
+            amountCents: plan?.amount_cents ?? 0,
+            cadence: { interval: plan?.interval ?? 'MONTHLY', intervalCount: plan?.interval_count ?? 1 },
+            status: sub.status,
+            paymentMethod: sub.payment_method,
+            card: v.card,
+            trialEnd: sub.trial_end,
+            currentPeriodEnd: sub.current_period_end,
+            cancelAtPeriodEnd: sub.cancel_at_period_end,
+            endedAt: sub.ended_at,
+            payment: v.payment ? { paymentUrl: v.payment.paymentUrl, amountCents: v.payment.amountCents } : null,
+            history: (v.cycles ?? []).filter((c) => c.status !== 'OPEN' || c.transactionId).map((c) => ({ date: new Date(c.paidAt ?? c.dueAt), amountCents: c.amountCents, status: c.status })),
+            sandbox: !sub.livemode,
+          },
+          ASSETS,
+        ),
+      );
+    },
+  );
+}

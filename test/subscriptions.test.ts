@@ -1,0 +1,393 @@
+// Subscriptions end to end through the API: subscribing (card, PIX, trial), renewals, dunning
+// (soft and hard declines, final action), recovery by a new card, PIX issued ahead, expiry of an
+// unpaid first charge, cancel / pause / resume, retry, plan change, simulation, isolation.
+// Time moves with POST .../simulate, which runs the same steps as the job runner.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
+import { assertLedgerBalanced } from './ledger-check.ts';
+import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+
+const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
+const card = (number: string) => ({ ...GOOD, number });
+const SOFT = '4000000000009995'; // INSUFFICIENT_FUNDS
+const HARD = '4000000000009979'; // STOLEN_CARD
+
+describe('subscriptions', () => {
+  let ctx: TestContext;
+  let m: Merchant;
+  before(async () => {
+    ctx = await startApp();
+    m = await merchant(ctx.app);
+  });
+  after(async () => {
+    await assertLedgerBalanced(ctx.app.deps.db);
+    await ctx.close();
+  });
+
+  const newPlan = async (body: Record<string, unknown> = {}) => {
+    const res = await call(ctx.app, 'POST', '/api/subscriptions/plans', { key: m.devKey, body: { name: 'Clube', amountCents: 4990, interval: 'MONTHLY', ...body } });
+    assert.equal(res.status, 201, res.raw);
+    return res.body.plan as { id: string; amountCents: number };
+  };
+  const subscribe = async (planId: string, body: Record<string, unknown>) => {
+    const res = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId, client: { name: 'Ana Souza', email: `ana.${Math.random().toString(36).slice(2)}@example.com`, document: cpf() }, ...body } });
+    assert.equal(res.status, 201, res.raw);
+    return res.body.subscription;
+  };
+  const get = async (id: string) => (await call(ctx.app, 'GET', `/api/v1/subscriptions/${id}`, { key: m.devKey })).body.subscription;
+  const sim = async (id: string, days: number) => {
+    const res = await call(ctx.app, 'POST', `/api/v1/subscriptions/${id}/simulate`, { key: m.devKey, body: { advanceDays: days } });
+    assert.equal(res.status, 200, res.raw);
+    return get(id);
+  };
+  const emails = (id: string, template?: string) =>
+    ctx.app.deps.db
+      .selectFrom('emails')
+      .selectAll()
+      .where('related_id', '=', id)
+      .$if(!!template, (q) => q.where('template', '=', template!))
+      .execute();
+  const events = (id: string) =>
+    ctx.app.deps.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('user_id', '=', m.id)
+      .where('type', 'like', 'subscription.%')
+      .orderBy('created_at')
+      .execute()
+      .then((rows) => rows.filter((r) => (r.data as { id: string }).id === id).map((r) => r.type));
+
+  test('card without a trial: charged at once through an ordinary transaction; ACTIVE with cycle 1 PAID', async () => {
+    const plan = await newPlan();
+    const sub = await subscribe(plan.id, { paymentMethod: 'CREDIT_CARD', card: GOOD, metadata: { pedido: 'A1' } });
+    assert.equal(sub.status, 'ACTIVE');
+    assert.equal(sub.paymentMethod, 'CARD');
+    assert.deepEqual(sub.card, { brand: 'VISA', last4: '4242', expMonth: 12, expYear: 2035 });
+    assert.deepEqual(sub.metadata, { pedido: 'A1' });
+    assert.equal(sub.cycles.length, 1);
+    assert.equal(sub.cycles[0].status, 'PAID');
+    assert.equal(sub.cycles[0].amountCents, 4990);
+    const tx = await call(ctx.app, 'GET', `/api/v1/transactions/${sub.cycles[0].transactionId}`, { key: m.devKey });
+    assert.equal(tx.body.transaction.status, 'PAID');
+    assert.equal(tx.body.transaction.subscriptionId, sub.id);
+    assert.equal(tx.body.transaction.amountCents, 4990);
+    // The card is kept only as the provider's token plus brand, last 4 and expiry.
+    const row = await ctx.app.deps.db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow();
+    assert.match(row.card_token!, /^sbx_tok_/);
+    assert.ok(!JSON.stringify(row).includes('4242424242424242'));
+    assert.ok(!ctx.logs.join('').includes('4242424242424242'), 'the PAN is never logged');
+    assert.deepEqual((await emails(sub.id)).map((e) => e.template).sort(), ['receipt', 'welcome']);
+    assert.deepEqual(await events(sub.id), ['subscription.created']);
+  });
+
+  test('trial: TRIALING, trial_will_end 3 days before, then the card is charged at trial end and renewed monthly', async () => {
+    const plan = await newPlan({ trialDays: 7 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    assert.equal(sub.status, 'TRIALING');
+    assert.equal(sub.cycles.length, 0, 'nothing charged during the trial');
+    assert.equal(new Date(sub.trialEnd).getTime() - new Date(sub.createdAt).getTime(), 7 * 86_400_000);
+    let s = await sim(sub.id, 4);
+    assert.equal(s.status, 'TRIALING');
+    assert.deepEqual(await events(sub.id), ['subscription.created', 'subscription.trial_will_end']);
+    s = await sim(sub.id, 3);
+    assert.equal(s.status, 'ACTIVE');
+    assert.equal(s.cycles.length, 1);
+    assert.equal(s.cycles[0].status, 'PAID');
+    assert.equal(s.currentPeriodStart, sub.trialEnd);
+    s = await sim(sub.id, 31);
+    assert.equal(s.cycles.length, 2);
+    assert.ok(s.cycles.every((c: { status: string }) => c.status === 'PAID'));
+    assert.equal((await events(sub.id)).filter((t) => t === 'subscription.renewed').length, 2);
+  });
+
+  test('a price change applies from the next period', async () => {
+    const plan = await newPlan();
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    assert.equal((await call(ctx.app, 'PATCH', `/api/subscriptions/plans/${plan.id}`, { key: m.devKey, body: { amountCents: 5990 } })).status, 200);
+    assert.equal((await get(sub.id)).cycles[0].amountCents, 4990, 'the paid period keeps its price');
+    const s = await sim(sub.id, 31);
+    assert.equal(s.cycles[0].amountCents, 5990);
+  });
+
+  test('dunning: a declined renewal -> PAST_DUE, one e-mail, retries at +1, +3, +5, +7 days, then CANCEL', async () => {
+    const plan = await newPlan({ trialDays: 1 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: card(SOFT) });
+    let s = await sim(sub.id, 1);
+    assert.equal(s.status, 'PAST_DUE');
+    assert.equal(s.cycles[0].status, 'PAST_DUE');
+    assert.equal(s.cycles[0].failureReason, 'INSUFFICIENT_FUNDS');
+    assert.equal(s.cycles[0].attempts, 1);
+    const firstRetry = new Date(s.cycles[0].nextRetryAt).getTime() - new Date(s.trialEnd).getTime();
+    assert.ok(Math.abs(firstRetry - 86_400_000) < 60_000, `first retry a day after the failure (${firstRetry})`);
+    const failed = await emails(sub.id, 'payment_failed');
+    assert.equal(failed.length, 1);
+    assert.match(failed[0].text_body, /Atualizar cartão: http.*\/subscription\/.*#cartao/);
+    for (const [days, attempts] of [[1, 2], [2, 3], [2, 4], [2, 5]] as const) {
+      s = await sim(sub.id, days);
+      if (attempts < 5) {
+        assert.equal(s.status, 'PAST_DUE');
+        assert.equal(s.cycles[0].attempts, attempts);
+      }
+    }
+    assert.equal(s.status, 'CANCELLED', 'the plan\'s final action after the last retry');
+    assert.equal(s.cancelReason, 'PAYMENT_FAILED');
+    assert.equal(s.cycles[0].status, 'VOID');
+    assert.equal(s.cycles[0].attempts, 5);
+    assert.equal((await emails(sub.id, 'payment_failed')).length, 1, 'e-mailed at the first failure only');
+    assert.equal((await emails(sub.id, 'cancelled')).length, 1);
+    assert.deepEqual(await events(sub.id), ['subscription.created', 'subscription.past_due', 'subscription.cancelled']);
+    const txs = await ctx.app.deps.db.selectFrom('transactions').select('status').where('subscription_id', '=', sub.id).execute();
+    assert.equal(txs.length, 5);
+    assert.ok(txs.every((t) => t.status === 'FAILED'));
+  });
+
+  test('a hard decline is never retried; the final action waits for the end of the retry window (PAUSE here)', async () => {
+    const plan = await newPlan({ trialDays: 1, dunning: { finalAction: 'PAUSE' } });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: card(HARD) });
+    let s = await sim(sub.id, 1);
+    assert.equal(s.status, 'PAST_DUE');
+    assert.equal(s.cycles[0].failureReason, 'STOLEN_CARD');
+    s = await sim(sub.id, 6);
+    assert.equal(s.status, 'PAST_DUE');
+    assert.equal(s.cycles[0].attempts, 1, 'no retry of a hard decline');
+    s = await sim(sub.id, 1);
+    assert.equal(s.status, 'PAUSED');
+    assert.equal(s.cycles[0].status, 'UNCOLLECTIBLE');
+    assert.ok((await events(sub.id)).includes('subscription.paused'));
+  });
+
+  test('recovery: the subscriber updates the card through the signed link; the charge is retried at once', async () => {
+    const plan = await newPlan({ trialDays: 1 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: card(SOFT) });
+    await sim(sub.id, 1);
+    const link = (await emails(sub.id, 'payment_failed'))[0].text_body.match(/\/subscription\/([0-9a-f-]+)\?t=([^#\s]+)/)!;
+    assert.equal(link[1], sub.id);
+    const bad = await call(ctx.app, 'POST', `/api/subscriptions/self/${sub.id}/card?t=${link[2].replace(/.$/, 'x')}`, { body: { card: GOOD } });
+    assert.equal(bad.status, 404, 'a tampered link opens nothing');
+    const res = await call(ctx.app, 'POST', `/api/subscriptions/self/${sub.id}/card?t=${link[2]}`, { body: { card: GOOD } });
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.body.subscription.status, 'ACTIVE');
+    assert.equal(res.body.subscription.card.last4, '4242');
+    const s = await get(sub.id);
+    assert.equal(s.cycles[0].status, 'PAID');
+    assert.equal(s.cycles[0].attempts, 2);
+    assert.ok((await events(sub.id)).includes('subscription.renewed'));
+  });
+
+  test('PIX: INCOMPLETE until the first charge is paid; renewals issued 3 days ahead and e-mailed; ACTIVE until the due date passes unpaid', async () => {
+    const plan = await newPlan({ paymentMethods: ['PIX', 'BOLETO'] });
+    const sub = await subscribe(plan.id, { paymentMethod: 'PIX' });
+    assert.equal(sub.status, 'INCOMPLETE');
+    assert.match(sub.payment.pixCode, /^000201/);
+    assert.match(sub.payment.paymentUrl, /\/checkout\//);
+    const issued = await emails(sub.id, 'charge_issued');
+    assert.equal(issued.length, 1);
+    assert.ok(issued[0].text_body.includes(sub.payment.pixCode));
+    const paid = await call(ctx.app, 'POST', `/api/v1/transactions/${sub.payment.transactionId}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
+    assert.equal(paid.status, 200, paid.raw);
+    let s = await get(sub.id);
+    assert.equal(s.status, 'ACTIVE');
+    assert.equal(s.cycles[0].status, 'PAID');
+    const periodEnd = new Date(s.currentPeriodEnd).getTime();
+    const daysToEnd = Math.ceil((periodEnd - Date.now()) / 86_400_000);
+    s = await sim(sub.id, daysToEnd - 3);
+    assert.equal(s.cycles.length, 2, 'the next charge is issued 3 days before its due date');
+    assert.equal(s.cycles[0].status, 'OPEN');
+    assert.equal(s.status, 'ACTIVE');
+    assert.equal((await emails(sub.id, 'charge_issued')).length, 2);
+    s = await sim(sub.id, 2);
+    assert.equal(s.status, 'ACTIVE', 'still before the due date');
+    s = await sim(sub.id, 2);
+    assert.equal(s.status, 'PAST_DUE', 'the due date passed unpaid');
+    assert.equal((await emails(sub.id, 'payment_failed')).length, 1);
+    assert.equal(s.cycles[0].failureReason, 'EXPIRED');
+  });
+
+  test('an unpaid first charge expires the subscription after 23 h and frees its seat', async () => {
+    const plan = await newPlan({ maxSubscribers: 1 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: card(SOFT) });
+    assert.equal(sub.status, 'INCOMPLETE');
+    assert.equal(sub.cycles[0].failureReason, 'INSUFFICIENT_FUNDS');
+    const full = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId: plan.id, paymentMethod: 'CARD', card: GOOD, client: { name: 'Bia', email: 'bia@example.com', document: cpf() } } });
+    assert.equal(full.status, 400);
+    assert.equal(full.body.code, 'PLAN_FULL');
+    const s = await sim(sub.id, 1);
+    assert.equal(s.status, 'EXPIRED');
+    assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/plans/${plan.id}`, { key: m.devKey })).body.plan.subscriberCount, 0);
+    assert.equal((await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD })).status, 'ACTIVE');
+  });
+
+  test('cancel now, cancel at period end, pause and resume (bodiless requests), INVALID_STATE_TRANSITION', async () => {
+    const plan = await newPlan();
+    const a = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    const pause = await call(ctx.app, 'PATCH', `/api/subscriptions/${a.id}/pause`, { key: m.devKey });
+    assert.equal(pause.status, 200, pause.raw);
+    assert.equal(pause.body.subscription.status, 'PAUSED');
+    const again = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${a.id}/pause`, { key: m.devKey });
+    assert.equal(again.status, 400);
+    assert.equal(again.body.code, 'INVALID_STATE_TRANSITION');
+    const resume = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${a.id}/resume`, { key: m.devKey });
+    assert.equal(resume.status, 200, resume.raw);
+    assert.equal(resume.body.subscription.status, 'ACTIVE');
+    assert.equal(resume.body.subscription.cycles.length, 2, 'resuming starts (and charges) a new period');
+    assert.equal(resume.body.subscription.cycles[0].status, 'PAID');
+    const cancel = await call(ctx.app, 'PATCH', `/api/subscriptions/${a.id}/cancel`, { key: m.devKey });
+    assert.equal(cancel.status, 200);
+    assert.equal(cancel.body.subscription.status, 'CANCELLED');
+    const twice = await call(ctx.app, 'PATCH', `/api/subscriptions/${a.id}/cancel`, { key: m.devKey, body: {} });
+    assert.equal(twice.status, 400);
+    assert.equal(twice.body.code, 'INVALID_STATE_TRANSITION');
+    assert.equal((await call(ctx.app, 'PATCH', `/api/subscriptions/${a.id}/resume`, { key: m.devKey })).body.code, 'INVALID_STATE_TRANSITION');
+
+    const b = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    const later = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${b.id}/cancel`, { key: m.devKey, body: { atPeriodEnd: true, reason: 'mudou de ideia' } });
+    assert.equal(later.body.subscription.status, 'ACTIVE');
+    assert.equal(later.body.subscription.cancelAtPeriodEnd, true);
+    const s = await sim(b.id, 31);
+    assert.equal(s.status, 'CANCELLED');
+    assert.equal(s.endedAt, b.currentPeriodEnd);
+    assert.equal(s.cycles.length, 1, 'no renewal');
+    assert.equal(s.cancelReason, 'mudou de ideia');
+  });
+
+  test('pause with resumesAt resumes by itself', async () => {
+    const plan = await newPlan();
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    const resumesAt = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    assert.equal((await call(ctx.app, 'PATCH', `/api/subscriptions/${sub.id}/pause`, { key: m.devKey, body: { resumesAt } })).body.subscription.status, 'PAUSED');
+    assert.equal((await sim(sub.id, 9)).status, 'PAUSED');
+    const s = await sim(sub.id, 2);
+    assert.equal(s.status, 'ACTIVE');
+    assert.ok((await events(sub.id)).includes('subscription.resumed'));
+  });
+
+  test('retry now: POST /api/subscriptions/{id}/retry', async () => {
+    const plan = await newPlan({ trialDays: 1 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: card(SOFT) });
+    const early = await call(ctx.app, 'POST', `/api/subscriptions/${sub.id}/retry`, { key: m.devKey });
+    assert.equal(early.status, 400);
+    assert.equal(early.body.code, 'INVALID_STATE_TRANSITION');
+    await sim(sub.id, 1);
+    const res = await call(ctx.app, 'POST', `/api/subscriptions/${sub.id}/retry`, { key: m.devKey });
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(res.body.subscription.cycles[0].attempts, 2);
+    assert.equal(res.body.subscription.status, 'PAST_DUE');
+  });
+
+  test('plan change: preview, upgrade now with a prorated charge, downgrade at period end', async () => {
+    const basic = await newPlan({ name: 'Básico', amountCents: 3000 });
+    const pro = await newPlan({ name: 'Pro', amountCents: 6000 });
+    const sub = await subscribe(basic.id, { paymentMethod: 'CARD', card: GOOD });
+    const preview = await call(ctx.app, 'POST', `/api/v1/subscriptions/${sub.id}/change-plan`, { key: m.devKey, body: { planId: pro.id, preview: true } });
+    assert.equal(preview.status, 200, preview.raw);
+    const ch = preview.body.change;
+    assert.equal(ch.kind, 'UPGRADE');
+    assert.equal(ch.prorationCents, Math.floor((3000 * ch.remainingDays) / ch.periodDays));
+    assert.equal((await get(sub.id)).planId, basic.id, 'a preview changes nothing');
+    const up = await call(ctx.app, 'POST', `/api/v1/subscriptions/${sub.id}/change-plan`, { key: m.devKey, body: { planId: pro.id } });
+    assert.equal(up.body.subscription.planId, pro.id);
+    const proration = up.body.subscription.cycles.find((c: { kind: string }) => c.kind === 'PRORATION');
+    assert.equal(proration.status, 'PAID');
+    assert.equal(proration.amountCents, ch.prorationCents);
+    const down = await call(ctx.app, 'POST', `/api/subscriptions/${sub.id}/change-plan`, { key: m.devKey, body: { planId: basic.id } });
+    assert.equal(down.body.change.effective, 'PERIOD_END');
+    assert.equal(down.body.subscription.planId, pro.id);
+    assert.equal(down.body.subscription.pendingPlanId, basic.id);
+    const s = await sim(sub.id, 31);
+    assert.equal(s.planId, basic.id);
+    assert.equal(s.cycles[0].amountCents, 3000);
+  });
+
+  test('list with filters and cursor; isolation (404), permissions (403), production simulate (403)', async () => {
+    const plan = await newPlan();
+    const subs = [];
+    for (let i = 0; i < 3; i++) subs.push(await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD }));
+    const page1 = await call(ctx.app, 'GET', `/api/v1/subscriptions?planId=${plan.id}&limit=2`, { key: m.devKey });
+    assert.equal(page1.status, 200);
+    assert.equal(page1.body.subscriptions.length, 2);
+    assert.equal(page1.body.pagination.hasMore, true);
+    const page2 = await call(ctx.app, 'GET', `/api/v1/subscriptions?planId=${plan.id}&limit=2&cursor=${encodeURIComponent(page1.body.pagination.nextCursor)}`, { key: m.devKey });
+    assert.equal(page2.body.subscriptions.length, 1);
+    assert.equal((await call(ctx.app, 'GET', `/api/subscriptions?status=ACTIVE&clientEmail=${encodeURIComponent(subs[0].client.email)}`, { key: m.devKey })).body.subscriptions.length, 1);
+    const other = await merchant(ctx.app);
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/${subs[0].id}`, { key: other.devKey })).status, 404);
+    assert.equal((await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${subs[0].id}/cancel`, { key: other.devKey })).status, 404);
+    assert.equal((await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: other.devKey, body: { planId: plan.id, paymentMethod: 'PIX', client: { name: 'X', email: 'x@example.com', document: cpf() } } })).status, 400, "another merchant's plan");
+    const reader = await merchant(ctx.app, { permissions: ['subscriptions:read'] });
+    assert.equal((await call(ctx.app, 'POST', `/api/v1/subscriptions/${subs[0].id}/retry`, { key: reader.devKey })).status, 403);
+    const live = await merchant(ctx.app, { live: true });
+    const livePlan = await call(ctx.app, 'POST', '/api/subscriptions/plans', { key: live.liveKey, body: { name: 'Live', amountCents: 900, interval: 'MONTHLY', paymentMethods: ['PIX'] } });
+    assert.equal(livePlan.status, 201);
+    const liveSub = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: live.liveKey, body: { planId: livePlan.body.plan.id, paymentMethod: 'PIX', client: { name: 'X', email: 'x@example.com', document: cpf() } } });
+    assert.equal(liveSub.status, 503, 'production payments need a configured provider');
+    assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/plans/${livePlan.body.plan.id}`, { key: live.liveKey })).body.plan.subscriberCount, 0, 'refused before anything was written');
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/${subs[0].id}`, { key: live.liveKey })).status, 404);
+  });
+
+  test('public plan page data and public checkout', async () => {
+    const plan = await newPlan({ trialDays: 14, maxSubscribers: 5 });
+    const pub = await call(ctx.app, 'GET', `/api/subscriptions/public/${plan.id}`);
+    assert.equal(pub.status, 200);
+    assert.equal(pub.body.plan.merchantName, 'Loja Teste');
+    assert.equal(pub.body.plan.available, true);
+    assert.equal(pub.body.plan.subscriberCount, undefined, 'nothing private');
+    assert.equal(pub.body.plan.maxSubscribers, undefined);
+    const res = await call(ctx.app, 'POST', '/api/subscriptions/checkout', {
+      body: { planId: plan.id, clientName: 'Caio Lima', clientEmail: 'caio@example.com', clientDocument: cpf(), paymentMethod: 'CREDIT_CARD', card: GOOD },
+    });
+    assert.equal(res.status, 201, res.raw);
+    assert.equal(res.body.subscription.status, 'TRIALING');
+    assert.match(res.body.subscription.manageUrl, /\/subscription\/[0-9a-f-]+\?t=/);
+    assert.equal(res.body.subscription.metadata, undefined);
+    const self = await call(ctx.app, 'GET', res.body.subscription.manageUrl.replace(/^https?:\/\/[^/]+\/subscription\//, '/api/subscriptions/self/'));
+    assert.equal(self.status, 200, self.raw);
+    assert.equal(self.body.subscription.id, res.body.subscription.id);
+    assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/public/00000000-0000-4000-8000-000000000000`)).status, 404);
+  });
+
+  test('a card that expires before the next renewal is warned about once, at the renewal before it', async () => {
+    const plan = await newPlan();
+    const soon = new Date(Date.now() + 20 * 86_400_000); // expires at the end of that month: before the renewal after next
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: { ...GOOD, expMonth: soon.getUTCMonth() + 1, expYear: soon.getUTCFullYear() } });
+    assert.equal((await emails(sub.id, 'card_expiring')).length, 0);
+    await sim(sub.id, 31);
+    const warned = await emails(sub.id, 'card_expiring');
+    assert.equal(warned.length, 1);
+    assert.match(warned[0].subject, /VISA final 4242 vai vencer/);
+    assert.match(warned[0].text_body, /#cartao/);
+  });
+
+  test('a coupon discounts the first charge, or its first subscriptionCycles charges; its use is counted once', async () => {
+    const plan = await newPlan({ amountCents: 10000 });
+    const once = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: `UMA${Date.now()}`, discountType: 'PERCENTAGE', discountValue: 10 } });
+    const twice = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: `DUAS${Date.now()}`, discountType: 'FIXED', discountValue: 2500, subscriptionCycles: 2 } });
+    assert.equal(twice.status, 201, twice.raw);
+    assert.equal(twice.body.coupon.subscriptionCycles, 2);
+    const a = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.body.coupon.code });
+    const b = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: twice.body.coupon.code });
+    assert.equal(a.cycles[0].amountCents, 9000);
+    assert.equal(b.cycles[0].amountCents, 7500);
+    const a2 = await sim(a.id, 31);
+    let b2 = await sim(b.id, 31);
+    assert.deepEqual(a2.cycles.map((c: { amountCents: number }) => c.amountCents), [10000, 9000]);
+    assert.deepEqual(b2.cycles.map((c: { amountCents: number }) => c.amountCents), [7500, 7500]);
+    b2 = await sim(b.id, 31);
+    assert.deepEqual(b2.cycles.map((c: { amountCents: number }) => c.amountCents), [10000, 7500, 7500]);
+    const coupon = await call(ctx.app, 'GET', `/api/v1/coupons/${twice.body.coupon.id}`, { key: m.devKey });
+    assert.equal(coupon.body.coupon.usedCount, 1, 'one subscription, one use');
+    const bad = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId: plan.id, paymentMethod: 'CARD', card: GOOD, couponCode: 'NAOEXISTE', client: { name: 'X', email: 'x@example.com', document: cpf() } } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'INVALID_COUPON');
+  });
+
+  test('the sweep does what simulate does, on the injected clock', async () => {
+    const plan = await newPlan({ trialDays: 2 });
+    const sub = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
+    const n = await advanceDue(ctx.app.deps.subscriptions, new Date(Date.now() + 2 * 86_400_000 + 60_000));
+    assert.ok(n >= 1);
+    const s = await get(sub.id);
+    assert.equal(s.status, 'ACTIVE');
+    assert.equal(s.cycles[0].status, 'PAID');
+  });
+});
