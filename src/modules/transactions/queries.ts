@@ -37,9 +37,19 @@ export function renderedByStatement(row: Transaction, render: (row: Transaction)
  * client upsert, the transaction, its transaction.created event with the event's fan-out (see
  * EventLog), the payment link's use count, and the attachment, as data-modifying CTEs. The display
  * id is a random 10 characters; on the rare clash within the merchant the whole statement fails and
- * is run again with another one. Returns the stored row and the attachment's text.
+ * is run again with another one. Returns the stored row, or with an attachment only its text (the
+ * caller answers with that text: the row is not sent back).
  */
-export async function insertCreation(db: Db, events: EventLog, draft: Transaction, link: PaymentLink | null, attach: Attachment | null): Promise<{ tx: Transaction; attached: string | null }> {
+export async function insertCreation(db: Db, events: EventLog, draft: Transaction, link: PaymentLink | null): Promise<Transaction> {
+  const { fanout: _, attached: __, ...tx } = await runCreation(db, events, draft, link, null);
+  return tx;
+}
+
+export async function insertCreationWith(db: Db, events: EventLog, draft: Transaction, link: PaymentLink | null, attach: Attachment): Promise<string> {
+  return (await runCreation(db, events, draft, link, attach)).attached!;
+}
+
+async function runCreation(db: Db, events: EventLog, draft: Transaction, link: PaymentLink | null, attach: Attachment | null) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const row = { ...draft, display_id: shortCode(10) };
     try {
@@ -48,8 +58,7 @@ export async function insertCreation(db: Db, events: EventLog, draft: Transactio
       const query = creationStatement(events, row, link, attach).compile(db);
       prepared('tx_create', query.sql);
       const { rows } = await db.executeQuery(query);
-      const { fanout: _, attached, ...tx } = rows[0];
-      return { tx, attached: attached ?? null };
+      return rows[0];
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
@@ -97,7 +106,7 @@ export function creationStatement(events: EventLog, r: Transaction, link: Paymen
       RETURNING *
     ),
     ${ev.ctes}${linkUse}${attached}
-    SELECT t.*, ${ev.result} AS fanout${attach ? sql`, (SELECT * FROM attached) AS attached` : sql``} FROM t`;
+    SELECT ${attach ? sql`(SELECT * FROM attached) AS attached` : sql`t.*`}, ${ev.result} AS fanout FROM t`;
 }
 
 /** Locks a transaction row of this tenant for a status change. */

@@ -16,7 +16,7 @@ import { methodNotOffered, type CardResult, type PaymentProvider, type ProviderE
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
-import { findTransaction, getTransaction, insertCreation, lockExpired, lockTransaction, type Attachment } from './queries.ts';
+import { findTransaction, getTransaction, insertCreation, insertCreationWith, lockExpired, lockTransaction, type Attachment } from './queries.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { applyChange, feeReturned, type Change, type StateDeps } from './states.ts';
@@ -67,7 +67,8 @@ export function providerFor(deps: TransactionDeps, livemode: boolean, method?: P
 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
-  const { tx, provider, card } = await create(deps, scope, input, extras, opts.cardGuard, null);
+  const { draft, link, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard);
+  const tx = await insertCreation(deps.db, deps.events, draft, link);
   await opts.recorded?.(tx);
   return card ? charge(deps, tx, provider, card, input.capture ?? true, opts.cardGuard) : tx;
 }
@@ -79,11 +80,12 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
  */
 export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: Attachment): Promise<string> {
   if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
-  const { attached } = await create(deps, scope, input, {}, undefined, attach);
-  return attached!;
+  const { draft, link } = await prepare(deps, scope, input, {}, undefined);
+  return insertCreationWith(deps.db, deps.events, draft, link, attach);
 }
 
-async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, cardGuard: CardGuard | undefined, attach: Attachment | null) {
+/** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
+async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, cardGuard: CardGuard | undefined) {
   const { config } = deps;
   const now = new Date();
   let link: PaymentLink | null = extras.link ?? null;
@@ -111,8 +113,7 @@ async function create(deps: TransactionDeps, scope: Scope, input: CreateInput, e
   const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate }) : null;
   const boleto = input.paymentMethod === 'BOLETO' ? await provider.createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
   const draft = buildDraft({ id, scope, input, checked, fees, provider: provider.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
-  const { tx, attached } = await insertCreation(deps.db, deps.events, draft, link, attach);
-  return { tx, attached, provider, card: input.card ?? null };
+  return { draft, link, provider, card: input.card ?? null };
 }
 
 /**
@@ -154,7 +155,8 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
  */
 export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string): Promise<Transaction> {
   if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
-  const { tx, provider } = await create(deps, scope, input, extras, undefined, null);
+  const { draft, link, provider } = await prepare(deps, scope, input, extras, undefined);
+  const tx = await insertCreation(deps.db, deps.events, draft, link);
   if (!provider.chargeToken) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
   return recordCharge(deps, tx, () => provider.chargeToken!({ reference: tx.id, token, amountCents: tx.charged_cents }), true, undefined);
 }
