@@ -26,6 +26,7 @@ import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
 import { ORIGIN_COMPAT } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
+import referralRoutes from './modules/referrals/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import feeRoutes from './modules/fees/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
@@ -140,6 +141,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(paymentLinkRoutes);
   await app.register(couponRoutes);
   await app.register(affiliateRoutes);
+  await app.register(referralRoutes);
   await app.register(checkoutRoutes);
   await app.register(pixApiRoutes);
   await app.register(checkoutPageRoutes);

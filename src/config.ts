@@ -51,6 +51,22 @@ export interface Config {
   /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
   pixApi: PixApiConfig | null;
   mail: MailConfig;
+  referrals: ReferralConfig;
+}
+
+/** The platform's referral program (modules/referrals): production money only. */
+export interface ReferralConfig {
+  /** Type 1: what the referrer earns once the referred account's paid sales reach salesThresholdCents; 0 = none. */
+  fixedRewardCents: number;
+  salesThresholdCents: number;
+  /** Type 2: the referrer's share of the platform's fee on each of the referred account's sales, in basis points; 0 = none. */
+  commissionBp: number;
+  /** ... on sales paid within this many months of the referred account's registration. */
+  commissionMonths: number;
+  /** Days after the sale before a reward is released (later still for a card sale: its settlement). */
+  guaranteeDays: number;
+  /** The sign-up page an invite link points to (`?ref=CODE`). */
+  signupUrl: string;
 }
 
 /** Outgoing e-mail (src/mail/). */
@@ -235,6 +251,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
   if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
   const webhooks = webhookConfig(env, problems);
+  const referrals: ReferralConfig = {
+    fixedRewardCents: int(env, 'REFERRAL_FIXED_REWARD_CENTS', 5000, 0, 100_000_000, problems),
+    salesThresholdCents: int(env, 'REFERRAL_SALES_THRESHOLD_CENTS', 100_000, 1, 1_000_000_000, problems),
+    commissionBp: int(env, 'REFERRAL_COMMISSION_BP', 1000, 0, 10000, problems),
+    commissionMonths: int(env, 'REFERRAL_COMMISSION_MONTHS', 12, 1, 120, problems),
+    guaranteeDays: int(env, 'REFERRAL_GUARANTEE_DAYS', 7, 0, 365, problems),
+    signupUrl: url(env, 'REFERRAL_SIGNUP_URL', `${baseUrl}/cadastro`, problems),
+  };
   const payouts = payoutConfig(env, problems);
   const pixApi = pixApiConfig(env, problems);
   if (pixApi && productionProvider) problems.push(`PIX_PROVIDER=bcb-api and PAYMENT_PROVIDER=${productionProvider} both choose the production provider: set one of them`);
@@ -276,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     payouts,
     pixApi,
     mail: { smtpUrl, from: mailFrom },
+    referrals,
   };
 }
 

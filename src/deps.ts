@@ -3,8 +3,9 @@
 //   - events fan out to webhook deliveries (EventLog + webhookFanout);
 //   - the ledger records balance.updated through the same event log;
 //   - a payment's status changes run the payment-link sale (stock, sales count, cart recovery),
-//     the coupon use and the affiliate commission (split off the sale's journal, given back on a
-//     refund) (transactions/hooks.ts);
+//     the coupon use, the affiliate commission (split off the sale's journal, given back on a
+//     refund) and the referral rewards of a referred account's production sale (their own journals,
+//     posted with the sale's, out of the platform's fee) (transactions/hooks.ts);
 //   - link changes drop the hosted page cache;
 //   - payment and payout providers are chosen from the configuration (payments/provider.ts).
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
@@ -23,6 +24,7 @@ import { ClickCounter } from './modules/affiliates/clicks.ts';
 import { commissionHooks, type CommissionDeps } from './modules/affiliates/commissions.ts';
 import type { AffiliateDeps } from './modules/affiliates/service.ts';
 import { couponUseOnChange } from './modules/coupons/service.ts';
+import { referralHooks, type ReferralDeps } from './modules/referrals/service.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
 import type { KycDeps } from './modules/kyc/service.ts';
@@ -74,6 +76,7 @@ export interface Deps {
   pixApi: PixApiDeps | null;
   affiliates: AffiliateDeps;
   commissions: CommissionDeps;
+  referrals: ReferralDeps;
 }
 
 export interface DepsOptions {
@@ -102,7 +105,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
@@ -128,6 +131,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     pixApi,
     affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
     commissions: { db, events, ledger },
+    referrals: { db, ledger, config: config.referrals },
     mail: { db, mailer: opts.mailer ?? createMailer(config.mail), log },
     subscriptions: { db, config, events, cursors, transactions, log },
   };

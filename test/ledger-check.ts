@@ -67,6 +67,9 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
         UNION ALL
         -- ... and is the affiliate's money once released (a clawback takes it back: CANCELLED).
         SELECT user_id, livemode, amount_cents FROM affiliate_commissions WHERE status = 'PAID'
+        UNION ALL
+        -- A referral reward is paid out of the platform's fee: the referrer's money once released.
+        SELECT user_id, livemode, amount_cents FROM referral_rewards WHERE status = 'PAID'
       ) o GROUP BY user_id, livemode
     ), acc AS (
       SELECT user_id, livemode,
@@ -120,6 +123,13 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
         FROM affiliate_commissions
         UNION ALL
         SELECT merchant_id, livemode, 0, CASE WHEN status IN ('PENDING', 'PAID') THEN amount_cents ELSE 0 END FROM affiliate_commissions
+        UNION ALL
+        -- Referral rewards likewise, from the referred account's (fee) side to the referrer's.
+        SELECT user_id, livemode, CASE WHEN status = 'PENDING' THEN amount_cents ELSE 0 END,
+               CASE WHEN status IN ('PENDING', 'PAID') THEN -amount_cents ELSE 0 END
+        FROM referral_rewards
+        UNION ALL
+        SELECT referred_id, livemode, 0, CASE WHEN status IN ('PENDING', 'PAID') THEN amount_cents ELSE 0 END FROM referral_rewards
       ) x GROUP BY user_id, livemode
     )
     SELECT user_id, livemode, coalesce(acc.pending, 0) AS pending, coalesce(c.pending, 0) AS expected_pending,
@@ -146,6 +156,37 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
        OR releases <> (CASE WHEN released THEN 1 ELSE 0 END)
        OR (status = 'PAID') <> (released AND reason IS NULL)`.execute(db);
   assert.deepEqual(perCommission.rows, [], 'commission whose journals do not match its status');
+
+  // 13. Per referral reward: of a settled production sale of an account its referrer referred; one
+  //     journal paid it from the referred account's fees into the referrer's commission_pending;
+  //     one released it iff released; one undid it iff cancelled (from available iff clawed back).
+  const perReward = await sql`
+    SELECT * FROM (
+      SELECT r.id, r.kind, r.status, r.amount_cents, t.status AS tx_status, t.livemode AS tx_live, t.user_id = r.referred_id AS same_seller,
+        u.referred_by = r.user_id AS referred,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward' AND j.user_id = r.referred_id)::int AS paid_journals,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
+            AND e.user_id = r.user_id AND e.account_kind = 'commission_pending')::bigint AS credited,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
+            AND e.user_id = r.referred_id AND e.account_kind = 'fees')::bigint AS from_fees,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_release' AND j.user_id = r.user_id)::int AS releases,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal')::int AS reversals,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal'
+            AND e.user_id = r.user_id AND e.account_kind = 'available')::bigint AS clawed,
+        r.paid_at IS NOT NULL AS released, r.clawed_back_at IS NOT NULL AS clawed_back
+      FROM referral_rewards r JOIN transactions t ON t.id = r.transaction_id JOIN users u ON u.id = r.referred_id
+    ) x
+    WHERE tx_status NOT IN ${SETTLED} OR NOT tx_live OR NOT same_seller OR NOT referred
+       OR paid_journals <> 1 OR credited <> amount_cents OR from_fees <> -amount_cents
+       OR releases <> (CASE WHEN released THEN 1 ELSE 0 END)
+       OR reversals <> (CASE WHEN status = 'CANCELLED' THEN 1 ELSE 0 END)
+       OR clawed <> (CASE WHEN clawed_back THEN -amount_cents ELSE 0 END)
+       OR (status = 'PAID') <> (released AND NOT clawed_back AND status <> 'CANCELLED')
+       OR (clawed_back AND NOT released)`.execute(db);
+  assert.deepEqual(perReward.rows, [], 'referral reward whose journals do not match its status');
 }
 
 /** Withdrawals, advances and receivables agree with the ledger. */

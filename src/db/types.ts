@@ -106,6 +106,7 @@ export interface DB {
   affiliate_links: AffiliateLinksTable;
   affiliate_commissions: AffiliateCommissionsTable;
   affiliate_clicks: AffiliateClicksTable;
+  referral_rewards: ReferralRewardsTable;
   emails: EmailsTable;
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
@@ -621,6 +622,34 @@ export interface AffiliateCommissionsTable {
   created_at: Timestamp;
 }
 export type AffiliateCommission = Selectable<AffiliateCommissionsTable>;
+
+export type ReferralRewardKind = 'FIXED' | 'COMMISSION';
+
+/** A referrer's reward for an account it referred: FIXED (sales threshold) or COMMISSION (share of a sale's fee). */
+export interface ReferralRewardsTable {
+  id: string;
+  /** The referrer, who is credited. */
+  user_id: string;
+  /** The referred account, whose sale earned it. */
+  referred_id: string;
+  /** Always true: development never produces referral money. */
+  livemode: boolean;
+  kind: ReferralRewardKind;
+  transaction_id: string;
+  /** FIXED: the referred account's paid sales with this sale; COMMISSION: the sale's fee. */
+  base_cents: number;
+  /** COMMISSION: basis points of the fee. */
+  rate_bp: number | null;
+  amount_cents: number;
+  status: CommissionStatus;
+  reason: string | null;
+  release_at: Timestamp;
+  paid_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  clawed_back_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+export type ReferralReward = Selectable<ReferralRewardsTable>;
 
 /** One counted click: a link, a visitor's IP (keyed hash) and the hour it fell in. */
 export interface AffiliateClicksTable {

@@ -8,6 +8,7 @@ import { advanceDue } from '../modules/subscriptions/cycles.ts';
 import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
+import { releaseDueRewards } from '../modules/referrals/service.ts';
 import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../modules/pix-api/service.ts';
 import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
@@ -31,6 +32,7 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
+    { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
     { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
     ...(deps.pixApi ? pixApiSweeps(deps.pixApi) : []),
   ];

@@ -43,6 +43,57 @@ export function releaseAt(paidAt: Date, guaranteeDays: number, paymentMethod: Tr
 
 const digits = (s: string) => s.replace(/\D/g, '');
 
+/**
+ * A sum credited to a merchant out of a sale and held (commission_pending) until its release: an
+ * affiliate commission, a referral reward (modules/referrals). Both follow the rules below.
+ */
+export interface HeldCredit {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  amount_cents: number;
+  status: CommissionStatus;
+}
+
+/**
+ * What a refund of its sale does to a standing credit: before the release it is cancelled and the
+ * money leaves commission_pending; after it, it is clawed back from the available balance (which
+ * may go negative). Any refund, partial or full, undoes the whole credit.
+ */
+export function refundOf(c: HeldCredit, now: Date) {
+  const released = c.status === 'PAID';
+  return {
+    set: { status: 'CANCELLED' as const, reason: released ? REASONS.refundedAfterRelease : REASONS.refunded, cancelled_at: now, ...(released && { clawed_back_at: now }) },
+    /** The account of the credited merchant the money is taken back from. */
+    from: (released ? 'available' : 'commission_pending') as 'available' | 'commission_pending',
+  };
+}
+
+/**
+ * Releases locked, due credits: each one's commission_pending moves to its merchant's available
+ * balance in a journal of its own (`referenceType`, the credit's id), then `paid` marks it PAID.
+ * Merchant by merchant in one global order (the settlement sweep's reason): each journal locks
+ * that merchant's accounts until commit, so two sweeps holding the same merchants in opposite due
+ * order would otherwise deadlock. Stable: due order within a merchant.
+ */
+export async function releaseHeld<T extends HeldCredit>(trx: Trx, ledger: Ledger, due: T[], journal: { kind: string; referenceType: string; description: (c: T) => string }, paid: (c: T) => Promise<void>) {
+  const key = (c: T) => `${c.user_id}:${c.livemode ? 1 : 0}`;
+  const ordered = [...due].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  for (const c of ordered) {
+    await ledger.post(trx, { userId: c.user_id, livemode: c.livemode }, {
+      kind: journal.kind,
+      referenceType: journal.referenceType,
+      referenceId: c.id,
+      description: journal.description(c),
+      postings: [
+        { account: 'commission_pending', amount: -c.amount_cents },
+        { account: 'available', amount: c.amount_cents },
+      ],
+    });
+    await paid(c);
+  }
+}
+
 async function recordBoth(trx: Trx, events: EventLog, c: AffiliateCommission, type: EventType) {
   const data = commissionEvent(c);
   for (const userId of [c.merchant_id, c.user_id]) await events.record(trx, { userId, livemode: c.livemode }, [{ type, data }]);
@@ -124,15 +175,10 @@ export function commissionHooks(events: EventLog): TransactionHooks {
         .executeTakeFirst();
       if (!c) return [];
       // Any refund, partial or full, undoes the whole commission: the sale did not stand as sold.
-      const released = c.status === 'PAID';
-      const cancelled = await trx
-        .updateTable('affiliate_commissions')
-        .set({ status: 'CANCELLED', reason: released ? REASONS.refundedAfterRelease : REASONS.refunded, cancelled_at: now, ...(released && { clawed_back_at: now }) })
-        .where('id', '=', c.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const undo = refundOf(c, now);
+      const cancelled = await trx.updateTable('affiliate_commissions').set(undo.set).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
       await recordBoth(trx, events, cancelled, 'commission.cancelled');
-      return c.amount_cents > 0 ? [{ userId: c.user_id, account: released ? 'available' : 'commission_pending', amountCents: -c.amount_cents }] : [];
+      return c.amount_cents > 0 ? [{ userId: c.user_id, account: undo.from, amountCents: -c.amount_cents }] : [];
     },
   };
 }
@@ -150,26 +196,10 @@ export async function releaseDue(deps: CommissionDeps, now: Date, limit: number)
       .forUpdate()
       .skipLocked()
       .execute();
-    // Affiliate by affiliate in one global order (the settlement sweep's reason): each journal locks
-    // that affiliate's accounts until commit, so two sweeps holding the same affiliates in opposite
-    // due order would otherwise deadlock. Stable: due order within an affiliate.
-    const key = (c: (typeof due)[number]) => `${c.user_id}:${c.livemode ? 1 : 0}`;
-    due.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    for (const c of due) {
-      const affiliate: Scope = { userId: c.user_id, livemode: c.livemode };
-      await deps.ledger.post(trx, affiliate, {
-        kind: 'commission',
-        referenceType: 'affiliate_commission',
-        referenceId: c.id,
-        description: `Affiliate commission released (transaction ${c.transaction_id})`,
-        postings: [
-          { account: 'commission_pending', amount: -c.amount_cents },
-          { account: 'available', amount: c.amount_cents },
-        ],
-      });
+    await releaseHeld(trx, deps.ledger, due, { kind: 'commission', referenceType: 'affiliate_commission', description: (c) => `Affiliate commission released (transaction ${c.transaction_id})` }, async (c) => {
       const paid = await trx.updateTable('affiliate_commissions').set({ status: 'PAID', paid_at: now }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
       await recordBoth(trx, deps.events, paid, 'commission.paid');
-    }
+    });
     return due.length;
   });
 }

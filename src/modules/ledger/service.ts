@@ -88,6 +88,37 @@ export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Pr
   return row.balance_cents;
 }
 
+/** An account of a merchant: what `lockAccounts` takes. */
+export interface AccountKey {
+  userId: string;
+  kind: AccountKind;
+}
+
+/** The one global order every lock on ledger accounts follows: by merchant, then kind (ORDER). */
+function byLockOrder(a: AccountKey, b: AccountKey): number {
+  if (a.userId !== b.userId) return a.userId < b.userId ? -1 : 1;
+  return ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind);
+}
+
+/**
+ * Locks accounts of one environment (creating missing ones) in the global order journals use, so
+ * a caller that must read a balance before it posts (a refund checks what the merchant can pay)
+ * takes every account its journals will move up front, and two such callers on the same merchants
+ * in opposite roles (each refunding a sale the other earned a share of) cannot deadlock.
+ */
+export async function lockAccounts(trx: Trx, livemode: boolean, keys: AccountKey[]): Promise<void> {
+  const seen = new Set<string>();
+  const sorted = keys.filter((k) => !seen.has(`${k.userId}:${k.kind}`) && seen.add(`${k.userId}:${k.kind}`)).sort(byLockOrder);
+  if (!sorted.length) return;
+  const now = new Date();
+  // One statement, rows in order: an insert or a no-op update takes each row's lock in turn.
+  await trx
+    .insertInto('ledger_accounts')
+    .values(sorted.map((k) => ({ id: uuidv7(), user_id: k.userId, livemode, kind: k.kind, balance_cents: 0, updated_at: now })))
+    .onConflict((oc) => oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({ balance_cents: eb.ref('ledger_accounts.balance_cents') })))
+    .execute();
+}
+
 /** Posts journals; built once by deps.ts with the event log its balance.updated events go to. */
 export class Ledger {
   private events: EventLog;
@@ -101,12 +132,20 @@ export class Ledger {
    * merchant whose own accounts moved.
    */
   post(trx: Trx, scope: Scope, input: JournalInput): Promise<void> {
-    return postJournal(trx, this.events, scope, input);
+    return postJournals(trx, this.events, scope, [input]);
+  }
+
+  /**
+   * Posts several journals of one environment at once (a payment's and a referral reward's): the
+   * accounts of all of them are locked together in the one order, as for a single journal.
+   */
+  postAll(trx: Trx, scope: Scope, inputs: JournalInput[]): Promise<void> {
+    return postJournals(trx, this.events, scope, inputs);
   }
 }
 
-async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: JournalInput): Promise<void> {
-  // Deltas per merchant and account kind; each merchant's part must balance on its own.
+/** Deltas per merchant and account kind; each merchant's part must balance on its own. */
+function journalDeltas(scope: Scope, input: JournalInput): Map<string, Map<AccountKind, number>> {
   const deltas = new Map<string, Map<AccountKind, number>>();
   for (const p of input.postings) {
     if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
@@ -118,11 +157,27 @@ async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: Jour
   for (const [userId, of] of deltas) {
     const sum = [...of.values()].reduce((a, b) => a + b, 0);
     if (sum !== 0) throw new Error(`ledger: unbalanced journal ${input.kind} (${sum}${userId === scope.userId ? '' : ` for ${userId}`})`);
+    for (const [kind, delta] of of) if (delta === 0) of.delete(kind);
   }
-  const moved = [...deltas.keys()]
-    .sort()
-    .flatMap((userId) => ORDER.filter((k) => (deltas.get(userId)!.get(k) ?? 0) !== 0).map((kind) => ({ userId, kind, delta: deltas.get(userId)!.get(kind)! })));
-  if (!moved.length) return;
+  return deltas;
+}
+
+async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[]): Promise<void> {
+  const journals = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
+  if (!journals.length) return;
+  // All the journals' deltas together, applied in one statement in the global lock order.
+  const total = new Map<string, { userId: string; kind: AccountKind; delta: number }>();
+  for (const j of journals) {
+    for (const [userId, of] of j.deltas) {
+      for (const [kind, delta] of of) {
+        const key = `${userId}:${kind}`;
+        const t = total.get(key) ?? { userId, kind, delta: 0 };
+        t.delta += delta;
+        total.set(key, t);
+      }
+    }
+  }
+  const moved = [...total.values()].sort(byLockOrder);
 
   const now = new Date();
   const accounts = await trx
@@ -136,42 +191,54 @@ async function postJournal(trx: Trx, events: EventLog, scope: Scope, input: Jour
     )
     .returning(['id', 'user_id', 'kind', 'balance_cents'])
     .execute();
+  // Each entry's balance after it: from the balance before all the journals, journal by journal.
+  const running = new Map(accounts.map((a) => [`${a.user_id}:${a.kind}`, { id: a.id, balance: Number(a.balance_cents) - total.get(`${a.user_id}:${a.kind}`)!.delta }]));
 
-  const journalId = uuidv7();
-  await trx
-    .insertInto('ledger_journals')
-    .values({
-      id: journalId,
-      user_id: scope.userId,
-      livemode: scope.livemode,
-      kind: input.kind,
-      reference_type: input.referenceType,
-      reference_id: input.referenceId,
-      description: input.description,
-      created_at: now,
-    })
-    .execute();
-  await trx
-    .insertInto('ledger_entries')
-    .values(
-      accounts.map((a) => ({
-        id: uuidv7(),
-        journal_id: journalId,
-        account_id: a.id,
-        user_id: a.user_id,
+  for (const { input, deltas } of journals) {
+    const journalId = uuidv7();
+    await trx
+      .insertInto('ledger_journals')
+      .values({
+        id: journalId,
+        user_id: scope.userId,
         livemode: scope.livemode,
-        account_kind: a.kind,
-        amount_cents: deltas.get(a.user_id)!.get(a.kind)!,
-        balance_after_cents: a.balance_cents,
+        kind: input.kind,
+        reference_type: input.referenceType,
+        reference_id: input.referenceId,
+        description: input.description,
         created_at: now,
-      })),
-    )
-    .execute();
+      })
+      .execute();
+    const entries = [...deltas].flatMap(([userId, of]) => [...of].map(([kind, delta]) => ({ userId, kind, delta }))).sort(byLockOrder);
+    await trx
+      .insertInto('ledger_entries')
+      .values(
+        entries.map((e) => {
+          const account = running.get(`${e.userId}:${e.kind}`)!;
+          account.balance += e.delta;
+          return {
+            id: uuidv7(),
+            journal_id: journalId,
+            account_id: account.id,
+            user_id: e.userId,
+            livemode: scope.livemode,
+            account_kind: e.kind,
+            amount_cents: e.delta,
+            balance_after_cents: account.balance,
+            created_at: now,
+          };
+        }),
+      )
+      .execute();
+  }
 
-  for (const userId of new Set(moved.filter((m) => MERCHANT_ACCOUNTS.includes(m.kind)).map((m) => m.userId))) {
-    const owner: Scope = { userId, livemode: scope.livemode };
-    const balance = await getBalance(trx, owner);
-    await events.record(trx, owner, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+  for (const { input, deltas } of journals) {
+    for (const [userId, of] of deltas) {
+      if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;
+      const owner: Scope = { userId, livemode: scope.livemode };
+      const balance = await getBalance(trx, owner);
+      await events.record(trx, owner, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // transaction, on the locked transaction row, so they commit or roll back with it.
 import type { Trx } from '../../db/index.ts';
 import type { AccountKind, Transaction } from '../../db/types.ts';
+import type { JournalInput } from '../ledger/service.ts';
 
 export interface TransactionHooks {
   /**
@@ -23,6 +24,14 @@ export interface TransactionHooks {
    * merchant's available balance), before the refund checks what the merchant can pay.
    */
   refundSplits?(trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<Split[]>;
+  /**
+   * Journals of their own (the merchant's scope) posted with the PAID journal, every account of all
+   * of them locked together in the ledger's one order: money that is not the merchant's net (a
+   * referral reward paid out of the platform's fee).
+   */
+  paidJournals?(trx: Trx, tx: Transaction, now: Date): Promise<JournalInput[]>;
+  /** Likewise with a refund's journal (a referral reward cancelled or clawed back). */
+  refundJournals?(trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<JournalInput[]>;
 }
 
 /** `amountCents` moves from the sale's merchant to `account` of the merchant `userId` (negative: back). */

@@ -4,13 +4,13 @@
 import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Updateable } from 'kysely';
-import type { Transaction, TransactionsTable, TransactionStatus } from '../../db/types.ts';
+import type { AccountKind, Transaction, TransactionsTable, TransactionStatus } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import type { EventLog, EventType } from '../events/service.ts';
-import { lockAccount, transferPostings, type Ledger, type Posting } from '../ledger/service.ts';
+import { lockAccount, lockAccounts, transferPostings, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
 import type { Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
@@ -100,17 +100,22 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       const shared = splits.reduce((a, s) => a + s.amountCents, 0);
       if (splits.some((s) => s.amountCents < 0) || shared > net) throw new Error(`transactions: shares of ${tx.id} (${shared}) exceed its net (${net})`);
       const kept = net - shared;
-      await deps.ledger.post(trx, scope, {
-        kind: 'payment',
-        ...ref,
-        description: `Payment ${tx.display_id} (${tx.payment_method})`,
-        postings: [
-          { account: 'external', amount: -tx.charged_cents },
-          { account: toAccount, amount: kept },
-          { account: 'fees', amount: tx.fee_cents },
-          ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
-        ],
-      });
+      const journals: JournalInput[] = [];
+      for (const hook of deps.hooks) journals.push(...((await hook.paidJournals?.(trx, tx, now)) ?? []));
+      await deps.ledger.postAll(trx, scope, [
+        {
+          kind: 'payment',
+          ...ref,
+          description: `Payment ${tx.display_id} (${tx.payment_method})`,
+          postings: [
+            { account: 'external', amount: -tx.charged_cents },
+            { account: toAccount, amount: kept },
+            { account: 'fees', amount: tx.fee_cents },
+            ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
+          ],
+        },
+        ...journals,
+      ]);
       if (tx.payment_method === 'CARD' && kept > 0) {
         const parts = split(kept, tx.installments);
         await trx
@@ -151,10 +156,21 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       // merchant's available balance in the refund's own journal, before it is checked.
       const splits: Split[] = [];
       for (const hook of deps.hooks) splits.push(...((await hook.refundSplits?.(trx, tx, change.amountCents, now)) ?? []));
+      const journals: JournalInput[] = [];
+      for (const hook of deps.hooks) journals.push(...((await hook.refundJournals?.(trx, tx, change.amountCents, now)) ?? []));
+      // The refund reads the merchant's balance before it posts: every account its journals move
+      // is locked first, in the ledger's one order (two merchants refunding sales the other earned
+      // a commission on would otherwise each hold its own balance and wait for the other's).
+      const own: AccountKind[] = ['available', 'fees', 'external', ...(tx.payment_method === 'CARD' ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
+      await lockAccounts(trx, scope.livemode, [
+        ...own.map((kind) => ({ userId: scope.userId, kind })),
+        ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
+        ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
+      ]);
       const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
       const postings = await refundPostings(trx, scope, tx, change.amountCents, returned);
       postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
-      await deps.ledger.post(trx, scope, { kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings });
+      await deps.ledger.postAll(trx, scope, [{ kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings }, ...journals]);
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');

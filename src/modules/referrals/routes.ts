@@ -1,0 +1,48 @@
+import type { App } from '../../deps.ts';
+import { errors } from '../../http/schemas.ts';
+import { ListRewardsQuery, ReferralCodeResponse, ReferralStatsResponse, RewardListResponse } from './schemas.ts';
+import { listRewards, referralCode, referralStats } from './service.ts';
+
+// Referrals are the account's, not an environment's (spec: "T", the dashboard token): the money is
+// production money whatever X-Environment says, since development never produces any.
+const token = { auth: { token: true } } as const;
+
+export default async function referralRoutes(app: App) {
+  const { db, config } = app.deps;
+  const tags = ['Referrals'];
+
+  app.get(
+    '/api/referral/code',
+    { config: token, schema: { tags, summary: 'Your invite code and link', response: { 200: ReferralCodeResponse, ...errors(401) } } },
+    async (req) => ({ data: await referralCode(db, config.referrals, req.auth.userId) }),
+  );
+
+  app.get(
+    '/api/referral/stats',
+    {
+      config: token,
+      schema: {
+        tags,
+        summary: 'Your referral totals',
+        description: 'Amounts are sums of the ledger: rewards not cancelled (pending and released); the withdrawn total and the available balance are your production wallet\'s.',
+        response: { 200: ReferralStatsResponse, ...errors(401) },
+      },
+    },
+    async (req) => referralStats(db, req.auth.userId),
+  );
+
+  app.get(
+    '/api/referral/rewards',
+    {
+      config: token,
+      schema: {
+        tags,
+        summary: 'Your referral rewards (page style, newest first)',
+        description: 'PENDING until released (the later of REFERRAL_GUARANTEE_DAYS and the sale\'s settlement), then PAID (in your available balance); CANCELLED when the sale is refunded.',
+        querystring: ListRewardsQuery,
+        response: { 200: RewardListResponse, ...errors(400, 401) },
+      },
+    },
+    async (req) => listRewards(db, req.auth.userId, req.query),
+  );
+}
