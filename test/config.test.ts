@@ -154,3 +154,26 @@ describe('generated JWT secret (embedded mode)', () => {
     assert.throws(() => statSync(join(dir, 'jwt-secret')), { code: 'ENOENT' });
   });
 });
+
+describe('referral program', () => {
+  test('defaults: R$ 50,00 at R$ 1.000,00 of sales, 10% of the fee for 12 months, 7 guarantee days, BASE_URL/cadastro', () => {
+    assert.deepEqual(loadConfig({ JWT_SECRET: SECRET, BASE_URL: 'https://api.cofre.com.br' }).referrals, {
+      fixedRewardCents: 5000,
+      salesThresholdCents: 100_000,
+      commissionBp: 1000,
+      commissionMonths: 12,
+      guaranteeDays: 7,
+      signupUrl: 'https://api.cofre.com.br/cadastro',
+    });
+    const c = loadConfig({ JWT_SECRET: SECRET, REFERRAL_FIXED_REWARD_CENTS: '0', REFERRAL_COMMISSION_BP: '2500', REFERRAL_COMMISSION_MONTHS: '6', REFERRAL_SIGNUP_URL: 'https://app.cofre.com.br/criar-conta' });
+    assert.equal(c.referrals.fixedRewardCents, 0);
+    assert.equal(c.referrals.commissionBp, 2500);
+    assert.equal(c.referrals.commissionMonths, 6);
+    assert.equal(c.referrals.signupUrl, 'https://app.cofre.com.br/criar-conta');
+  });
+
+  test('out-of-range values are refused, each named', () => {
+    const msg = refused({ JWT_SECRET: SECRET, REFERRAL_COMMISSION_BP: '10001', REFERRAL_COMMISSION_MONTHS: '0', REFERRAL_SALES_THRESHOLD_CENTS: '0', REFERRAL_GUARANTEE_DAYS: '-1', REFERRAL_FIXED_REWARD_CENTS: 'x', REFERRAL_SIGNUP_URL: 'ftp://x' });
+    for (const name of ['REFERRAL_COMMISSION_BP', 'REFERRAL_COMMISSION_MONTHS', 'REFERRAL_SALES_THRESHOLD_CENTS', 'REFERRAL_GUARANTEE_DAYS', 'REFERRAL_FIXED_REWARD_CENTS', 'REFERRAL_SIGNUP_URL']) assert.match(msg, new RegExp(name));
+  });
+});
