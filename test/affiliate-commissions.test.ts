@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { releaseAt, releaseDue } from '../src/modules/affiliates/commissions.ts';
 import { DAY_MS } from '../src/payments/calendar.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 let ctx: TestContext;
 let seller: Merchant;
@@ -246,6 +246,41 @@ describe('commissions', () => {
     await assertLedgerBalanced(ctx.database.db);
     // Releases racing: each commission released once.
     await Promise.all([sweep(new Date(Date.now() + 8 * DAY_MS)), sweep(new Date(Date.now() + 8 * DAY_MS))]);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+});
+
+describe('concurrency (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  test('two sellers refunding at once the sales each one affiliated for the other: no deadlock, every commission undone once', async () => {
+    // Each is the other's affiliate: a refund by A gives back B's commission, one by B gives back A's.
+    const [a, b] = await Promise.all([merchant(ctx.app), merchant(ctx.app)]);
+    const forB = await setup(10000, {}, b, a);
+    const forA = await setup(10000, {}, a, b);
+    const sell = async (n: number) => {
+      const ab = await Promise.all(Array.from({ length: n }, () => buy(forB.slug, { affiliateCode: forB.code })));
+      const ba = await Promise.all(Array.from({ length: n }, () => buy(forA.slug, { affiliateCode: forA.code })));
+      for (const id of ab) await pay(id, a.devKey);
+      for (const id of ba) await pay(id, b.devKey);
+      return { ab, ba };
+    };
+    // Half released (a refund then claws back from the other's available balance), half pending.
+    const released = await sell(4);
+    await sweep(new Date(Date.now() + 8 * DAY_MS));
+    const pending = await sell(4);
+    const ab = [...released.ab, ...pending.ab];
+    const ba = [...released.ba, ...pending.ba];
+    for (let round = 0; round < ab.length; round += 4) {
+      const res = await Promise.all([
+        ...ab.slice(round, round + 4).map((id) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/refund`, { key: a.devKey })),
+        ...ba.slice(round, round + 4).map((id) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/refund`, { key: b.devKey })),
+      ]);
+      assert.deepEqual([...new Set(res.map((r) => r.status))], [200], res.map((r) => `${r.status} ${r.body?.message}`).join('\n'));
+    }
+    for (const id of [...ab, ...ba]) {
+      const [c] = await commissionOf(id);
+      assert.equal(c!.status, 'CANCELLED');
+      assert.equal(c!.reason, [...released.ab, ...released.ba].includes(id) ? 'REFUNDED_AFTER_RELEASE' : 'REFUNDED');
+    }
     await assertLedgerBalanced(ctx.database.db);
   });
 });
