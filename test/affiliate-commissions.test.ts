@@ -250,6 +250,66 @@ describe('commissions', () => {
   });
 });
 
+describe('affiliate coupons', () => {
+  test("a coupon tied to an affiliate attributes the sale to it, over the cookie and the body's code", async () => {
+    const s = await setup(12000);
+    const other = await merchant(ctx.app);
+    const second = (await call(ctx.app, 'POST', `/api/affiliate/join/${s.programId}`, { key: other.devKey })).body.data;
+    const coupon = await call(ctx.app, 'POST', '/api/v1/coupons', {
+      key: seller.devKey,
+      body: { code: `AFF${seq++}X`, discountType: 'PERCENTAGE', discountValue: 10, affiliateCode: s.code.toLowerCase() },
+    });
+    assert.equal(coupon.status, 201, coupon.raw);
+    assert.equal(coupon.body.coupon.affiliateCode, s.code);
+    const couponCode = coupon.body.coupon.code as string;
+
+    // The buyer followed the other affiliate (cookie and body), then used the first one's coupon.
+    const jar = `cofre_aff=${encodeURIComponent(`${second.code}.${Math.floor(Date.now() / 1000) - 60}`)}`;
+    const res = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${s.slug}/checkout`, {
+      body: { clientName: 'Joana Lima', clientEmail: `joana.cupom.${seq}@example.com`, clientDocument: cpf(), paymentMethod: 'PIX', couponCode, affiliateCode: second.code },
+      headers: { cookie: jar },
+    });
+    assert.equal(res.status, 201, res.raw);
+    assert.equal(res.body.transaction.amountCents, 10800);
+    await pay(res.body.transaction.id);
+    const [c] = await commissionOf(res.body.transaction.id);
+    assert.equal(c!.link_id, s.linkId);
+    assert.equal(c!.amount_cents, Math.floor((10800 * 4000) / 10000));
+
+    // Without the coupon the click decides.
+    const plain = await buy(s.slug, { affiliateCode: second.code });
+    await pay(plain);
+    assert.equal((await commissionOf(plain))[0]!.link_id, second.id);
+
+    // A coupon whose affiliate was blocked attributes nothing itself: the clicks decide again.
+    const blocked = await call(ctx.app, 'POST', `/api/affiliate/programs/${s.programId}/links/${s.linkId}/block`, { key: seller.devKey });
+    assert.equal(blocked.status, 200, blocked.raw);
+    const after = await buy(s.slug, { couponCode, affiliateCode: second.code });
+    await pay(after);
+    assert.equal((await commissionOf(after))[0]!.link_id, second.id);
+
+    // The code is cleared with null, and changed with PATCH.
+    const cleared = await call(ctx.app, 'PATCH', `/api/v1/coupons/${coupon.body.coupon.id}`, { key: seller.devKey, body: { affiliateCode: null } });
+    assert.equal(cleared.status, 200, cleared.raw);
+    assert.equal(cleared.body.coupon.affiliateCode, null);
+    const changed = await call(ctx.app, 'PATCH', `/api/v1/coupons/${coupon.body.coupon.id}`, { key: seller.devKey, body: { affiliateCode: second.code } });
+    assert.equal(changed.body.coupon.affiliateCode, second.code);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test("only a code of an affiliate of one of your programs: unknown codes and other merchants' affiliates are a 400 that creates nothing", async () => {
+    const theirs = await setup(5000, {}, aff, await merchant(ctx.app));
+    for (const affiliateCode of ['NOPE-ABCDEF', theirs.code, 'not a code']) {
+      const code = `BAD${seq++}X`;
+      const res = await call(ctx.app, 'POST', '/api/v1/coupons', { key: seller.devKey, body: { code, discountType: 'FIXED', discountValue: 100, affiliateCode } });
+      assert.equal(res.status, 400, res.raw);
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['affiliateCode']);
+      assert.equal((await call(ctx.app, 'GET', `/api/v1/coupons?search=${code}`, { key: seller.devKey })).body.pagination.total, 0);
+    }
+  });
+});
+
 describe('concurrency (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
   test('two sellers refunding at once the sales each one affiliated for the other: no deadlock, every commission undone once', async () => {
     // Each is the other's affiliate: a refund by A gives back B's commission, one by B gives back A's.

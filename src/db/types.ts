@@ -394,6 +394,9 @@ export interface CouponsTable {
   product_ids: Json<string[]>;
   /** How many charges of a subscription the coupon discounts (null: the first only). */
   subscription_cycles: ColumnType<number | null, number | null | undefined, number | null>;
+  /** An affiliate coupon: the affiliate link (of one of the merchant's programs) its sales are attributed to, and its code. */
+  affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
+  affiliate_code: ColumnType<string | null, string | null | undefined, string | null>;
   status: Generated<'ACTIVE' | 'INACTIVE'>;
   used_count: Generated<number>;
   deleted_at: NullableTimestamp;

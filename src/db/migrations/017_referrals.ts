@@ -5,7 +5,8 @@ import { runSql } from './run-sql.ts';
 // (users.referred_by) earns its referrer, in production only, a FIXED reward when its paid sales
 // reach a threshold and a COMMISSION (a share of the platform's fee) on each sale for some months.
 // Both are paid out of the platform's fee account through the ledger and held until released, with
-// the affiliate commissions' release and clawback rules.
+// the affiliate commissions' release and clawback rules. Also affiliate coupons (coupons tied to
+// an affiliate link).
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -40,6 +41,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE INDEX referral_rewards_referrer ON referral_rewards (user_id, created_at DESC);
     CREATE INDEX referral_rewards_due ON referral_rewards (release_at) WHERE status = 'PENDING';
     CREATE INDEX users_referred_by ON users (referred_by, created_at DESC) WHERE referred_by IS NOT NULL;
+
+    -- Affiliate coupons: a coupon tied to an affiliate of the merchant's programs attributes the sale
+    -- to it, over any click. The code is copied (a link's code never changes) for the coupon's view.
+    ALTER TABLE coupons ADD COLUMN affiliate_link_id uuid REFERENCES affiliate_links(id);
+    ALTER TABLE coupons ADD COLUMN affiliate_code text;
     `,
   );
 }
@@ -48,6 +54,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
     `
+    ALTER TABLE coupons DROP COLUMN affiliate_code;
+    ALTER TABLE coupons DROP COLUMN affiliate_link_id;
     DROP INDEX users_referred_by;
     DROP TABLE referral_rewards;
     `,

@@ -66,26 +66,38 @@ export function chooseClick(clicks: Click[], rule: ProgramRule, nowSeconds: numb
   return rule.attribution === 'FIRST_CLICK' ? sorted[0]! : sorted[sorted.length - 1]!;
 }
 
+/** A link of one of the merchant's programs (any status), by its code: what an affiliate coupon names. */
+export async function programLinkByCode(db: Executor, merchant: Scope, code: string): Promise<{ id: string; code: string } | undefined> {
+  if (!isCode(code)) return undefined;
+  return db
+    .selectFrom('affiliate_links as l')
+    .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
+    .select(['l.id', 'l.code'])
+    .where('l.code', '=', normalizeCode(code))
+    .where('ap.user_id', '=', merchant.userId)
+    .where('ap.livemode', '=', merchant.livemode)
+    .where('ap.deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /**
- * The affiliate link a checkout of `merchant`'s payment link is attributed to: among the clicks
+ * The affiliate link a checkout of `merchant`'s payment link is attributed to. An affiliate coupon
+ * applied to the order (`couponLinkId`) wins over every click when its link is an ACTIVE link of an
+ * ACTIVE program of the merchant on one of the products sold; otherwise, among the clicks
  * (cookie, then the body's code as a click now) whose code is an ACTIVE link of an ACTIVE program of
  * the merchant on one of the products sold, the program's rule picks one. Anything else attributes
  * nothing (a stale or foreign code never blocks a sale).
  */
-export async function attributedLink(db: Executor, merchant: Scope, productIds: string[], clicks: Click[], now = new Date()): Promise<string | null> {
+export async function attributedLink(db: Executor, merchant: Scope, productIds: string[], clicks: Click[], now = new Date(), couponLinkId: string | null = null): Promise<string | null> {
+  if (couponLinkId && productIds.length) {
+    const coupon = await liveLinks(db, merchant, productIds).select('l.id').where('l.id', '=', couponLinkId).executeTakeFirst();
+    if (coupon) return coupon.id;
+  }
   const codes = [...new Set(clicks.map((c) => c.code))];
   if (!codes.length || !productIds.length) return null;
-  const links = await db
-    .selectFrom('affiliate_links as l')
-    .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
+  const links = await liveLinks(db, merchant, productIds)
     .select(['l.id', 'l.code', 'ap.id as program_id', 'ap.cookie_days', 'ap.attribution'])
     .where('l.code', 'in', codes)
-    .where('l.status', '=', 'ACTIVE')
-    .where('ap.user_id', '=', merchant.userId)
-    .where('ap.livemode', '=', merchant.livemode)
-    .where('ap.status', '=', 'ACTIVE')
-    .where('ap.deleted_at', 'is', null)
-    .where('ap.product_id', 'in', productIds)
     .orderBy('ap.created_at')
     .execute();
   if (!links.length) return null;
@@ -98,4 +110,17 @@ export async function attributedLink(db: Executor, merchant: Scope, productIds: 
     Math.floor(now.getTime() / 1000),
   );
   return winner ? theirs.find((l) => l.code === winner.code)!.id : null;
+}
+
+/** ACTIVE links of ACTIVE, live programs of the merchant on one of these products: those that can earn on a sale. */
+function liveLinks(db: Executor, merchant: Scope, productIds: string[]) {
+  return db
+    .selectFrom('affiliate_links as l')
+    .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
+    .where('l.status', '=', 'ACTIVE')
+    .where('ap.user_id', '=', merchant.userId)
+    .where('ap.livemode', '=', merchant.livemode)
+    .where('ap.status', '=', 'ACTIVE')
+    .where('ap.deleted_at', 'is', null)
+    .where('ap.product_id', 'in', productIds);
 }

@@ -52,7 +52,7 @@ export async function checkoutLink(
 
   const total = linkTotal(link, products);
   let amount = total;
-  let coupon: { id: string; discountCents: number; reservation: string } | null = null;
+  let coupon: { id: string; discountCents: number; reservation: string; affiliateLinkId: string | null } | null = null;
   const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
   if (body.couponCode !== undefined) {
     await guard.coupon.before();
@@ -70,7 +70,7 @@ export async function checkoutLink(
     // The discount is granted only with a use reserved for it: checkouts in flight count against the limits.
     const reservation = await reserveCouponUse(deps.db, merchant, result.coupon.id, { document: body.clientDocument, email: body.clientEmail });
     if (!reservation) throw invalidCoupon();
-    coupon = { id: result.coupon.id, discountCents: result.discountCents, reservation };
+    coupon = { id: result.coupon.id, discountCents: result.discountCents, reservation, affiliateLinkId: result.coupon.affiliate_link_id };
     amount = result.finalCents;
   }
 
@@ -93,7 +93,8 @@ export async function checkoutLink(
   };
   const now = new Date();
   const bodyClick = body.affiliateCode && isCode(body.affiliateCode) ? [{ code: normalizeCode(body.affiliateCode), at: Math.floor(now.getTime() / 1000) }] : [];
-  const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), [...clicks, ...bodyClick], now);
+  // An affiliate coupon's affiliate wins over the cookie's and the body's clicks.
+  const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), [...clicks, ...bodyClick], now, coupon?.affiliateLinkId ?? null);
   const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId };
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();

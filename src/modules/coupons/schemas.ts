@@ -19,6 +19,13 @@ const fields = {
   validUntil: Nullable(DateTime),
   productIds: Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: 'Restricts the coupon to orders containing one of these products; empty = any order' }),
   subscriptionCycles: Nullable(Type.Integer({ minimum: 1, maximum: 120, description: 'Subscriptions: how many charges the coupon discounts (null = the first only)' })),
+  affiliateCode: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: "An affiliate coupon: the tracking code (NAME-XXXXXX) of an affiliate of one of your programs. A sale with the coupon is attributed to that affiliate, over any click or affiliateCode, when the affiliate is ACTIVE and the program's product is in the order; null = none.",
+    }),
+  ),
   status: Status,
 };
 
@@ -36,6 +43,7 @@ export const CreateCouponBody = Type.Object(
     validUntil: Type.Optional(fields.validUntil),
     productIds: Type.Optional(fields.productIds),
     subscriptionCycles: Type.Optional(fields.subscriptionCycles),
+    affiliateCode: Type.Optional(fields.affiliateCode),
     status: Type.Optional(fields.status),
   },
   { additionalProperties: false },
@@ -57,6 +65,7 @@ export const CouponView = Type.Object({
   validUntil: Nullable(Timestamp),
   productIds: Type.Array(Uuid),
   subscriptionCycles: Nullable(Type.Integer()),
+  affiliateCode: Nullable(Type.String({ description: 'The affiliate the coupon attributes its sales to; null = none.' })),
   status: Status,
   usedCount: Type.Integer({ description: 'Paid uses so far (never above usageLimit)' }),
   livemode: Type.Boolean(),

@@ -12,6 +12,7 @@ import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
+import { programLinkByCode } from '../affiliates/attribution.ts';
 import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody, ValidateBody } from './schemas.ts';
 
@@ -35,6 +36,7 @@ export function couponView(c: Coupon) {
     validUntil: c.valid_until,
     productIds: c.product_ids,
     subscriptionCycles: c.subscription_cycles,
+    affiliateCode: c.affiliate_code,
     status: c.status,
     usedCount: c.used_count,
     livemode: c.livemode,
@@ -75,6 +77,14 @@ async function checkProducts(db: Executor, scope: Scope, ids: string[]) {
 
 const date = (s: string | null | undefined) => (s ? new Date(s) : null);
 
+/** An affiliate coupon's link: a code of an affiliate of one of the merchant's programs (null clears it). */
+async function affiliateOf(db: Executor, scope: Scope, code: string | null) {
+  if (code === null) return { affiliate_link_id: null, affiliate_code: null };
+  const link = await programLinkByCode(db, scope, code);
+  if (!link) throw validation('affiliateCode', 'is not the code of an affiliate of one of your programs');
+  return { affiliate_link_id: link.id, affiliate_code: link.code };
+}
+
 export async function createCoupon(db: Executor, scope: Scope, input: Static<typeof CreateCouponBody>): Promise<Coupon> {
   const state: CouponState = {
     discount_type: input.discountType,
@@ -87,6 +97,7 @@ export async function createCoupon(db: Executor, scope: Scope, input: Static<typ
   checkRules(state);
   const productIds = input.productIds ?? [];
   await checkProducts(db, scope, productIds);
+  const affiliate = await affiliateOf(db, scope, input.affiliateCode ?? null);
   const now = new Date();
   try {
     return await db
@@ -103,6 +114,7 @@ export async function createCoupon(db: Executor, scope: Scope, input: Static<typ
         per_user_limit: input.perUserLimit ?? null,
         product_ids: JSON.stringify(productIds),
         subscription_cycles: input.subscriptionCycles ?? null,
+        ...affiliate,
         status: input.status ?? 'ACTIVE',
         created_at: now,
         updated_at: now,
@@ -144,6 +156,7 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
       throw validation('usageLimit', `cannot be below the ${current.used_count} uses already made`);
     }
     if (input.productIds) await checkProducts(trx, scope, input.productIds);
+    const affiliate = input.affiliateCode !== undefined ? await affiliateOf(trx, scope, input.affiliateCode) : {};
     try {
       return await ownedUpdate(trx, 'coupons', scope, id)
         .set({
@@ -154,6 +167,7 @@ export async function updateCoupon(db: Executor, scope: Scope, id: string, input
           ...(input.perUserLimit !== undefined && { per_user_limit: input.perUserLimit }),
           ...(input.productIds !== undefined && { product_ids: JSON.stringify(input.productIds) }),
           ...(input.subscriptionCycles !== undefined && { subscription_cycles: input.subscriptionCycles }),
+          ...affiliate,
           ...(input.status !== undefined && { status: input.status }),
           updated_at: new Date(),
         })
