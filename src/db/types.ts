@@ -717,6 +717,8 @@ export interface SubscriptionPlansTable {
   deleted_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The product the plan sells (its affiliate program covers the plan's subscriptions); null = none. */
+  product_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type SubscriptionPlan = Selectable<SubscriptionPlansTable>;
 
@@ -765,6 +767,8 @@ export interface SubscriptionsTable {
   clock_offset_ms: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The affiliate link the subscription's checkout was attributed to: each of its charges carries it. */
+  affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type Subscription = Selectable<SubscriptionsTable>;
 

@@ -46,6 +46,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     -- to it, over any click. The code is copied (a link's code never changes) for the coupon's view.
     ALTER TABLE coupons ADD COLUMN affiliate_link_id uuid REFERENCES affiliate_links(id);
     ALTER TABLE coupons ADD COLUMN affiliate_code text;
+
+    -- Extended commission: a plan may sell a product (whose affiliate program then covers its
+    -- subscriptions); a subscription keeps the affiliate its checkout was attributed to, and each
+    -- of its charges carries it.
+    ALTER TABLE subscription_plans ADD COLUMN product_id uuid REFERENCES products(id);
+    ALTER TABLE subscriptions ADD COLUMN affiliate_link_id uuid REFERENCES affiliate_links(id);
     `,
   );
 }
@@ -54,6 +60,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
     `
+    ALTER TABLE subscriptions DROP COLUMN affiliate_link_id;
+    ALTER TABLE subscription_plans DROP COLUMN product_id;
     ALTER TABLE coupons DROP COLUMN affiliate_code;
     ALTER TABLE coupons DROP COLUMN affiliate_link_id;
     DROP INDEX users_referred_by;

@@ -53,6 +53,11 @@ export function addClick(clicks: Click[], click: Click): Click[] {
 
 export const formatClicks = (clicks: Click[]) => encodeURIComponent(clicks.map((c) => `${c.code}.${c.at}`).join('|'));
 
+/** The clicks a checkout weighs: the cookie's, and a code sent in its body as a click at that moment. */
+export function withBodyCode(clicks: Click[], code: string | undefined, now: Date): Click[] {
+  return code && isCode(code) ? [...clicks, { code: normalizeCode(code), at: Math.floor(now.getTime() / 1000) }] : clicks;
+}
+
 export interface ProgramRule {
   cookieDays: number | null;
   attribution: 'LAST_CLICK' | 'FIRST_CLICK';

@@ -44,6 +44,46 @@ export function releaseAt(paidAt: Date, guaranteeDays: number, paymentMethod: Tr
 const digits = (s: string) => s.replace(/\D/g, '');
 
 /**
+ * `months` calendar months after `from` (UTC), on the same day of the month, or the month's last
+ * day when it is shorter: the end of an extended commission's cap and of a referral commission's window.
+ */
+export function monthsAfter(from: Date, months: number): Date {
+  const d = new Date(from.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
+  return d;
+}
+
+/**
+ * Whether a subscription's charge pays the program's commission: the subscription's first paid
+ * charge always does (it is the sale); later ones (renewals) only with extendedCommission, and with
+ * extendedCommissionMonths only while the charge's period starts at most that many months after
+ * the first paid one's (on the subscription's own calendar: monthly billing, N renewals).
+ */
+async function paysOnSubscription(trx: Trx, tx: Transaction, program: { extended_commission: boolean; extended_months: number | null }): Promise<boolean> {
+  if (!tx.subscription_id) return true;
+  const first = await trx
+    .selectFrom('transactions as t')
+    .innerJoin('subscription_cycles as c', 'c.id', 't.subscription_cycle_id')
+    .select('c.period_start')
+    .where('t.subscription_id', '=', tx.subscription_id)
+    .where('t.user_id', '=', tx.user_id)
+    .where('t.status', 'in', ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'])
+    .where('t.id', '<>', tx.id)
+    .orderBy('c.period_start')
+    .limit(1)
+    .executeTakeFirst();
+  if (!first) return true;
+  if (!program.extended_commission) return false;
+  if (program.extended_months == null) return true;
+  const cycle = tx.subscription_cycle_id ? await trx.selectFrom('subscription_cycles').select('period_start').where('id', '=', tx.subscription_cycle_id).executeTakeFirst() : undefined;
+  return !!cycle && cycle.period_start.getTime() <= monthsAfter(first.period_start, program.extended_months).getTime();
+}
+
+/**
  * A sum credited to a merchant out of a sale and held (commission_pending) until its release: an
  * affiliate commission, a referral reward (modules/referrals). Both follow the rules below.
  */
@@ -122,11 +162,12 @@ export function commissionHooks(events: EventLog): TransactionHooks {
         .selectFrom('affiliate_links as l')
         .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
         .innerJoin('users as u', 'u.id', 'l.user_id')
-        .select(['l.id', 'l.user_id', 'l.status as link_status', 'ap.id as program_id', 'ap.user_id as owner_id', 'ap.status', 'ap.deleted_at', 'ap.commission_type', 'ap.commission_value', 'ap.guarantee_days', 'u.email'])
+        .select(['l.id', 'l.user_id', 'l.status as link_status', 'ap.id as program_id', 'ap.user_id as owner_id', 'ap.status', 'ap.deleted_at', 'ap.commission_type', 'ap.commission_value', 'ap.guarantee_days', 'ap.extended_commission', 'ap.extended_months', 'u.email'])
         .where('l.id', '=', tx.affiliate_link_id)
         .executeTakeFirst();
       // Blocked affiliates and closed programs are paid nothing for sales confirmed afterwards.
       if (!found || found.owner_id !== tx.user_id || found.link_status !== 'ACTIVE' || found.status !== 'ACTIVE' || found.deleted_at) return [];
+      if (!(await paysOnSubscription(trx, tx, found))) return [];
       // Base: what the buyer paid for the product (a partial capture: what was taken); never more than the merchant's net.
       const base = Math.min(tx.amount_cents, tx.charged_cents);
       const amount = Math.min(commissionCents(found.commission_type, found.commission_value, base), net);

@@ -7,7 +7,7 @@ import type { Transaction } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
-import { attributedLink, isCode, normalizeCode, type Click } from '../affiliates/attribution.ts';
+import { attributedLink, withBodyCode, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
@@ -92,9 +92,8 @@ export async function checkoutLink(
     trackingParams: body.trackingParams,
   };
   const now = new Date();
-  const bodyClick = body.affiliateCode && isCode(body.affiliateCode) ? [{ code: normalizeCode(body.affiliateCode), at: Math.floor(now.getTime() / 1000) }] : [];
   // An affiliate coupon's affiliate wins over the cookie's and the body's clicks.
-  const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), [...clicks, ...bodyClick], now, coupon?.affiliateLinkId ?? null);
+  const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), withBodyCode(clicks, body.affiliateCode, now), now, coupon?.affiliateLinkId ?? null);
   const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId };
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();

@@ -16,7 +16,7 @@ import { pageInfo } from '../../http/pagination.ts';
 import type { JournalInput, Ledger } from '../ledger/service.ts';
 import { transferPostings } from '../ledger/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
-import { releaseAt, refundOf, releaseHeld } from '../affiliates/commissions.ts';
+import { monthsAfter, releaseAt, refundOf, releaseHeld } from '../affiliates/commissions.ts';
 import type { ListRewardsQuery } from './schemas.ts';
 
 export interface ReferralDeps {
@@ -30,18 +30,6 @@ const SETTLED = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'] as const;
 /** The referrer's share of a fee: basis points, rounded down (the fraction of a cent stays the platform's). */
 export function commissionOfFee(feeCents: number, bp: number): number {
   return Math.max(0, Math.floor((feeCents * bp) / 10_000));
-}
-
-/** The end of the commission window: `months` calendar months after the registration (UTC). */
-export function commissionUntil(registeredAt: Date, months: number): Date {
-  const d = new Date(registeredAt.getTime());
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  // The 31st registered -> the last day of a shorter month, not the first of the next.
-  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, last));
-  return d;
 }
 
 /** The journal that pays a reward out of the platform's fee account into the referrer's commission_pending. */
@@ -89,7 +77,7 @@ export function referralHooks(config: ReferralConfig): TransactionHooks {
       const rewards: ReferralReward[] = [];
 
       const share = commissionOfFee(tx.fee_cents, config.commissionBp);
-      if (share > 0 && now < commissionUntil(seller.created_at, config.commissionMonths)) {
+      if (share > 0 && now < monthsAfter(seller.created_at, config.commissionMonths)) {
         const r = await insertReward(trx, { user_id: referrer, referred_id: tx.user_id, livemode: true, kind: 'COMMISSION', transaction_id: tx.id, base_cents: tx.fee_cents, rate_bp: config.commissionBp, amount_cents: share, release_at: release, created_at: now });
         if (r) rewards.push(r);
       }

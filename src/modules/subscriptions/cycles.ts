@@ -311,6 +311,8 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   const extras = {
     subscription: { id: sub.id, cycleId: cycle.id },
+    // The affiliate the subscription was sold through: its program decides whether renewals pay it.
+    affiliateLinkId: sub.affiliate_link_id,
     // The coupon is redeemed (its use counted) by the first charge; later discounted charges carry only the discount.
     ...(cycle.discount_cents > 0 ? { discountCents: cycle.discount_cents, ...(cycle.number === 1 && sub.coupon_id ? { couponId: sub.coupon_id } : {}) } : {}),
   };

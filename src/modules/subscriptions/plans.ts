@@ -56,13 +56,23 @@ export function planView(config: Config, p: SubscriptionPlan) {
     status: p.status,
     dunning: p.dunning,
     publicUrl: `${config.checkoutUrl}/subscribe/${p.id}`,
+    productId: p.product_id,
     createdAt: p.created_at,
     updatedAt: p.updated_at,
   };
 }
 
+/** The product a plan sells: one of the merchant's live products of the environment. */
+async function planProduct(db: Executor, scope: Scope, productId: string | null): Promise<string | null> {
+  if (productId === null) return null;
+  const found = await db.selectFrom('products').select('id').where('id', '=', productId).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!found) throw validation('productId', 'is not a product of this merchant and environment');
+  return found.id;
+}
+
 export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, input: CreatePlanInput): Promise<SubscriptionPlan> {
   const now = new Date();
+  const productId = await planProduct(db, scope, input.productId ?? null);
   return inTx(db, async (trx) => {
     const plan = await trx
       .insertInto('subscription_plans')
@@ -80,6 +90,7 @@ export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, inp
         payment_methods: JSON.stringify(normalizeMethods(input.paymentMethods ?? ALL_METHODS)),
         dunning: JSON.stringify(dunningOf(input.dunning, DEFAULT_DUNNING)),
         status: input.status ?? 'ACTIVE',
+        product_id: productId,
         created_at: now,
         updated_at: now,
       })
@@ -123,6 +134,7 @@ export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
     if (input.maxSubscribers != null && input.maxSubscribers < current.subscriber_count) {
       throw validation('maxSubscribers', `the plan already has ${current.subscriber_count} subscribers`);
     }
+    const productId = input.productId !== undefined ? await planProduct(trx, scope, input.productId) : undefined;
     const plan = await trx
       .updateTable('subscription_plans')
       .set({
@@ -136,6 +148,7 @@ export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
         ...(input.paymentMethods !== undefined && { payment_methods: JSON.stringify(normalizeMethods(input.paymentMethods)) }),
         ...(input.status !== undefined && { status: input.status }),
         ...(input.dunning !== undefined && { dunning: JSON.stringify(dunningOf(input.dunning, current.dunning)) }),
+        ...(productId !== undefined && { product_id: productId }),
         updated_at: new Date(),
       })
       .where('id', '=', id)

@@ -8,7 +8,9 @@ import type { App } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { emptyBodyIsObject, errors, IdParams, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { AFF_COOKIE, parseClicks, withBodyCode } from '../affiliates/attribution.ts';
 import { admitCheckout, cardGuard } from '../checkout/limits.ts';
+import { cookie } from '../coupons/limits.ts';
 import { CardData } from '../transactions/schemas.ts';
 import { manageUrl, verifyLinkToken } from './links.ts';
 import { findPublicPlan, publicPlanView } from './plans.ts';
@@ -108,7 +110,13 @@ export default async function publicSubscriptionRoutes(app: App) {
       const sub = await subscribe(
         deps,
         plan,
-        { client: { name: b.clientName, email: b.clientEmail, document: b.clientDocument, ...(b.clientPhone ? { phone: b.clientPhone } : {}) }, paymentMethod: b.paymentMethod, card: b.card, couponCode: b.couponCode },
+        {
+          client: { name: b.clientName, email: b.clientEmail, document: b.clientDocument, ...(b.clientPhone ? { phone: b.clientPhone } : {}) },
+          paymentMethod: b.paymentMethod,
+          card: b.card,
+          couponCode: b.couponCode,
+          affiliateClicks: withBodyCode(parseClicks(cookie(req, AFF_COOKIE)), b.affiliateCode, new Date()),
+        },
         { cardGuard: cardGuard(limiter, config.checkoutLimits, req) },
       );
       return reply.code(201).headers(noStore).send({ message: 'Subscription created', subscription: await publicView(sub) });

@@ -47,6 +47,7 @@ const planFields = {
   paymentMethods: Type.Array(MethodIn, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Methods a subscriber may choose (default all)' }),
   status: PlanStatus,
   dunning: DunningBody,
+  productId: Nullable(Type.String({ format: 'uuid', description: "The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none." })),
 };
 
 export const CreatePlanBody = Type.Object(
@@ -61,6 +62,7 @@ export const CreatePlanBody = Type.Object(
     paymentMethods: Type.Optional(planFields.paymentMethods),
     status: Type.Optional(planFields.status),
     dunning: Type.Optional(planFields.dunning),
+    productId: Type.Optional(planFields.productId),
   },
   { additionalProperties: false },
 );
@@ -82,6 +84,7 @@ export const PlanView = Type.Object({
   status: PlanStatus,
   dunning: Type.Object({ retryDays: Type.Array(Type.Integer()), finalAction: FinalAction, pixDaysBefore: Type.Integer(), boletoDaysBefore: Type.Integer() }),
   publicUrl: Type.String({ description: 'Hosted subscription page' }),
+  productId: Nullable(Uuid),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -147,6 +150,7 @@ export const CheckoutSubscriptionBody = Type.Object(
     paymentMethod: MethodIn,
     card: Type.Optional(CardBody),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    affiliateCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: "An affiliate's tracking code (or the cofre_aff cookie's clicks): attributes the subscription when the plan sells a product with an affiliate program." })),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,7 @@ import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
 import type { CardToken } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
+import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
 import { changeStatus, providerFor, type CardGuard } from '../transactions/service.ts';
@@ -63,6 +64,8 @@ export interface SubscribeInput {
   card?: CardInput;
   couponCode?: string;
   metadata?: Record<string, unknown>;
+  /** The buyer's affiliate clicks (the cofre_aff cookie and an affiliateCode as a click now). */
+  affiliateClicks?: Click[];
 }
 
 /** Keeps a card with the environment's provider (validated first; 503 when the provider keeps no cards). */
@@ -111,13 +114,18 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
   if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
 
   let couponId: string | null = null;
+  let couponAffiliate: string | null = null;
   let discountCents = 0;
   if (input.couponCode) {
     const ev = await evaluateCoupon(deps.db, scope, { code: input.couponCode, amountCents: plan.amount_cents, productIds: [] }, { document: client.document, email: client.email }, now);
     if (!ev.ok) throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: 'does not apply to this plan' }]);
     couponId = ev.coupon.id;
     discountCents = ev.discountCents;
+    couponAffiliate = ev.coupon.affiliate_link_id;
   }
+  // A plan that sells a product with an affiliate program: the subscription is attributed like a
+  // payment-link checkout (an affiliate coupon first, then the clicks), and its charges carry it.
+  const affiliateLinkId = plan.product_id ? await attributedLink(deps.db, scope, [plan.product_id], input.affiliateClicks ?? [], now, couponAffiliate) : null;
 
   let card: CardToken | null = null;
   if (method === 'CARD') {
@@ -166,6 +174,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
         current_period_end: first.end,
         trial_end: trialEnd,
         coupon_id: couponId,
+        affiliate_link_id: affiliateLinkId,
         metadata: JSON.stringify(metadata),
         created_at: now,
         updated_at: now,
