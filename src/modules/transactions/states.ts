@@ -10,7 +10,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import type { EventLog, EventType } from '../events/service.ts';
-import { lockAccount, lockAccounts, transferPostings, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
+import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
 import type { Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
@@ -158,17 +158,15 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       for (const hook of deps.hooks) splits.push(...((await hook.refundSplits?.(trx, tx, change.amountCents, now)) ?? []));
       const journals: JournalInput[] = [];
       for (const hook of deps.hooks) journals.push(...((await hook.refundJournals?.(trx, tx, change.amountCents, now)) ?? []));
-      // The refund reads the merchant's balance before it posts: every account its journals move
-      // is locked first, in the ledger's one order (two merchants refunding sales the other earned
-      // a commission on would otherwise each hold its own balance and wait for the other's).
+      // Every account the refund's journals move, locked together (see refundPostings).
       const own: AccountKind[] = ['available', 'fees', 'external', ...(tx.payment_method === 'CARD' ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
-      await lockAccounts(trx, scope.livemode, [
+      const accounts: AccountKey[] = [
         ...own.map((kind) => ({ userId: scope.userId, kind })),
         ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
         ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
-      ]);
+      ];
       const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
-      const postings = await refundPostings(trx, scope, tx, change.amountCents, returned);
+      const postings = await refundPostings(trx, scope, tx, change.amountCents, returned, accounts);
       postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
       await deps.ledger.postAll(trx, scope, [{ kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings }, ...journals]);
       set.refunded_cents = tx.refunded_cents + change.amountCents;
@@ -204,7 +202,7 @@ export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' 
  * instalments, latest first), then from the available balance, counting what the refund's journal
  * returns to it (`returned`: shares of the sale given back).
  */
-async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number): Promise<Posting[]> {
+async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number, accounts: AccountKey[]): Promise<Posting[]> {
   const fee = feeReturned(tx, amount);
   let remaining = amount - fee;
   let fromReceivable = 0;
@@ -230,6 +228,11 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
         .execute();
     }
   }
+  // The balance is read before the journal is posted: every account the journals will move is
+  // locked first, in the ledger's one order (two merchants refunding at once sales the other earned
+  // a commission on would otherwise each hold its own balance and wait for the other's), and after
+  // the instalments (the settlement sweep locks instalments, then accounts).
+  await lockAccounts(trx, scope.livemode, accounts);
   if (remaining > 0) {
     const available = (await lockAccount(trx, scope, 'available')) + returned;
     if (available < remaining) {
