@@ -71,20 +71,6 @@ export function chooseClick(clicks: Click[], rule: ProgramRule, nowSeconds: numb
   return rule.attribution === 'FIRST_CLICK' ? sorted[0]! : sorted[sorted.length - 1]!;
 }
 
-/** A link of one of the merchant's programs (any status), by its code: what an affiliate coupon names. */
-export async function programLinkByCode(db: Executor, merchant: Scope, code: string): Promise<{ id: string; code: string } | undefined> {
-  if (!isCode(code)) return undefined;
-  return db
-    .selectFrom('affiliate_links as l')
-    .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
-    .select(['l.id', 'l.code'])
-    .where('l.code', '=', normalizeCode(code))
-    .where('ap.user_id', '=', merchant.userId)
-    .where('ap.livemode', '=', merchant.livemode)
-    .where('ap.deleted_at', 'is', null)
-    .executeTakeFirst();
-}
-
 /**
  * The affiliate link a checkout of `merchant`'s payment link is attributed to. An affiliate coupon
  * applied to the order (`couponLinkId`) wins over every click when its link is an ACTIVE link of an

@@ -12,7 +12,6 @@ import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { likePattern, owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
-import { programLinkByCode } from '../affiliates/attribution.ts';
 import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
 import type { CreateCouponBody, ListCouponsQuery, UpdateCouponBody, ValidateBody } from './schemas.ts';
 
@@ -80,7 +79,16 @@ const date = (s: string | null | undefined) => (s ? new Date(s) : null);
 /** An affiliate coupon's link: a code of an affiliate of one of the merchant's programs (null clears it). */
 async function affiliateOf(db: Executor, scope: Scope, code: string | null) {
   if (code === null) return { affiliate_link_id: null, affiliate_code: null };
-  const link = await programLinkByCode(db, scope, code);
+  // Read here rather than through the affiliates module, which depends on transactions (and they on coupons).
+  const link = await db
+    .selectFrom('affiliate_links as l')
+    .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
+    .select(['l.id', 'l.code'])
+    .where('l.code', '=', code.trim().toUpperCase())
+    .where('ap.user_id', '=', scope.userId)
+    .where('ap.livemode', '=', scope.livemode)
+    .where('ap.deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!link) throw validation('affiliateCode', 'is not the code of an affiliate of one of your programs');
   return { affiliate_link_id: link.id, affiliate_code: link.code };
 }
