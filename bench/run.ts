@@ -803,6 +803,16 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   (self-signed certificate trusted through WEBHOOK_CA_FILE); throughput is a pre-enqueued batch,
   latency is measured on transactions committed at a steady rate.
 
+## Targets (issue 13)
+
+- \`GET /api/subscriptions/metrics\` over 100,000 subscriptions: p99 <= 200 ms (S1, bench/subscriptions.ts:
+  a book seeded in SQL over two years, 8 plans, every state; requests one after another).
+- Renewal of 100,000 due card subscriptions by 2 worker processes (\`src/main.ts worker\`, the real
+  job runner): renewals/s and its ratio to PIX creation (B) of the same run; afterwards every
+  subscription renewed exactly once (one new cycle, one PAID transaction) and the ledger balanced (S2).
+  \`BENCH_SUBSCRIPTIONS\` (default 100,000) sets both sizes; \`BENCH_RENEWAL_TIMEOUT_S\` (default 3600)
+  bounds S2, which then reports (and verifies) the renewals made by then.
+
 ## Method
 
 - **A. Floor.** bench/floor.ts, in its own process: a bare Fastify route \`POST /floor\` doing ONE
@@ -841,7 +851,7 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=floor,floorsql,creation,list\`, \`BENCH_WRITE_README=0\` (print only; also when
+\`BENCH_SCENARIOS=floor,floorsql,creation,list,checkout,webhooks,subsmetrics,subsrenewal\`, \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
 slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
 `;
