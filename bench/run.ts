@@ -4,6 +4,8 @@
 //   A2 SQL floor    the statement PIX creation sends, from raw pg in a bare route (no app code), after B
 //   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
 //   C  list depth   GET /api/v1/transactions first page vs. a page 10,000 pages deep (1M rows)
+//   S1 subsmetrics  GET /api/subscriptions/metrics over 100,000 subscriptions (bench/subscriptions.ts)
+//   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
 // here, does not share their event loop; on this 2-core machine they still share the CPUs (with
@@ -11,7 +13,7 @@
 //
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
-// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,checkout,webhooks; the
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,checkout,webhooks,subsmetrics,subsrenewal; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180).
@@ -19,6 +21,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from './checkout.ts';
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
+import { metricsScenario, renewalScenario, SUBSCRIPTION_TARGETS, type MetricsBenchResult, type RenewalBenchResult } from './subscriptions.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,7 +44,8 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal'];
+const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
@@ -345,6 +349,8 @@ interface Results {
   creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
   webhooks?: WebhookBenchResult;
   checkout?: CheckoutBenchResult;
+  subsMetrics?: MetricsBenchResult;
+  subsRenewal?: RenewalBenchResult;
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
 }
 
@@ -750,6 +756,24 @@ function report(results: Results, mach: Machine): string {
       `Webhook CPU per delivery: worker ${fmt(wh.throughput.cpuMsPerDelivery.worker, 2)} ms, PostgreSQL ${fmt(wh.throughput.cpuMsPerDelivery.postgres, 2)} ms, receiver ${fmt(wh.throughput.cpuMsPerDelivery.receiver, 2)} ms; latency measured on ${wh.latency.samples} transactions at ${wh.latency.rate}/s.`,
     );
   }
+  const sm = results.subsMetrics;
+  const sr = results.subsRenewal;
+  if (sm || sr) {
+    lines.push('', '| Subscriptions (issue 13) | Measured | Target | Result |', '| --- | --- | --- | --- |');
+    if (sm) {
+      lines.push(
+        `| GET /api/subscriptions/metrics (current month) over ${sm.subscriptions.toLocaleString('en-US')} subscriptions (${sm.cycles.toLocaleString('en-US')} cycles), ${sm.samples} requests one at a time: p99 | ${fmt(sm.p99, 1)} ms (p50 ${fmt(sm.p50, 1)} ms, max ${fmt(sm.max, 1)} ms) | <= ${SUBSCRIPTION_TARGETS.metricsP99Ms} ms | ${met(sm.p99 <= SUBSCRIPTION_TARGETS.metricsP99Ms)} |`,
+      );
+    }
+    if (sr) {
+      const ratio = creation ? sr.perSecond / creation.rps : undefined;
+      lines.push(
+        `| Renewal of ${sr.subscriptions.toLocaleString('en-US')} due card subscriptions of ${sr.merchants} merchants by ${sr.workers} worker processes | ${fmt(sr.perSecond, 0)} renewals/s (${sr.renewed.toLocaleString('en-US')}${sr.renewed < sr.subscriptions ? ` of ${sr.subscriptions.toLocaleString('en-US')}, time ran out,` : ''} in ${fmt(sr.seconds, 1)} s)${ratio !== undefined ? `; ${fmt(ratio * 100, 1)}% of B's ${fmt(creation!.rps, 0)} creations/s` : ''} | reported, with the ratio to B | each renewed exactly once, ${sr.verified.transactions.toLocaleString('en-US')} transactions, ledger balanced |`,
+      );
+    }
+    if (sm) lines.push('', `Metrics book: ${sm.subscriptions.toLocaleString('en-US')} subscriptions, ${sm.cycles.toLocaleString('en-US')} cycles, ${sm.pauses.toLocaleString('en-US')} pauses, seeded in ${fmt(sm.seedSeconds, 0)} s; the endpoint answered activeSubscribers ${sm.sample.activeSubscribers.toLocaleString('en-US')}, mrrCents ${sm.sample.mrrCents.toLocaleString('en-US')}, totalPaused ${sm.sample.totalPaused.toLocaleString('en-US')}, pastDue ${sm.sample.pastDue.toLocaleString('en-US')}, trialing ${sm.sample.trialing.toLocaleString('en-US')}, totalCancelled ${sm.sample.totalCancelled.toLocaleString('en-US')}.`);
+    if (sr) lines.push('', `Renewal CPU: the ${sr.workers} workers ${fmt(sr.cpuSeconds.workers, 0)} s (${fmt((sr.cpuSeconds.workers * 1000) / sr.subscriptions, 2)} ms per renewal), PostgreSQL ${fmt(sr.cpuSeconds.postgres, 0)} s (${fmt((sr.cpuSeconds.postgres * 1000) / sr.subscriptions, 2)} ms per renewal, all its processes).`);
+  }
   if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));
   return lines.join('\n') + '\n';
 }
@@ -778,6 +802,16 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
 - Method: bench/webhooks.ts. The worker runs in its own process against a local HTTPS receiver
   (self-signed certificate trusted through WEBHOOK_CA_FILE); throughput is a pre-enqueued batch,
   latency is measured on transactions committed at a steady rate.
+
+## Targets (issue 13)
+
+- \`GET /api/subscriptions/metrics\` over 100,000 subscriptions: p99 <= 200 ms (S1, bench/subscriptions.ts:
+  a book seeded in SQL over two years, 8 plans, every state; requests one after another).
+- Renewal of 100,000 due card subscriptions by 2 worker processes (\`src/main.ts worker\`, the real
+  job runner): renewals/s and its ratio to PIX creation (B) of the same run; afterwards every
+  subscription renewed exactly once (one new cycle, one PAID transaction) and the ledger balanced (S2).
+  \`BENCH_SUBSCRIPTIONS\` (default 100,000) sets both sizes; \`BENCH_RENEWAL_TIMEOUT_S\` (default 3600)
+  bounds S2, which then reports (and verifies) the renewals made by then.
 
 ## Method
 
@@ -817,7 +851,7 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=floor,floorsql,creation,list\`, \`BENCH_WRITE_README=0\` (print only; also when
+\`BENCH_SCENARIOS=floor,floorsql,creation,list,checkout,webhooks,subsmetrics,subsrenewal\`, \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
 slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
 `;
@@ -898,8 +932,18 @@ async function main() {
       const m = await merchant(gw, 'checkout');
       ctx.results.checkout = await checkoutPageScenario({ url: gw.url, apiKey: m.key });
     }
+    if (SCENARIOS.includes('subsmetrics')) {
+      const m = await merchant(gw, 'metrics');
+      await waitForQuiet();
+      ctx.results.subsMetrics = await metricsScenario({ admin, url: gw.url, key: m.key, userId: m.userId, n: SUBSCRIPTIONS });
+    }
   } finally {
     await gw.stop();
+  }
+  // After the gateway stopped (its pool of 50 and the workers' would crowd max_connections).
+  if (SCENARIOS.includes('subsrenewal')) {
+    await settle(ctx);
+    ctx.results.subsRenewal = await renewalScenario({ databaseUrl: DATABASE_URL, schema: SCHEMA, admin, n: SUBSCRIPTIONS, timeoutMs: positiveInt('BENCH_RENEWAL_TIMEOUT_S', 3600) * 1000 });
   }
   // A diagnostic, after B: its rows land in the tables B writes to, and B is the measurement that counts.
   if (SCENARIOS.includes('floorsql')) await withFloor(ctx, (floor) => scenarioFloorSql(ctx, floor));

@@ -128,6 +128,62 @@ describe('card testing on production links', () => {
   });
 });
 
+describe('card testing on production subscriptions: the same limits as a one-off card payment', () => {
+  let livePlan: { id: string };
+  let devPlan: { id: string };
+  before(async () => {
+    const plan = async (key: string) => {
+      const res = await call(ctx.app, 'POST', '/api/subscriptions/plans', { key, body: { name: 'Clube', amountCents: 2990, interval: 'MONTHLY', paymentMethods: ['CARD', 'PIX'] } });
+      assert.equal(res.status, 201, res.raw);
+      return res.body.plan;
+    };
+    livePlan = await plan(m.liveKey!);
+    devPlan = await plan(m.devKey);
+  });
+  const subscribeAt = (planId: string, body: Record<string, unknown>, ip: string, device?: string) => post('/api/subscriptions/checkout', { planId, ...body }, ip, device);
+  const subCount = async () => Number((await sql<{ n: number }>`select count(*)::int as n from subscriptions where user_id = ${m.id}`.execute(ctx.database.db)).rows[0].n);
+
+  test('declines on the subscription checkout stop the IP for any card, nothing written; PIX still works; another IP is not affected', async () => {
+    const ip = '203.0.113.60';
+    for (let i = 0; i < 2; i++) {
+      const res = await subscribeAt(livePlan.id, order({ card: card(DECLINED) }), ip);
+      assert.equal(res.status, 201, res.raw);
+      assert.equal(res.body.subscription.status, 'INCOMPLETE', 'the first charge was declined');
+    }
+    const subs = await subCount();
+    const txs = await txCount();
+    assert429(await subscribeAt(livePlan.id, order(), ip)); // even a good card
+    assert.equal(await subCount(), subs, 'no subscription, no seat');
+    assert.equal(await txCount(), txs, 'no charge');
+    const pix = await subscribeAt(livePlan.id, order({ paymentMethod: 'PIX', card: undefined }), ip);
+    assert.equal(pix.status, 201, pix.raw);
+    assert.equal((await subscribeAt(livePlan.id, order(), '203.0.113.61')).body.subscription.status, 'ACTIVE');
+  });
+
+  test('one set of counters: declines on a payment link stop the same device on the subscription checkout, and the reverse', async () => {
+    const device = 'sub-card-tester-01';
+    for (const ip of ['198.51.100.60', '198.51.100.61']) assert.equal((await checkout(live.slug, order({ card: card(DECLINED) }), ip, device)).body.transaction.status, 'FAILED');
+    assert429(await subscribeAt(livePlan.id, order(), '198.51.100.62', device));
+    const other = 'sub-card-tester-02';
+    for (const ip of ['198.51.100.63', '198.51.100.64']) assert.equal((await subscribeAt(livePlan.id, order({ card: card(DECLINED) }), ip, other)).body.subscription.status, 'INCOMPLETE');
+    assert429(await checkout(live.slug, order(), '198.51.100.65', other));
+  });
+
+  test('card charges per IP per hour count subscriptions and one-off payments together, approved or not', async () => {
+    const ip = '203.0.113.70';
+    for (let i = 0; i < 2; i++) assert.equal((await checkout(live.slug, order(), ip)).body.transaction.status, 'PAID');
+    for (let i = 0; i < 2; i++) assert.equal((await subscribeAt(livePlan.id, order(), ip)).body.subscription.status, 'ACTIVE');
+    assert429(await subscribeAt(livePlan.id, order(), ip));
+    assert429(await checkout(live.slug, order(), ip));
+  });
+
+  test('development plans are exempt, as development links are', async () => {
+    const ip = '203.0.113.80';
+    for (let i = 0; i < 5; i++) assert.equal((await subscribeAt(devPlan.id, order({ card: card(DECLINED) }), ip)).body.subscription.status, 'INCOMPLETE');
+    assert.equal((await subscribeAt(devPlan.id, order(), ip)).body.subscription.status, 'ACTIVE');
+  });
+});
+
 describe('checkouts per IP', () => {
   test('any method, any environment: over the minute\'s limit -> 429 with Retry-After, nothing written', async () => {
     const ip = '203.0.113.50';

@@ -325,6 +325,26 @@ describe('subscriptions', () => {
     assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/${subs[0].id}`, { key: live.liveKey })).status, 404);
   });
 
+  test('a production card subscription without a payment provider answers as a one-off production card payment does: 503, nothing written', async () => {
+    const live = await merchant(ctx.app, { live: true });
+    const plan = (await call(ctx.app, 'POST', '/api/subscriptions/plans', { key: live.liveKey, body: { name: 'Live', amountCents: 900, interval: 'MONTHLY', paymentMethods: ['CARD'] } })).body.plan;
+    const link = (await call(ctx.app, 'POST', '/api/v1/payment-links', { key: live.liveKey, body: { title: 'Ingresso', amountCents: 900 } })).body.paymentLink;
+    const buyer = () => ({ clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'CARD', card: GOOD });
+    const oneOff = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${link.slug}/checkout`, { body: buyer() });
+    assert.equal(oneOff.status, 503, oneOff.raw);
+    const viaApi = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: live.liveKey, body: { planId: plan.id, paymentMethod: 'CARD', card: GOOD, client: { name: 'Ana Souza', email: 'ana@example.com', document: cpf() } } });
+    const b = buyer();
+    const viaCheckout = await call(ctx.app, 'POST', '/api/subscriptions/checkout', { body: { planId: plan.id, ...b } });
+    for (const res of [viaApi, viaCheckout]) {
+      assert.equal(res.status, oneOff.status, res.raw);
+      assert.equal(res.body.message, oneOff.body.message, 'the same answer as the one-off card payment');
+    }
+    const db = ctx.app.deps.db;
+    assert.equal((await db.selectFrom('subscriptions').select('id').where('user_id', '=', live.id).execute()).length, 0);
+    assert.equal((await db.selectFrom('clients').select('id').where('user_id', '=', live.id).execute()).length, 0, 'no client was created');
+    assert.equal((await db.selectFrom('subscription_plans').select('subscriber_count').where('id', '=', plan.id).executeTakeFirstOrThrow()).subscriber_count, 0);
+  });
+
   test('public plan page data and public checkout', async () => {
     const plan = await newPlan({ trialDays: 14, maxSubscribers: 5 });
     const pub = await call(ctx.app, 'GET', `/api/subscriptions/public/${plan.id}`);

@@ -111,6 +111,7 @@ export interface DB {
   subscription_plans: SubscriptionPlansTable;
   subscriptions: SubscriptionsTable;
   subscription_cycles: SubscriptionCyclesTable;
+  subscription_pauses: SubscriptionPausesTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -760,6 +761,11 @@ export interface SubscriptionsTable {
   pending_plan_id: string | null;
   metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
   next_action_at: NullableTimestamp;
+  /** When it first held a place (its trial's start, or its first paid charge); null: never (metrics). */
+  activated_at: NullableTimestamp;
+  /** The price of its latest period cycle, and an instant from which every period running was billed at it (metrics). */
+  price_cents: number | null;
+  price_since: NullableTimestamp;
   /**
    * How far this subscription's clock runs ahead of the wall clock (development simulations,
    * POST .../simulate): its steps run at now + offset; next_action_at is kept in wall-clock time.
@@ -797,7 +803,22 @@ export interface SubscriptionCyclesTable {
   /** When the last charge of this cycle was issued (the sweep's clock, so simulated time counts). */
   last_attempt_at: NullableTimestamp;
   paid_at: NullableTimestamp;
+  /** When it was withdrawn (VOID: the subscription paused or ended). */
+  voided_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 export type SubscriptionCycle = Selectable<SubscriptionCyclesTable>;
+
+/** One pause of a subscription, [started_at, ended_at): the metrics' pause history. */
+export interface SubscriptionPausesTable {
+  id: string;
+  subscription_id: string;
+  user_id: string;
+  livemode: boolean;
+  started_at: Timestamp;
+  /** Resumed, or ended while paused; null while it lasts. */
+  ended_at: NullableTimestamp;
+  /** PAYMENT_FAILED when the dunning's final action paused it; null when the merchant or subscriber did. */
+  reason: string | null;
+}

@@ -15,6 +15,7 @@ import * as m012 from './012_pix_api.ts';
 import * as m013 from './013_coupon_reservations.ts';
 import * as m014 from './014_card_lifecycle.ts';
 import * as m015 from './015_affiliates.ts';
+import * as m016 from './016_subscription_history.ts';
 import * as m017 from './017_referrals.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -33,5 +34,6 @@ export const migrations: Record<string, Migration> = {
   '013_coupon_reservations': m013,
   '014_card_lifecycle': m014,
   '015_affiliates': m015,
+  '016_subscription_history': m016,
   '017_referrals': m017,
 };

@@ -40,6 +40,8 @@ export const INCOMPLETE_TTL_MS = 23 * 3600_000;
 export const TRIAL_WILL_END_MS = 3 * DAY_MS;
 /** How long a claimed subscription is left to its worker before another may claim it. */
 const LEASE_MS = 5 * 60_000;
+/** Subscriptions a sweep advances at once (bounded by half the pool). */
+const SWEEP_LANES = 8;
 /** Steps one subscription may take in one go (a simulation of a year of daily billing stays bounded). */
 const MAX_STEPS = 500;
 
@@ -101,6 +103,28 @@ export async function releaseSeat(trx: Trx, planId: string) {
     .execute();
 }
 
+/** Starts a pause in the pause history (the metrics count a month's pauses from it). */
+export async function openPause(trx: Trx, sub: Subscription, now: Date, reason: string | null) {
+  await trx.insertInto('subscription_pauses').values({ id: uuidv7(now.getTime()), subscription_id: sub.id, user_id: sub.user_id, livemode: sub.livemode, started_at: now, ended_at: null, reason }).execute();
+}
+
+/** Ends the subscription's open pause, if any (resumed, or ended while paused). */
+async function closePause(trx: Trx, subscriptionId: string, now: Date) {
+  await trx.updateTable('subscription_pauses').set({ ended_at: now }).where('subscription_id', '=', subscriptionId).where('ended_at', 'is', null).execute();
+}
+
+/** Withdraws the subscription's unpaid cycles (VOID); returns their transactions, to cancel after commit. */
+export async function voidUnpaid(trx: Trx, subscriptionId: string, now: Date): Promise<string[]> {
+  const voided = await trx
+    .updateTable('subscription_cycles')
+    .set({ status: 'VOID', voided_at: now, next_retry_at: null, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', 'in', UNPAID)
+    .returning('transaction_id')
+    .execute();
+  return voided.map((v) => v.transaction_id).filter((t): t is string => !!t);
+}
+
 /** Ends a subscription now: CANCELLED (or EXPIRED), seat back, unpaid cycles void; returns the transactions to cancel after commit. */
 export async function endSubscription(
   deps: Pick<EngineDeps, 'events' | 'config'>,
@@ -110,13 +134,8 @@ export async function endSubscription(
   now: Date,
   how: { status: 'CANCELLED' | 'EXPIRED'; reason: string | null; endedAt?: Date },
 ): Promise<{ sub: Subscription; pending: string[] }> {
-  const voided = await trx
-    .updateTable('subscription_cycles')
-    .set({ status: 'VOID', next_retry_at: null, updated_at: now })
-    .where('subscription_id', '=', sub.id)
-    .where('status', 'in', UNPAID)
-    .returning('transaction_id')
-    .execute();
+  const pending = await voidUnpaid(trx, sub.id, now);
+  if (sub.status === 'PAUSED') await closePause(trx, sub.id, how.endedAt ?? now);
   const ended = await trx
     .updateTable('subscriptions')
     .set({
@@ -136,7 +155,7 @@ export async function endSubscription(
     await recordEvent(deps, trx, ended, 'subscription.cancelled');
     await mail(deps, trx, ended, plan, now, { kind: 'cancelled', endedAt: ended.ended_at!, reason: how.reason });
   }
-  return { sub: ended, pending: voided.map((v) => v.transaction_id).filter((t): t is string => !!t) };
+  return { sub: ended, pending };
 }
 
 /** Cancels the still-PENDING transactions of voided cycles (after the subscription's change committed). */
@@ -248,6 +267,15 @@ async function nextNumber(trx: Trx, subscriptionId: string): Promise<number> {
 
 /** Inserts the cycle of a period (its amount: the plan's price now; the coupon on the first one). */
 export async function insertPeriodCycle(trx: Trx, sub: Subscription, plan: SubscriptionPlan, p: { start: Date; end: Date }, due: Date, now: Date, discountCents = 0): Promise<SubscriptionCycle> {
+  // The metrics' price: unchanged, it has held since it was set; a new one holds from this period's start (once the cycle exists).
+  await trx
+    .updateTable('subscriptions')
+    .set((eb) => ({
+      price_since: eb.case().when('price_cents', '=', plan.amount_cents).then(eb.ref('price_since')).else(new Date(Math.max(p.start.getTime(), now.getTime()))).end(),
+      price_cents: plan.amount_cents,
+    }))
+    .where('id', '=', sub.id)
+    .execute();
   return trx
     .insertInto('subscription_cycles')
     .values({
@@ -354,6 +382,8 @@ async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, c
     .returningAll()
     .executeTakeFirstOrThrow();
   let sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
+  // Its first paid charge is when it first held a place (the metrics' activation).
+  if (!sub.activated_at) sub = await trx.updateTable('subscriptions').set({ activated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
   const plan = await planOf(trx, sub.plan_id);
   if (cycle.kind === 'PERIOD' && (sub.status === 'INCOMPLETE' || sub.status === 'PAST_DUE')) {
     const others = (await unpaidCycles(trx, sub.id)).filter((c) => c.status === 'PAST_DUE');
@@ -445,6 +475,7 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
         .where('id', '=', sub.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await closePause(trx, sub.id, now);
       await recordEvent(deps, trx, resumed, 'subscription.resumed');
       const cycle = await insertPeriodCycle(trx, resumed, plan, p, now, now);
       return { charge: await claimAttempt(trx, cycle, now) };
@@ -508,6 +539,7 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
       await trx.updateTable('subscription_cycles').set({ status: 'UNCOLLECTIBLE', next_retry_at: null, updated_at: now }).where('id', '=', step.cycle.id).execute();
       if (action === 'PAUSE') {
         const paused = await trx.updateTable('subscriptions').set({ status: 'PAUSED', paused_at: now, resumes_at: null, updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+        await openPause(trx, paused as Subscription, now, 'PAYMENT_FAILED');
         await recordEvent(deps, trx, paused, 'subscription.paused', { reason: 'PAYMENT_FAILED' });
       }
       return {};
@@ -579,7 +611,10 @@ export async function performStep(deps: EngineDeps, id: string, wallNow: Date, c
 /** Runs everything due for one subscription (on its clock), step by step, until nothing is; returns the steps run. */
 export async function advance(deps: EngineDeps, id: string, wallNow: Date): Promise<number> {
   let steps = 0;
-  while (steps < MAX_STEPS && (await performStep(deps, id, wallNow, firstDue))) steps++;
+  for (let sub = await performStep(deps, id, wallNow, firstDue); sub && ++steps < MAX_STEPS; sub = await performStep(deps, id, wallNow, firstDue)) {
+    // Its next step (rescheduled after this one, in wall-clock time) is not due yet: nothing more to run now.
+    if (!sub.next_action_at || sub.next_action_at.getTime() > wallNow.getTime()) break;
+  }
   return steps;
 }
 
@@ -593,13 +628,21 @@ export async function advanceDue(deps: EngineDeps, now: Date, batch = 50): Promi
     )
     .returning('id')
     .execute();
-  for (const { id } of claimed) {
-    try {
-      await advance(deps, id, now);
-    } catch (err) {
-      deps.log.error({ err, subscriptionId: id }, 'subscription: advancing failed; retried after the lease');
+  // Several at once (each on its own locked row; a step holds at most two connections), so that a
+  // worker is not idle while PostgreSQL answers one subscription's statements.
+  let next = 0;
+  const lane = async () => {
+    while (next < claimed.length) {
+      const { id } = claimed[next++];
+      try {
+        await advance(deps, id, now);
+      } catch (err) {
+        deps.log.error({ err, subscriptionId: id }, 'subscription: advancing failed; retried after the lease');
+      }
     }
-  }
+  };
+  const lanes = Math.max(1, Math.min(SWEEP_LANES, Math.floor(deps.config.databasePoolSize / 2)));
+  await Promise.all(Array.from({ length: Math.min(lanes, claimed.length) }, lane));
   return claimed.length;
 }
 

@@ -29,6 +29,7 @@ import {
   issueCharge,
   lockSubscription,
   mail,
+  openPause,
   performStep,
   planOf,
   recordEvent,
@@ -36,6 +37,7 @@ import {
   reschedule,
   type EngineDeps,
   type Step,
+  voidUnpaid,
 } from './cycles.ts';
 import { normalizeMethod, type PlanDeps } from './plans.ts';
 import { subscriptionView } from './view.ts';
@@ -173,6 +175,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
         current_period_start: first.start,
         current_period_end: first.end,
         trial_end: trialEnd,
+        activated_at: trialEnd ? now : null,
         coupon_id: couponId,
         affiliate_link_id: affiliateLinkId,
         metadata: JSON.stringify(metadata),
@@ -259,21 +262,16 @@ export async function pauseSubscription(deps: SubscriptionDeps, scope: Scope, id
     const resumesAt = resumesAtRaw ? new Date(resumesAtRaw) : null;
     if (resumesAt && resumesAt.getTime() <= now.getTime()) throw validation('resumesAt', 'must be in the future');
     // Nothing is billed while paused: unpaid charges are withdrawn.
-    const voided = await trx
-      .updateTable('subscription_cycles')
-      .set({ status: 'VOID', next_retry_at: null, updated_at: now })
-      .where('subscription_id', '=', id)
-      .where('status', 'in', ['OPEN', 'PAST_DUE'])
-      .returning('transaction_id')
-      .execute();
+    const voided = await voidUnpaid(trx, id, now);
     const paused = await trx
       .updateTable('subscriptions')
       .set({ status: 'PAUSED', paused_at: now, resumes_at: resumesAt, cancel_at_period_end: false, pending_plan_id: null, updated_at: now })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await openPause(trx, paused as Subscription, now, null);
     await recordEvent(deps, trx, paused as Subscription, 'subscription.paused', { resumesAt });
-    return { result: null, cancel: voided.map((v) => v.transaction_id).filter((t): t is string => !!t) };
+    return { result: null, cancel: voided };
   });
   return getSubscription(deps.db, scope, id);
 }
