@@ -11,10 +11,10 @@ import type { PayoutProvider } from './payouts.ts';
 export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR' | 'STOLEN_CARD';
 
 /**
- * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired):
- * a subscription's dunning does not retry them, the subscriber must give another card.
+ * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
+ * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
  */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<CardDeclineReason>(['STOLEN_CARD', 'EXPIRED_CARD']);
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>(['STOLEN_CARD', 'EXPIRED_CARD', 'PIX_AUTOMATICO_REJECTED'] satisfies Array<CardDeclineReason | 'PIX_AUTOMATICO_REJECTED'>);
 
 /** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
