@@ -323,3 +323,15 @@ test('no secret reaches the logs; every recurring charge kept its derived txid',
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM transactions WHERE provider = 'bcb-api' AND pix_txid IS NOT NULL AND pix_txid <> replace(id::text, '-', '')`.execute(db());
   assert.equal(rows[0].n, 0);
 });
+
+test('the PSP notification routes are rate limited per address (429 with Retry-After); others are not affected', async () => {
+  const { PSP_NOTIFICATIONS_PER_MINUTE } = await import('../../src/modules/pix-api/routes.ts');
+  const post = (url: string, remoteAddress: string) => app().inject({ method: 'POST', url, payload: { recs: [] }, headers: { 'content-type': 'application/json' }, remoteAddress });
+  // The address has used all but one of its minute (counted where the route counts).
+  for (let i = 0; i < PSP_NOTIFICATIONS_PER_MINUTE - 1; i++) await app().deps.limiter.hit('psp-notify:ip:10.9.8.7', 60_000);
+  assert.equal((await post('/api/psp/pix', '10.9.8.7')).statusCode, 200);
+  const limited = await post('/api/psp/cobr', '10.9.8.7');
+  assert.equal(limited.statusCode, 429);
+  assert.ok(Number(limited.headers['retry-after']) > 0);
+  assert.equal((await post('/api/psp/rec', '10.9.8.8')).statusCode, 200);
+});

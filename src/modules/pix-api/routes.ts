@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { AppError } from '../../http/errors.ts';
+import { enforce } from '../../http/ratelimit.ts';
 import { PixApiError } from '../../payments/pix-api/client.ts';
 import { receiveCobrNotification, receiveNotification, receiveRecNotification } from './service.ts';
 
@@ -18,6 +19,13 @@ const RecItem = Type.Object({ idRec: Type.Optional(Type.String({ maxLength: 64 }
 const RecNotification = Type.Union([Type.Object({ recs: Type.Optional(Type.Array(RecItem, { maxItems: 1000 })) }, { additionalProperties: true }), Type.Array(RecItem, { maxItems: 1000 })]);
 const CobrItem = Type.Object({ txid: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
 const CobrNotification = Type.Union([Type.Object({ cobsr: Type.Optional(Type.Array(CobrItem, { maxItems: 1000 })) }, { additionalProperties: true }), Type.Array(CobrItem, { maxItems: 1000 })]);
+
+/**
+ * Notifications per minute from one address. A PSP sends bursts, but each notification costs
+ * lookups at the PSP (up to 100): a stranger flooding the routes must not spend the PSP quota. A
+ * PSP answered 429 sends again later, and the reconciliation jobs recover anything meanwhile.
+ */
+export const PSP_NOTIFICATIONS_PER_MINUTE = 600;
 
 /** Runs a notification's handling; a PSP that cannot be asked to confirm it answers 503 (the PSP sends it again). */
 async function confirming(run: () => Promise<unknown>) {
@@ -33,6 +41,10 @@ async function confirming(run: () => Promise<unknown>) {
 export default async function pixApiRoutes(app: App) {
   const deps = app.deps.pixApi;
   if (!deps) return;
+  const limiter = app.deps.limiter;
+  const preHandler = async (req: { ip: string }) => {
+    await enforce(limiter, `psp-notify:ip:${req.ip}`, 60_000, PSP_NOTIFICATIONS_PER_MINUTE, 'Too many notifications from this address; send them again later');
+  };
   app.addHook('onClose', async () => deps.provider.close());
   if (deps.provider.pixAutomatico) {
     for (const url of ['/api/psp/rec', '/api/psp/rec/rec']) {
@@ -44,8 +56,9 @@ export default async function pixApiRoutes(app: App) {
             summary: 'API Pix notification of Pix Automático authorisations (webhookrec)',
             description: '`{ "recs": [ { "idRec": ... } ] }` or a bare array. Each authorisation of ours is looked up with the PSP (GET /rec/{idRec}); its state there drives the subscription. Unknown ids are ignored.',
             body: RecNotification,
-            response: { 200: Type.Object({ message: Type.String() }), 503: Type.Ref('Error') },
+            response: { 200: Type.Object({ message: Type.String() }), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
           },
+          preHandler,
         },
         (req) => confirming(() => receiveRecNotification(deps, req.body)),
       );
@@ -59,8 +72,9 @@ export default async function pixApiRoutes(app: App) {
             summary: 'API Pix notification of Pix Automático recurring charges (webhookcobr)',
             description: '`{ "cobsr": [ { "txid": ... } ] }` or a bare array. Each charge of ours is looked up with the PSP (GET /cobr/{txid}, and GET /pix/{e2eid} for its payments) before a transaction becomes PAID or FAILED. Unknown txids are ignored.',
             body: CobrNotification,
-            response: { 200: Type.Object({ message: Type.String() }), 503: Type.Ref('Error') },
+            response: { 200: Type.Object({ message: Type.String() }), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
           },
+          preHandler,
         },
         (req) => confirming(() => receiveCobrNotification(deps, req.body)),
       );
@@ -75,8 +89,9 @@ export default async function pixApiRoutes(app: App) {
           summary: 'API Pix notification from the PSP (Pix received, devolução finished)',
           description: '`{ "pix": [ { "endToEndId": ... } ] }` or a bare array. Each Pix is confirmed with the PSP (GET /pix/{e2eid}) before a transaction becomes PAID; unknown ones are ignored.',
           body: Notification,
-          response: { 200: Type.Object({ message: Type.String() }), 503: Type.Ref('Error') },
+          response: { 200: Type.Object({ message: Type.String() }), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
         },
+        preHandler,
       },
       (req) => confirming(() => receiveNotification(deps, req.body)),
     );
