@@ -269,6 +269,22 @@ describe('other ends', () => {
     assert.equal((await get(sub.id)).cancelReason, 'cliente pediu');
   });
 
+  test('pausing withdraws the scheduled debit at the PSP (PATCH /cobr CANCELADA); the authorisation stays', async () => {
+    const plan = await newPlan();
+    const sub = await subscribe(plan.id);
+    await env.psp.pay(txidFor(sub.cycles[0].transactionId));
+    await env.psp.answerRec(sub.pixAutomatico.recurrenceId, 'APROVADA');
+    const end = new Date((await get(sub.id)).currentPeriodEnd);
+    await advanceDue(app().deps.subscriptions, new Date(end.getTime() - 3 * DAY + 60_000));
+    const c2 = await cycle(sub.id, 2);
+    const res = await call(app(), 'PATCH', `/api/v1/subscriptions/${sub.id}/pause`, { key: m.liveKey });
+    assert.equal(res.status, 200, res.raw);
+    assert.equal(env.psp.cobrs.get(txidFor(c2.transactionId))!.status, 'CANCELADA');
+    assert.deepEqual(env.psp.calls('PATCH', `/cobr/${txidFor(c2.transactionId)}`).at(-1)!.body, { status: 'CANCELADA' });
+    assert.equal((await txOf(c2.transactionId)).status, 'CANCELLED');
+    assert.equal(env.psp.recs.get(sub.pixAutomatico.recurrenceId)!.status, 'APROVADA');
+  });
+
   test('lost notifications: the backstop sweep finds the approval (GET /rec) and the debit (GET /cobr)', async () => {
     const plan = await newPlan();
     const sub = await subscribe(plan.id);

@@ -144,7 +144,13 @@ export async function endSubscription(
 
 /** Cancels the still-PENDING transactions of voided cycles (after the subscription's change committed). */
 export async function cancelPending(deps: EngineDeps, scope: Scope, ids: string[]) {
-  for (const id of ids) {
+  // A scheduled automatic debit (Pix Automático, a charge of its own) is withdrawn at the provider
+  // first: the payer's bank would otherwise still debit it (a retry cannot be: the standard forbids
+  // cancelling a charge on or after its first attempt's date).
+  const debits = ids.length ? await deps.db.selectFrom('transactions').select('id').where('id', 'in', ids).where('payment_method', '=', 'PIX').where('pix_qr_code', 'is', null).where('pix_txid', 'is not', null).execute() : [];
+  const withdrawn = new Set(debits.map((d) => d.id));
+  if (withdrawn.size) await withdrawPending(deps, scope, [...withdrawn]);
+  for (const id of ids.filter((i) => !withdrawn.has(i))) {
     await changeStatus(deps.transactions, scope, id, { to: 'CANCELLED' }).catch((err) => {
       // Already paid, failed or expired meanwhile: nothing to cancel.
       deps.log.debug({ err, transactionId: id }, 'subscription: a voided cycle\'s transaction was no longer pending');
