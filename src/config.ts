@@ -91,6 +91,11 @@ export interface PixApiConfig {
   cert: string;
   key: string;
   ca: string | null;
+  /**
+   * PIX_API_RECEIVER_ACCOUNT: the receiving account at the PSP (Pix Automático charges name it).
+   * null: Pix Automático is not offered in production (and its scopes are not asked for).
+   */
+  receiverAccount: { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string; conta: string } | null;
 }
 
 /** Limits on the public checkout (see modules/checkout/limits.ts). */
@@ -356,8 +361,20 @@ function pixApiConfig(env: Env, problems: string[]): PixApiConfig | null {
   const ca = pemFile(env, 'PIX_API_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
   const pixKey = env.PIX_KEY?.trim() ?? '';
   if (pixKey.length > 77) problems.push('PIX_KEY must be at most 77 characters (a DICT key)');
+  const receiverAccount = receiverAccountOf(env.PIX_API_RECEIVER_ACCOUNT?.trim() ?? '', problems);
   if (problems.length > before || !apiUrl || !cert || !key) return null;
-  return { url: apiUrl, tokenUrl, clientId: env.PIX_API_CLIENT_ID!.trim(), clientSecret: env.PIX_API_CLIENT_SECRET!, cert, key, ca };
+  return { url: apiUrl, tokenUrl, clientId: env.PIX_API_CLIENT_ID!.trim(), clientSecret: env.PIX_API_CLIENT_SECRET!, cert, key, ca, receiverAccount };
+}
+
+/** PIX_API_RECEIVER_ACCOUNT=TYPE:BRANCH:ACCOUNT (e.g. CORRENTE:0001:1234567), or empty (no Pix Automático). */
+function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['receiverAccount'] {
+  if (!raw) return null;
+  const m = /^(CORRENTE|POUPANCA|PAGAMENTO):(\d{1,4})?:(\d{1,20})$/.exec(raw);
+  if (!m) {
+    problems.push(`PIX_API_RECEIVER_ACCOUNT must be TYPE:BRANCH:ACCOUNT, TYPE one of CORRENTE, POUPANCA, PAGAMENTO, branch up to 4 digits (may be empty), account up to 20 digits (got "${raw}")`);
+    return null;
+  }
+  return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {

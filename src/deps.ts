@@ -107,7 +107,11 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const pages = new PageCache();
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
-  const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
+  const subscriptions = { db, config, events, cursors, transactions, log };
+  const pixApi =
+    providers.production instanceof PixApiProvider
+      ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix`, recWebhookUrl: `${config.baseUrl}/api/psp/rec`, cobrWebhookUrl: `${config.baseUrl}/api/psp/cobr`, subscriptions }
+      : null;
   return {
     config,
     database,
@@ -133,7 +137,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     commissions: { db, events, ledger },
     referrals: { db, ledger, config: config.referrals },
     mail: { db, mailer: opts.mailer ?? createMailer(config.mail), log },
-    subscriptions: { db, config, events, cursors, transactions, log },
+    subscriptions,
   };
 }
 

@@ -25,7 +25,7 @@ describe('subscription plans', () => {
     assert.equal(p.trialDays, 0);
     assert.equal(p.maxSubscribers, null);
     assert.equal(p.status, 'ACTIVE');
-    assert.deepEqual(p.dunning, { retryDays: [1, 3, 5, 7], finalAction: 'CANCEL', pixDaysBefore: 3, boletoDaysBefore: 5 });
+    assert.deepEqual(p.dunning, { retryDays: [1, 3, 5, 7], finalAction: 'CANCEL', pixDaysBefore: 3, boletoDaysBefore: 5, pixAutomaticoDaysBefore: 3 });
     assert.match(p.publicUrl, new RegExp(`/subscribe/${p.id}$`));
     const v1 = await call(ctx.app, 'GET', `/api/v1/subscriptions/plans/${p.id}`, { key: m.devKey });
     assert.equal(v1.status, 200);

@@ -697,7 +697,14 @@ export interface DunningPolicy {
   /** PIX and boleto charges are issued this many days before the due date. */
   pixDaysBefore: number;
   boletoDaysBefore: number;
+  /** Pix Automático charges (cobr) are sent this many days before the due date (2 to 10; absent on older plans: 3). */
+  pixAutomaticoDaysBefore?: number;
 }
+
+/** How a subscription is paid: a transaction's methods, or Pix Automático (its cycles are PIX transactions). */
+export type SubscriptionMethod = PaymentMethod | 'PIX_AUTOMATICO';
+/** A Pix Automático authorisation's state at the PSP (API Pix RecStatus). */
+export type MandateStatus = 'CRIADA' | 'APROVADA' | 'REJEITADA' | 'EXPIRADA' | 'CANCELADA';
 
 export interface SubscriptionPlansTable {
   id: string;
@@ -712,7 +719,7 @@ export interface SubscriptionPlansTable {
   max_subscribers: number | null;
   /** Seats taken: subscriptions not CANCELLED or EXPIRED (the race-safe maxSubscribers counter). */
   subscriber_count: Generated<number>;
-  payment_methods: Json<PaymentMethod[]>;
+  payment_methods: Json<SubscriptionMethod[]>;
   dunning: Json<DunningPolicy>;
   status: 'ACTIVE' | 'INACTIVE';
   deleted_at: NullableTimestamp;
@@ -736,7 +743,10 @@ export interface SubscriptionsTable {
   client_document: string;
   client_phone: string | null;
   status: SubscriptionStatus;
-  payment_method: PaymentMethod;
+  payment_method: SubscriptionMethod;
+  /** PIX_AUTOMATICO: the payer's authorisation at the PSP (idRec) and its last known state. */
+  pix_rec_id: Generated<string | null>;
+  pix_rec_status: Generated<MandateStatus | null>;
   /** The provider's card token: the PAN and CVV are never stored. */
   card_token: string | null;
   card_brand: string | null;

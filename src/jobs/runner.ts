@@ -9,7 +9,7 @@ import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
 import { releaseDueRewards } from '../modules/referrals/service.ts';
-import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../modules/pix-api/service.ts';
+import { ensureWebhook, expireCharges, reconcile, syncRecurring, syncRefunds } from '../modules/pix-api/service.ts';
 import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
 import { processPayouts } from '../modules/withdrawals/service.ts';
 
@@ -38,7 +38,7 @@ export function sweeps(deps: Deps): Sweep[] {
   ];
 }
 
-/** Production PIX through the API Pix: webhook registration until it succeeds, reconciliation, expiry, refunds. */
+/** Production PIX through the API Pix: webhook registration until it succeeds, reconciliation, expiry, refunds, Pix Automático states. */
 function pixApiSweeps(pix: NonNullable<Deps['pixApi']>): Sweep[] {
   return [
     { name: 'pix-api-webhook', batch: Infinity, run: async () => {
@@ -49,6 +49,7 @@ function pixApiSweeps(pix: NonNullable<Deps['pixApi']>): Sweep[] {
     { name: 'pix-api-reconcile', batch: Infinity, run: (now) => reconcile(pix, now) },
     { name: 'pix-api-expire', batch: 50, run: (now) => expireCharges(pix, now, 50) },
     { name: 'pix-api-refunds', batch: 50, run: (now) => syncRefunds(pix, now, 50) },
+    { name: 'pix-api-recurring', batch: Infinity, run: (now) => syncRecurring(pix, now, 50) },
   ];
 }
 

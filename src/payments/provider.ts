@@ -11,10 +11,10 @@ import type { PayoutProvider } from './payouts.ts';
 export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR' | 'STOLEN_CARD';
 
 /**
- * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired):
- * a subscription's dunning does not retry them, the subscriber must give another card.
+ * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
+ * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
  */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<CardDeclineReason>(['STOLEN_CARD', 'EXPIRED_CARD']);
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>(['STOLEN_CARD', 'EXPIRED_CARD', 'PIX_AUTOMATICO_REJECTED'] satisfies Array<CardDeclineReason | 'PIX_AUTOMATICO_REJECTED'>);
 
 /** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
@@ -32,13 +32,29 @@ export interface PixRequest {
   description: string;
   /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a provider may make a charge with a due date. */
   dueDate?: string;
+  /** A Pix Automático subscription's charge (modules/subscriptions): what kind it is. */
+  automatic?: PixAutomaticoCharge;
 }
 
+/**
+ * Pix Automático charges. `first`: the first payment, which also asks the payer to authorise the
+ * recurring debits (API Pix journey 3: an immediate charge with the authorisation attached; the
+ * provider returns the authorisation's id). `cycle`: a period's automatic debit under an approved
+ * authorisation, on its due date (no BR Code: the payer's bank debits it). `retry`: a new attempt
+ * of a cycle's debit that failed, on `date`, under the same charge (`txid`).
+ */
+export type PixAutomaticoCharge =
+  | { kind: 'first'; contract: string; object: string; periodicity: 'SEMANAL' | 'MENSAL' | 'TRIMESTRAL' | 'SEMESTRAL' | 'ANUAL'; firstDebitDate: string }
+  | { kind: 'cycle'; recurrenceId: string; dueDate: string }
+  | { kind: 'retry'; recurrenceId: string; txid: string; date: string };
+
 export interface PixCharge {
-  /** The charge id in the BR Code (25-35 alphanumerics). */
-  txid: string;
-  /** The BR Code the payer copies or scans ("pix copia e cola"). */
-  brCode: string;
+  /** The charge id in the BR Code (25-35 alphanumerics); null for a retry of a debit (its charge is the first attempt's). */
+  txid: string | null;
+  /** The BR Code the payer copies or scans ("pix copia e cola"); null for an automatic debit (Pix Automático). */
+  brCode: string | null;
+  /** Pix Automático `first`: the authorisation the provider created (idRec). */
+  recurrenceId?: string;
 }
 
 export interface BoletoRequest {
@@ -164,6 +180,10 @@ export interface PaymentProvider {
    * are the merchant's own simulations (POST /api/v1/transactions/{id}/simulate).
    */
   parseCallback(body: unknown): Promise<ProviderEvent[]>;
+  /** Pix Automático: withdraws an authorisation (the subscription ended); absent = the provider keeps none. */
+  cancelMandate?(recurrenceId: string): Promise<void>;
+  /** Whether Pix Automático subscriptions can be taken (absent = no). */
+  readonly pixAutomatico?: boolean;
   /** Whether this provider takes payments of a method; absent = every method. Others are refused (503) before anything is written. */
   accepts?(method: 'PIX' | 'BOLETO' | 'CARD'): boolean;
   /** Days after payment within which a refund can still be sent; absent = no limit. */

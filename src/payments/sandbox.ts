@@ -64,8 +64,15 @@ function boletoFreeField(id: string): string {
   return (BigInt('0x' + id.replace(/-/g, '').slice(12)) % 10n ** 25n).toString().padStart(25, '0');
 }
 
+/** An idRec as the standard forms it (RR + agent + yyyyMMdd + 11 alphanumerics), the agent being "SANDBOX0". */
+function sandboxRecurrenceId(): string {
+  return `RRSANDBOX0${new Date().toISOString().slice(0, 10).replace(/-/g, '')}${randomBytes(8).toString('hex').slice(0, 11)}`;
+}
+
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
+  /** Pix Automático is simulated: POST /api/v1/subscriptions/{id}/simulate with `pixAutomatico`. */
+  readonly pixAutomatico = true;
   private config: Pick<Config, 'pix' | 'boleto'>;
   /** Outcomes by reference, so that a charge sent twice is charged once (as a real provider's idempotency key). */
   private charges = new Map<string, CardResult>();
@@ -76,8 +83,13 @@ export class SandboxProvider implements PaymentProvider {
   /** The BR Code is built here: the sandbox's (or the platform's) receiving key, a random txid. */
   async createPix(req: PixRequest): Promise<PixCharge> {
     const { key, merchantName, merchantCity } = this.config.pix;
+    // Pix Automático: a cycle's debit has no code to pay (its outcome is simulated), a retry reuses the first attempt's charge.
+    if (req.automatic?.kind === 'retry') return { txid: null, brCode: null };
     const txid = newTxid();
-    return { txid, brCode: buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid }) };
+    if (req.automatic?.kind === 'cycle') return { txid, brCode: null };
+    const brCode = buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid });
+    if (req.automatic?.kind === 'first') return { txid, brCode, recurrenceId: sandboxRecurrenceId() };
+    return { txid, brCode };
   }
 
   async createBoleto(req: BoletoRequest): Promise<BoletoCharge> {
@@ -107,6 +119,9 @@ export class SandboxProvider implements PaymentProvider {
   async cancelCharge(): Promise<ProviderResult> {
     return { ok: true };
   }
+
+  /** Nothing is kept: the sandbox's authorisations live on the subscription only. */
+  async cancelMandate(): Promise<void> {}
 
   /**
    * Sandbox tokens carry the test card's outcome (`sbx_tok_<random>_<number's index or "ok">`), so

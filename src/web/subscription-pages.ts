@@ -2,11 +2,14 @@
 // /subscribe/{planId} and the subscriber's self-service /subscription/{id}?t=<signed link>.
 // Server-rendered; the checkout script (/assets/checkout.js) adds masks, checks and submission.
 // Every interpolated value goes through escapeHtml.
-import type { PaymentMethod } from '../db/types.ts';
+import type { SubscriptionMethod } from '../db/types.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { cadenceLabel, type Cadence } from '../modules/subscriptions/calendar.ts';
 import { cardFields, field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
 import { formatBRL } from './format.ts';
+
+/** Method names as the subscriber reads them (Pix Automático besides the checkout's). */
+const SUB_METHOD_LABEL: Record<SubscriptionMethod, string> = { ...METHOD_LABEL, PIX_AUTOMATICO: 'Pix Automático' };
 
 const dateBR = (d: Date | string) => new Date(new Date(d).getTime() - 3 * 3600_000).toISOString().slice(0, 10).split('-').reverse().join('/');
 
@@ -17,7 +20,7 @@ export interface SubscribePageData {
   amountCents: number;
   cadence: Cadence;
   trialDays: number;
-  methods: PaymentMethod[];
+  methods: SubscriptionMethod[];
   merchantName: string;
   sandbox: boolean;
 }
@@ -26,7 +29,7 @@ export function subscribePage(d: SubscribePageData, assets: AssetRef): Rendered 
   const first = d.methods[0];
   const per = cadenceLabel(d.cadence);
   const tabs = d.methods
-    .map((m) => `<label class="tab${m === first ? ' active' : ''}"><input type="radio" name="paymentMethod" value="${m}"${m === first ? ' checked' : ''}> ${METHOD_LABEL[m]}</label>`)
+    .map((m) => `<label class="tab${m === first ? ' active' : ''}"><input type="radio" name="paymentMethod" value="${m}"${m === first ? ' checked' : ''}> ${SUB_METHOD_LABEL[m]}</label>`)
     .join('');
   const trial = d.trialDays > 0 ? `<p class="status ok">${d.trialDays} ${d.trialDays === 1 ? 'dia' : 'dias'} grátis. A primeira cobrança é feita ao fim do teste.</p>` : '';
   const body = `${top(d.merchantName, d.sandbox)}
@@ -47,6 +50,7 @@ ${field('coupon', 'Cupom de desconto <span class="muted">(opcional)</span>', 'na
 <fieldset><legend>Forma de pagamento</legend><div class="tabs">${tabs}</div></fieldset>
 ${d.methods.includes('CARD') ? `<div id="panel-CARD" class="panel"${first === 'CARD' ? '' : ' hidden'}>${cardFields()}<p class="muted">O cartão fica guardado com segurança pelo processador para as próximas cobranças.</p></div>` : ''}
 ${d.methods.includes('PIX') ? `<div id="panel-PIX" class="panel"${first === 'PIX' ? '' : ' hidden'}><p class="muted">A cada período você recebe por e-mail um PIX para pagar, alguns dias antes do vencimento.</p></div>` : ''}
+${d.methods.includes('PIX_AUTOMATICO') ? `<div id="panel-PIX_AUTOMATICO" class="panel"${first === 'PIX_AUTOMATICO' ? '' : ' hidden'}><p class="muted">Você paga o primeiro PIX agora e, no mesmo QR Code, autoriza no app do seu banco os débitos das próximas cobranças. Cancele quando quiser, pelo seu banco ou aqui.</p></div>` : ''}
 ${d.methods.includes('BOLETO') ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">A cada período você recebe o boleto por e-mail, alguns dias antes do vencimento.</p></div>` : ''}
 <p id="form-error" class="err" role="alert"></p>
 <button type="submit" id="submit">${d.trialDays > 0 ? 'Começar teste grátis' : `Assinar por ${e(formatBRL(d.amountCents))}`}</button>
@@ -64,7 +68,7 @@ export interface SelfServiceData {
   amountCents: number;
   cadence: Cadence;
   status: string;
-  paymentMethod: PaymentMethod;
+  paymentMethod: SubscriptionMethod;
   card: { brand: string | null; last4: string | null } | null;
   trialEnd: Date | null;
   currentPeriodEnd: Date;
@@ -92,10 +96,10 @@ export function selfServicePage(d: SelfServiceData, assets: AssetRef): Rendered 
   let next = '';
   if (d.status === 'TRIALING') next = `Teste grátis até ${dateBR(d.trialEnd ?? d.currentPeriodEnd)}; depois, ${formatBRL(d.amountCents)} ${e(cadenceLabel(d.cadence))}.`;
   else if (d.cancelAtPeriodEnd) next = `Sua assinatura termina em ${dateBR(d.currentPeriodEnd)}; nenhuma nova cobrança será feita.`;
-  else if (d.status === 'PAST_DUE') next = `A última cobrança não foi paga. ${d.paymentMethod === 'CARD' ? 'Atualize o cartão abaixo para regularizar.' : 'Pague a cobrança em aberto para regularizar.'}`;
+  else if (d.status === 'PAST_DUE') next = `A última cobrança não foi paga. ${d.paymentMethod === 'CARD' ? 'Atualize o cartão abaixo para regularizar.' : d.paymentMethod === 'PIX_AUTOMATICO' ? 'Um novo débito será tentado nos próximos dias: mantenha saldo na conta.' : 'Pague a cobrança em aberto para regularizar.'}`;
   else if (d.status === 'ACTIVE') next = `Próxima cobrança: ${formatBRL(d.amountCents)} em ${dateBR(d.currentPeriodEnd)}.`;
   else if (d.endedAt) next = `Encerrada em ${dateBR(d.endedAt)}.`;
-  const method = d.paymentMethod === 'CARD' && d.card ? `Cartão ${e(d.card.brand ?? '')} final ${e(d.card.last4 ?? '')}` : METHOD_LABEL[d.paymentMethod];
+  const method = d.paymentMethod === 'CARD' && d.card ? `Cartão ${e(d.card.brand ?? '')} final ${e(d.card.last4 ?? '')}` : SUB_METHOD_LABEL[d.paymentMethod];
   const pay = d.payment
     ? `<section class="card"><h2>Pagamento em aberto</h2><p>${formatBRL(d.payment.amountCents)}</p><a class="button" href="${e(d.payment.paymentUrl)}">Pagar agora</a></section>`
     : '';

@@ -105,6 +105,29 @@ describe('hosted subscription pages in Chromium', { skip }, () => {
     assert.deepEqual(errors, []);
   });
 
+  test('Pix Automático: the tab explains the authorisation; subscribing leads to the code; the self-service page names it', async () => {
+    const p = await plan({ paymentMethods: ['PIX_AUTOMATICO', 'CARD'] });
+    const { page, errors } = await phone();
+    await page.goto(`${base}/subscribe/${p.id}`);
+    await fillCustomer(page);
+    await page.check('input[name=paymentMethod][value=PIX_AUTOMATICO]');
+    assert.match((await page.textContent('label.tab.active'))!, /Pix Automático/);
+    assert.match((await page.textContent('#panel-PIX_AUTOMATICO'))!, /autoriza no app do seu banco/);
+    assert.equal(await page.isVisible('#card-number'), false, 'the card panel hides');
+    assert.ok(await noOverflow(page));
+    await page.screenshot({ path: join(OUT, 'subscribe-pix-automatico-390.png'), fullPage: true });
+    await page.click('#submit');
+    await page.waitForURL(/\/checkout\/[0-9a-f-]+$/);
+    assert.match((await page.textContent('main'))!, /PIX/);
+    const txId = page.url().split('/').pop()!;
+    const tx = await ctx.app.deps.db.selectFrom('transactions').select('subscription_id').where('id', '=', txId).executeTakeFirstOrThrow();
+    const own = await phone();
+    await own.page.goto(`${base}/subscription/${tx.subscription_id}?t=${linkToken(ctx.config, tx.subscription_id!, new Date())}`);
+    assert.match((await own.page.textContent('main'))!, /Forma de pagamento: Pix Automático/);
+    await own.page.screenshot({ path: join(OUT, 'subscription-pix-automatico-390.png'), fullPage: true });
+    assert.deepEqual([...errors, ...own.errors], []);
+  });
+
   test('a declined first card stays on the page with the reason; a field error is shown before submitting', async () => {
     const p = await plan({});
     const { page } = await phone();

@@ -118,3 +118,99 @@ test('webhook: only the receiver\'s own key, only loopback URLs', async () => {
   assert.equal((await api(t, 'PUT', '/webhook/pix@loja.example', { webhookUrl: 'http://127.0.0.1:9/api/psp/pix' })).status, 200);
   assert.equal((await api(t, 'GET', '/webhook/pix@loja.example')).body.webhookUrl, 'http://127.0.0.1:9/api/psp/pix');
 });
+
+// ---------------------------------------------------------------------------------------------
+// Pix Automático
+
+const day = (n: number) => new Date(Date.now() - 3 * 3600_000 + n * 86_400_000).toISOString().slice(0, 10);
+
+/** A cob, a location and an authorisation of journey 3 on it, approved by the payer when asked. */
+async function authorisation(t: string, approve: boolean, politica = 'PERMITE_3R_7D') {
+  const txid = 'c'.repeat(20) + Math.random().toString(36).slice(2, 12).padEnd(10, '0');
+  assert.equal((await api(t, 'PUT', `/cob/${txid}`, { calendario: { expiracao: 3600 }, valor: { original: '10.00' }, chave: 'pix@loja.example' })).status, 201);
+  const loc = await api(t, 'POST', '/locrec');
+  assert.equal(loc.status, 201);
+  const rec = await api(t, 'POST', '/rec', {
+    vinculo: { contrato: 'C1', devedor: { cpf: '12345678909', nome: 'Fulano' }, objeto: 'Assinatura' },
+    calendario: { dataInicial: day(30), periodicidade: 'MENSAL' },
+    politicaRetentativa: politica,
+    loc: loc.body.id,
+    ativacao: { dadosJornada: { txid } },
+  });
+  assert.equal(rec.status, 201, JSON.stringify(rec.body));
+  if (approve) await psp.answerRec(rec.body.idRec, 'APROVADA');
+  return { txid, idRec: rec.body.idRec as string, loc: loc.body };
+}
+
+const cobrBody = (idRec: string, due: string) => ({ idRec, calendario: { dataDeVencimento: due }, valor: { original: '10.00' }, ajusteDiaUtil: true, recebedor: { conta: '1234567', tipoConta: 'CORRENTE', agencia: '0001' } });
+
+test('rec: the scopes, the required fields and formats, the location used once, journey 3\'s composite code', async () => {
+  const readOnly = await token('rec.read');
+  assert.equal((await api(readOnly, 'POST', '/rec', {})).status, 403);
+  const t = await token();
+  const bad = await api(t, 'POST', '/rec', { vinculo: { devedor: { cpf: '123', nome: '' } }, calendario: { dataInicial: day(-1), periodicidade: 'DIARIA' }, valor: { valorRec: '1.00', valorMinimoRecebedor: '1.00' }, politicaRetentativa: 'SEMPRE', loc: 999999 });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.type, 'https://pix.bcb.gov.br/api/v2/error/RecOperacaoInvalida');
+  const props = bad.body.violacoes.map((v: { propriedade: string }) => v.propriedade);
+  for (const p of ['rec.vinculo.contrato', 'rec.vinculo.devedor.cpf', 'rec.vinculo.devedor.nome', 'rec.calendario.dataInicial', 'rec.calendario.periodicidade', 'rec.valor', 'rec.politicaRetentativa', 'rec.loc']) assert.ok(props.includes(p), p);
+  const { txid, idRec, loc } = await authorisation(t, false);
+  assert.match(idRec, /^RR99999999\d{8}[a-zA-Z0-9]{11}$/);
+  // The location is taken.
+  const again = await api(t, 'POST', '/rec', { vinculo: { contrato: 'C2', devedor: { cpf: '12345678909', nome: 'F' } }, calendario: { dataInicial: day(1), periodicidade: 'MENSAL' }, politicaRetentativa: 'NAO_PERMITE', loc: loc.id });
+  assert.equal(again.status, 400);
+  const full = await api(t, 'GET', `/rec/${idRec}?txid=${txid}`);
+  assert.equal(full.body.dadosQR.jornada, 'JORNADA_3');
+  assert.ok(full.body.dadosQR.pixCopiaECola.includes(loc.location));
+  assert.equal((await api(t, 'GET', `/rec/${idRec}?txid=${'d'.repeat(30)}`)).status, 400);
+  assert.equal((await api(t, 'GET', '/rec/RR1234567820240115abcdefghijk')).status, 404);
+});
+
+test('cobr: only under an approved authorisation, one per cycle; retentativa: future, within 7 days, at most 3, never while one is scheduled', async () => {
+  const t = await token();
+  const pending = await authorisation(t, false);
+  const refused = await api(t, 'PUT', `/cobr/${'e'.repeat(32)}`, cobrBody(pending.idRec, day(5)));
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.type, 'https://pix.bcb.gov.br/api/v2/error/CobROperacaoInvalida');
+  const { idRec } = await authorisation(t, true);
+  const missing = await api(t, 'PUT', `/cobr/${'f'.repeat(32)}`, { idRec, calendario: { dataDeVencimento: day(-1) }, valor: { original: '0.00' } });
+  const props = missing.body.violacoes.map((v: { propriedade: string }) => v.propriedade);
+  for (const p of ['cobr.calendario.dataDeVencimento', 'cobr.valor', 'cobr.ajusteDiaUtil', 'cobr.recebedor']) assert.ok(props.includes(p), p);
+  const txid = 'g'.repeat(32);
+  const due = day(5);
+  assert.equal((await api(t, 'PUT', `/cobr/${txid}`, cobrBody(idRec, due))).status, 201);
+  assert.equal((await api(t, 'PUT', `/cobr/${txid}`, cobrBody(idRec, due))).status, 201, 'the same request again finds its charge');
+  const sameCycle = await api(t, 'PUT', `/cobr/${'h'.repeat(32)}`, cobrBody(idRec, due));
+  assert.equal(sameCycle.status, 400, 'one charge per cycle of the authorisation');
+  assert.equal((await api(t, 'POST', `/cobr/${txid}/retentativa/${day(6)}`)).status, 400, 'an attempt is still scheduled');
+  await psp.failAttempt(txid, 'AM02');
+  assert.equal((await api(t, 'POST', `/cobr/${txid}/retentativa/${day(0)}`)).status, 400, 'not a future date');
+  assert.equal((await api(t, 'POST', `/cobr/${txid}/retentativa/${day(13)}`)).status, 400, 'beyond 7 days after the due date');
+  for (let i = 1; i <= 3; i++) {
+    assert.equal((await api(t, 'POST', `/cobr/${txid}/retentativa/${day(5 + i)}`)).status, 201);
+    await psp.failAttempt(txid);
+  }
+  const fourth = await api(t, 'POST', `/cobr/${txid}/retentativa/${day(10)}`);
+  assert.equal(fourth.status, 400, 'at most 3 retries');
+  assert.equal((await api(t, 'GET', `/cobr/${txid}`)).body.tentativas.length, 4);
+  // NAO_PERMITE: no retry at all.
+  const strict = await authorisation(t, true, 'NAO_PERMITE');
+  const txid2 = 'k'.repeat(32);
+  assert.equal((await api(t, 'PUT', `/cobr/${txid2}`, cobrBody(strict.idRec, day(5)))).status, 201);
+  await psp.failAttempt(txid2, 'AM02');
+  const noRetry = await api(t, 'POST', `/cobr/${txid2}/retentativa/${day(6)}`);
+  assert.equal(noRetry.status, 400);
+  assert.match(noRetry.body.detail, /não permite retentativa/);
+});
+
+test('rec cancelled by the receiver (PATCH) takes its scheduled charges with it; a final state cannot be cancelled', async () => {
+  const t = await token();
+  const { idRec } = await authorisation(t, true);
+  const txid = 'm'.repeat(32);
+  await api(t, 'PUT', `/cobr/${txid}`, cobrBody(idRec, day(5)));
+  assert.equal((await api(t, 'PATCH', `/rec/${idRec}`, { status: 'APROVADA' })).status, 400);
+  const cancelled = await api(t, 'PATCH', `/rec/${idRec}`, { status: 'CANCELADA' });
+  assert.equal(cancelled.status, 200);
+  assert.equal(cancelled.body.encerramento.cancelamento.solicitante, 'USUARIO_RECEBEDOR');
+  assert.equal((await api(t, 'GET', `/cobr/${txid}`)).body.status, 'CANCELADA');
+  assert.equal((await api(t, 'PATCH', `/rec/${idRec}`, { status: 'CANCELADA' })).status, 400);
+});

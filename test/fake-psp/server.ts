@@ -1,7 +1,10 @@
 // A fake PSP for the tests, written from the Banco Central's API Pix v2.9.0
 // (../shared/spec/bcb-api-pix-2.9.0.yaml): HTTPS that requires a client certificate, the OAuth2
 // client-credentials token endpoint with scopes, cob, cobv, pix, devolução and webhook
-// registration, and the notifications a PSP posts to `{webhookUrl}/pix`. Every request is checked
+// registration, and the notifications a PSP posts to `{webhookUrl}/pix`; Pix Automático: locrec,
+// rec (journey 3: a cob with the authorisation attached, the composite BR Code), cobr and its
+// retentativas, webhookrec and webhookcobr with their notifications to `{webhookUrl}/rec` and
+// `{webhookUrl}/cobr`; the payer's side on demand (approve, reject, cancel, debit, a failed attempt). Every request is checked
 // against the standard's rules (txid format, required fields, value formats, the scope of the
 // token) and refused with the standard's RFC 7807 problems. It misbehaves on demand: a 401 for a
 // valid token, 5xx answers, slow answers, duplicate, out-of-order, bare-array and forged
@@ -16,7 +19,10 @@ import type { TLSSocket } from 'node:tls';
 import { crc16 } from '../../src/payments/pix.ts';
 import { makeCertificate } from '../webhook-receiver.ts';
 
-export const ALL_SCOPES = ['cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read'] as const;
+export const ALL_SCOPES = [
+  'cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read',
+  'rec.write', 'rec.read', 'payloadlocationrec.write', 'payloadlocationrec.read', 'cobr.write', 'cobr.read', 'webhookrec.write', 'webhookrec.read', 'webhookcobr.write', 'webhookcobr.read',
+] as const;
 
 const TXID = /^[a-zA-Z0-9]{26,35}$/;
 const E2EID = /^[a-zA-Z0-9]{32}$/;
@@ -27,6 +33,41 @@ const CNPJ = /^[0-9A-Z]{14}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 const ISPB = '99999999';
+const REC_ID = /^[a-zA-Z0-9]{29}$/;
+const PERIODICIDADES = ['SEMANAL', 'MENSAL', 'TRIMESTRAL', 'SEMESTRAL', 'ANUAL'];
+const TIPOS_CONTA = ['CORRENTE', 'POUPANCA', 'PAGAMENTO'];
+/** The standard's reasons for an attempt's rejection (CobRTentativas.rejeicao.codigo). */
+const ATTEMPT_CODES = ['AB10', 'AC05', 'AC06', 'AM02', 'AM09', 'DENC', 'DS27', 'DTED', 'DTNT', 'FBRD', 'IRNT', 'MIDI', 'MSUC', 'NIEC', 'NIPA', 'NITX', 'QUNT', 'RC09', 'UDEI'];
+
+export interface RecRecord {
+  idRec: string;
+  body: any;
+  status: 'CRIADA' | 'APROVADA' | 'REJEITADA' | 'EXPIRADA' | 'CANCELADA';
+  loc: { id: number; location: string; criacao: Date } | null;
+  atualizacao: Array<{ status: string; data: Date }>;
+  encerramento?: unknown;
+}
+
+export interface Tentativa {
+  dataLiquidacao: string;
+  tipo: 'AGND' | 'NTAG' | 'RIFL';
+  status: 'SOLICITADA' | 'AGENDADA' | 'PAGA' | 'CANCELADA' | 'REJEITADA' | 'EXPIRADA';
+  endToEndId: string;
+  atualizacao: Array<{ status: string; data: Date }>;
+  rejeicao?: { codigo: string; descricao: string };
+}
+
+export interface CobRRecord {
+  txid: string;
+  idRec: string;
+  body: any;
+  status: 'CRIADA' | 'ATIVA' | 'CONCLUIDA' | 'EXPIRADA' | 'REJEITADA' | 'CANCELADA';
+  criacao: Date;
+  tentativas: Tentativa[];
+  pix: string[];
+  atualizacao: Array<{ status: string; data: Date }>;
+  encerramento?: unknown;
+}
 
 export interface Violation {
   razao: string;
@@ -97,6 +138,11 @@ export interface FakePsp {
   cobs: Map<string, Cob>;
   pix: Map<string, PixRecord>;
   webhooks: Map<string, { webhookUrl: string; criacao: Date }>;
+  /** Pix Automático: authorisations by idRec, recurring charges by txid, the rec and cobr webhooks. */
+  recs: Map<string, RecRecord>;
+  cobrs: Map<string, CobRRecord>;
+  recWebhook: { webhookUrl: string; criacao: Date } | null;
+  cobrWebhook: { webhookUrl: string; criacao: Date } | null;
   requests: Logged[];
   tokensIssued: number;
   /** Scopes the client may be granted (default: all). */
@@ -115,6 +161,14 @@ export interface FakePsp {
   notify(items: Array<PixRecord | Record<string, unknown>>, opts?: { bare?: boolean; chave?: string }): Promise<number>;
   /** Posts a notification for a Pix it never settled (same txid and value as `txid`'s charge). */
   forge(txid: string): Promise<{ status: number; e2eid: string }>;
+  /** The payer answers an authorisation (APROVADA, REJEITADA with code AP13/AP14), or cancels one (USUARIO_PAGADOR); notifies webhookrec. */
+  answerRec(idRec: string, answer: 'APROVADA' | 'REJEITADA' | 'CANCELADA' | 'EXPIRADA', opts?: NotifyOptions): Promise<RecRecord>;
+  /** The payer's bank debits the recurring charge's scheduled attempt (a Pix settles it); notifies webhookcobr. */
+  debit(txid: string, opts?: NotifyOptions): Promise<PixRecord>;
+  /** The scheduled attempt fails (rejected with `codigo`, or EXPIRADA without one); notifies webhookcobr. */
+  failAttempt(txid: string, codigo?: string, opts?: NotifyOptions): Promise<CobRRecord>;
+  /** Posts a rec or cobr notification with whatever items (a forged one is just that). */
+  notifyRecurring(kind: 'rec' | 'cobr', items: unknown[], opts?: { bare?: boolean }): Promise<number>;
   /** Finishes every refund still in processing (DEVOLVIDO, or NAO_REALIZADO with a reason); notifies. */
   finishRefunds(status: 'DEVOLVIDO' | 'NAO_REALIZADO', opts?: NotifyOptions): Promise<void>;
   close(): Promise<void>;
@@ -140,6 +194,23 @@ function dynamicBrCode(location: string): string {
     tlv('59', 'LOJA TESTE') +
     tlv('60', 'SAO PAULO') +
     tlv('62', tlv('05', '***')) +
+    '6304';
+  return payload + crc16(payload);
+}
+
+/** Journey 3's composite BR Code: the charge's location and, in tag 80, the authorisation's. */
+function compositeBrCode(cobLocation: string, recLocation: string): string {
+  const payload =
+    tlv('00', '01') +
+    tlv('01', '12') +
+    tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('25', cobLocation)) +
+    tlv('52', '0000') +
+    tlv('53', '986') +
+    tlv('58', 'BR') +
+    tlv('59', 'LOJA TESTE') +
+    tlv('60', 'SAO PAULO') +
+    tlv('62', tlv('05', '***')) +
+    tlv('80', tlv('00', 'br.gov.bcb.pix') + tlv('25', recLocation)) +
     '6304';
   return payload + crc16(payload);
 }
@@ -193,6 +264,10 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
   const cobs = new Map<string, Cob>();
   const pix = new Map<string, PixRecord>();
   const webhooks = new Map<string, { webhookUrl: string; criacao: Date }>();
+  const recs = new Map<string, RecRecord>();
+  const cobrs = new Map<string, CobRRecord>();
+  const locrecs = new Map<number, { id: number; location: string; criacao: Date; idRec: string | null }>();
+  let locRecId = 500;
   const requests: Logged[] = [];
   const keys = new Set(opts.keys ?? ['pix@loja.example']);
   const grantable = new Set<string>(ALL_SCOPES);
@@ -390,6 +465,265 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
   });
   route('DELETE', /^\/webhook\/([^/]+)$/, 'webhook.write', (m) => (webhooks.delete(decodeURIComponent(m[1])) ? { status: 204 } : problem('WebhookNaoEncontrado', 404, 'Webhook não encontrado')));
 
+  // -------------------------------------------------------------------------------------------
+  // Pix Automático
+
+  const today = () => new Date(Date.now() - 3 * 3600_000).toISOString().slice(0, 10);
+  const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T12:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+  const validDate = (d: unknown): d is string => typeof d === 'string' && DATE.test(d) && !Number.isNaN(Date.parse(d));
+  const stamp = (list: Array<{ status: string; data: Date }>, status: string) => list.push({ status, data: new Date() });
+
+  function recView(r: RecRecord, withTxid?: string) {
+    const c = r.body.ativacao?.dadosJornada?.txid ? cobs.get(r.body.ativacao.dadosJornada.txid) : undefined;
+    const composite = withTxid && c && r.loc ? compositeBrCode(c.location, r.loc.location) : null;
+    return {
+      idRec: r.idRec,
+      vinculo: r.body.vinculo,
+      calendario: r.body.calendario,
+      ...(r.body.valor ? { valor: r.body.valor } : {}),
+      politicaRetentativa: r.body.politicaRetentativa,
+      recebedor: { cnpj: '12345678000195', nome: 'Loja Teste' },
+      status: r.status,
+      ...(r.loc ? { loc: { id: r.loc.id, location: r.loc.location, criacao: r.loc.criacao.toISOString(), idRec: r.idRec } } : {}),
+      ativacao: { tipoJornada: r.body.ativacao?.dadosJornada?.txid ? 'JORNADA_3' : 'AGUARDANDO_DEFINICAO', ...(r.body.ativacao?.dadosJornada ? { dadosJornada: r.body.ativacao.dadosJornada } : {}) },
+      ...(r.encerramento ? { encerramento: r.encerramento } : {}),
+      atualizacao: r.atualizacao.map((a) => ({ status: a.status, data: a.data.toISOString() })),
+      ...(composite ? { dadosQR: { jornada: 'JORNADA_3', pixCopiaECola: composite } } : {}),
+    };
+  }
+
+  function cobrView(c: CobRRecord) {
+    return {
+      idRec: c.idRec,
+      txid: c.txid,
+      ...(c.body.infoAdicional !== undefined ? { infoAdicional: c.body.infoAdicional } : {}),
+      calendario: { criacao: c.criacao.toISOString().slice(0, 10), dataDeVencimento: c.body.calendario.dataDeVencimento },
+      valor: c.body.valor,
+      status: c.status,
+      politicaRetentativa: recs.get(c.idRec)?.body.politicaRetentativa ?? 'NAO_PERMITE',
+      ajusteDiaUtil: c.body.ajusteDiaUtil,
+      recebedor: c.body.recebedor,
+      ...(c.body.devedor ? { devedor: c.body.devedor } : {}),
+      ...(c.pix.length ? { pix: c.pix.map((e) => { const p = pixView(pix.get(e)!); return { endToEndId: p.endToEndId, txid: p.txid, valor: p.valor, horario: p.horario }; }) } : {}),
+      atualizacao: c.atualizacao.map((a) => ({ status: a.status, data: a.data.toISOString() })),
+      ...(c.encerramento ? { encerramento: c.encerramento } : {}),
+      tentativas: c.tentativas.map((t) => ({ ...t, atualizacao: t.atualizacao.map((a) => ({ status: a.status, data: a.data.toISOString() })) })),
+    };
+  }
+
+  route('POST', /^\/locrec$/, 'payloadlocationrec.write', () => {
+    locRecId += 1;
+    const l = { id: locRecId, location: `localhost:${port}/qr/v2/rec/${randomUUID().replace(/-/g, '')}`, criacao: new Date(), idRec: null };
+    locrecs.set(l.id, l);
+    return { status: 201, body: { id: l.id, location: l.location, criacao: l.criacao.toISOString() } };
+  });
+  route('GET', /^\/locrec\/(\d+)$/, 'payloadlocationrec.read', (m) => {
+    const l = locrecs.get(Number(m[1]));
+    return l ? { status: 200, body: { id: l.id, location: l.location, criacao: l.criacao.toISOString(), ...(l.idRec ? { idRec: l.idRec } : {}) } } : problem('NaoEncontrado', 404, 'Location não encontrada');
+  });
+
+  route('POST', /^\/rec$/, 'rec.write', (_m, body) => {
+    const v: Violation[] = [];
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return problem('RecOperacaoInvalida', 400, 'Recorrência inválida', 'corpo não é um objeto');
+    const vin = body.vinculo;
+    if (typeof vin !== 'object' || vin === null) v.push({ razao: 'vinculo é obrigatório', propriedade: 'rec.vinculo' });
+    else {
+      if (typeof vin.contrato !== 'string' || !vin.contrato || vin.contrato.length > 35) v.push({ razao: 'contrato é obrigatório (até 35 caracteres)', propriedade: 'rec.vinculo.contrato' });
+      if (vin.objeto !== undefined && (typeof vin.objeto !== 'string' || vin.objeto.length > 35)) v.push({ razao: 'objeto até 35 caracteres', propriedade: 'rec.vinculo.objeto' });
+      const d = vin.devedor;
+      if (typeof d !== 'object' || d === null) v.push({ razao: 'devedor é obrigatório', propriedade: 'rec.vinculo.devedor' });
+      else {
+        if ((d.cpf === undefined) === (d.cnpj === undefined)) v.push({ razao: 'informe cpf ou cnpj', propriedade: 'rec.vinculo.devedor' });
+        if (d.cpf !== undefined && !(typeof d.cpf === 'string' && CPF.test(d.cpf))) v.push({ razao: 'cpf não respeita o schema', propriedade: 'rec.vinculo.devedor.cpf' });
+        if (d.cnpj !== undefined && !(typeof d.cnpj === 'string' && CNPJ.test(d.cnpj))) v.push({ razao: 'cnpj não respeita o schema', propriedade: 'rec.vinculo.devedor.cnpj' });
+        if (typeof d.nome !== 'string' || !d.nome || d.nome.length > 140) v.push({ razao: 'nome é obrigatório (até 140 caracteres)', propriedade: 'rec.vinculo.devedor.nome' });
+      }
+    }
+    const cal = body.calendario;
+    if (typeof cal !== 'object' || cal === null) v.push({ razao: 'calendario é obrigatório', propriedade: 'rec.calendario' });
+    else {
+      if (!validDate(cal.dataInicial)) v.push({ razao: 'dataInicial não respeita o schema', propriedade: 'rec.calendario.dataInicial' });
+      else if (cal.dataInicial < today()) v.push({ razao: 'dataInicial é anterior à data de criação da recorrência', propriedade: 'rec.calendario.dataInicial' });
+      if (cal.dataFinal !== undefined && (!validDate(cal.dataFinal) || (validDate(cal.dataInicial) && cal.dataFinal < cal.dataInicial))) v.push({ razao: 'dataFinal anterior a dataInicial', propriedade: 'rec.calendario.dataFinal' });
+      if (!PERIODICIDADES.includes(cal.periodicidade)) v.push({ razao: 'periodicidade não respeita o schema', propriedade: 'rec.calendario.periodicidade' });
+    }
+    if (body.valor !== undefined) {
+      const val = body.valor;
+      if (val?.valorRec !== undefined && val?.valorMinimoRecebedor !== undefined) v.push({ razao: 'valorRec e valorMinimoRecebedor não podem estar ambos preenchidos', propriedade: 'rec.valor' });
+      for (const k of ['valorRec', 'valorMinimoRecebedor']) if (val?.[k] !== undefined && !(typeof val[k] === 'string' && MONEY.test(val[k]))) v.push({ razao: `${k} não respeita o schema`, propriedade: `rec.valor.${k}` });
+    }
+    if (body.politicaRetentativa !== 'NAO_PERMITE' && body.politicaRetentativa !== 'PERMITE_3R_7D') v.push({ razao: 'politicaRetentativa não respeita o schema', propriedade: 'rec.politicaRetentativa' });
+    let loc: (typeof locrecs extends Map<number, infer L> ? L : never) | undefined;
+    if (body.loc !== undefined) {
+      loc = locrecs.get(Number(body.loc));
+      if (!loc) v.push({ razao: 'o location referenciado por rec.loc inexiste', propriedade: 'rec.loc' });
+      else if (loc.idRec) v.push({ razao: 'o location referenciado por rec.loc já está sendo utilizado por outra recorrência', propriedade: 'rec.loc' });
+    }
+    const jt = body.ativacao?.dadosJornada?.txid;
+    if (body.ativacao?.dadosJornada !== undefined) {
+      if (typeof jt !== 'string' || !TXID.test(jt)) v.push({ razao: 'txid não respeita o schema', propriedade: 'rec.ativacao.dadosJornada.txid' });
+      else if (cobs.get(jt)?.kind !== 'cob') v.push({ razao: 'txid não corresponde a uma cobrança imediata', propriedade: 'rec.ativacao.dadosJornada.txid' });
+    }
+    if (v.length) return problem('RecOperacaoInvalida', 400, 'Recorrência inválida', 'A requisição que busca criar uma recorrência não respeita o schema ou está semanticamente errada.', v);
+    const idRec = `R${body.politicaRetentativa === 'PERMITE_3R_7D' ? 'R' : 'N'}${ISPB}${today().replace(/-/g, '')}${randomBytes(8).toString('hex').slice(0, 11)}`;
+    const r: RecRecord = { idRec, body, status: 'CRIADA', loc: loc ? { id: loc.id, location: loc.location, criacao: loc.criacao } : null, atualizacao: [] };
+    stamp(r.atualizacao, 'CRIADA');
+    if (loc) loc.idRec = idRec;
+    recs.set(idRec, r);
+    return { status: 201, body: recView(r) };
+  });
+  route('GET', /^\/rec\/([^/]+)$/, 'rec.read', (m, _b, q) => {
+    const r = recs.get(m[1]);
+    if (!r) return problem('RecNaoEncontrada', 404, 'Recorrência não encontrada', 'Recorrência não encontrada para o idRec informado.');
+    const txid = q.get('txid');
+    if (txid !== null) {
+      const c = cobs.get(txid);
+      if (!c || c.kind !== 'cob') return problem('RecConsultaInvalida', 400, 'Consulta inválida', 'o parâmetro txid não corresponde a uma cobrança compatível com a JORNADA_3');
+      if (r.body.ativacao?.dadosJornada?.txid !== txid) return problem('RecConsultaInvalida', 400, 'Consulta inválida', 'o parâmetro txid corresponde a uma cobrança imediata diferente da informada em ativacao.dadosJornada.txid');
+    }
+    return { status: 200, body: recView(r, txid ?? undefined) };
+  });
+  route('PATCH', /^\/rec\/([^/]+)$/, 'rec.write', (m, body) => {
+    const r = recs.get(m[1]);
+    if (!r) return problem('RecNaoEncontrada', 404, 'Recorrência não encontrada');
+    if (body?.status !== undefined) {
+      if (body.status !== 'CANCELADA') return problem('RecOperacaoInvalida', 400, 'Recorrência inválida', 'o campo rec.status não respeita o schema', [{ razao: 'status inválido', propriedade: 'rec.status' }]);
+      if (r.status !== 'CRIADA' && r.status !== 'APROVADA') return problem('RecOperacaoInvalida', 400, 'Recorrência inválida', 'A recorrência encontra-se expirada, cancelada ou rejeitada.');
+      r.status = 'CANCELADA';
+      r.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelamento solicitado pelo usuário recebedor' } };
+      stamp(r.atualizacao, 'CANCELADA');
+      cancelCobrsOf(r.idRec);
+    }
+    return { status: 200, body: recView(r) };
+  });
+
+  /** An authorisation that ends takes its scheduled debits with it. */
+  function cancelCobrsOf(idRec: string) {
+    for (const c of cobrs.values()) {
+      if (c.idRec !== idRec || (c.status !== 'CRIADA' && c.status !== 'ATIVA')) continue;
+      c.status = 'CANCELADA';
+      for (const t of c.tentativas) if (t.status === 'SOLICITADA' || t.status === 'AGENDADA') { t.status = 'CANCELADA'; stamp(t.atualizacao, 'CANCELADA'); }
+      stamp(c.atualizacao, 'CANCELADA');
+    }
+  }
+
+  /** Whether two due dates fall in the same cycle of the authorisation's periodicity. */
+  function sameCycle(periodicidade: string, a: string, b: string): boolean {
+    const [ya, ma] = [Number(a.slice(0, 4)), Number(a.slice(5, 7))];
+    const [yb, mb] = [Number(b.slice(0, 4)), Number(b.slice(5, 7))];
+    if (periodicidade === 'SEMANAL') return Math.abs(Date.parse(a) - Date.parse(b)) < 7 * DAY_MS;
+    if (periodicidade === 'MENSAL') return ya === yb && ma === mb;
+    if (periodicidade === 'TRIMESTRAL') return ya === yb && Math.ceil(ma / 3) === Math.ceil(mb / 3);
+    if (periodicidade === 'SEMESTRAL') return ya === yb && Math.ceil(ma / 6) === Math.ceil(mb / 6);
+    return ya === yb;
+  }
+
+  route('PUT', /^\/cobr\/([^/]+)$/, 'cobr.write', (m, body) => {
+    const txid = m[1];
+    if (!TXID.test(txid)) return problem('RequisicaoInvalida', 400, 'Requisição inválida', 'txid não respeita o schema', [{ razao: 'txid deve ter de 26 a 35 caracteres alfanuméricos', propriedade: 'txid', valor: txid }]);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return problem('CobROperacaoInvalida', 400, 'Cobrança inválida', 'corpo não é um objeto');
+    const v: Violation[] = [];
+    const rec = typeof body.idRec === 'string' && REC_ID.test(body.idRec) ? recs.get(body.idRec) : undefined;
+    if (typeof body.idRec !== 'string' || !REC_ID.test(body.idRec)) v.push({ razao: 'idRec não respeita o schema', propriedade: 'cobr.idRec' });
+    else if (!rec) v.push({ razao: 'recorrência inexistente', propriedade: 'cobr.idRec' });
+    else if (rec.status !== 'APROVADA') v.push({ razao: 'a recorrência não está APROVADA', propriedade: 'cobr.idRec' });
+    const due = body.calendario?.dataDeVencimento;
+    if (!validDate(due)) v.push({ razao: 'dataDeVencimento não respeita o schema', propriedade: 'cobr.calendario.dataDeVencimento' });
+    else if (due < today()) v.push({ razao: 'dataDeVencimento é anterior à data de criação da cobrança', propriedade: 'cobr.calendario.dataDeVencimento' });
+    if (typeof body.valor?.original !== 'string' || !MONEY.test(body.valor.original) || cents(body.valor.original) === 0) v.push({ razao: 'valor não respeita o schema', propriedade: 'cobr.valor' });
+    if (typeof body.ajusteDiaUtil !== 'boolean') v.push({ razao: 'ajusteDiaUtil é obrigatório', propriedade: 'cobr.ajusteDiaUtil' });
+    const rb = body.recebedor;
+    if (typeof rb !== 'object' || rb === null) v.push({ razao: 'recebedor é obrigatório', propriedade: 'cobr.recebedor' });
+    else {
+      if (typeof rb.conta !== 'string' || !rb.conta || rb.conta.length > 20) v.push({ razao: 'conta é obrigatória (até 20 caracteres)', propriedade: 'cobr.recebedor.conta' });
+      if (!TIPOS_CONTA.includes(rb.tipoConta)) v.push({ razao: 'tipoConta não respeita o schema', propriedade: 'cobr.recebedor.tipoConta' });
+      if (rb.agencia !== undefined && (typeof rb.agencia !== 'string' || rb.agencia.length > 4)) v.push({ razao: 'agencia até 4 caracteres', propriedade: 'cobr.recebedor.agencia' });
+    }
+    if (body.infoAdicional !== undefined && (typeof body.infoAdicional !== 'string' || body.infoAdicional.length > 140)) v.push({ razao: 'infoAdicional não respeita o schema', propriedade: 'cobr.infoAdicional' });
+    const existing = cobrs.get(txid) ?? (cobs.has(txid) ? ({} as CobRRecord) : undefined);
+    if (!v.length && existing) {
+      // The same request again (an answer lost) finds the charge it made; anything else is a txid in use.
+      if (existing.body && JSON.stringify(existing.body) === JSON.stringify(body)) return { status: 201, body: cobrView(existing) };
+      v.push({ razao: 'o campo cobr.txid encontra-se em uso', propriedade: 'cobr.txid', valor: txid });
+    }
+    if (!v.length && rec && [...cobrs.values()].some((c) => c.idRec === rec.idRec && c.status !== 'REJEITADA' && c.status !== 'CANCELADA' && sameCycle(rec.body.calendario.periodicidade, c.body.calendario.dataDeVencimento, due))) {
+      v.push({ razao: 'existe uma CobR com status diferente de REJEITADA e CANCELADA referente ao mesmo idRec com dataDeVencimento no mesmo ciclo', propriedade: 'cobr.calendario.dataDeVencimento' });
+    }
+    if (v.length) return problem('CobROperacaoInvalida', 400, 'Cobrança inválida', 'A requisição que busca criar uma cobrança recorrente não respeita o schema ou está semanticamente errada.', v);
+    const c: CobRRecord = { txid, idRec: body.idRec, body, status: 'CRIADA', criacao: new Date(), tentativas: [], pix: [], atualizacao: [] };
+    stamp(c.atualizacao, 'CRIADA');
+    const answer = cobrView(c);
+    // The payer's bank accepts the schedule at once here: ATIVA, the first attempt AGENDADA on the due date.
+    c.status = 'ATIVA';
+    stamp(c.atualizacao, 'ATIVA');
+    const t: Tentativa = { dataLiquidacao: due, tipo: 'AGND', status: 'AGENDADA', endToEndId: newE2eid(new Date()), atualizacao: [] };
+    stamp(t.atualizacao, 'SOLICITADA');
+    stamp(t.atualizacao, 'AGENDADA');
+    c.tentativas.push(t);
+    cobrs.set(txid, c);
+    return { status: 201, body: answer };
+  });
+  route('GET', /^\/cobr\/([^/]+)$/, 'cobr.read', (m) => {
+    const c = cobrs.get(m[1]);
+    return c ? { status: 200, body: cobrView(c) } : problem('CobRNaoEncontrado', 404, 'Cobrança não encontrada', 'Cobrança não encontrada para o txid informado.');
+  });
+  route('PATCH', /^\/cobr\/([^/]+)$/, 'cobr.write', (m, body) => {
+    const c = cobrs.get(m[1]);
+    if (!c) return problem('CobRNaoEncontrado', 404, 'Cobrança não encontrada');
+    if (body?.status !== 'CANCELADA') return problem('CobROperacaoInvalida', 400, 'Cobrança inválida', 'o campo cobr.status não respeita o schema', [{ razao: 'status inválido', propriedade: 'cobr.status' }]);
+    if (c.status !== 'CRIADA' && c.status !== 'ATIVA') return problem('CobROperacaoInvalida', 400, 'Cobrança inválida', 'a cobrança não está CRIADA ou ATIVA');
+    const first = c.tentativas[0]?.dataLiquidacao ?? c.body.calendario.dataDeVencimento;
+    if (today() >= first) return problem('CobROperacaoInvalida', 400, 'Cobrança inválida', 'Não é possível cancelar uma cobrança em uma data igual ou maior que a data prevista da primeira tentativa de liquidação.');
+    c.status = 'CANCELADA';
+    c.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelamento solicitado pelo usuário recebedor' } };
+    for (const t of c.tentativas) if (t.status === 'SOLICITADA' || t.status === 'AGENDADA') { t.status = 'CANCELADA'; stamp(t.atualizacao, 'CANCELADA'); }
+    stamp(c.atualizacao, 'CANCELADA');
+    return { status: 200, body: cobrView(c) };
+  });
+  route('POST', /^\/cobr\/([^/]+)\/retentativa\/([^/]+)$/, 'cobr.write', (m) => {
+    const c = cobrs.get(m[1]);
+    if (!c) return problem('CobRNaoEncontrado', 404, 'Cobrança não encontrada');
+    const data = m[2];
+    const fail = (razao: string) => problem('CobROperacaoInvalida', 400, 'Cobrança inválida', razao, [{ razao, propriedade: 'data', valor: data }]);
+    if (recs.get(c.idRec)?.body.politicaRetentativa !== 'PERMITE_3R_7D') return fail('A política configurada na recorrência não permite retentativa de cobrança.');
+    if (!validDate(data) || data <= today()) return fail('O parâmetro data não corresponde a uma data futura.');
+    if (c.status !== 'ATIVA') return fail('A cobrança não está ATIVA.');
+    if (c.tentativas.some((t) => t.status === 'SOLICITADA' || t.status === 'AGENDADA')) return fail('Existe uma tentativa com status SOLICITADA ou AGENDADA.');
+    if (data > addDays(c.body.calendario.dataDeVencimento, 7)) return fail('As retentativas devem ocorrer em até 7 dias após a data de vencimento.');
+    if (c.tentativas.length - 1 >= 3) return fail('O limite de 3 retentativas foi atingido.');
+    const t: Tentativa = { dataLiquidacao: data, tipo: 'NTAG', status: 'AGENDADA', endToEndId: newE2eid(new Date()), atualizacao: [] };
+    stamp(t.atualizacao, 'SOLICITADA');
+    stamp(t.atualizacao, 'AGENDADA');
+    c.tentativas.push(t);
+    return { status: 201, body: cobrView(c) };
+  });
+
+  for (const kind of ['rec', 'cobr'] as const) {
+    route('PUT', new RegExp(`^/webhook${kind}$`), `webhook${kind}.write`, (_m, body) => {
+      let target: URL | null = null;
+      try {
+        target = new URL(body?.webhookUrl);
+      } catch {
+        return problem('WebhookOperacaoInvalida', 400, 'Webhook inválido', undefined, [{ razao: 'webhookUrl não respeita o schema', propriedade: 'webhook.webhookUrl' }]);
+      }
+      if (!isLoopback(target)) return problem('WebhookOperacaoInvalida', 400, 'Webhook inválido', undefined, [{ razao: 'o PSP de teste só chama endereços de loopback', propriedade: 'webhook.webhookUrl' }]);
+      const hook = { webhookUrl: body.webhookUrl, criacao: (kind === 'rec' ? psp.recWebhook : psp.cobrWebhook)?.criacao ?? new Date() };
+      if (kind === 'rec') psp.recWebhook = hook;
+      else psp.cobrWebhook = hook;
+      return { status: 200 };
+    });
+    route('GET', new RegExp(`^/webhook${kind}$`), `webhook${kind}.read`, () => {
+      const w = kind === 'rec' ? psp.recWebhook : psp.cobrWebhook;
+      return w ? { status: 200, body: { webhookUrl: w.webhookUrl, criacao: w.criacao.toISOString() } } : problem('WebhookNaoEncontrado', 404, 'Webhook não encontrado');
+    });
+    route('DELETE', new RegExp(`^/webhook${kind}$`), `webhook${kind}.write`, () => {
+      const had = kind === 'rec' ? psp.recWebhook : psp.cobrWebhook;
+      if (kind === 'rec') psp.recWebhook = null;
+      else psp.cobrWebhook = null;
+      return had ? { status: 204 } : problem('WebhookNaoEncontrado', 404, 'Webhook não encontrado');
+    });
+  }
+
   function token(req: http.IncomingMessage, raw: string): { status: number; body?: unknown } {
     const auth = String(req.headers.authorization ?? '');
     const decoded = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : '';
@@ -467,12 +801,16 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
   }
 
   /** POST {webhookUrl}/pix with the items (or a bare array). Returns the receiver's status. */
-  async function post(chave: string, items: unknown[], bare: boolean): Promise<number> {
+  function post(chave: string, items: unknown[], bare: boolean): Promise<number> {
     const hook = webhooks.get(chave);
-    if (!hook) return 0;
-    const target = new URL(hook.webhookUrl.replace(/\/+$/, '') + '/pix');
+    return hook ? postTo(hook.webhookUrl, 'pix', 'pix', items, bare) : Promise.resolve(0);
+  }
+
+  /** POST {webhookUrl}/{suffix} with `{ [list]: items }` (or a bare array). Returns the receiver's status. */
+  async function postTo(webhookUrl: string, suffix: string, list: string, items: unknown[], bare: boolean): Promise<number> {
+    const target = new URL(webhookUrl.replace(/\/+$/, '') + '/' + suffix);
     if (!isLoopback(target)) throw new Error('the fake PSP calls loopback addresses only');
-    const payload = JSON.stringify(bare ? items : { pix: items });
+    const payload = JSON.stringify(bare ? items : { [list]: items });
     const lib = target.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const r = lib.request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
@@ -491,6 +829,25 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     if (mode === 'twice') await post(chave, items, false);
   }
 
+  /** A rec or cobr notification, as the standard's callbacks carry it ({recs} / {cobsr}). */
+  async function deliverRecurring(kind: 'rec' | 'cobr', items: unknown[], o: NotifyOptions = {}) {
+    const hook = kind === 'rec' ? psp.recWebhook : psp.cobrWebhook;
+    const mode = o.mode ?? 'normal';
+    if (!hook || mode === 'none') return;
+    const list = kind === 'rec' ? 'recs' : 'cobsr';
+    await postTo(hook.webhookUrl, kind, list, items, mode === 'bare');
+    if (mode === 'twice') await postTo(hook.webhookUrl, kind, list, items, false);
+  }
+
+  const recNotice = (r: RecRecord) => {
+    const v = recView(r);
+    return { idRec: v.idRec, status: v.status, atualizacao: v.atualizacao, ativacao: v.ativacao, ...(v.encerramento ? { encerramento: v.encerramento } : {}) };
+  };
+  const cobrNotice = (c: CobRRecord) => {
+    const v = cobrView(c);
+    return { idRec: v.idRec, txid: v.txid, status: v.status, atualizacao: v.atualizacao, tentativas: v.tentativas, ...(v.pix ? { pix: v.pix } : {}) };
+  };
+
   await new Promise<void>((resolve) => httpsServer.listen(0, '127.0.0.1', resolve));
   port = (httpsServer.address() as AddressInfo).port;
 
@@ -506,6 +863,10 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     cobs,
     pix,
     webhooks,
+    recs,
+    cobrs,
+    recWebhook: null,
+    cobrWebhook: null,
     requests,
     tokensIssued: 0,
     grantable,
@@ -541,6 +902,56 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       const e2eid = newE2eid(new Date());
       const status = await post(c.body.chave, [{ endToEndId: e2eid, txid, valor: c.body.valor.original, chave: c.body.chave, horario: new Date().toISOString() }], false);
       return { status, e2eid };
+    },
+    async answerRec(idRec, answer, o = {}) {
+      const r = recs.get(idRec);
+      if (!r) throw new Error(`fake PSP: no authorisation ${idRec}`);
+      if (answer === 'CANCELADA' ? r.status !== 'CRIADA' && r.status !== 'APROVADA' : r.status !== 'CRIADA') throw new Error(`fake PSP: authorisation ${idRec} is ${r.status}`);
+      r.status = answer;
+      if (answer === 'REJEITADA') r.encerramento = { rejeicao: { codigo: 'AP13', descricao: 'Recusada pelo usuário pagador' } };
+      if (answer === 'CANCELADA') {
+        r.encerramento = { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'ACCL', descricao: 'Cancelamento solicitado pelo usuário pagador' } };
+        cancelCobrsOf(idRec);
+      }
+      stamp(r.atualizacao, answer);
+      await deliverRecurring('rec', [recNotice(r)], o);
+      return r;
+    },
+    async debit(txid, o = {}) {
+      const c = cobrs.get(txid);
+      const t = c?.tentativas.at(-1);
+      if (!c || c.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
+      const at = new Date();
+      const p: PixRecord = { endToEndId: t.endToEndId, txid, valor: c.body.valor.original, chave: [...keys][0], horario: at, devolucoes: [] };
+      pix.set(p.endToEndId, p);
+      c.pix.push(p.endToEndId);
+      t.status = 'PAGA';
+      stamp(t.atualizacao, 'PAGA');
+      c.status = 'CONCLUIDA';
+      stamp(c.atualizacao, 'CONCLUIDA');
+      await deliverRecurring('cobr', [cobrNotice(c)], o);
+      return p;
+    },
+    async failAttempt(txid, codigo, o = {}) {
+      const c = cobrs.get(txid);
+      const t = c?.tentativas.at(-1);
+      if (!c || c.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
+      if (codigo !== undefined && !ATTEMPT_CODES.includes(codigo)) throw new Error(`fake PSP: ${codigo} is not a rejection code of the standard`);
+      t.status = codigo ? 'REJEITADA' : 'EXPIRADA';
+      if (codigo) t.rejeicao = { codigo, descricao: 'Tentativa rejeitada pelo PSP pagador' };
+      stamp(t.atualizacao, t.status);
+      // These codes reject the whole charge (the standard's CobRTentativas.rejeicao).
+      if (codigo && ['AC05', 'AM09', 'DENC', 'DS27', 'DTED', 'MIDI', 'MSUC', 'NITX', 'RC09'].includes(codigo)) {
+        c.status = 'REJEITADA';
+        c.encerramento = { rejeicao: { codigo, descricao: 'Cobrança rejeitada' } };
+        stamp(c.atualizacao, 'REJEITADA');
+      }
+      await deliverRecurring('cobr', [cobrNotice(c)], o);
+      return c;
+    },
+    async notifyRecurring(kind, items, o = {}) {
+      const hook = kind === 'rec' ? psp.recWebhook : psp.cobrWebhook;
+      return hook ? postTo(hook.webhookUrl, kind, kind === 'rec' ? 'recs' : 'cobsr', items, o.bare ?? false) : 0;
     },
     async finishRefunds(status, o = {}) {
       for (const p of pix.values()) {

@@ -81,3 +81,10 @@ test('the client secret and the private key never appear in a message', () => {
   assert.doesNotMatch(msg, /very-secret-client-secret/);
   assert.doesNotMatch(msg, /PRIVATE KEY/);
 });
+
+test('PIX_API_RECEIVER_ACCOUNT turns Pix Automático on: TYPE:BRANCH:ACCOUNT, checked at start', () => {
+  assert.equal(loadConfig(FULL).pixApi!.receiverAccount, null);
+  assert.deepEqual(loadConfig({ ...FULL, PIX_API_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567' }).pixApi!.receiverAccount, { tipoConta: 'CORRENTE', agencia: '0001', conta: '1234567' });
+  assert.deepEqual(loadConfig({ ...FULL, PIX_API_RECEIVER_ACCOUNT: 'PAGAMENTO::998877' }).pixApi!.receiverAccount, { tipoConta: 'PAGAMENTO', agencia: '', conta: '998877' });
+  for (const bad of ['CORRENTE:00001:123', 'SALARIO:0001:123', 'CORRENTE:0001:', '1234567']) assert.match(refused({ ...FULL, PIX_API_RECEIVER_ACCOUNT: bad }), /PIX_API_RECEIVER_ACCOUNT must be TYPE:BRANCH:ACCOUNT/);
+});

@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'subscription.past_due',
   'subscription.paused',
   'subscription.resumed',
+  'subscription.mandate_updated',
   'kyc.submitted',
   'kyc.approved',
   'kyc.rejected',

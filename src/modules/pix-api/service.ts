@@ -7,8 +7,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import { PixApiError } from '../../payments/pix-api/client.ts';
-import { devolucaoIdFor, notifiedE2eids, PIX_API_PROVIDER, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
+import { devolucaoIdFor, FINAL_ATTEMPT_CODES, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
 import type { ProviderEvent } from '../../payments/provider.ts';
+import type { EngineDeps } from '../subscriptions/cycles.ts';
+import { applyMandate } from '../subscriptions/pix-automatico.ts';
 import { applyProviderEvents, recordRefund, type TransactionDeps } from '../transactions/service.ts';
 import { findTransaction } from '../transactions/queries.ts';
 
@@ -18,8 +20,15 @@ export interface PixApiDeps {
   log: FastifyBaseLogger;
   /** `{BASE_URL}/api/psp/pix`: where the PSP posts (it appends /pix). */
   webhookUrl: string;
+  /** Pix Automático: `{BASE_URL}/api/psp/rec` and `/api/psp/cobr` (the PSP appends /rec, /cobr). */
+  recWebhookUrl: string;
+  cobrWebhookUrl: string;
+  /** The subscriptions' engine: an authorisation's state drives its subscription. */
+  subscriptions: EngineDeps;
   /** Set once this process registered the webhook. */
   registered?: boolean;
+  /** When this process last polled the Pix Automático states it waits on (RECONCILE_EVERY_MS). */
+  lastRecurringSync?: number;
   /** When this process last reconciled (the sweep runs every RECONCILE_EVERY_MS, not every tick). */
   lastReconciled?: number;
 }
@@ -42,7 +51,7 @@ const REFUND_SETTLE_MS = 30_000;
  * payment of the same charge) is logged for a person: that money must be returned to the payer.
  */
 async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'transactionId' | 'amountCents'>): Promise<Transaction | null> {
-  const tx = await findTransaction(deps.transactions.db, pix.transactionId);
+  const tx = await chargeOf(deps, pix.transactionId);
   if (!tx || tx.provider !== PIX_API_PROVIDER || tx.payment_method !== 'PIX') {
     deps.log.warn({ e2eid: pix.e2eid, transactionId: pix.transactionId }, 'pix-api: a Pix for a txid of ours with no PIX transaction of this provider; ignored');
     return null;
@@ -56,6 +65,21 @@ async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'trans
     deps.log.error({ e2eid: pix.e2eid, transactionId: tx.id, status: tx.status, reason: err.message }, 'pix-api: a confirmed Pix could not pay its transaction: the payer must be refunded by hand');
     return null;
   }
+}
+
+/**
+ * The transaction a payment of this charge pays: the charge's own (its txid was derived from it),
+ * or, when that one is no longer pending and belongs to a Pix Automático cycle, the retry its cycle
+ * now waits on (a retry is a new attempt of the same charge at the PSP: a transaction without a
+ * txid of its own).
+ */
+async function chargeOf(deps: PixApiDeps, transactionId: string): Promise<Transaction | undefined> {
+  const tx = await findTransaction(deps.transactions.db, transactionId);
+  if (!tx || tx.status === 'PENDING' || !tx.subscription_cycle_id) return tx;
+  const cycle = await deps.transactions.db.selectFrom('subscription_cycles').select('transaction_id').where('id', '=', tx.subscription_cycle_id).executeTakeFirst();
+  if (!cycle?.transaction_id || cycle.transaction_id === tx.id) return tx;
+  const retry = await findTransaction(deps.transactions.db, cycle.transaction_id);
+  return retry && retry.status === 'PENDING' && retry.provider === PIX_API_PROVIDER && retry.pix_txid === null ? retry : tx;
 }
 
 /** The e2eids among these that already paid a transaction (nothing to ask the PSP about). */
@@ -113,6 +137,8 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
     .selectAll()
     .where('provider', '=', PIX_API_PROVIDER)
     .where('status', '=', 'PENDING')
+    // Automatic debits (no BR Code) are followed by syncRecurring: their date is the payer's bank's.
+    .where('pix_qr_code', 'is not', null)
     .where('expires_at', '<', new Date(now.getTime() - EXPIRY_GRACE_MS))
     .orderBy('expires_at')
     .limit(batch)
@@ -188,15 +214,158 @@ export async function syncRefunds(deps: PixApiDeps, now = new Date(), batch = 50
   return settled;
 }
 
-/** PUT /webhook/{chave} with `{BASE_URL}/api/psp/pix`, once per process (idempotent at the PSP). */
+/**
+ * PUT /webhook/{chave} with `{BASE_URL}/api/psp/pix` (and, with Pix Automático, PUT /webhookrec and
+ * /webhookcobr with `{BASE_URL}/api/psp/rec` and `/api/psp/cobr`), once per process (idempotent at the PSP).
+ */
 export async function ensureWebhook(deps: PixApiDeps): Promise<boolean> {
   if (deps.registered) return true;
   try {
     await deps.provider.registerWebhook(deps.webhookUrl);
+    if (deps.provider.pixAutomatico) await deps.provider.registerRecurringWebhooks(deps.recWebhookUrl, deps.cobrWebhookUrl);
     deps.registered = true;
     deps.log.info({ webhookUrl: deps.webhookUrl }, 'pix-api: webhook registered with the PSP');
   } catch (err) {
     deps.log.error({ pixApi: err instanceof PixApiError ? err.toLog() : String(err) }, 'pix-api: the webhook could not be registered; retried by the jobs (reconciliation covers payments meanwhile)');
   }
   return deps.registered === true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pix Automático: the authorisations' (rec) and the recurring charges' (cobr) notifications
+
+const REC_ID = /^[a-zA-Z0-9]{29}$/;
+const TXID = /^[a-zA-Z0-9]{26,35}$/;
+/** A notification naming more than this is cut: each one costs a call to the PSP. */
+const MAX_NOTIFIED = 100;
+
+/** The values of `field` a notification lists ({recs|cobsr: [...]} or a bare array), well-formed, deduplicated. */
+function notified(body: unknown, list: 'recs' | 'cobsr', field: 'idRec' | 'txid', re: RegExp): string[] {
+  const items = Array.isArray(body) ? body : Array.isArray((body as Record<string, unknown> | null)?.[list]) ? ((body as Record<string, unknown>)[list] as unknown[]) : [];
+  const out = new Set<string>();
+  for (const item of items) {
+    const v = (item as Record<string, unknown> | null)?.[field];
+    if (typeof v === 'string' && re.test(v)) out.add(v);
+    if (out.size >= MAX_NOTIFIED) break;
+  }
+  return [...out];
+}
+
+/**
+ * An authorisation's notification (webhookrec). Nothing in it is believed: each idRec that is one
+ * of our subscriptions' is looked up with GET /rec/{idRec}, and the state the PSP reports is
+ * applied (subscriptions/pix-automatico.ts). Unknown ids cost no call. Throws PixApiError
+ * (unavailable) when the PSP cannot be asked: the caller answers 503.
+ */
+export async function receiveRecNotification(deps: PixApiDeps, body: unknown): Promise<{ applied: number }> {
+  const ids = notified(body, 'recs', 'idRec', REC_ID);
+  if (!ids.length) return { applied: 0 };
+  const ours = await deps.transactions.db.selectFrom('subscriptions').select('pix_rec_id').where('livemode', '=', true).where('pix_rec_id', 'in', ids).execute();
+  let applied = 0;
+  for (const { pix_rec_id: id } of ours) if (await syncMandate(deps, id!)) applied += 1;
+  return { applied };
+}
+
+/** GET /rec/{idRec} and its state applied to its subscription; false when the PSP does not know it. */
+async function syncMandate(deps: PixApiDeps, recurrenceId: string): Promise<boolean> {
+  const m = await deps.provider.mandate(recurrenceId);
+  if (!m) {
+    deps.log.warn({ recurrenceId }, 'pix-api: a notified authorisation is unknown to the PSP; ignored');
+    return false;
+  }
+  await applyMandate(deps.subscriptions, { recurrenceId, status: m.status, cancelledBy: m.cancelledBy });
+  return true;
+}
+
+/**
+ * A recurring charge's notification (webhookcobr). Each txid of ours is looked up with GET
+ * /cobr/{txid} (syncRecurringCharge); unknown ones cost no call.
+ */
+export async function receiveCobrNotification(deps: PixApiDeps, body: unknown): Promise<{ handled: number }> {
+  let handled = 0;
+  for (const txid of notified(body, 'cobsr', 'txid', TXID)) {
+    const tx = await findTransaction(deps.transactions.db, transactionIdOf(txid) ?? '00000000-0000-0000-0000-000000000000');
+    if (!tx || tx.provider !== PIX_API_PROVIDER || !tx.subscription_cycle_id) continue;
+    if (await syncRecurringCharge(deps, txid)) handled += 1;
+  }
+  return { handled };
+}
+
+/**
+ * A recurring charge as the PSP reports it, applied: each Pix that paid it is confirmed with GET
+ * /pix/{e2eid} and pays the charge's transaction (or the retry its cycle waits on); a debit that
+ * failed (the charge rejected, cancelled or expired, or its last attempt rejected or expired) fails
+ * the pending transaction: the dunning retries it (POST .../retentativa) unless the PSP rejected the
+ * charge for good. An attempt still scheduled changes nothing.
+ */
+export async function syncRecurringCharge(deps: PixApiDeps, txid: string): Promise<boolean> {
+  const c = await deps.provider.recurringCharge(txid);
+  const transactionId = transactionIdOf(txid);
+  if (!c || !transactionId) return false;
+  if (c.e2eids.length) {
+    const done = await known(deps, c.e2eids);
+    for (const e2eid of c.e2eids) {
+      if (done.has(e2eid)) continue;
+      const pix = await deps.provider.confirmPix(e2eid);
+      if (pix && pix.txid === txid.toLowerCase()) await settle(deps, pix);
+    }
+    return true;
+  }
+  const last = c.attempts.at(-1);
+  const chargeFailed = c.status === 'REJEITADA' || c.status === 'CANCELADA' || c.status === 'EXPIRADA';
+  const attemptFailed = last !== undefined && (last.status === 'REJEITADA' || last.status === 'EXPIRADA' || last.status === 'CANCELADA');
+  if (!chargeFailed && !attemptFailed) return true;
+  const tx = await chargeOf(deps, transactionId);
+  if (!tx || tx.status !== 'PENDING') return true;
+  const final = chargeFailed || (last?.code !== null && last?.code !== undefined && FINAL_ATTEMPT_CODES.has(last.code));
+  const reason = final ? 'PIX_AUTOMATICO_REJECTED' : `PIX_AUTOMATICO_${last?.code ?? 'NOT_DEBITED'}`;
+  try {
+    await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [{ transactionId: tx.id, outcome: 'FAILED', reason }]);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err; // settled meanwhile
+  }
+  return true;
+}
+
+/**
+ * The backstop for lost Pix Automático notifications, every RECONCILE_EVERY_MS: authorisations
+ * still awaiting the payer (CRIADA) are asked about, and so are automatic debits past their date.
+ */
+export async function syncRecurring(deps: PixApiDeps, now = new Date(), batch = 50, force = false): Promise<number> {
+  if (!deps.provider.pixAutomatico) return 0;
+  if (!force && deps.lastRecurringSync !== undefined && now.getTime() - deps.lastRecurringSync < RECONCILE_EVERY_MS) return 0;
+  deps.lastRecurringSync = now.getTime();
+  let handled = 0;
+  try {
+    const waiting = await deps.transactions.db
+      .selectFrom('subscriptions')
+      .select('pix_rec_id')
+      .where('livemode', '=', true)
+      .where('pix_rec_status', '=', 'CRIADA')
+      .where('updated_at', '<', new Date(now.getTime() - RECONCILE_EVERY_MS))
+      .orderBy('updated_at')
+      .limit(batch)
+      .execute();
+    for (const { pix_rec_id: id } of waiting) if (id && (await syncMandate(deps, id))) handled += 1;
+    const debits = await deps.transactions.db
+      .selectFrom('transactions as t')
+      .select(['t.id', 't.pix_txid', 't.subscription_cycle_id'])
+      .where('t.provider', '=', PIX_API_PROVIDER)
+      .where('t.status', '=', 'PENDING')
+      .where('t.pix_qr_code', 'is', null)
+      .where('t.subscription_cycle_id', 'is not', null)
+      .where('t.expires_at', '<', new Date(now.getTime() - EXPIRY_GRACE_MS))
+      .orderBy('t.expires_at')
+      .limit(batch)
+      .execute();
+    for (const d of debits) {
+      const txid =
+        d.pix_txid ??
+        (await deps.transactions.db.selectFrom('transactions').select('pix_txid').where('subscription_cycle_id', '=', d.subscription_cycle_id!).where('pix_txid', 'is not', null).orderBy('created_at').executeTakeFirst())?.pix_txid;
+      if (txid && (await syncRecurringCharge(deps, txid))) handled += 1;
+    }
+  } catch (err) {
+    if (!(err instanceof PixApiError && err.kind === 'unavailable')) throw err;
+  }
+  return handled;
 }

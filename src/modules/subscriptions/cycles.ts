@@ -21,8 +21,11 @@ import { HARD_DECLINES } from '../../payments/provider.ts';
 import { discountFor } from '../coupons/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
-import { changeStatus, chargeStoredCard, createTransaction, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import type { PixAutomaticoCharge } from '../../payments/provider.ts';
+import { AppError } from '../../http/errors.ts';
 import { cadenceLabel, period, type Cadence } from './calendar.ts';
+import { dunningWithDefaults, pixPeriodicity } from './plans.ts';
 import { manageUrl } from './links.ts';
 import { subscriptionEventData } from './view.ts';
 
@@ -160,7 +163,13 @@ export async function endSubscription(
 
 /** Cancels the still-PENDING transactions of voided cycles (after the subscription's change committed). */
 export async function cancelPending(deps: EngineDeps, scope: Scope, ids: string[]) {
-  for (const id of ids) {
+  // A scheduled automatic debit (Pix Automático, a charge of its own) is withdrawn at the provider
+  // first: the payer's bank would otherwise still debit it (a retry cannot be: the standard forbids
+  // cancelling a charge on or after its first attempt's date).
+  const debits = ids.length ? await deps.db.selectFrom('transactions').select('id').where('id', 'in', ids).where('payment_method', '=', 'PIX').where('pix_qr_code', 'is', null).where('pix_txid', 'is not', null).execute() : [];
+  const withdrawn = new Set(debits.map((d) => d.id));
+  if (withdrawn.size) await withdrawPending(deps, scope, [...withdrawn]);
+  for (const id of ids.filter((i) => !withdrawn.has(i))) {
     await changeStatus(deps.transactions, scope, id, { to: 'CANCELLED' }).catch((err) => {
       // Already paid, failed or expired meanwhile: nothing to cancel.
       deps.log.debug({ err, transactionId: id }, 'subscription: a voided cycle\'s transaction was no longer pending');
@@ -180,7 +189,20 @@ function unpaidTime(sub: Subscription, cycles: SubscriptionCycle[]): Date {
   return new Date(sub.created_at.getTime() + INCOMPLETE_TTL_MS);
 }
 
-const daysBefore = (sub: Subscription, plan: SubscriptionPlan) => (sub.payment_method === 'PIX' ? plan.dunning.pixDaysBefore : sub.payment_method === 'BOLETO' ? plan.dunning.boletoDaysBefore : 0);
+const daysBefore = (sub: Subscription, plan: SubscriptionPlan) =>
+  sub.payment_method === 'PIX' ? plan.dunning.pixDaysBefore : sub.payment_method === 'BOLETO' ? plan.dunning.boletoDaysBefore : sub.payment_method === 'PIX_AUTOMATICO' ? dunningWithDefaults(plan.dunning).pixAutomaticoDaysBefore : 0;
+
+/**
+ * The retries of a failed cycle, in days after its first failure. Pix Automático (politicaRetentativa
+ * PERMITE_3R_7D): at most 3, each asked for the next day and within 7 days of the due date, so the
+ * plan's retry days up to 6 and the first 3 of them.
+ */
+export const PIX_AUTOMATICO_MAX_RETRIES = 3;
+export const PIX_AUTOMATICO_RETRY_WINDOW_DAYS = 7;
+export function retryDaysOf(sub: Pick<Subscription, 'payment_method'>, plan: SubscriptionPlan): number[] {
+  if (sub.payment_method !== 'PIX_AUTOMATICO') return plan.dunning.retryDays;
+  return plan.dunning.retryDays.filter((d) => d <= PIX_AUTOMATICO_RETRY_WINDOW_DAYS - 1).slice(0, PIX_AUTOMATICO_MAX_RETRIES);
+}
 
 /** Whether the cycle of the period starting at `start` exists among the cycles given. */
 const issuedFor = (cycles: SubscriptionCycle[], start: Date) => cycles.some((c) => c.kind === 'PERIOD' && c.period_start.getTime() >= start.getTime());
@@ -195,7 +217,7 @@ export type Step =
   | { kind: 'final'; cycle: SubscriptionCycle };
 
 /** Retries left after `attempts` charges of a cycle (the first charge is attempt 1). */
-const retriesLeft = (plan: SubscriptionPlan, c: SubscriptionCycle) => (c.hard_declined ? 0 : Math.max(0, plan.dunning.retryDays.length - (c.attempts - 1)));
+const retriesLeft = (retryDays: number[], c: SubscriptionCycle) => (c.hard_declined ? 0 : Math.max(0, retryDays.length - (c.attempts - 1)));
 
 /**
  * Everything that can fall due for a subscription, with its time; `cycles` are its unpaid cycles
@@ -221,7 +243,7 @@ export function agenda(sub: Subscription, plan: SubscriptionPlan, cycles: Subscr
     case 'ACTIVE':
     case 'PAST_DUE':
       for (const c of cycles) {
-        if (c.next_retry_at && (c.status === 'PAST_DUE' || c.status === 'OPEN')) out.push({ at: c.next_retry_at, step: retriesLeft(plan, c) > 0 ? { kind: 'retry', cycle: c } : { kind: 'final', cycle: c } });
+        if (c.next_retry_at && (c.status === 'PAST_DUE' || c.status === 'OPEN')) out.push({ at: c.next_retry_at, step: retriesLeft(retryDaysOf(sub, plan), c) > 0 ? { kind: 'retry', cycle: c } : { kind: 'final', cycle: c } });
       }
       if (ahead && !sub.cancel_at_period_end && !issuedFor(cycles, sub.current_period_end)) out.push({ at: new Date(sub.current_period_end.getTime() - ahead), step: { kind: 'issue' } });
       out.push({ at: sub.current_period_end, step: { kind: 'roll' } });
@@ -334,7 +356,8 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     clientEmail: sub.client_email,
     clientDocument: sub.client_document,
     ...(sub.client_phone ? { clientPhone: sub.client_phone } : {}),
-    paymentMethod: sub.payment_method,
+    // A Pix Automático cycle is paid by PIX: an ordinary PIX transaction (fees, ledger, webhooks).
+    paymentMethod: sub.payment_method === 'PIX_AUTOMATICO' ? 'PIX' : sub.payment_method,
     metadata: { subscriptionId: sub.id, cycleNumber: cycle.number },
   };
   const extras = {
@@ -353,10 +376,21 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   const today = spDate(now);
   let due = spDate(cycle.due_at);
   if (cycle.attempts > 1 || due < today) due = spDate(new Date(now.getTime() + DAY_MS));
-  if (cycle.number === 1 && sub.status === 'INCOMPLETE') due = sub.payment_method === 'PIX' ? new Date(sub.created_at.getTime() + INCOMPLETE_TTL_MS).toISOString() : due;
-  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, extras);
+  const first = cycle.number === 1 && sub.status === 'INCOMPLETE';
+  if (first) due = sub.payment_method === 'PIX' || sub.payment_method === 'PIX_AUTOMATICO' ? new Date(sub.created_at.getTime() + INCOMPLETE_TTL_MS).toISOString() : due;
+  let automatic: PixAutomaticoCharge | undefined;
+  if (sub.payment_method === 'PIX_AUTOMATICO') {
+    automatic = first ? firstAutomatic(sub, plan) : await automaticDebit(deps, sub, cycle, now);
+    if (automatic.kind === 'cycle') due = automatic.dueDate;
+    if (automatic.kind === 'retry') due = automatic.date;
+  }
+  let recurrenceId: string | undefined;
+  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
   await inTx(deps.db, async (trx) => {
     await trx.updateTable('subscription_cycles').set({ transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    if (recurrenceId) await trx.updateTable('subscriptions').set({ pix_rec_id: recurrenceId, pix_rec_status: 'CRIADA', updated_at: now }).where('id', '=', sub.id).execute();
+    // An automatic debit has nothing to pay by hand: the payer's bank tells them of it (Pix Automático rules).
+    if (automatic && automatic.kind !== 'first') return;
     await mail(deps, trx, sub, plan, now, {
       kind: 'charge_issued',
       amountCents: tx.charged_cents,
@@ -368,6 +402,60 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     });
   });
   return tx;
+}
+
+/** Pix Automático's first charge: an immediate PIX carrying the authorisation (journey 3). */
+function firstAutomatic(sub: Subscription, plan: SubscriptionPlan): PixAutomaticoCharge {
+  const periodicity = pixPeriodicity(plan.interval, plan.interval_count);
+  if (!periodicity) throw new Error(`plan ${plan.id}: PIX_AUTOMATICO on a cadence without an API Pix periodicity`);
+  return { kind: 'first', contract: sub.id.replace(/-/g, ''), object: plan.name, periodicity, firstDebitDate: spDate(sub.current_period_end) };
+}
+
+/**
+ * A cycle's automatic debit: a retry of the cycle's charge at the PSP when one was made (asked
+ * for the next day, within 7 days of the due date), else a new one due on the cycle's date (at
+ * least 2 days ahead, as the PSP requires). The authorisation must be approved.
+ */
+async function automaticDebit(deps: EngineDeps, sub: Subscription, cycle: SubscriptionCycle, now: Date): Promise<PixAutomaticoCharge> {
+  const current = await deps.db.selectFrom('subscriptions').select(['pix_rec_id', 'pix_rec_status']).where('id', '=', sub.id).executeTakeFirstOrThrow();
+  if (!current.pix_rec_id || current.pix_rec_status !== 'APROVADA') {
+    throw new AppError(409, `Subscription ${sub.id}: its Pix Automático authorisation is ${current.pix_rec_status ?? 'missing'}, not APROVADA: the debit cannot be scheduled`);
+  }
+  const made = await deps.db.selectFrom('transactions').select('pix_txid').where('subscription_cycle_id', '=', cycle.id).where('pix_txid', 'is not', null).orderBy('created_at').executeTakeFirst();
+  if (made?.pix_txid) {
+    const date = spDate(new Date(now.getTime() + DAY_MS));
+    const last = spDate(new Date(cycle.due_at.getTime() + PIX_AUTOMATICO_RETRY_WINDOW_DAYS * DAY_MS));
+    if (date > last) throw new AppError(409, `Subscription ${sub.id}: a Pix Automático debit can be retried up to ${PIX_AUTOMATICO_RETRY_WINDOW_DAYS} days after its due date`);
+    return { kind: 'retry', recurrenceId: current.pix_rec_id, txid: made.pix_txid, date };
+  }
+  const earliest = spDate(new Date(now.getTime() + 2 * DAY_MS));
+  const dueDate = spDate(cycle.due_at) < earliest ? earliest : spDate(cycle.due_at);
+  return { kind: 'cycle', recurrenceId: current.pix_rec_id, dueDate };
+}
+
+/**
+ * After a subscription ended (cancelled, expired): its Pix Automático authorisation still alive at
+ * the provider is withdrawn, so that no debit follows. A failure is logged and tried again by the
+ * next end-of-step (the authorisation's state stays as the provider last reported it).
+ */
+export async function releaseMandate(deps: EngineDeps, subscriptionId: string): Promise<void> {
+  const sub = await deps.db.selectFrom('subscriptions').select(['id', 'status', 'livemode', 'payment_method', 'pix_rec_id', 'pix_rec_status']).where('id', '=', subscriptionId).executeTakeFirst();
+  if (!sub?.pix_rec_id || (sub.status !== 'CANCELLED' && sub.status !== 'EXPIRED') || (sub.pix_rec_status !== 'CRIADA' && sub.pix_rec_status !== 'APROVADA')) return;
+  try {
+    await providerFor(deps.transactions, sub.livemode).cancelMandate?.(sub.pix_rec_id);
+    await deps.db.updateTable('subscriptions').set({ pix_rec_status: 'CANCELADA' }).where('id', '=', sub.id).where('pix_rec_status', 'in', ['CRIADA', 'APROVADA']).execute();
+  } catch (err) {
+    deps.log.error({ err, subscriptionId, recurrenceId: sub.pix_rec_id }, 'subscription: the Pix Automático authorisation could not be withdrawn at the provider');
+  }
+}
+
+/** Withdraws pending charges at their provider, then cancels them here (a PIX that could still be paid). */
+export async function withdrawPending(deps: EngineDeps, scope: Scope, ids: string[]) {
+  for (const id of ids) {
+    await cancelTransaction(deps.transactions, scope, id).catch((err) => {
+      deps.log.warn({ err, transactionId: id }, 'subscription: a voided cycle\'s charge could not be withdrawn (paid, or no longer pending)');
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,7 +497,9 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   const reason = tx.status === 'EXPIRED' ? 'EXPIRED' : (tx.failure_reason ?? 'CARD_DECLINED');
   // Retries count from the charge that failed (a card) or the due date that passed (PIX, boleto), on
   // the clock that issued it: so a simulated month behaves as a real one.
-  const at = tx.status === 'EXPIRED' ? (tx.expires_at ?? now) : (cycle.last_attempt_at ?? now);
+  let at = tx.status === 'EXPIRED' ? (tx.expires_at ?? now) : (cycle.last_attempt_at ?? now);
+  // A Pix Automático debit fails on (or after) its due date, which its retries count from.
+  if (sub.payment_method === 'PIX_AUTOMATICO' && at.getTime() < cycle.due_at.getTime()) at = cycle.due_at;
   if (sub.status === 'INCOMPLETE') {
     // The first charge: no dunning. The subscriber may pay again (another card, the retry) until it expires.
     await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
@@ -418,7 +508,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   const first = cycle.first_failed_at ?? at;
   const hard = cycle.hard_declined || HARD_DECLINES.has(reason);
   const done = cycle.attempts - 1; // retries already made
-  const retryDays = plan.dunning.retryDays;
+  const retryDays = retryDaysOf(sub, plan);
   // The next retry; with none left (or a hard decline), the final action when the last retry would have run.
   const nextAt = !hard && done < retryDays.length ? first.getTime() + retryDays[done] * DAY_MS : Math.max(at.getTime(), first.getTime() + (retryDays.at(-1) ?? 0) * DAY_MS);
   await trx
@@ -433,7 +523,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   }
   if (!cycle.first_failed_at) {
     // The first failure of this cycle: tell the subscriber once, with the way to fix it.
-    const willRetry = !hard && retryDays.length > 0 && sub.payment_method === 'CARD';
+    const willRetry = !hard && retryDays.length > 0 && (sub.payment_method === 'CARD' || sub.payment_method === 'PIX_AUTOMATICO');
     await mail(deps, trx, current, plan, now, {
       kind: 'payment_failed',
       amountCents: cycle.amount_cents - cycle.discount_cents,
@@ -591,6 +681,7 @@ export async function performStep(deps: EngineDeps, id: string, wallNow: Date, c
   });
   if (!done) return null;
   if (done.cancel?.length) await cancelPending(deps, scopeOf(done.sub), done.cancel);
+  if (done.sub.payment_method === 'PIX_AUTOMATICO') await releaseMandate(deps, id);
   if (done.charge) {
     try {
       await issueCharge(deps, done.sub, await planOf(deps.db, done.sub.plan_id), done.charge, done.now);

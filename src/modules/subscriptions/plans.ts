@@ -5,7 +5,7 @@
 import type { Config } from '../../config.ts';
 import { inTx, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { DunningPolicy, PaymentMethod, PlanInterval, SubscriptionPlan } from '../../db/types.ts';
+import type { DunningPolicy, PlanInterval, SubscriptionMethod, SubscriptionPlan } from '../../db/types.ts';
 import { notFound, validation } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
@@ -20,17 +20,41 @@ export interface PlanDeps {
   cursors: Cursors;
 }
 
-export const DEFAULT_DUNNING: DunningPolicy = { retryDays: [1, 3, 5, 7], finalAction: 'CANCEL', pixDaysBefore: 3, boletoDaysBefore: 5 };
-const ALL_METHODS: PaymentMethod[] = ['CARD', 'PIX', 'BOLETO'];
+/** Pix Automático charges are sent this many days before their due date unless the plan says otherwise (the rules allow 2 to 10). */
+export const PIX_AUTOMATICO_DAYS_BEFORE = 3;
+export const DEFAULT_DUNNING: DunningPolicy = { retryDays: [1, 3, 5, 7], finalAction: 'CANCEL', pixDaysBefore: 3, boletoDaysBefore: 5, pixAutomaticoDaysBefore: PIX_AUTOMATICO_DAYS_BEFORE };
+/** What a plan offers when it does not say: Pix Automático is offered only when the plan lists it. */
+const DEFAULT_METHODS: SubscriptionMethod[] = ['CARD', 'PIX', 'BOLETO'];
+const ALL_METHODS: SubscriptionMethod[] = ['CARD', 'PIX', 'BOLETO', 'PIX_AUTOMATICO'];
 
 export const normalizeInterval = (i: string): PlanInterval => (i === 'YEARLY' ? 'ANNUAL' : (i as PlanInterval));
-export const normalizeMethod = (m: string): PaymentMethod => (m === 'CREDIT_CARD' ? 'CARD' : (m as PaymentMethod));
+export const normalizeMethod = (m: string): SubscriptionMethod => (m === 'CREDIT_CARD' ? 'CARD' : (m as SubscriptionMethod));
 
-function normalizeMethods(list: string[]): PaymentMethod[] {
+function normalizeMethods(list: string[]): SubscriptionMethod[] {
   const out = [...new Set(list.map(normalizeMethod))];
   // In a fixed order, so that the stored list does not depend on how the request spelled it.
   return ALL_METHODS.filter((m) => out.includes(m));
 }
+
+/**
+ * The API Pix periodicity of a cadence (a Pix Automático authorisation is weekly, monthly,
+ * quarterly, half-yearly or yearly), or null when the cadence has none (daily, every 2 weeks...).
+ */
+export function pixPeriodicity(interval: PlanInterval, count: number): 'SEMANAL' | 'MENSAL' | 'TRIMESTRAL' | 'SEMESTRAL' | 'ANUAL' | null {
+  const months = interval === 'MONTHLY' ? count : interval === 'QUARTERLY' ? 3 * count : interval === 'SEMIANNUAL' ? 6 * count : interval === 'ANNUAL' ? 12 * count : null;
+  if (interval === 'WEEKLY') return count === 1 ? 'SEMANAL' : null;
+  return months === 1 ? 'MENSAL' : months === 3 ? 'TRIMESTRAL' : months === 6 ? 'SEMESTRAL' : months === 12 ? 'ANUAL' : null;
+}
+
+/** A plan offering PIX_AUTOMATICO must bill on a cadence the Pix rules know, and without a trial (the authorisation is given with the first payment). */
+function checkPixAutomatico(p: Pick<SubscriptionPlan, 'payment_methods' | 'interval' | 'interval_count' | 'trial_days'>, field: string) {
+  if (!p.payment_methods.includes('PIX_AUTOMATICO')) return;
+  if (!pixPeriodicity(p.interval, p.interval_count)) throw validation(field, 'PIX_AUTOMATICO needs a weekly, monthly, quarterly, half-yearly or yearly cadence (interval and intervalCount)');
+  if (p.trial_days > 0) throw validation(field, 'PIX_AUTOMATICO cannot be offered with a trial: the subscriber authorises the recurring debits when paying the first charge');
+}
+
+/** A plan's dunning as shown and used: plans made before Pix Automático get its default. */
+export const dunningWithDefaults = (d: DunningPolicy): Required<DunningPolicy> => ({ ...d, pixAutomaticoDaysBefore: d.pixAutomaticoDaysBefore ?? PIX_AUTOMATICO_DAYS_BEFORE });
 
 function dunningOf(input: Static<typeof DunningBody> | undefined, base: DunningPolicy): DunningPolicy {
   const d = { ...base, ...Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== undefined)) } as DunningPolicy;
@@ -54,7 +78,7 @@ export function planView(config: Config, p: SubscriptionPlan) {
     subscriberCount: p.subscriber_count,
     paymentMethods: p.payment_methods,
     status: p.status,
-    dunning: p.dunning,
+    dunning: dunningWithDefaults(p.dunning),
     publicUrl: `${config.checkoutUrl}/subscribe/${p.id}`,
     productId: p.product_id,
     createdAt: p.created_at,
@@ -72,6 +96,8 @@ async function planProduct(db: Executor, scope: Scope, productId: string | null)
 
 export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, input: CreatePlanInput): Promise<SubscriptionPlan> {
   const now = new Date();
+  const methods = normalizeMethods(input.paymentMethods ?? DEFAULT_METHODS);
+  checkPixAutomatico({ payment_methods: methods, interval: normalizeInterval(input.interval), interval_count: input.intervalCount ?? 1, trial_days: input.trialDays ?? 0 }, 'paymentMethods');
   const productId = await planProduct(db, scope, input.productId ?? null);
   return inTx(db, async (trx) => {
     const plan = await trx
@@ -87,7 +113,7 @@ export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, inp
         interval_count: input.intervalCount ?? 1,
         trial_days: input.trialDays ?? 0,
         max_subscribers: input.maxSubscribers ?? null,
-        payment_methods: JSON.stringify(normalizeMethods(input.paymentMethods ?? ALL_METHODS)),
+        payment_methods: JSON.stringify(methods),
         dunning: JSON.stringify(dunningOf(input.dunning, DEFAULT_DUNNING)),
         status: input.status ?? 'ACTIVE',
         product_id: productId,
@@ -154,6 +180,7 @@ export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    checkPixAutomatico(plan, input.paymentMethods !== undefined ? 'paymentMethods' : input.trialDays !== undefined ? 'trialDays' : input.interval !== undefined ? 'interval' : 'intervalCount');
     await deps.events.record(trx, scope, [{ type: 'plan.updated', data: planView(deps.config, plan) }]);
     return plan;
   });

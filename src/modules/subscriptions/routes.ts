@@ -174,13 +174,18 @@ export default async function subscriptionRoutes(app: App) {
         schema: {
           tags,
           summary: "Move a subscription's clock forward (development only)",
-          description: 'Runs everything that falls due in those days, day by day, exactly as the jobs would: trial end, renewals (test cards decide card outcomes), PIX/boleto issue and expiry, retries, final actions. 403 with a production key.',
+          description:
+            'Runs everything that falls due in those days, day by day, exactly as the jobs would: trial end, renewals (test cards decide card outcomes), PIX/boleto issue and expiry, retries, final actions; PIX_AUTOMATICO debits are paid on their due date. ' +
+            '`pixAutomatico` (applied first) plays the payer of a PIX_AUTOMATICO subscription: APPROVE or REJECT the authorisation, PAYER_CANCEL it, or INSUFFICIENT_FUNDS to fail the pending debit. 403 with a production key.',
           params: IdParams,
           body: SimulateBody,
           response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
         },
       },
-      async (req) => ({ message: `Advanced ${req.body.advanceDays} days`, subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays)) }),
+      async (req) => ({
+        message: [req.body.pixAutomatico && `Simulated ${req.body.pixAutomatico}`, req.body.advanceDays && `Advanced ${req.body.advanceDays} days`].filter(Boolean).join('; '),
+        subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays, req.body.pixAutomatico)),
+      }),
     );
   }
 }

@@ -20,8 +20,10 @@ const IntervalIn = Type.Union(['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'SEMIA
 const Interval = Type.Union(['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'SEMIANNUAL', 'ANNUAL'].map((v) => Type.Literal(v)));
 const PlanStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE')]);
 /** CREDIT_CARD is accepted as CARD. */
-const MethodIn = Type.Union([Type.Literal('CARD'), Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
-const Method = Type.Union([Type.Literal('CARD'), Type.Literal('PIX'), Type.Literal('BOLETO')]);
+const MethodIn = Type.Union([Type.Literal('CARD'), Type.Literal('CREDIT_CARD'), Type.Literal('PIX'), Type.Literal('BOLETO'), Type.Literal('PIX_AUTOMATICO')], {
+  description: 'CARD (CREDIT_CARD accepted), PIX, BOLETO, or PIX_AUTOMATICO (Pix Automático: the subscriber authorises recurring debits when paying the first charge)',
+});
+const Method = Type.Union([Type.Literal('CARD'), Type.Literal('PIX'), Type.Literal('BOLETO'), Type.Literal('PIX_AUTOMATICO')]);
 const FinalAction = Type.Union([Type.Literal('CANCEL'), Type.Literal('PAUSE'), Type.Literal('PAST_DUE')]);
 
 export const DunningBody = Type.Object(
@@ -32,6 +34,9 @@ export const DunningBody = Type.Object(
     finalAction: Type.Optional(Type.Union([FinalAction], { description: 'After the last retry: CANCEL (default), PAUSE, or PAST_DUE (leave it)' })),
     pixDaysBefore: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: 'PIX charges are issued this many days before the due date (default 3)' })),
     boletoDaysBefore: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, description: 'Boletos are issued this many days before the due date (default 5)' })),
+    pixAutomaticoDaysBefore: Type.Optional(
+      Type.Integer({ minimum: 2, maximum: 10, description: 'Pix Automático charges are sent to the PSP this many days before the due date (2 to 10, as the Pix rules require; default 3)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,7 +49,7 @@ const planFields = {
   intervalCount: Type.Integer({ minimum: 1, maximum: 365, description: 'Periods of `interval` per billing period (default 1)' }),
   trialDays: Type.Integer({ minimum: 0, maximum: 730 }),
   maxSubscribers: Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'null = unlimited' })),
-  paymentMethods: Type.Array(MethodIn, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Methods a subscriber may choose (default all)' }),
+  paymentMethods: Type.Array(MethodIn, { minItems: 1, maxItems: 4, uniqueItems: true, description: 'Methods a subscriber may choose (default CARD, PIX, BOLETO; PIX_AUTOMATICO only when listed)' }),
   status: PlanStatus,
   dunning: DunningBody,
   productId: Nullable(Type.String({ format: 'uuid', description: "The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none." })),
@@ -82,7 +87,7 @@ export const PlanView = Type.Object({
   subscriberCount: Type.Integer({ description: 'Subscriptions holding a seat (not CANCELLED or EXPIRED)' }),
   paymentMethods: Type.Array(Method),
   status: PlanStatus,
-  dunning: Type.Object({ retryDays: Type.Array(Type.Integer()), finalAction: FinalAction, pixDaysBefore: Type.Integer(), boletoDaysBefore: Type.Integer() }),
+  dunning: Type.Object({ retryDays: Type.Array(Type.Integer()), finalAction: FinalAction, pixDaysBefore: Type.Integer(), boletoDaysBefore: Type.Integer(), pixAutomaticoDaysBefore: Type.Integer() }),
   publicUrl: Type.String({ description: 'Hosted subscription page' }),
   productId: Nullable(Uuid),
   createdAt: Timestamp,
@@ -180,6 +185,15 @@ export const SubscriptionView = Type.Object({
   status: SubscriptionStatus,
   paymentMethod: Method,
   card: Nullable(Type.Object({ brand: Nullable(Type.String()), last4: Nullable(Type.String()), expMonth: Nullable(Type.Integer()), expYear: Nullable(Type.Integer()) })),
+  pixAutomatico: Nullable(
+    Type.Object(
+      {
+        recurrenceId: Nullable(Type.String({ description: "The authorisation's id at the PSP (idRec); null until the first charge is issued" })),
+        status: Nullable(Type.Union(['CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA'].map((v) => Type.Literal(v)), { description: 'CRIADA (awaiting the payer), APROVADA, REJEITADA, EXPIRADA, CANCELADA' })),
+      },
+      { description: 'PIX_AUTOMATICO only: the payer\'s authorisation of recurring debits' },
+    ),
+  ),
   currentPeriodStart: Timestamp,
   currentPeriodEnd: Timestamp,
   trialEnd: Nullable(Timestamp),
@@ -232,7 +246,22 @@ export const CancelBody = Type.Object(
 );
 export const PauseBody = Type.Object({ resumesAt: Type.Optional(Type.String({ format: 'date-time', description: 'Resumes by itself then' })) }, { additionalProperties: false });
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
-export const SimulateBody = Type.Object({ advanceDays: Type.Integer({ minimum: 1, maximum: 400 }) }, { additionalProperties: false });
+export const PIX_AUTOMATICO_SIMULATIONS = ['APPROVE', 'REJECT', 'PAYER_CANCEL', 'INSUFFICIENT_FUNDS'] as const;
+export const SimulateBody = Type.Object(
+  {
+    advanceDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 400 })),
+    pixAutomatico: Type.Optional(
+      Type.Union(
+        PIX_AUTOMATICO_SIMULATIONS.map((v) => Type.Literal(v)),
+        {
+          description:
+            'PIX_AUTOMATICO only, applied before advanceDays: the payer APPROVEs or REJECTs the authorisation, or cancels it later (PAYER_CANCEL); INSUFFICIENT_FUNDS fails the pending automatic debit (the dunning retries it)',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 export const ChangePlanBody = Type.Object(
   { planId: Uuid, preview: Type.Optional(Type.Boolean({ description: 'true: show the amounts, change nothing' })) },
   { additionalProperties: false },

@@ -5,7 +5,7 @@
 import type { Static } from '@sinclair/typebox';
 import { inTx, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { Client, PaymentMethod, Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
+import type { Client, Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
@@ -16,7 +16,7 @@ import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/s
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
-import { changeStatus, providerFor, type CardGuard } from '../transactions/service.ts';
+import { changeStatus, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import {
   advance,
@@ -33,6 +33,7 @@ import {
   performStep,
   planOf,
   recordEvent,
+  releaseMandate,
   releaseSeat,
   reschedule,
   type EngineDeps,
@@ -40,6 +41,7 @@ import {
   voidUnpaid,
 } from './cycles.ts';
 import { normalizeMethod, type PlanDeps } from './plans.ts';
+import { simulatePixAutomatico, type PixAutomaticoSimulation } from './pix-automatico.ts';
 import { subscriptionView } from './view.ts';
 import type { CancelBody, ListSubscriptionsQuery } from './schemas.ts';
 
@@ -95,9 +97,10 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
   const now = wallNow;
   checkPlanOpen(plan);
   // 503 before anything is written when this environment cannot take payments at all.
-  providerFor(deps.transactions, scope.livemode);
-  const method = normalizeMethod(input.paymentMethod) as PaymentMethod;
+  const provider = providerFor(deps.transactions, scope.livemode);
+  const method = normalizeMethod(input.paymentMethod);
   if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
+  if (method === 'PIX_AUTOMATICO' && !provider.pixAutomatico) throw new AppError(503, `Pix Automático is not available with this gateway's payment provider (${provider.name}): subscribe with PIX instead`);
   if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
   if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
   if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');
@@ -253,6 +256,7 @@ export async function cancelSubscription(deps: SubscriptionDeps, scope: Scope, i
     const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason });
     return { result: null, cancel: pending };
   });
+  await releaseMandate(deps, id);
   return getSubscription(deps.db, scope, id);
 }
 
@@ -351,6 +355,11 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
     const periodDays = Math.max(1, Math.round((end - start) / DAY_MS));
     const remainingDays = Math.min(periodDays, Math.max(0, Math.ceil((end - now.getTime()) / DAY_MS)));
     const upgrade = target.amount_cents > plan.amount_cents;
+    // A Pix Automático debit is one per period, scheduled days ahead: there is no prorated charge now.
+    if (upgrade && sub.status === 'ACTIVE' && sub.payment_method === 'PIX_AUTOMATICO') {
+      throw validation('planId', 'a PIX_AUTOMATICO subscription cannot upgrade mid-period (no prorated charge can be debited now): schedule the change by cancelling at the period end and subscribing again, or change to a cheaper plan');
+    }
+    if (target.payment_methods.includes('PIX_AUTOMATICO') === false && sub.payment_method === 'PIX_AUTOMATICO') throw validation('planId', 'the target plan does not accept PIX_AUTOMATICO');
     // A trial is not billed: an upgrade during one only switches the plan.
     const prorationCents = upgrade && sub.status === 'ACTIVE' ? Math.floor(((target.amount_cents - plan.amount_cents) * remainingDays) / periodDays) : 0;
     const result = {
@@ -409,8 +418,10 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
  * due, as the jobs would (its PIX and boletos past their expiry expire first, as the expiry job
  * would have done on that day).
  */
-export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string, days: number): Promise<Subscription> {
+export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string, days: number | undefined, pixAutomatico?: PixAutomaticoSimulation): Promise<Subscription> {
   if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
+  if (pixAutomatico) await simulatePixAutomatico(deps, scope, await getSubscription(deps.db, scope, id), pixAutomatico);
+  if (!days) return getSubscription(deps.db, scope, id);
   const sub = await getSubscription(deps.db, scope, id);
   const wallNow = new Date();
   const target = sub.clock_offset_ms + days * DAY_MS;
@@ -418,6 +429,18 @@ export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string,
   for (let offset = sub.clock_offset_ms + DAY_MS; ; offset = Math.min(offset + DAY_MS, target)) {
     await deps.db.updateTable('subscriptions').set({ clock_offset_ms: offset }).where('id', '=', id).execute();
     const now = new Date(wallNow.getTime() + offset);
+    if (sub.payment_method === 'PIX_AUTOMATICO') {
+      // The payer's bank debits a scheduled Pix Automático charge on its due date (unless INSUFFICIENT_FUNDS was simulated first).
+      const debits = await deps.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('subscription_id', '=', id)
+        .where('status', '=', 'PENDING')
+        .where('pix_qr_code', 'is', null)
+        .where('expires_at', '<=', new Date(now.getTime() + DAY_MS))
+        .execute();
+      for (const tx of debits) await simulateTransaction(deps.transactions, scope, tx.id, 'PAID').catch(() => {});
+    }
     const expired = await deps.db.selectFrom('transactions').select('id').where('subscription_id', '=', id).where('status', '=', 'PENDING').where('expires_at', '<=', now).execute();
     for (const tx of expired) {
       await changeStatus(deps.transactions, scope, tx.id, { to: 'EXPIRED' }).catch(() => {});

@@ -39,6 +39,7 @@ export function subscriptionView(s: Subscription, extra: { cycles?: Subscription
     status: s.status,
     paymentMethod: s.payment_method,
     card: s.card_last4 ? { brand: s.card_brand, last4: s.card_last4, expMonth: s.card_exp_month, expYear: s.card_exp_year } : null,
+    pixAutomatico: s.payment_method === 'PIX_AUTOMATICO' ? { recurrenceId: s.pix_rec_id, status: s.pix_rec_status } : null,
     currentPeriodStart: s.current_period_start,
     currentPeriodEnd: s.current_period_end,
     trialEnd: s.trial_end,
@@ -59,7 +60,8 @@ export function subscriptionView(s: Subscription, extra: { cycles?: Subscription
   if (extra.payment !== undefined) {
     const tx = extra.payment;
     out.payment =
-      tx && tx.status === 'PENDING'
+      // An automatic debit (Pix Automático: a PIX without a code) has nothing to pay by hand.
+      tx && tx.status === 'PENDING' && !(tx.payment_method === 'PIX' && !tx.pix_qr_code)
         ? {
             transactionId: tx.id,
             status: tx.status,

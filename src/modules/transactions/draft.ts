@@ -11,7 +11,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
-import type { BoletoCharge, PixCharge } from '../../payments/provider.ts';
+import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail } from '../clients/service.ts';
 import type { CreateTransactionBody } from './schemas.ts';
 import { MAX_METADATA_BYTES } from './schemas.ts';
@@ -33,6 +33,8 @@ export interface CheckoutExtras {
   storedCard?: { brand: string; last4: string };
   /** The affiliate link the checkout attributed the sale to (affiliates/attribution.ts). */
   affiliateLinkId?: string | null;
+  /** A Pix Automático subscription's charge (a PIX): what the provider must make of it. */
+  pixAutomatico?: PixAutomaticoCharge;
 }
 
 /** A request checked and normalised: everything the row needs that does not depend on I/O. */

@@ -12,7 +12,7 @@ import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { CardInput } from '../../payments/card.ts';
 import { validateCard } from '../../payments/card.ts';
-import { methodNotOffered, type CardResult, type PaymentProvider, type ProviderEvent, type Providers, type RefundResult } from '../../payments/provider.ts';
+import { methodNotOffered, type CardResult, type PaymentProvider, type PixCharge, type ProviderEvent, type Providers, type RefundResult } from '../../payments/provider.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
@@ -50,6 +50,8 @@ export interface CreateOptions {
    * charge; its coupon reservation, so that a declined card gives the use back).
    */
   recorded?: (tx: Transaction) => Promise<void>;
+  /** Told what the provider made of a PIX before anything is written (Pix Automático: the authorisation's id). */
+  pixCharged?: (pix: PixCharge) => void;
 }
 
 /** The provider of an environment; with `method`, for a new payment of that method (refused if not offered). */
@@ -67,7 +69,7 @@ export function providerFor(deps: TransactionDeps, livemode: boolean, method?: P
 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
-  const { draft, link, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard);
+  const { draft, link, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard, opts.pixCharged);
   const tx = await insertCreation(deps.db, deps.events, draft, link);
   await opts.recorded?.(tx);
   return card ? charge(deps, tx, provider, card, input.capture ?? true, opts.cardGuard) : tx;
@@ -85,7 +87,7 @@ export async function createTransactionWith(deps: TransactionDeps, scope: Scope,
 }
 
 /** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
-async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, cardGuard: CardGuard | undefined) {
+async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, cardGuard: CardGuard | undefined, pixCharged?: (pix: PixCharge) => void) {
   const { config } = deps;
   const now = new Date();
   let link: PaymentLink | null = extras.link ?? null;
@@ -110,7 +112,9 @@ async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, 
   const payer = { name: checked.clientName, email: checked.clientEmail, document: checked.document };
   // A PIX dueDate given as a date is a due date the provider may charge with (API Pix: cobv).
   const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate } : {};
-  const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate }) : null;
+  const automatic = extras.pixAutomatico ? { automatic: extras.pixAutomatico } : {};
+  const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate, ...automatic }) : null;
+  if (pix) pixCharged?.(pix);
   const boleto = input.paymentMethod === 'BOLETO' ? await provider.createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
   const draft = buildDraft({ id, scope, input, checked, fees, provider: provider.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
   return { draft, link, provider, card: input.card ?? null };

@@ -40,6 +40,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'plan.updated': 'A subscription plan is changed or deactivated',
   'subscription.created': 'A customer subscribed',
   'subscription.trial_will_end': 'A trial ends in 3 days',
+  'subscription.mandate_updated': "A Pix Automático subscription's authorisation changed state at the payer's bank (approved, rejected, expired, cancelled)",
   'subscription.renewed': 'A subscription period was paid (renewed)',
   'subscription.past_due': 'A subscription charge failed or went unpaid (PAST_DUE)',
   'subscription.paused': 'A subscription is paused',

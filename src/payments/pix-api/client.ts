@@ -11,6 +11,8 @@ import type { PixApiConfig } from '../../config.ts';
 
 /** The scopes the provider asks for: charges (cob, cobv), received Pix and refunds, the webhook. */
 export const PIX_API_SCOPES = ['cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read'] as const;
+/** Asked for as well when Pix Automático is on (PIX_API_RECEIVER_ACCOUNT): authorisations, their locations, recurring charges, their webhooks. */
+export const PIX_AUTOMATICO_SCOPES = ['rec.write', 'rec.read', 'payloadlocationrec.write', 'payloadlocationrec.read', 'cobr.write', 'cobr.read', 'webhookrec.write', 'webhookrec.read', 'webhookcobr.write', 'webhookcobr.read'] as const;
 
 /** An RFC 7807 problem as the API Pix sends it. */
 export interface Problem {
@@ -133,13 +135,15 @@ export class PixApiClient {
   }
 
   /**
-   * Calls the API. Every call the provider makes is idempotent by construction (PUT with our own
-   * ids, GET, PATCH to a final status), so timeouts and 5xx are retried; a 401 fetches a new token
-   * once. Returns the 2xx body; throws PixApiError otherwise.
+   * Calls the API. The provider's calls are idempotent by construction (PUT with our own ids, GET,
+   * PATCH to a final status), so timeouts and 5xx are retried; a POST whose id the PSP chooses
+   * (`retry: false`) is sent once. A 401 fetches a new token once. Returns the 2xx body; throws
+   * PixApiError otherwise.
    */
-  async call<T = unknown>(method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async call<T = unknown>(method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown, opts: { retry?: boolean } = {}): Promise<T> {
     let lastError: PixApiError | null = null;
-    for (let attempt = 0; attempt <= this.opts.retries; attempt++) {
+    const retries = opts.retry === false ? 0 : this.opts.retries;
+    for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep(this.opts.backoffMs * 4 ** (attempt - 1) * (0.8 + Math.random() * 0.4));
       try {
         return (await this.once(method, path, body)) as T;
@@ -192,7 +196,8 @@ export class PixApiClient {
   private async fetchToken(): Promise<string> {
     const { clientId, clientSecret, tokenUrl } = this.config;
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: PIX_API_SCOPES.join(' ') }).toString();
+    const scopes = [...PIX_API_SCOPES, ...(this.config.receiverAccount ? PIX_AUTOMATICO_SCOPES : [])];
+    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: scopes.join(' ') }).toString();
     const answer = await this.send('POST', tokenUrl, { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, form);
     if (answer.status >= 500) throw new PixApiError('unavailable', `token endpoint answered ${answer.status}`, answer.status);
     const b = answer.body as { access_token?: unknown; expires_in?: unknown } | null;

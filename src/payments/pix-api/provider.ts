@@ -7,7 +7,7 @@
 import { AppError } from '../../http/errors.ts';
 import type { PixApiConfig } from '../../config.ts';
 import { spDate } from '../calendar.ts';
-import { methodNotOffered, type CancelRequest, type PaymentProvider, type ProviderResult, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
+import { methodNotOffered, type CancelRequest, type PaymentProvider, type PixAutomaticoCharge, type ProviderResult, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from './client.ts';
 
 export const PIX_API_PROVIDER = 'bcb-api';
@@ -19,6 +19,9 @@ export const REFUND_WINDOW_DAYS = 90;
 const MAX_NOTIFIED = 100;
 
 const E2EID = /^[a-zA-Z0-9]{32}$/;
+const REC_ID = /^[a-zA-Z0-9]{29}$/;
+const MANDATE_STATUSES = ['CRIADA', 'APROVADA', 'REJEITADA', 'EXPIRADA', 'CANCELADA'] as const;
+const COBR_STATUSES = ['CRIADA', 'ATIVA', 'CONCLUIDA', 'EXPIRADA', 'REJEITADA', 'CANCELADA'] as const;
 const MONEY = /^\d{1,10}\.\d{2}$/;
 
 /** The txid of a transaction's charge: its UUID's 32 hex digits (the standard asks 26 to 35 alphanumerics). */
@@ -57,6 +60,35 @@ export interface ConfirmedPix {
 
 export type DevolucaoStatus = 'EM_PROCESSAMENTO' | 'DEVOLVIDO' | 'NAO_REALIZADO';
 
+/** A Pix Automático authorisation as the PSP reports it (GET /rec/{idRec}), checked. */
+export interface Mandate {
+  recurrenceId: string;
+  status: (typeof MANDATE_STATUSES)[number];
+  /** Our contract (the subscription id's 32 hex digits) as the authorisation names it. */
+  contract: string | null;
+  /** For CANCELADA: who asked (USUARIO_PAGADOR, PSP_PAGADOR, USUARIO_RECEBEDOR, PSP_RECEBEDOR). */
+  cancelledBy: string | null;
+  /** For REJEITADA / CANCELADA: the standard's reason code. */
+  code: string | null;
+}
+
+/** A recurring charge (cobr) as the PSP reports it (GET /cobr/{txid}), checked. */
+export interface RecurringCharge {
+  txid: string;
+  recurrenceId: string | null;
+  status: (typeof COBR_STATUSES)[number];
+  /** The debit attempts, oldest first: the last one says where the charge stands. */
+  attempts: Array<{ date: string; status: string; code: string | null }>;
+  /** End-to-end ids of the Pix that paid it (each confirmed with GET /pix before it counts). */
+  e2eids: string[];
+}
+
+/**
+ * Rejection codes of a debit attempt that reject the whole recurring charge (the standard:
+ * "causam a rejeição da cobrança recorrente correspondente"): no retry can collect it.
+ */
+export const FINAL_ATTEMPT_CODES: ReadonlySet<string> = new Set(['AC05', 'AM09', 'DENC', 'DS27', 'DTED', 'MIDI', 'MSUC', 'NITX', 'RC09']);
+
 /** What a charge's state at the PSP means for the transaction here. */
 export type ChargeState = { status: 'ATIVA' | 'REMOVIDA' | 'MISSING' } | { status: 'CONCLUIDA'; e2eids: string[] };
 
@@ -72,14 +104,18 @@ export class PixApiProvider implements PaymentProvider {
   readonly name = PIX_API_PROVIDER;
   readonly refundWindowDays = REFUND_WINDOW_DAYS;
   readonly expiresOwnCharges = true;
+  readonly pixAutomatico: boolean;
   readonly client: PixApiClient;
   private key: string;
   private log: ProviderLog;
+  private account: PixApiConfig['receiverAccount'];
 
   constructor(config: PixApiConfig, pixKey: string, log: ProviderLog, opts: ClientOptions = {}) {
     this.client = new PixApiClient(config, opts);
     this.key = pixKey;
     this.log = log;
+    this.account = config.receiverAccount;
+    this.pixAutomatico = config.receiverAccount !== null;
   }
 
   accepts(method: 'PIX' | 'BOLETO' | 'CARD'): boolean {
@@ -92,10 +128,11 @@ export class PixApiProvider implements PaymentProvider {
    * created instead of making a second one.
    */
   async createPix(req: PixRequest): Promise<PixCharge> {
+    if (req.automatic && req.automatic.kind !== 'first') return this.automaticDebit(req, req.automatic);
     const txid = txidFor(req.transactionId);
     const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 200) };
     const solicitacaoPagador = req.description.slice(0, 140);
-    const withDueDate = req.dueDate !== undefined && req.dueDate > spDate(new Date());
+    const withDueDate = !req.automatic && req.dueDate !== undefined && req.dueDate > spDate(new Date());
     const [path, body] = withDueDate
       ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: 0 }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }]
       : [`/cob/${txid}`, { calendario: { expiracao: Math.max(1, Math.ceil((req.expiresAt.getTime() - Date.now()) / 1000)) }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }];
@@ -109,7 +146,145 @@ export class PixApiProvider implements PaymentProvider {
       this.log.error({ transactionId: req.transactionId, pixApi: { call: 'PUT cob', answered: { txid: answer?.txid === txid, pixCopiaECola: typeof answer?.pixCopiaECola } } }, 'pix-api: the PSP answered a charge without its txid or BR Code');
       throw refusedCharge();
     }
+    if (req.automatic?.kind === 'first') return this.journey3(req, req.automatic, txid);
     return { txid, brCode: answer.pixCopiaECola };
+  }
+
+  /**
+   * Pix Automático, journey 3: the immediate charge just made (`txid`) carries the authorisation.
+   * POST /locrec (a location for the authorisation), POST /rec with `ativacao.dadosJornada.txid` =
+   * the charge (politicaRetentativa PERMITE_3R_7D: up to 3 retries within 7 days of a due date),
+   * then GET /rec/{idRec}?txid= for the composite BR Code (charge + authorisation: dadosQR,
+   * JORNADA_3), which is what the payer scans. The two POSTs are sent once (the PSP chooses
+   * their ids: a blind retry could make a second authorisation).
+   */
+  private async journey3(req: PixRequest, auto: Extract<PixAutomaticoCharge, { kind: 'first' }>, txid: string): Promise<PixCharge> {
+    if (!this.pixAutomatico) throw new AppError(503, 'Pix Automático is not available on this gateway (PIX_API_RECEIVER_ACCOUNT is not configured)');
+    const context = { transactionId: req.transactionId };
+    try {
+      const loc = await this.client.call<{ id?: unknown }>('POST', '/locrec', undefined, { retry: false });
+      if (typeof loc?.id !== 'number' && typeof loc?.id !== 'string') throw new PixApiError('refused', 'location without an id');
+      const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 140) };
+      const rec = await this.client.call<{ idRec?: unknown }>(
+        'POST',
+        '/rec',
+        {
+          vinculo: { contrato: auto.contract.slice(0, 35), devedor, objeto: auto.object.slice(0, 35) },
+          calendario: { dataInicial: auto.firstDebitDate, periodicidade: auto.periodicity },
+          politicaRetentativa: 'PERMITE_3R_7D',
+          loc: Number(loc.id),
+          ativacao: { dadosJornada: { txid } },
+        },
+        { retry: false },
+      );
+      if (typeof rec?.idRec !== 'string' || !REC_ID.test(rec.idRec)) throw new PixApiError('refused', 'authorisation without a valid idRec');
+      const full = await this.client.call<{ dadosQR?: { jornada?: unknown; pixCopiaECola?: unknown } }>('GET', `/rec/${rec.idRec}?txid=${txid}`);
+      const code = full?.dadosQR?.pixCopiaECola;
+      if (full?.dadosQR?.jornada !== 'JORNADA_3' || typeof code !== 'string' || !code) throw new PixApiError('refused', 'authorisation without the composite BR Code of journey 3');
+      return { txid, brCode: code, recurrenceId: rec.idRec };
+    } catch (err) {
+      throw this.merchantError(err, { ...context, call: 'pix automatico journey 3' }, refusedCharge);
+    }
+  }
+
+  /**
+   * A cycle's automatic debit: PUT /cobr/{txid} under the approved authorisation, due on the
+   * cycle's date (moved to the next business day by the PSP when needed). A retry: POST
+   * /cobr/{txid}/retentativa/{date} on the first attempt's charge; one refused because that
+   * attempt already exists (a retry after a lost answer) is looked up instead.
+   */
+  private async automaticDebit(req: PixRequest, auto: Exclude<PixAutomaticoCharge, { kind: 'first' }>): Promise<PixCharge> {
+    if (!this.pixAutomatico || !this.account) throw new AppError(503, 'Pix Automático is not available on this gateway (PIX_API_RECEIVER_ACCOUNT is not configured)');
+    const context = { transactionId: req.transactionId, recurrenceId: auto.recurrenceId };
+    if (auto.kind === 'retry') {
+      try {
+        await this.client.call('POST', `/cobr/${auto.txid}/retentativa/${auto.date}`, undefined, { retry: false });
+      } catch (err) {
+        const known = err instanceof PixApiError && err.kind === 'refused' ? await this.recurringCharge(auto.txid).catch(() => null) : null;
+        if (!known?.attempts.some((a) => a.date === auto.date && (a.status === 'SOLICITADA' || a.status === 'AGENDADA'))) {
+          throw this.merchantError(err, { ...context, call: 'POST cobr retentativa' }, refusedCharge);
+        }
+      }
+      return { txid: null, brCode: null };
+    }
+    const txid = txidFor(req.transactionId);
+    const { agencia, ...account } = this.account;
+    const body = {
+      idRec: auto.recurrenceId,
+      infoAdicional: req.description.slice(0, 140),
+      calendario: { dataDeVencimento: auto.dueDate },
+      valor: { original: toMoney(req.amountCents) },
+      ajusteDiaUtil: true,
+      recebedor: { ...account, ...(agencia ? { agencia } : {}) },
+    };
+    let answer: { txid?: unknown; idRec?: unknown };
+    try {
+      answer = await this.client.call('PUT', `/cobr/${txid}`, body);
+    } catch (err) {
+      throw this.merchantError(err, { ...context, call: 'PUT cobr' }, refusedCharge);
+    }
+    if (answer?.txid !== txid || answer.idRec !== auto.recurrenceId) {
+      this.log.error({ ...context, pixApi: { call: 'PUT cobr', answered: { txid: answer?.txid === txid, idRec: answer?.idRec === auto.recurrenceId } } }, 'pix-api: the PSP answered a recurring charge without its txid or idRec');
+      throw refusedCharge();
+    }
+    return { txid, brCode: null };
+  }
+
+  /** GET /rec/{idRec}: the authorisation's state, or null when the PSP does not know it. */
+  async mandate(recurrenceId: string): Promise<Mandate | null> {
+    if (!REC_ID.test(recurrenceId)) return null;
+    let r: any;
+    try {
+      r = await this.client.call('GET', `/rec/${recurrenceId}`);
+    } catch (err) {
+      if (err instanceof PixApiError && err.kind === 'not_found') return null;
+      throw err;
+    }
+    if (r?.idRec !== recurrenceId || !MANDATE_STATUSES.includes(r.status)) return null;
+    const end = r.encerramento ?? {};
+    return {
+      recurrenceId,
+      status: r.status,
+      contract: typeof r.vinculo?.contrato === 'string' ? r.vinculo.contrato : null,
+      cancelledBy: typeof end.cancelamento?.solicitante === 'string' ? end.cancelamento.solicitante : null,
+      code: typeof (end.cancelamento ?? end.rejeicao)?.codigo === 'string' ? (end.cancelamento ?? end.rejeicao).codigo : null,
+    };
+  }
+
+  /** PATCH /rec/{idRec} to CANCELADA (the subscription ended here): no more debits. One already final there is fine. */
+  async cancelMandate(recurrenceId: string): Promise<void> {
+    try {
+      await this.client.call('PATCH', `/rec/${recurrenceId}`, { status: 'CANCELADA' });
+    } catch (err) {
+      if (err instanceof PixApiError && (err.kind === 'refused' || err.kind === 'not_found')) {
+        const now = await this.mandate(recurrenceId);
+        if (!now || now.status !== 'CRIADA' && now.status !== 'APROVADA') return;
+      }
+      throw err;
+    }
+  }
+
+  /** GET /cobr/{txid}: the recurring charge's state, or null when the PSP does not know it. */
+  async recurringCharge(txid: string): Promise<RecurringCharge | null> {
+    let c: any;
+    try {
+      c = await this.client.call('GET', `/cobr/${txid}`);
+    } catch (err) {
+      if (err instanceof PixApiError && err.kind === 'not_found') return null;
+      throw err;
+    }
+    if (c?.txid !== txid || !COBR_STATUSES.includes(c.status)) return null;
+    const attempts = (Array.isArray(c.tentativas) ? c.tentativas : [])
+      .filter((t: any) => typeof t?.dataLiquidacao === 'string' && typeof t?.status === 'string')
+      .map((t: any) => ({ date: t.dataLiquidacao, status: t.status, code: typeof t.rejeicao?.codigo === 'string' ? t.rejeicao.codigo : null }));
+    const e2eids = (Array.isArray(c.pix) ? c.pix : []).map((p: any) => p?.endToEndId).filter((e: unknown): e is string => typeof e === 'string' && E2EID.test(e));
+    return { txid, recurrenceId: typeof c.idRec === 'string' ? c.idRec : null, status: c.status, attempts, e2eids };
+  }
+
+  /** PUT /webhookrec and /webhookcobr: the PSP notifies `{url}/rec` and `{url}/cobr` (idempotent). */
+  async registerRecurringWebhooks(recUrl: string, cobrUrl: string): Promise<void> {
+    await this.client.call('PUT', '/webhookrec', { webhookUrl: recUrl });
+    await this.client.call('PUT', '/webhookcobr', { webhookUrl: cobrUrl });
   }
 
   async createBoleto(): Promise<never> {
@@ -249,8 +424,9 @@ export class PixApiProvider implements PaymentProvider {
       throw this.merchantError(err, { transactionId: req.transactionId, call: 'GET cob' }, unavailable);
     });
     if (state.status === 'CONCLUIDA') return alreadyPaid;
-    if (state.status !== 'ATIVA') return { ok: true };
     const txid = txidFor(req.transactionId);
+    if (state.status === 'MISSING' && this.pixAutomatico) return this.cancelRecurringCharge(req.transactionId, txid);
+    if (state.status !== 'ATIVA') return { ok: true };
     for (const kind of ['cob', 'cobv']) {
       try {
         await this.client.call('PATCH', `/${kind}/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' });
@@ -267,6 +443,22 @@ export class PixApiProvider implements PaymentProvider {
       }
     }
     return { ok: true };
+  }
+
+  /** PATCH /cobr/{txid} to CANCELADA (allowed before the day of its first debit attempt); paid there: ALREADY_PAID. */
+  private async cancelRecurringCharge(transactionId: string, txid: string): Promise<ProviderResult> {
+    const failed = (err: unknown) => this.merchantError(err, { transactionId, call: 'cobr cancel' }, () => new AppError(502, 'The PIX provider refused to cancel this automatic debit: it may already be under way.'));
+    const c = await this.recurringCharge(txid).catch((err) => {
+      throw failed(err);
+    });
+    if (!c || c.status === 'CANCELADA' || c.status === 'REJEITADA' || c.status === 'EXPIRADA') return { ok: true };
+    if (c.status === 'CONCLUIDA') return { ok: false, reason: 'ALREADY_PAID', message: 'the automatic debit was made: it will show as PAID shortly; refund it instead' };
+    try {
+      await this.client.call('PATCH', `/cobr/${txid}`, { status: 'CANCELADA' });
+      return { ok: true };
+    } catch (err) {
+      throw failed(err);
+    }
   }
 
   async captureCard(): Promise<never> {
