@@ -14,7 +14,7 @@ import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
-import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import { addGenericErrors, documentedSchema, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import emailRoutes from './mail/routes.ts';
 import planRoutes from './modules/subscriptions/plan-routes.ts';
 import publicSubscriptionRoutes from './modules/subscriptions/public-routes.ts';
@@ -111,6 +111,7 @@ export async function buildApp(deps: Deps): Promise<App> {
         },
       },
     },
+    transform: documentedSchema as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });

@@ -24,6 +24,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown }) => !body.card && body.couponCode === undefined } },
       schema: {
         tags,
+        operationId: 'createTransaction',
         summary: 'Create a payment (PIX, card or boleto)',
         description:
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
@@ -54,6 +55,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:read' } },
       schema: {
         tags,
+        operationId: 'listTransactions',
         summary: 'List transactions (cursor style, keyset pagination)',
         querystring: ListTransactionsQuery,
         response: { 200: TransactionListResponse, ...errors(400, 401, 403) },
@@ -69,7 +71,7 @@ export default async function transactionRoutes(app: App) {
     '/api/v1/transactions/:id',
     {
       config: { auth: { key: 'transactions:read' } },
-      schema: { tags, summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getTransaction', summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', transaction: view(await getTransaction(db, req.auth, req.params.id)) }),
   );
@@ -80,6 +82,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'refundTransaction',
         summary: 'Refund a paid transaction, fully or in part',
         description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
         params: IdParams,
@@ -99,6 +102,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'simulateTransaction',
         summary: 'Sandbox: simulate the payment outcome (development keys only)',
         params: IdParams,
         headers: IdempotencyHeader,
@@ -117,6 +121,7 @@ export default async function transactionRoutes(app: App) {
       preValidation: emptyBodyIsObject,
       schema: {
         tags,
+        operationId: 'captureTransaction',
         summary: 'Capture an authorised card payment, all or part',
         description:
           'AUTHORIZED -> PAID: the money is taken and credited like any card payment (receivables, fee on what was captured). amountCents below the authorised amount captures part and releases the rest. Emits transaction.captured and transaction.completed.',
@@ -135,6 +140,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'cancelTransaction',
         summary: 'Cancel an authorised card payment (void) or a pending payment',
         description:
           'AUTHORIZED -> CANCELLED (the hold on the card is released); PENDING -> CANCELLED (a PIX or boleto charge is withdrawn and can no longer be paid; a card payment not tried yet). Nothing was credited, nothing moves. A paid payment is refunded instead. Emits transaction.cancelled.',
@@ -152,6 +158,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'processTransaction',
         summary: 'Pay a pending card payment with card data (server to server)',
         description:
           'For a CARD transaction created without card data: charges the card now (PAID or FAILED), or authorises only with capture: false (AUTHORIZED). The card number and CVV are never stored.',
