@@ -34,6 +34,7 @@ import ledgerRoutes from './modules/ledger/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import pixApiRoutes from './modules/pix-api/routes.ts';
 import productRoutes from './modules/products/routes.ts';
+import reportRoutes from './modules/reports/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(productRoutes);
   await app.register(clientRoutes);
   await app.register(transactionRoutes);
+  await app.register(reportRoutes);
   await app.register(ledgerRoutes);
   await app.register(feeRoutes);
   await app.register(webhookRoutes);

@@ -71,6 +71,8 @@ describe('the OpenAPI document for typed clients', () => {
       createTransaction: 'POST /api/v1/transactions',
       getTransaction: 'GET /api/v1/transactions/{id}',
       refundTransaction: 'POST /api/v1/transactions/{id}/refund',
+      getReportSummary: 'GET /api/v1/reports/summary',
+      getReportTimeseries: 'GET /api/v1/reports/timeseries',
       getBalance: 'GET /api/v1/balance',
       login: 'POST /api/auth/login',
       createCredential: 'POST /api/credentials',
@@ -115,14 +117,17 @@ export async function everything(baseUrl: string, apiKey: string) {
   await c.GET('/api/v1/transactions');
   await c.GET('/api/v1/products');
   await c.GET('/api/v1/webhooks/deliveries');
-  const links = await c.GET('/api/v1/payment-links', { params: { query: { limit: 5 } } });
-  return links.data?.pagination.hasMore;
+  await c.GET('/api/v1/reports/summary');
+  const summary = await c.GET('/api/v1/reports/summary', { params: { query: { preset: '7d' } } });
+  const rate: number | null | undefined = summary.data?.data.current.card.approvalRate;
+  const series = await c.GET('/api/v1/reports/timeseries', { params: { query: { from: '2026-11-01', to: '2026-11-30' } } });
+  return { rate, days: series.data?.data.days.map((d) => d.PIX + d.CARD + d.BOLETO) };
 }
 
 // Operations by their operationId.
 type Query<K extends keyof operations> = operations[K]['parameters']['query'];
 export const listQuery: Query<'listTransactions'> = {};
-export type Named = [operations['createTransaction'], operations['getTransaction'], operations['refundTransaction']];
+export type Named = [operations['createTransaction'], operations['getTransaction'], operations['refundTransaction'], operations['getReportSummary'], operations['getReportTimeseries']];
 `;
     assert.deepEqual(typecheck({ 'api.ts': types, 'client.ts': client }), []);
 
