@@ -71,6 +71,7 @@ describe('the OpenAPI document for typed clients', () => {
       createTransaction: 'POST /api/v1/transactions',
       getTransaction: 'GET /api/v1/transactions/{id}',
       refundTransaction: 'POST /api/v1/transactions/{id}/refund',
+      exportTransactions: 'GET /api/v1/transactions/export',
       getReportSummary: 'GET /api/v1/reports/summary',
       getReportTimeseries: 'GET /api/v1/reports/timeseries',
       getBalance: 'GET /api/v1/balance',
@@ -127,7 +128,7 @@ export async function everything(baseUrl: string, apiKey: string) {
 // Operations by their operationId.
 type Query<K extends keyof operations> = operations[K]['parameters']['query'];
 export const listQuery: Query<'listTransactions'> = {};
-export type Named = [operations['createTransaction'], operations['getTransaction'], operations['refundTransaction'], operations['getReportSummary'], operations['getReportTimeseries']];
+export type Named = [operations['createTransaction'], operations['getTransaction'], operations['refundTransaction'], operations['exportTransactions'], operations['getReportSummary'], operations['getReportTimeseries']];
 `;
     assert.deepEqual(typecheck({ 'api.ts': types, 'client.ts': client }), []);
 

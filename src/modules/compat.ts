@@ -66,6 +66,7 @@ export const ORIGIN_COMPAT: CompatTable = {
   'PATCH /api/v1/webhooks/subscriptions/:id': { aliases: [{ method: 'PUT', url: '/api/v1/webhooks/subscriptions/:id', operationId: 'putWebhookSubscription' }], spellings: subscriptionSpellings },
   'POST /api/v1/transactions': { spellings: transactionSpellings },
   'GET /api/v1/transactions': { spellings: listSpellings },
+  'GET /api/v1/transactions/export': { spellings: listSpellings },
   'POST /api/v1/payment-links': { spellings: linkSpellings },
   'PATCH /api/v1/payment-links/:id': { spellings: linkSpellings },
   'POST /api/payment-links/public/slug/:slug/checkout': { spellings: checkoutSpellings },

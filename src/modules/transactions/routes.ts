@@ -4,9 +4,11 @@ import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import { spDate } from '../../payments/calendar.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
 import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
-import { CaptureBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { transactionsCsv } from './export.ts';
+import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
@@ -64,6 +66,36 @@ export default async function transactionRoutes(app: App) {
     async (req) => {
       const { rows, pagination } = await listTransactions(db, cursors, req.auth, req.query);
       return { message: 'OK', transactions: rows.map(view), pagination };
+    },
+  );
+
+  app.get(
+    '/api/v1/transactions/export',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: {
+        tags,
+        operationId: 'exportTransactions',
+        summary: 'Export the transactions list as CSV (pt-BR spreadsheets), streamed',
+        description:
+          'The list\'s filters and order, every page: one row per transaction, any number of rows, streamed as it is read. `;`-separated, UTF-8 with a byte order mark, CRLF lines, a pt-BR header, amounts as 1234,56, dates as dd/mm/aaaa HH:MM (America/Sao_Paulo). A cell a spreadsheet would take for a formula (starting with = + - @) starts with an apostrophe.',
+        querystring: ExportTransactionsQuery,
+        response: {
+          200: {
+            description: 'The CSV file (Content-Disposition: attachment)',
+            content: { 'text/csv': { schema: { type: 'string', description: 'CSV text' } } },
+          },
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    async (req, reply) => {
+      const name = `cofre-transacoes-${req.auth.livemode ? 'producao' : 'desenvolvimento'}-${spDate(new Date())}.csv`;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${name}"`)
+        .header('Cache-Control', 'no-store')
+        .send(transactionsCsv(db, cursors, req.auth, req.query));
     },
   );
 
