@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { migrations } from '../src/db/migrations/index.ts';
 import { call, merchant, type Merchant } from './helpers.ts';
 import { assert400, card, create, ctx, m, pay, refund, useTransactionsApp } from './transactions-kit.ts';
 
@@ -242,5 +243,20 @@ describe('reports', () => {
     const writer = await merchant(ctx.app, { permissions: ['transactions:write'] });
     assert.equal((await call(ctx.app, 'GET', S, { key: writer.devKey })).status, 403);
     assert.equal((await call(ctx.app, 'GET', TS)).status, 401);
+  });
+
+  test('the migration totals existing transactions as the triggers do (down, then up again)', async () => {
+    const before = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
+    const summary = await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey });
+    const migration = migrations['018_report_days'];
+    await migration.down!(ctx.database.db);
+    await migration.up(ctx.database.db);
+    const after = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
+    assert.deepEqual(after.map((r) => r.body.data), before.map((r) => r.body.data));
+    assert.deepEqual((await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey })).body.data, summary.body.data);
+    // And the triggers work on top of the totals the migration made.
+    await pay(m.devKey, (await create(m.devKey, { amountCents: 3333 })).id);
+    const today = await call(ctx.app, 'GET', S, { key: m.devKey });
+    assert.deepEqual(today.body.data.current, expectedTotals(await rowsOf(m), today.body.data.from, today.body.data.to));
   });
 });

@@ -15,7 +15,7 @@ import * as m012 from './012_pix_api.ts';
 import * as m013 from './013_coupon_reservations.ts';
 import * as m014 from './014_card_lifecycle.ts';
 import * as m015 from './015_affiliates.ts';
-import * as m018 from './018_report_indexes.ts';
+import * as m018 from './018_report_days.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -33,5 +33,5 @@ export const migrations: Record<string, Migration> = {
   '013_coupon_reservations': m013,
   '014_card_lifecycle': m014,
   '015_affiliates': m015,
-  '018_report_indexes': m018,
+  '018_report_days': m018,
 };

@@ -1,6 +1,7 @@
-// Sales reports of one merchant and environment, aggregated in SQL over the report indexes
-// (migration 018): calendar days are São Paulo's, each bound computed by the database itself
-// (AT TIME ZONE 'America/Sao_Paulo'), so that day boundaries and daily buckets always agree.
+// Sales reports of one merchant and environment, summed in SQL from the daily totals that the
+// database keeps beside every write to transactions and refunds (report_days, migration 018): a
+// report reads at most 8 rows per day and method, however many payments the merchant has. Days are
+// São Paulo calendar days (the triggers bucket with AT TIME ZONE 'America/Sao_Paulo').
 import { sql } from 'kysely';
 import type { Executor } from '../../db/index.ts';
 import type { PaymentMethod } from '../../db/types.ts';
@@ -9,7 +10,6 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, spDate } from '../../payments/calendar.ts';
 import type { Preset, ReportQuery, Totals } from './schemas.ts';
 
-export const REPORT_TZ = 'America/Sao_Paulo';
 export const MAX_REPORT_DAYS = 366;
 const METHODS: PaymentMethod[] = ['PIX', 'CARD', 'BOLETO'];
 
@@ -46,10 +46,6 @@ export function previousPeriod(p: Period): Period {
   return { from: ymd(dayNumber(p.from) - length), to: ymd(dayNumber(p.from) - 1) };
 }
 
-/** The first instant of a São Paulo day, as the database computes it. */
-const startOf = (day: string) => sql`((${day}::date)::timestamp AT TIME ZONE ${REPORT_TZ})`;
-const endOf = (day: string) => sql`((${day}::date + 1)::timestamp AT TIME ZONE ${REPORT_TZ})`;
-
 const n = (v: unknown) => Number(v ?? 0);
 const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
@@ -70,64 +66,50 @@ function emptyTotals(): Totals {
 }
 
 interface SummaryRow {
-  part: 'paid' | 'created' | 'refunds';
-  method: PaymentMethod | null;
+  method: PaymentMethod | 'REFUND';
   current: boolean;
-  a: unknown;
-  b: unknown;
-  c: unknown;
-  d: unknown;
+  paid: unknown;
+  gross: unknown;
+  fees: unknown;
+  created: unknown;
+  created_paid: unknown;
+  attempted: unknown;
+  approved: unknown;
+  refunds: unknown;
+  refunded: unknown;
 }
 
 /**
- * The period's totals and those of the period just before, in one statement of three aggregates,
- * each one range of an index: payments paid (by paidAt), payments created (the funnels, by
- * createdAt), refunds made (by their createdAt).
+ * The period's totals and those of the period just before: one statement summing the daily totals
+ * (report_days, kept by triggers: migration 018) of both periods, per method.
  */
 export async function reportSummary(db: Executor, scope: Scope, period: Period) {
   const previous = previousPeriod(period);
-  const lo = startOf(previous.from);
-  const mid = startOf(period.from);
-  const hi = endOf(period.to);
   const { rows } = await sql<SummaryRow>`
-    SELECT 'paid' AS part, payment_method AS method, paid_at >= ${mid} AS current,
-           count(*) AS a, sum(amount_cents) AS b, sum(fee_cents) AS c, 0 AS d
-      FROM transactions
-     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND paid_at >= ${lo} AND paid_at < ${hi}
-     GROUP BY 2, 3
-    UNION ALL
-    SELECT 'created', payment_method, created_at >= ${mid},
-           count(*),
-           count(*) FILTER (WHERE paid_at IS NOT NULL),
-           count(*) FILTER (WHERE card_last4 IS NOT NULL),
-           count(*) FILTER (WHERE card_last4 IS NOT NULL AND (authorized_at IS NOT NULL OR paid_at IS NOT NULL))
-      FROM transactions
-     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND created_at >= ${lo} AND created_at < ${hi}
-     GROUP BY 2, 3
-    UNION ALL
-    SELECT 'refunds', NULL, created_at >= ${mid}, count(*), sum(amount_cents), 0, 0
-      FROM refunds
-     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND created_at >= ${lo} AND created_at < ${hi} AND status <> 'FAILED'
-     GROUP BY 3
+    SELECT method, day >= ${period.from}::date AS current,
+           sum(paid_count) AS paid, sum(gross_cents) AS gross, sum(fee_cents) AS fees,
+           sum(created_count) AS created, sum(created_paid) AS created_paid,
+           sum(card_attempted) AS attempted, sum(card_approved) AS approved,
+           sum(refund_count) AS refunds, sum(refunded_cents) AS refunded
+      FROM report_days
+     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${previous.from}::date AND day <= ${period.to}::date
+     GROUP BY 1, 2
   `.execute(db);
 
   const totals = { current: emptyTotals(), previous: emptyTotals() };
   for (const r of rows) {
     const t = r.current ? totals.current : totals.previous;
-    if (r.part === 'paid' && r.method) {
-      t.byMethod[r.method] = { grossCents: n(r.b), paidCount: n(r.a) };
-      t.grossCents += n(r.b);
-      t.feeCents += n(r.c);
-      t.paidCount += n(r.a);
-    } else if (r.part === 'created' && r.method === 'CARD') {
-      t.card.attempted = n(r.c);
-      t.card.approved = n(r.d);
-    } else if (r.part === 'created' && r.method) {
-      t[r.method === 'PIX' ? 'pix' : 'boleto'] = { issued: n(r.a), paid: n(r.b), conversionRate: null };
-    } else if (r.part === 'refunds') {
-      t.refundCount = n(r.a);
-      t.refundedCents = n(r.b);
+    if (r.method === 'REFUND') {
+      t.refundCount = n(r.refunds);
+      t.refundedCents = n(r.refunded);
+      continue;
     }
+    t.byMethod[r.method] = { grossCents: n(r.gross), paidCount: n(r.paid) };
+    t.grossCents += n(r.gross);
+    t.feeCents += n(r.fees);
+    t.paidCount += n(r.paid);
+    if (r.method === 'CARD') t.card = { attempted: n(r.attempted), approved: n(r.approved), approvalRate: null };
+    else t[r.method === 'PIX' ? 'pix' : 'boleto'] = { issued: n(r.created), paid: n(r.created_paid), conversionRate: null };
   }
   for (const t of [totals.current, totals.previous]) {
     t.netCents = t.grossCents - t.feeCents - t.refundedCents;
@@ -139,12 +121,12 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
   return { ...period, ...totals };
 }
 
-/** Gross paid per São Paulo day and method, one statement over the paid index; days without sales are zeros. */
+/** Gross paid per São Paulo day and method, one statement over the daily totals; days without sales are zeros. */
 export async function reportTimeseries(db: Executor, scope: Scope, period: Period) {
   const { rows } = await sql<{ day: string; method: PaymentMethod; count: unknown; gross: unknown }>`
-    SELECT to_char(paid_at AT TIME ZONE ${REPORT_TZ}, 'YYYY-MM-DD') AS day, payment_method AS method, count(*) AS count, sum(amount_cents) AS gross
-      FROM transactions
-     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND paid_at >= ${startOf(period.from)} AND paid_at < ${endOf(period.to)}
+    SELECT to_char(day, 'YYYY-MM-DD') AS day, method, sum(paid_count) AS count, sum(gross_cents) AS gross
+      FROM report_days
+     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${period.from}::date AND day <= ${period.to}::date AND method <> 'REFUND'
      GROUP BY 1, 2
   `.execute(db);
   const days = new Map<string, { date: string; PIX: number; CARD: number; BOLETO: number; paidCount: number }>();
