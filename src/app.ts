@@ -40,6 +40,7 @@ import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
 import subscriptionPageRoutes from './web/subscription-routes.ts';
+import { docsUiOptions } from './web/docs-ui.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
@@ -115,8 +116,10 @@ export async function buildApp(deps: Deps): Promise<App> {
     transform: documentedSchema as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, docsUiOptions(config.baseUrl));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The site's front door is the merchant dashboard (served under /dashboard).
+  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/dashboard', 302));
 
   // Responses every route of a kind can give, documented once: body limits, rate limits, 500.
   app.addHook('onRoute', addGenericErrors);
