@@ -6,6 +6,7 @@
 //   C  list depth   GET /api/v1/transactions first page vs. a page 10,000 pages deep (1M rows)
 //   S1 subsmetrics  GET /api/subscriptions/metrics over 100,000 subscriptions (bench/subscriptions.ts)
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
+//   R  reports      GET /api/v1/reports/summary and /timeseries, 30 and 90 days, over 1M rows (a year)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
 // here, does not share their event loop; on this 2-core machine they still share the CPUs (with
@@ -32,6 +33,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { connect, migrate } from '../src/db/index.ts';
+import { migrations } from '../src/db/migrations/index.ts';
 import { Cursors } from '../src/http/pagination.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
@@ -44,7 +46,7 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
@@ -58,7 +60,11 @@ const DEPTH_PAGES = 10_000;
 // Fixed, so that this process can sign cursors the server accepts (cursorSecret = JWT_SECRET + ':cursor').
 const JWT_SECRET = 'bench-jwt-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
-const TARGETS = { creationsPerSecond: 1500, creationP99Ms: 100, floorShare: 0.25, deepOverFirst: 2 };
+const TARGETS = { creationsPerSecond: 1500, creationP99Ms: 100, floorShare: 0.25, deepOverFirst: 2, reportP99Ms: 100 };
+/** R: the seeded transactions span this many days back from now (BENCH_REPORT_DAYS). */
+const REPORT_DAYS = positiveInt('BENCH_REPORT_DAYS', 365);
+const REPORT_SECONDS = positiveInt('BENCH_REPORT_SECONDS', 10);
+const REPORT_CONNECTIONS = positiveInt('BENCH_REPORT_CONNECTIONS', 1);
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -352,6 +358,7 @@ interface Results {
   subsMetrics?: MetricsBenchResult;
   subsRenewal?: RenewalBenchResult;
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
+  reports?: { rows: number; days: number; refunds: number; seedSeconds: number; migrationSeconds: number; dailyRows: number; writeCost: { with: number; without: number }; runs: LoadResult[]; indexUse: string[] };
 }
 
 let sequence = 0;
@@ -604,8 +611,107 @@ async function scenarioListDepth(ctx: Context, gw: Child): Promise<void> {
   ctx.results.list = { rows: ROWS, depthPages, offset, first: firstResult, deep: deepResult, plans };
 }
 
-/** ROWS transactions for one merchant straight into the table, in chunks; then ANALYZE. */
-async function seedTransactions(ctx: Context, userId: string, rows: number) {
+/**
+ * R: the reports of a merchant with ROWS transactions over REPORT_DAYS days (a third each PIX, boleto,
+ * card; 40% paid; one paid payment in 50 refunded), as the dashboard asks for them: one request at a
+ * time (REPORT_CONNECTIONS), for 30 and 90 days. The rows are seeded with the report triggers on (the
+ * daily totals are built as the rows are written, as in production). The scan counters show what the
+ * reports read: the daily totals' primary key, never the transactions.
+ */
+async function scenarioReports(ctx: Context, gw: Child): Promise<void> {
+  console.log(`\nR. reports: ${ROWS.toLocaleString('en-US')} transactions over ${REPORT_DAYS} days for one merchant`);
+  const m = await merchant(gw, 'reports');
+  const started = Date.now();
+  // Row by row, the triggers would make the bulk seeding several times slower (one statement
+  // updating the same daily rows 100,000 times); the seeded rows are totalled afterwards by
+  // migration 018 itself, as an existing database's rows are.
+  await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days');
+  await ctx.admin.query('ALTER TABLE refunds DISABLE TRIGGER refunds_report_days');
+  await seedTransactions(ctx, m.userId, ROWS, (REPORT_DAYS * 86_400) / ROWS);
+  const refunds = await ctx.admin.query(
+    `INSERT INTO refunds (id, user_id, livemode, transaction_id, amount_cents, fee_returned_cents, status, provider, created_at, updated_at)
+     SELECT gen_random_uuid(), user_id, livemode, id, amount_cents / 2, 0, 'SUCCEEDED', 'sandbox', paid_at + interval '2 days', paid_at + interval '2 days'
+       FROM transactions WHERE user_id = $1 AND status = 'PAID' AND abs(hashtext(id::text)) % 50 = 0 AND paid_at < now() - interval '2 days'`,
+    [m.userId],
+  );
+  const totalling = Date.now();
+  const database = await connect({ url: DATABASE_URL, schema: SCHEMA, poolSize: 1 });
+  try {
+    await migrations['018_report_days'].down!(database.db);
+    await migrations['018_report_days'].up(database.db);
+  } finally {
+    await database.close();
+  }
+  const migrationSeconds = (Date.now() - totalling) / 1000;
+  await ctx.admin.query('VACUUM ANALYZE transactions');
+  await ctx.admin.query('VACUUM ANALYZE refunds');
+  await ctx.admin.query('VACUUM ANALYZE report_days');
+  const seedSeconds = (Date.now() - started) / 1000;
+  const { rows: [days] } = await ctx.admin.query<{ n: string }>('SELECT count(*) AS n FROM report_days');
+  console.log(`  ${refunds.rowCount} refunds; migration 018 totalled them into ${days.n} daily rows in ${fmt(migrationSeconds, 1)} s; seeded in ${Math.round(seedSeconds)} s`);
+
+  // What the triggers add to a write: single-row INSERTs (each its own statement and commit, as a
+  // creation is), alternately with and without the trigger, in rounds.
+  const insertMs = { with: [] as number[], without: [] as number[] };
+  const { rows: [sample] } = await ctx.admin.query<{ id: string }>('SELECT id FROM transactions WHERE user_id = $1 LIMIT 1', [m.userId]);
+  const insertOne = `INSERT INTO transactions SELECT (jsonb_populate_record(null::transactions, to_jsonb(t) || jsonb_build_object(
+      'id', gen_random_uuid(), 'display_id', 'W' || md5(random()::text), 'pix_txid', null, 'created_at', now(), 'paid_at', now()))).* FROM transactions t WHERE t.id = $1`;
+  for (let round = 0; round < 10; round++) {
+    for (const mode of ['with', 'without'] as const) {
+      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days');
+      const t0 = performance.now();
+      for (let i = 0; i < 100; i++) await ctx.admin.query(insertOne, [sample.id]);
+      insertMs[mode].push((performance.now() - t0) / 100);
+      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions ENABLE TRIGGER transactions_report_days');
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const writeCost = { with: median(insertMs.with), without: median(insertMs.without) };
+  console.log(`  single-row INSERT (paid), median of 10 rounds of 100: ${fmt(writeCost.with, 3)} ms with the report trigger, ${fmt(writeCost.without, 3)} ms without`);
+
+  const indexStats = async () => {
+    const { rows } = await ctx.admin.query<{ name: string; scans: string; read: string; fetched: string }>(
+      `SELECT indexrelname AS name, idx_scan AS scans, idx_tup_read AS read, idx_tup_fetch AS fetched FROM pg_stat_user_indexes
+        WHERE schemaname = current_schema() AND indexrelname IN ('report_days_pkey', 'transactions_user_created', 'transactions_pkey') ORDER BY 1`,
+    );
+    return rows;
+  };
+  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
+  const runs: LoadResult[] = [];
+  await sleep(1000); // statistics of the seeding reach pg_stat_user_indexes
+  const before = await indexStats();
+  for (const path of ['/api/v1/reports/summary', '/api/v1/reports/timeseries']) {
+    for (const preset of ['30d', '90d']) {
+      await waitForQuiet();
+      const opts = (duration: number): autocannon.Options => ({
+        url: gw.url,
+        connections: REPORT_CONNECTIONS,
+        duration,
+        requests: [{ method: 'GET', path: `${path}?preset=${preset}`, headers: { 'api-key': m.key } }],
+      });
+      await load('warm-up', opts(1), roles, true);
+      runs.push(await load(`${path.split('/').pop()} ${preset}`, opts(REPORT_SECONDS), roles));
+    }
+  }
+  await sleep(1000);
+  const after = await indexStats();
+  const indexUse = after.map((a) => {
+    const b = before.find((x) => x.name === a.name);
+    const d = (k: 'scans' | 'read' | 'fetched') => Number(a[k]) - Number(b?.[k] ?? 0);
+    return `${a.name}: ${d('scans').toLocaleString('en-US')} scans, ${d('read').toLocaleString('en-US')} index entries read, ${d('fetched').toLocaleString('en-US')} table rows fetched`;
+  });
+  for (const line of indexUse) console.log(`  ${line}`);
+  const check = await fetch(`${gw.url}/api/v1/reports/summary?preset=90d`, { headers: { 'api-key': m.key } });
+  const body = (await check.json()) as { data: { current: { paidCount: number; grossCents: number } } };
+  console.log(`  90 days: ${body.data.current.paidCount.toLocaleString('en-US')} paid, gross ${body.data.current.grossCents.toLocaleString('en-US')} cents`);
+  ctx.results.reports = { rows: ROWS, days: REPORT_DAYS, refunds: refunds.rowCount ?? 0, seedSeconds, migrationSeconds, dailyRows: Number(days.n), writeCost, runs, indexUse };
+}
+
+/**
+ * ROWS transactions for one merchant straight into the table, in chunks; then ANALYZE. The newest
+ * one minute ago, the others `spacingSeconds` apart going back (C: one second; R: a year's worth).
+ */
+async function seedTransactions(ctx: Context, userId: string, rows: number, spacingSeconds = 1) {
   const started = Date.now();
   const document = ctx.cpfs[0];
   const {
@@ -615,7 +721,7 @@ async function seedTransactions(ctx: Context, userId: string, rows: number) {
      VALUES (gen_random_uuid(), $1, false, 'Cliente Seed', 'seed@example.com', $2, now(), now()) RETURNING id`,
     [userId, document],
   );
-  // Newest row (g = 1) one minute ago, then one second apart, going back; ms precision like the API's.
+  // Newest row (g = 1) one minute ago, then going back; ms precision like the API's.
   const base = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
   const chunk = 100_000;
   for (let from = 1; from <= rows; from += chunk) {
@@ -623,7 +729,7 @@ async function seedTransactions(ctx: Context, userId: string, rows: number) {
     await ctx.admin.query(
       `INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
          client_id, client_name, client_email, client_document, installments, card_brand, card_last4, pix_txid, pix_qr_code,
-         boleto_barcode, boleto_line, due_date, expires_at, provider, paid_at, created_at, updated_at)
+         boleto_barcode, boleto_line, due_date, expires_at, provider, authorized_at, paid_at, created_at, updated_at)
        SELECT
          -- time-ordered ids, like uuidv7(): 48 bits of ms, then pseudo-random bits
          (lpad(to_hex((extract(epoch FROM x.at) * 1000)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid,
@@ -635,14 +741,15 @@ async function seedTransactions(ctx: Context, userId: string, rows: number) {
          CASE WHEN x.method = 'BOLETO' THEN lpad(g::text, 44, '0') END, CASE WHEN x.method = 'BOLETO' THEN lpad(g::text, 47, '0') END,
          CASE WHEN x.method = 'BOLETO' THEN (x.at + interval '3 days')::date END,
          CASE WHEN x.method = 'PIX' THEN x.at + interval '1 day' WHEN x.method = 'BOLETO' THEN x.at + interval '3 days' END,
-         'sandbox', CASE WHEN x.status = 'PAID' THEN x.at + interval '1 minute' END, x.at, x.at
+         'sandbox', CASE WHEN x.status = 'PAID' AND x.method = 'CARD' THEN x.at END,
+         CASE WHEN x.status = 'PAID' THEN x.at + interval '1 minute' END, x.at, x.at
        FROM generate_series($5::int, $6::int) AS g
        CROSS JOIN LATERAL (SELECT
          (ARRAY['PIX','BOLETO','CARD'])[1 + g % 3] AS method,
          (ARRAY['PENDING','PAID','PAID','EXPIRED','FAILED'])[1 + g % 5] AS status,
          100 + (g::bigint * 7919) % 99900 AS amount,
-         $7::timestamptz - g * interval '1 second' AS at) AS x`,
-      [userId, client.id, document, ctx.qrCode, from, to, base],
+         date_trunc('milliseconds', $7::timestamptz - g * $8::float8 * interval '1 second') AS at) AS x`,
+      [userId, client.id, document, ctx.qrCode, from, to, base, spacingSeconds],
     );
     process.stdout.write(`\r  seeding: ${to.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')} rows (${Math.round((Date.now() - started) / 1000)} s)`);
   }
@@ -773,6 +880,21 @@ function report(results: Results, mach: Machine): string {
     }
     if (sm) lines.push('', `Metrics book: ${sm.subscriptions.toLocaleString('en-US')} subscriptions, ${sm.cycles.toLocaleString('en-US')} cycles, ${sm.pauses.toLocaleString('en-US')} pauses, seeded in ${fmt(sm.seedSeconds, 0)} s; the endpoint answered activeSubscribers ${sm.sample.activeSubscribers.toLocaleString('en-US')}, mrrCents ${sm.sample.mrrCents.toLocaleString('en-US')}, totalPaused ${sm.sample.totalPaused.toLocaleString('en-US')}, pastDue ${sm.sample.pastDue.toLocaleString('en-US')}, trialing ${sm.sample.trialing.toLocaleString('en-US')}, totalCancelled ${sm.sample.totalCancelled.toLocaleString('en-US')}.`);
     if (sr) lines.push('', `Renewal CPU: the ${sr.workers} workers ${fmt(sr.cpuSeconds.workers, 0)} s (${fmt((sr.cpuSeconds.workers * 1000) / sr.subscriptions, 2)} ms per renewal), PostgreSQL ${fmt(sr.cpuSeconds.postgres, 0)} s (${fmt((sr.cpuSeconds.postgres * 1000) / sr.subscriptions, 2)} ms per renewal, all its processes).`);
+  }
+  const rep = results.reports;
+  if (rep) {
+    lines.push(
+      '',
+      `| Reports (issue 15): ${rep.rows.toLocaleString('en-US')} transactions of one merchant over ${rep.days} days, ${rep.refunds.toLocaleString('en-US')} refunds, ${REPORT_CONNECTIONS} connection(s), ${REPORT_SECONDS} s each | p50 ms | p99 ms | max ms | req/s | non-2xx | p99 <= ${TARGETS.reportP99Ms} ms |`,
+      '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+      ...rep.runs.map((r) => `| ${r.label} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${fmt(r.rps, 1)} | ${r.non2xx + r.errors + r.timeouts} | ${met(r.p99 <= TARGETS.reportP99Ms && r.non2xx === 0)} |`),
+      '',
+      `Migration 018 totalled the ${rep.rows.toLocaleString('en-US')} transactions and the refunds into ${rep.dailyRows.toLocaleString('en-US')} daily rows in ${fmt(rep.migrationSeconds, 1)} s. ` +
+        `A single-row INSERT of a paid transaction (its own commit) took ${fmt(rep.writeCost.with, 3)} ms with the report trigger and ${fmt(rep.writeCost.without, 3)} ms without (medians of 10 rounds of 100, from this process over TCP).`,
+      '',
+      ...rep.runs.map((r) => `- R ${r.label}: ${cpuLine(r)}`),
+      ...rep.indexUse.map((l) => `- ${l}`),
+    );
   }
   if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));
   return lines.join('\n') + '\n';
@@ -927,6 +1049,7 @@ async function main() {
   try {
     if (SCENARIOS.includes('creation')) await scenarioPixCreation(ctx, gw);
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
+    if (SCENARIOS.includes('reports')) await scenarioReports(ctx, gw);
     if (SCENARIOS.includes('checkout')) {
       await waitForQuiet();
       const m = await merchant(gw, 'checkout');

@@ -14,7 +14,7 @@ import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
-import { addGenericErrors, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
+import { addGenericErrors, documentedSchema, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import emailRoutes from './mail/routes.ts';
 import planRoutes from './modules/subscriptions/plan-routes.ts';
 import publicSubscriptionRoutes from './modules/subscriptions/public-routes.ts';
@@ -35,11 +35,13 @@ import ledgerRoutes from './modules/ledger/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import pixApiRoutes from './modules/pix-api/routes.ts';
 import productRoutes from './modules/products/routes.ts';
+import reportRoutes from './modules/reports/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
 import subscriptionPageRoutes from './web/subscription-routes.ts';
+import { docsUiOptions } from './web/docs-ui.ts';
 import webRoutes from './web/routes.ts';
 
 export const API_VERSION = '2.30.0';
@@ -112,10 +114,13 @@ export async function buildApp(deps: Deps): Promise<App> {
         },
       },
     },
+    transform: documentedSchema as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, docsUiOptions(config.baseUrl));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The site's front door is the merchant dashboard (served under /dashboard).
+  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/dashboard', 302));
 
   // Responses every route of a kind can give, documented once: body limits, rate limits, 500.
   app.addHook('onRoute', addGenericErrors);
@@ -128,6 +133,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(productRoutes);
   await app.register(clientRoutes);
   await app.register(transactionRoutes);
+  await app.register(reportRoutes);
   await app.register(ledgerRoutes);
   await app.register(feeRoutes);
   await app.register(webhookRoutes);

@@ -79,7 +79,7 @@ describe('routing and request ids', () => {
     for (const [method, url] of [
       ['GET', '/api/v1/nothing-here'],
       ['POST', '/api/v2/products'],
-      ['GET', '/'],
+      ['GET', '/index.html'],
       ['PUT', '/api/v1/products'],
     ] as const) {
       const res = await call(ctx.app, method, url);

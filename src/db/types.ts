@@ -102,6 +102,7 @@ export interface DB {
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
+  report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;
   affiliate_links: AffiliateLinksTable;
   affiliate_commissions: AffiliateCommissionsTable;
@@ -180,6 +181,27 @@ export interface TransactionsTable {
 }
 
 export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/**
+ * Daily sales totals per merchant, environment, São Paulo day and method ('REFUND' for refunds),
+ * spread over slots; written only by the database's triggers (migration 018), read by the reports.
+ */
+export interface ReportDaysTable {
+  user_id: string;
+  livemode: boolean;
+  day: string;
+  method: PaymentMethod | 'REFUND';
+  slot: number;
+  paid_count: number;
+  gross_cents: number;
+  fee_cents: number;
+  created_count: number;
+  created_paid: number;
+  card_attempted: number;
+  card_approved: number;
+  refund_count: number;
+  refunded_cents: number;
+}
 
 /** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */
 export interface RefundsTable {

@@ -15,6 +15,9 @@ export interface Alias {
   /** Default: the route's own method. */
   method?: HTTPMethods;
   url: string;
+  /** The alias's OpenAPI operationId, or a suffix to the route's own (one of the two is required). */
+  operationId?: string;
+  operationIdSuffix?: string;
 }
 
 export interface CompatRoute {
@@ -66,7 +69,7 @@ export function installCompat(app: FastifyInstance, table: CompatTable) {
         config: { ...route.config, aliasOf: key },
         schema: {
           ...schema,
-          ...(typeof schema.operationId === 'string' ? { operationId: `${schema.operationId}_${method.toLowerCase()}${alias.url.replace(/[^A-Za-z0-9]+/g, '_')}` } : {}),
+          operationId: aliasOperationId(key, schema.operationId, alias),
           description: `Alias of \`${key.replace(/:(\w+)/g, '{$1}')}\` (origin-compatible path): the same operation, request and response.${schema.description ? `\n\n${schema.description}` : ''}`,
           'x-alias-of': key.replace(/:(\w+)/g, '{$1}'),
         },
@@ -80,6 +83,13 @@ export function installCompat(app: FastifyInstance, table: CompatTable) {
     const unmatched = Object.keys(table).filter((k) => !seen.has(k));
     if (unmatched.length) throw new Error(`compat table names routes that do not exist: ${unmatched.join(', ')}`);
   });
+}
+
+/** Every alias is an operation of its own in the OpenAPI document, with a unique operationId. */
+function aliasOperationId(key: string, own: unknown, alias: Alias): string {
+  if (alias.operationId) return alias.operationId;
+  if (typeof own !== 'string' || !alias.operationIdSuffix) throw new Error(`compat alias ${alias.url} of ${key}: give it an operationId (or the route one and a suffix)`);
+  return `${own}${alias.operationIdSuffix}`;
 }
 
 const FIRST_PAGE_ONLY = 'cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...)';

@@ -123,3 +123,16 @@ export const CursorQuery = {
 };
 
 export const Environment = Type.Union([Type.Literal('DEVELOPMENT'), Type.Literal('PRODUCTION')]);
+
+/**
+ * The OpenAPI document's view of a route's schema (@fastify/swagger `transform`): a query parameter
+ * with a default is optional to the caller (validation fills it in), so it is not documented as
+ * required, and typed clients (openapi-typescript) do not have to send it. Validation is unchanged.
+ */
+export function documentedSchema({ schema, url }: { schema: unknown; url: string }) {
+  const s = schema as { querystring?: { properties?: Record<string, { default?: unknown }>; required?: string[] } } | undefined;
+  const query = s?.querystring;
+  if (!query?.properties || !Array.isArray(query.required)) return { schema, url };
+  const required = query.required.filter((name) => query.properties![name]?.default === undefined);
+  return { schema: { ...s, querystring: { ...query, required } }, url };
+}

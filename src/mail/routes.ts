@@ -50,6 +50,7 @@ export default async function emailRoutes(app: App) {
       config: { auth: { key: 'customers:read', token: true } },
       schema: {
         tags: ['E-mails'],
+        operationId: 'listEmails',
         summary: "Messages sent to the merchant's customers (development only)",
         description: 'Newest first. Development keys (or a dashboard token in development) only: production mail is not kept for reading. Filters: to (exact address), relatedId (a subscription).',
         querystring: ListEmailsQuery,

@@ -41,7 +41,8 @@ const subscriptionSpellings = (req: FastifyRequest) =>
     return v ? 'ACTIVE' : 'DISABLED';
   });
 
-const v1 = (url: string) => [{ url: url.replace(/^\/api\//, '/api/v1/') }];
+/** The /api/v1 twin of an unversioned route; its operationId is the route's with V1 appended. */
+const v1 = (url: string) => [{ url: url.replace(/^\/api\//, '/api/v1/'), operationIdSuffix: 'V1' }];
 
 export const ORIGIN_COMPAT: CompatTable = {
   // Clients and withdrawals are unversioned in the spec; origin clients call them under /api/v1.
@@ -57,14 +58,15 @@ export const ORIGIN_COMPAT: CompatTable = {
   'POST /api/withdraws/:id/cancel': { aliases: v1('/api/withdraws/:id/cancel') },
   'POST /api/coupons/validate': { aliases: v1('/api/coupons/validate') },
   // The origin's wallet endpoints: the balance and the ledger entries.
-  'GET /api/v1/balance': { aliases: [{ url: '/api/v1/wallet/summary' }] },
-  'GET /api/v1/balance/entries': { aliases: [{ url: '/api/v1/wallet/statement' }] },
-  'GET /api/v1/fees': { aliases: [{ url: '/api/user/fees' }] },
+  'GET /api/v1/balance': { aliases: [{ url: '/api/v1/wallet/summary', operationId: 'getWalletSummary' }] },
+  'GET /api/v1/balance/entries': { aliases: [{ url: '/api/v1/wallet/statement', operationId: 'listWalletStatement' }] },
+  'GET /api/v1/fees': { aliases: [{ url: '/api/user/fees', operationId: 'getUserFees' }] },
   'POST /api/v1/webhooks/subscriptions': { spellings: subscriptionSpellings },
   // PUT as the origin's clients send it: a partial update, exactly like PATCH.
-  'PATCH /api/v1/webhooks/subscriptions/:id': { aliases: [{ method: 'PUT', url: '/api/v1/webhooks/subscriptions/:id' }], spellings: subscriptionSpellings },
+  'PATCH /api/v1/webhooks/subscriptions/:id': { aliases: [{ method: 'PUT', url: '/api/v1/webhooks/subscriptions/:id', operationId: 'putWebhookSubscription' }], spellings: subscriptionSpellings },
   'POST /api/v1/transactions': { spellings: transactionSpellings },
   'GET /api/v1/transactions': { spellings: listSpellings },
+  'GET /api/v1/transactions/export': { spellings: listSpellings },
   'POST /api/v1/payment-links': { spellings: linkSpellings },
   'PATCH /api/v1/payment-links/:id': { spellings: linkSpellings },
   'POST /api/payment-links/public/slug/:slug/checkout': { spellings: checkoutSpellings },

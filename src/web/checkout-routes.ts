@@ -77,6 +77,7 @@ export default async function checkoutPageRoutes(app: App) {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getPaymentLinkPage',
         summary: 'Payment link checkout page (HTML, pt-BR)',
         params: Type.Object({ slug: Type.String({ maxLength: 200 }) }),
         response: HTML,
@@ -124,6 +125,7 @@ export default async function checkoutPageRoutes(app: App) {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getCheckoutPage',
         summary: 'Payment step page of a transaction (HTML, pt-BR): PIX QR, boleto, or card form',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         response: HTML,

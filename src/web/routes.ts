@@ -35,6 +35,7 @@ export default async function webRoutes(app: App) {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getPixQrImage',
         summary: 'QR code image (PNG) of a PIX charge',
         params: Type.Object({ txid: Type.String({ pattern: '^[A-Za-z0-9]{25,35}$' }) }),
         response: { 200: Type.Unsafe({ type: 'string', contentMediaType: 'image/png', description: 'PNG image' }), 404: Type.Ref('Error') },
@@ -53,6 +54,7 @@ export default async function webRoutes(app: App) {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getBoletoPage',
         summary: 'Printable boleto page (HTML)',
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
         response: { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) },

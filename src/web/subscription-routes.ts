@@ -17,7 +17,7 @@ export default async function subscriptionPageRoutes(app: App) {
 
   app.get(
     '/subscribe/:planId',
-    { schema: { tags: ['Public'], summary: 'Subscription page of a plan (HTML, pt-BR)', params: Type.Object({ planId: Type.String({ maxLength: 64 }) }), response: HTML } },
+    { schema: { tags: ['Public'], operationId: 'getSubscribePage', summary: 'Subscription page of a plan (HTML, pt-BR)', params: Type.Object({ planId: Type.String({ maxLength: 64 }) }), response: HTML } },
     async (req, reply) => {
       const plan = UUID.test(req.params.planId) ? await findPublicPlan(db, req.params.planId) : undefined;
       if (!plan) return send(reply, 404, messagePage(ASSETS, 'Plano não encontrado', 'Confira o endereço recebido do vendedor.'));
@@ -42,6 +42,7 @@ export default async function subscriptionPageRoutes(app: App) {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getSubscriptionSelfServicePage',
         summary: "Subscriber's self-service page (HTML, pt-BR; signed link from the e-mails)",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: Type.Object({ t: Type.Optional(Type.String({ maxLength: 200 })) }),

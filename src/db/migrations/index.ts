@@ -17,6 +17,7 @@ import * as m014 from './014_card_lifecycle.ts';
 import * as m015 from './015_affiliates.ts';
 import * as m016 from './016_subscription_history.ts';
 import * as m017 from './017_referrals.ts';
+import * as m018 from './018_report_days.ts';
 import * as m019 from './019_pix_automatico.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '015_affiliates': m015,
   '016_subscription_history': m016,
   '017_referrals': m017,
+  '018_report_days': m018,
   '019_pix_automatico': m019,
 };

@@ -17,6 +17,7 @@ export default async function advanceRoutes(app: App) {
       config: { auth: { key: 'withdrawals:read', token: true } },
       schema: {
         tags,
+        operationId: 'simulateAdvance',
         summary: 'Quote an advance of card receivables',
         description: 'Fee = monthly rate x days until each instalment settles / 30, over the instalments covered (nearest settlement first). amountCents omitted: everything that can be advanced.',
         querystring: SimulateQuery,
@@ -32,6 +33,7 @@ export default async function advanceRoutes(app: App) {
       config: { auth: { key: 'withdrawals:write', token: true } },
       schema: {
         tags,
+        operationId: 'createAdvance',
         summary: 'Request an advance of card receivables',
         description:
           'One advance PENDING or APPROVED at a time (400 ADVANCE_ALREADY_ACTIVE). Production advances need approved KYC and are approved by an operator; development advances are approved at once.',
@@ -51,7 +53,7 @@ export default async function advanceRoutes(app: App) {
     '/api/advances',
     {
       config: { auth: { key: 'withdrawals:read', token: true } },
-      schema: { tags, summary: 'List advances (newest first, page style)', querystring: ListAdvancesQuery, response: { 200: AdvanceListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listAdvances', summary: 'List advances (newest first, page style)', querystring: ListAdvancesQuery, response: { 200: AdvanceListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listAdvances(db, req.auth, req.query);
@@ -63,7 +65,7 @@ export default async function advanceRoutes(app: App) {
     '/api/advances/:id',
     {
       config: { auth: { key: 'withdrawals:read', token: true } },
-      schema: { tags, summary: 'Get an advance with the instalments it covered', params: IdParams, response: { 200: AdvanceResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getAdvance', summary: 'Get an advance with the instalments it covered', params: IdParams, response: { 200: AdvanceResponse, ...errors(401, 403, 404) } },
     },
     async (req) => {
       const { advance, items } = await getAdvance(db, req.auth, req.params.id);
@@ -75,7 +77,7 @@ export default async function advanceRoutes(app: App) {
     '/api/advances/:id/cancel',
     {
       config: { auth: { key: 'withdrawals:write', token: true } },
-      schema: { tags, summary: 'Cancel a PENDING advance', params: IdParams, headers: IdempotencyHeader, response: { 200: AdvanceResponse, ...errors(400, 401, 403, 404, 409) } },
+      schema: { tags, operationId: 'cancelAdvance', summary: 'Cancel a PENDING advance', params: IdParams, headers: IdempotencyHeader, response: { 200: AdvanceResponse, ...errors(400, 401, 403, 404, 409) } },
     },
     async (req) => ({ message: 'Advance cancelled', advance: advanceView(await cancelAdvance(db, req.auth, req.params.id)) }),
   );
@@ -88,6 +90,7 @@ export default async function advanceRoutes(app: App) {
       config: ADMIN,
       schema: {
         tags: advanceTags,
+        operationId: 'adminListAdvances',
         summary: 'Advances (default: PENDING in production, oldest first)',
         querystring: AdminAdvancesQuery,
         response: { 200: Type.Object({ data: Type.Array(AdminAdvanceView), meta: PagePagination }), ...errors(400, 401, 403) },
@@ -97,7 +100,7 @@ export default async function advanceRoutes(app: App) {
   );
   app.get(
     '/api/admin/advances/:id',
-    { config: ADMIN, schema: { tags: advanceTags, summary: 'One advance', params: IdParams, response: { 200: Type.Object({ data: AdminAdvanceView }), ...errors(401, 403, 404) } } },
+    { config: ADMIN, schema: { tags: advanceTags, operationId: 'adminGetAdvance', summary: 'One advance', params: IdParams, response: { 200: Type.Object({ data: AdminAdvanceView }), ...errors(401, 403, 404) } } },
     async (req) => {
       const { advance, items } = await getAdvance(db, null, req.params.id);
       return { data: { ...advanceView(advance, items), livemode: advance.livemode } };
@@ -110,6 +113,7 @@ export default async function advanceRoutes(app: App) {
       preValidation: emptyBodyIsObject,
       schema: {
         tags: advanceTags,
+        operationId: 'adminApproveAdvance',
         summary: 'Approve a PENDING advance: it completes at once (receivables advanced, net amount credited)',
         params: IdParams,
         body: OptionalReasonBody,
@@ -125,7 +129,7 @@ export default async function advanceRoutes(app: App) {
     '/api/admin/advances/:id/reject',
     {
       config: ADMIN,
-      schema: { tags: advanceTags, summary: 'Reject a PENDING advance (reason required)', params: IdParams, body: RequiredReasonBody, response: { 200: Type.Object({ message: Type.String(), data: AdminAdvanceView }), ...errors(400, 401, 403, 404) } },
+      schema: { tags: advanceTags, operationId: 'adminRejectAdvance', summary: 'Reject a PENDING advance (reason required)', params: IdParams, body: RequiredReasonBody, response: { 200: Type.Object({ message: Type.String(), data: AdminAdvanceView }), ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
       const advance = await rejectAdvance(deps, req.auth.userId, req.params.id, req.body.reason);

@@ -49,14 +49,14 @@ export default async function affiliateRoutes(app: App) {
     '/api/affiliate/programs',
     {
       config: write,
-      schema: { tags, summary: 'Open an affiliate program on one of your products (one per product)', body: CreateProgramBody, response: { 201: ProgramResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'createAffiliateProgram', summary: 'Open an affiliate program on one of your products (one per product)', body: CreateProgramBody, response: { 201: ProgramResponse, ...errors(400, 401, 403) } },
     },
     async (req, reply) => reply.code(201).send({ message: 'Affiliate program created', data: programView(await createProgram(db, req.auth, req.body)) }),
   );
 
   app.get(
     '/api/affiliate/programs',
-    { config: read, schema: { tags, summary: 'Your affiliate programs (page style)', querystring: ListProgramsQuery, response: { 200: ProgramListResponse, ...errors(400, 401, 403) } } },
+    { config: read, schema: { tags, operationId: 'listAffiliatePrograms', summary: 'Your affiliate programs (page style)', querystring: ListProgramsQuery, response: { 200: ProgramListResponse, ...errors(400, 401, 403) } } },
     async (req) => {
       const { data, meta } = await listPrograms(db, req.auth, req.query);
       return { data: data.map(programView), meta };
@@ -65,7 +65,7 @@ export default async function affiliateRoutes(app: App) {
 
   app.get(
     '/api/affiliate/programs/:id',
-    { config: read, schema: { tags, summary: 'One of your affiliate programs', params: IdParams, response: { 200: ProgramResponse, ...errors(401, 403, 404) } } },
+    { config: read, schema: { tags, operationId: 'getAffiliateProgram', summary: 'One of your affiliate programs', params: IdParams, response: { 200: ProgramResponse, ...errors(401, 403, 404) } } },
     async (req) => ({ data: programView(await getProgram(db, req.auth, req.params.id)) }),
   );
 
@@ -75,6 +75,7 @@ export default async function affiliateRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'updateAffiliateProgram',
         summary: 'Change a program (applies to sales after the change)',
         description: 'Commissions already created keep the terms of their sale.',
         params: IdParams,
@@ -91,6 +92,7 @@ export default async function affiliateRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'closeAffiliateProgram',
         summary: 'Close a program',
         description: 'It leaves the marketplace and attributes no further sale; commissions already created run their course.',
         params: IdParams,
@@ -105,7 +107,7 @@ export default async function affiliateRoutes(app: App) {
 
   app.get(
     '/api/affiliate/programs/:id/links',
-    { config: read, schema: { tags, summary: "A program's affiliates, with clicks and conversions", params: IdParams, querystring: ListLinksQuery, response: { 200: ProgramAffiliateListResponse, ...errors(400, 401, 403, 404) } } },
+    { config: read, schema: { tags, operationId: 'listAffiliateProgramLinks', summary: "A program's affiliates, with clicks and conversions", params: IdParams, querystring: ListLinksQuery, response: { 200: ProgramAffiliateListResponse, ...errors(400, 401, 403, 404) } } },
     async (req) => listProgramAffiliates(db, req.auth, req.params.id, req.query),
   );
 
@@ -116,6 +118,7 @@ export default async function affiliateRoutes(app: App) {
         config: write,
         schema: {
           tags,
+          operationId: ({ approve: 'approveAffiliateLink', refuse: 'refuseAffiliateLink', block: 'blockAffiliateLink' } as const)[decision],
           summary: { approve: 'Approve an affiliate (PENDING or BLOCKED -> ACTIVE)', refuse: 'Refuse an affiliate (PENDING -> REFUSED)', block: 'Block an affiliate (PENDING or ACTIVE -> BLOCKED)' }[decision],
           params: ProgramLinkParams,
           response: { 200: ProgramAffiliateResponse, ...errors(400, 401, 403, 404) },
@@ -129,7 +132,7 @@ export default async function affiliateRoutes(app: App) {
     '/api/affiliate/marketplace',
     {
       config: read,
-      schema: { tags, summary: 'Active programs of your environment you can join (search and page)', querystring: MarketplaceQuery, response: { 200: MarketplaceResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listAffiliateMarketplace', summary: 'Active programs of your environment you can join (search and page)', querystring: MarketplaceQuery, response: { 200: MarketplaceResponse, ...errors(400, 401, 403) } },
     },
     async (req) => marketplace(db, req.auth, req.query),
   );
@@ -140,6 +143,7 @@ export default async function affiliateRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'joinAffiliateProgram',
         summary: 'Join a program: your tracking code and promotion URLs',
         description: '201 with a new link (ACTIVE, or PENDING when the program approves by hand); 200 with the existing one when you had joined already. Your own program: 400.',
         params: ProgramIdParams,
@@ -154,7 +158,7 @@ export default async function affiliateRoutes(app: App) {
 
   app.get(
     '/api/affiliate/links',
-    { config: read, schema: { tags, summary: 'Your links as an affiliate (page style)', querystring: ListLinksQuery, response: { 200: LinkListResponse, ...errors(400, 401, 403) } } },
+    { config: read, schema: { tags, operationId: 'listMyAffiliateLinks', summary: 'Your links as an affiliate (page style)', querystring: ListLinksQuery, response: { 200: LinkListResponse, ...errors(400, 401, 403) } } },
     async (req) => listLinks(affiliates, req.auth, req.query),
   );
 
@@ -164,6 +168,7 @@ export default async function affiliateRoutes(app: App) {
       config: read,
       schema: {
         tags,
+        operationId: 'listMyAffiliateCommissions',
         summary: 'Your commissions as an affiliate (page style, newest first)',
         description: 'PENDING until released (the later of the guarantee and the sale\'s settlement), then PAID (in your available balance); CANCELLED with a reason.',
         querystring: ListCommissionsQuery,
@@ -175,7 +180,7 @@ export default async function affiliateRoutes(app: App) {
 
   app.get(
     '/api/affiliate/stats',
-    { config: read, schema: { tags, summary: 'Your totals as an affiliate', response: { 200: AffiliateStatsResponse, ...errors(401, 403) } } },
+    { config: read, schema: { tags, operationId: 'getMyAffiliateStats', summary: 'Your totals as an affiliate', response: { 200: AffiliateStatsResponse, ...errors(401, 403) } } },
     async (req) => ({ data: await affiliateStats(db, req.auth) }),
   );
 }

@@ -23,6 +23,7 @@ export default async function authRoutes(app: App) {
     {
       schema: {
         tags: ['Auth'],
+        operationId: 'register',
         summary: 'Create a merchant account',
         body: RegisterBody,
         response: { 201: Type.Object({ message: Type.String(), user: UserView, token: Type.String() }), ...errors(400, 429) },
@@ -40,6 +41,7 @@ export default async function authRoutes(app: App) {
     {
       schema: {
         tags: ['Auth'],
+        operationId: 'login',
         summary: 'Log in and receive a dashboard token (JWT)',
         body: LoginBody,
         response: { 200: TokenResponse, ...errors(400, 401, 429) },
@@ -57,6 +59,7 @@ export default async function authRoutes(app: App) {
       config: { auth: { token: true } },
       schema: {
         tags: ['Auth'],
+        operationId: 'logout',
         summary: 'End this dashboard session',
         description: 'The token used is refused from now on, on every instance. Other sessions of the account stay open.',
         response: { 200: Message, ...errors(401) },
@@ -75,6 +78,7 @@ export default async function authRoutes(app: App) {
       config: { auth: { token: true }, idempotency: 'off' },
       schema: {
         tags: ['Auth'],
+        operationId: 'changePassword',
         summary: 'Change the password',
         description:
           'Needs the current password (counted against the login limits). Every dashboard session of the account is ended, this one included; the response carries a token for a new session.',
@@ -92,7 +96,7 @@ export default async function authRoutes(app: App) {
     '/api/auth/me',
     {
       config: { auth: { token: true } },
-      schema: { tags: ['Auth'], summary: 'The logged-in account', response: { 200: Type.Object({ user: UserView }), ...errors(401) } },
+      schema: { tags: ['Auth'], operationId: 'getMe', summary: 'The logged-in account', response: { 200: Type.Object({ user: UserView }), ...errors(401) } },
     },
     async (req) => ({ user: userView(await getUser(db, req.auth.userId)) }),
   );

@@ -29,6 +29,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'getPublicPaymentLink',
         summary: 'A payment link as its checkout page shows it (public)',
         description: 'Nothing private: no ids, counters or stock figures. Inactive, expired and sold-out links answer with available: false and the reason; unknown or archived ones 404.',
         params: SlugParams,
@@ -47,6 +48,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'checkoutPaymentLink',
         summary: 'Pay a payment link (public)',
         description:
           'Creates the transaction in the link\'s environment with the link\'s price, coupon, instalments and interest. Card data is charged at once (a declined card is still a 201 with status FAILED). ' +
@@ -74,6 +76,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'reportCartAbandonment',
         summary: 'Report a customer who left the checkout without paying (public)',
         description: 'One open abandonment per link and e-mail: a repeated report refreshes it. Limited to 30 per minute per IP.',
         params: SlugParams,
@@ -93,6 +96,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'recoverCartAbandonment',
         summary: 'Mark a cart abandonment recovered (public)',
         description:
           'By its id or the customer e-mail. The answer is the same whether or not an open abandonment matched, so it tells nobody whether an e-mail left a cart. Limited to 10 per minute per IP. Paying the link marks the customer\'s abandonments recovered by itself.',
@@ -113,6 +117,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'getCheckoutTransactionStatus',
         summary: 'Status of a transaction, for its payment page to poll (public)',
         description: 'Only the status; nothing else about the payment.',
         params: IdParams,
@@ -127,6 +132,7 @@ export default async function checkoutRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'payCheckoutTransactionCard',
         summary: 'Pay a pending card transaction from its payment page (public)',
         description:
           'For card transactions created through the API without card data (their paymentUrl). The card is charged once; the number and CVV are never stored. Limited like the link checkout (429 with Retry-After).',

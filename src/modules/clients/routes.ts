@@ -11,7 +11,7 @@ export default async function clientRoutes(app: App) {
     '/api/clients',
     {
       config: { auth: { key: 'customers:write' } },
-      schema: { tags, summary: 'Create a client', body: CreateClientBody, response: { 201: ClientResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'createClient', summary: 'Create a client', body: CreateClientBody, response: { 201: ClientResponse, ...errors(400, 401, 403) } },
     },
     async (req, reply) => reply.code(201).send({ message: 'Client created', client: clientView(await createClient(db, req.auth, req.body)) }),
   );
@@ -20,7 +20,7 @@ export default async function clientRoutes(app: App) {
     '/api/clients',
     {
       config: { auth: { key: 'customers:read' } },
-      schema: { tags, summary: 'List clients (page style; search by name, e-mail or document)', querystring: ListClientsQuery, response: { 200: ClientListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listClients', summary: 'List clients (page style; search by name, e-mail or document)', querystring: ListClientsQuery, response: { 200: ClientListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listClients(db, req.auth, req.query);
@@ -32,7 +32,7 @@ export default async function clientRoutes(app: App) {
     '/api/clients/:id',
     {
       config: { auth: { key: 'customers:read' } },
-      schema: { tags, summary: 'Get a client', params: IdParams, response: { 200: ClientResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getClient', summary: 'Get a client', params: IdParams, response: { 200: ClientResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', client: clientView(await getClient(db, req.auth, req.params.id)) }),
   );
@@ -41,7 +41,7 @@ export default async function clientRoutes(app: App) {
     '/api/clients/:id',
     {
       config: { auth: { key: 'customers:write' } },
-      schema: { tags, summary: 'Update a client', params: IdParams, body: UpdateClientBody, response: { 200: ClientResponse, ...errors(400, 401, 403, 404) } },
+      schema: { tags, operationId: 'updateClient', summary: 'Update a client', params: IdParams, body: UpdateClientBody, response: { 200: ClientResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => ({ message: 'Client updated', client: clientView(await updateClient(db, req.auth, req.params.id, req.body)) }),
   );
@@ -50,7 +50,7 @@ export default async function clientRoutes(app: App) {
     '/api/clients/:id',
     {
       config: { auth: { key: 'customers:write' } },
-      schema: { tags, summary: 'Delete a client (its transactions are kept)', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'deleteClient', summary: 'Delete a client (its transactions are kept)', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
     },
     async (req) => {
       await deleteClient(db, req.auth, req.params.id);

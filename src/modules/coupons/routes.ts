@@ -24,6 +24,7 @@ export default async function couponRoutes(app: App) {
       config: { auth: { key: 'coupons:write' } },
       schema: {
         tags,
+        operationId: 'createCoupon',
         summary: 'Create a coupon',
         description: 'code, discountType and discountValue are required. Codes are unique per merchant and environment, compared case-insensitively.',
         body: CreateCouponBody,
@@ -37,7 +38,7 @@ export default async function couponRoutes(app: App) {
     '/api/v1/coupons',
     {
       config: { auth: { key: 'coupons:read' } },
-      schema: { tags, summary: 'List coupons (page style)', querystring: ListCouponsQuery, response: { 200: CouponListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listCoupons', summary: 'List coupons (page style)', querystring: ListCouponsQuery, response: { 200: CouponListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listCoupons(db, req.auth, req.query);
@@ -49,7 +50,7 @@ export default async function couponRoutes(app: App) {
     '/api/v1/coupons/:id',
     {
       config: { auth: { key: 'coupons:read' } },
-      schema: { tags, summary: 'Get a coupon', params: IdParams, response: { 200: CouponResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getCoupon', summary: 'Get a coupon', params: IdParams, response: { 200: CouponResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', coupon: couponView(await getCoupon(db, req.auth, req.params.id)) }),
   );
@@ -58,7 +59,7 @@ export default async function couponRoutes(app: App) {
     '/api/v1/coupons/:id',
     {
       config: { auth: { key: 'coupons:write' } },
-      schema: { tags, summary: 'Update a coupon', params: IdParams, body: UpdateCouponBody, response: { 200: CouponResponse, ...errors(400, 401, 403, 404) } },
+      schema: { tags, operationId: 'updateCoupon', summary: 'Update a coupon', params: IdParams, body: UpdateCouponBody, response: { 200: CouponResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => ({ message: 'Coupon updated', coupon: couponView(await updateCoupon(db, req.auth, req.params.id, req.body)) }),
   );
@@ -69,6 +70,7 @@ export default async function couponRoutes(app: App) {
       config: { auth: { key: 'coupons:write' } },
       schema: {
         tags,
+        operationId: 'archiveCoupon',
         summary: 'Archive a coupon',
         description: 'The coupon stops working at once and disappears from lists; its code can be used again. Transactions keep their reference.',
         params: IdParams,
@@ -88,6 +90,7 @@ export default async function couponRoutes(app: App) {
       config: { auth: { key: 'coupons:read', optional: true } },
       schema: {
         tags: ['Public'],
+        operationId: 'validateCoupon',
         summary: 'Validate a coupon for an order (public, rate limited)',
         description:
           'Rate limited: 10 requests per minute per IP and 5 per 5 minutes per device (the checkout cookie or an X-Device-Id header; per IP without one); 429 with Retry-After. ' +

@@ -26,6 +26,7 @@ export default async function credentialRoutes(app: App) {
       config: { auth: { token: true }, idempotency: 'off' },
       schema: {
         tags: ['Credentials'],
+        operationId: 'createCredential',
         summary: 'Create an API key (its value is returned only in this response)',
         body: Type.Object(
           {
@@ -49,7 +50,7 @@ export default async function credentialRoutes(app: App) {
     {
       // The key is shown once: its response is never stored for Idempotency-Key replays.
       config: { auth: { token: true }, idempotency: 'off' },
-      schema: { tags: ['Credentials'], summary: 'List API keys (without their values)', response: { 200: Type.Object({ message: Type.String(), credentials: Type.Array(CredentialView) }), ...errors(401) } },
+      schema: { tags: ['Credentials'], operationId: 'listCredentials', summary: 'List API keys (without their values)', response: { 200: Type.Object({ message: Type.String(), credentials: Type.Array(CredentialView) }), ...errors(401) } },
     },
     async (req) => ({ message: 'OK', credentials: (await listCredentials(db, req.auth.userId)).map(credentialView) }),
   );
@@ -58,7 +59,7 @@ export default async function credentialRoutes(app: App) {
     '/api/credentials/:id',
     {
       config: { auth: { token: true } },
-      schema: { tags: ['Credentials'], summary: 'Revoke an API key (stops working at once)', params: IdParams, response: { 200: Message, ...errors(401, 404) } },
+      schema: { tags: ['Credentials'], operationId: 'revokeCredential', summary: 'Revoke an API key (stops working at once)', params: IdParams, response: { 200: Message, ...errors(401, 404) } },
     },
     async (req) => {
       await revokeCredential(db, auth, req.auth.userId, req.params.id);

@@ -13,6 +13,7 @@ export default async function feeRoutes(app: App) {
       config: { auth: { key: 'transactions:read', token: true } },
       schema: {
         tags: ['Balance'],
+        operationId: 'getFees',
         summary: 'The fees that apply to this merchant',
         description: "The platform's fees, or the ones an operator negotiated with this merchant; each payment, withdrawal and advance keeps the fee it was made with.",
         response: { 200: Type.Object({ message: Type.String(), fees: FeesView }), ...errors(401, 403) },
@@ -27,7 +28,7 @@ export default async function feeRoutes(app: App) {
     '/api/admin/merchants/:id/fees',
     {
       config: ADMIN,
-      schema: { tags, summary: "A merchant's fees: the platform's, with its overrides", params: IdParams, response: { 200: FeesResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'adminGetMerchantFees', summary: "A merchant's fees: the platform's, with its overrides", params: IdParams, response: { 200: FeesResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', ...(await fees.describe(req.params.id)) }),
   );
@@ -37,6 +38,7 @@ export default async function feeRoutes(app: App) {
       config: ADMIN,
       schema: {
         tags,
+        operationId: 'adminSetMerchantFees',
         summary: "Set a merchant's negotiated fees",
         description:
           'The fields given replace the platform\'s fees (FEE_* settings) for this merchant, in both environments; the others follow the platform. `{}` removes every override. Applies to payments, withdrawals and advances made from now on (at once on this instance, within 30 s on the others); existing ones keep their fee.',

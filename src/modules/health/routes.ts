@@ -5,7 +5,7 @@ import { ping } from '../../db/index.ts';
 export default async function healthRoutes(app: App) {
   app.get(
     '/health',
-    { schema: { tags: ['Health'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    { schema: { tags: ['Health'], operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -14,6 +14,7 @@ export default async function healthRoutes(app: App) {
     {
       schema: {
         tags: ['Health'],
+        operationId: 'getReadiness',
         summary: 'Readiness: the database answers',
         response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }), 503: Type.Object({ message: Type.String() }) },
       },

@@ -16,6 +16,7 @@ export default async function kycRoutes(app: App) {
       bodyLimit: KYC_BODY_LIMIT,
       schema: {
         tags,
+        operationId: 'submitKyc',
         summary: 'Submit KYC (identity, address and documents) for review',
         description:
           'Dashboard token only. Documents are PNG, JPEG, WebP or PDF (checked by their first bytes, and the declared contentType must agree), at most 5 MB each once decoded; the whole body at most 25 MB. Allowed when nothing was submitted yet or the last submission was REJECTED.',
@@ -33,7 +34,7 @@ export default async function kycRoutes(app: App) {
     '/api/kyc',
     {
       config: { auth: { token: true } },
-      schema: { tags, summary: 'KYC status and the latest submission (without file contents)', response: { 200: KycResponse, ...errors(401) } },
+      schema: { tags, operationId: 'getKyc', summary: 'KYC status and the latest submission (without file contents)', response: { 200: KycResponse, ...errors(401) } },
     },
     async (req) => ({ message: 'OK', ...(await getKyc(db, req.auth.userId)) }),
   );
@@ -42,12 +43,12 @@ export default async function kycRoutes(app: App) {
   const kycTags = ['Operator: KYC'];
   app.get(
     '/api/admin/kyc',
-    { config: ADMIN, schema: { tags: kycTags, summary: 'KYC submissions (default: SUBMITTED, oldest first)', querystring: AdminKycQuery, response: { 200: KycListResponse, ...errors(400, 401, 403) } } },
+    { config: ADMIN, schema: { tags: kycTags, operationId: 'adminListKyc', summary: 'KYC submissions (default: SUBMITTED, oldest first)', querystring: AdminKycQuery, response: { 200: KycListResponse, ...errors(400, 401, 403) } } },
     async (req) => listSubmissions(db, req.query),
   );
   app.get(
     '/api/admin/kyc/:id',
-    { config: ADMIN, schema: { tags: kycTags, summary: 'One KYC submission', params: IdParams, response: { 200: Type.Object({ data: KycView }), ...errors(401, 403, 404) } } },
+    { config: ADMIN, schema: { tags: kycTags, operationId: 'adminGetKyc', summary: 'One KYC submission', params: IdParams, response: { 200: Type.Object({ data: KycView }), ...errors(401, 403, 404) } } },
     async (req) => ({ data: await getSubmission(db, req.params.id) }),
   );
   app.get(
@@ -56,6 +57,7 @@ export default async function kycRoutes(app: App) {
       config: ADMIN,
       schema: {
         tags: kycTags,
+        operationId: 'adminGetKycDocument',
         summary: 'Download a KYC document (the file as uploaded)',
         params: Type.Object({ id: Uuid, documentId: Uuid }),
         response: { 200: Type.Unsafe({ description: 'The file (PNG, JPEG, WebP or PDF)' }), ...errors(401, 403, 404) },
@@ -82,6 +84,7 @@ export default async function kycRoutes(app: App) {
         preValidation: emptyBodyIsObject,
         schema: {
           tags: kycTags,
+          operationId: decision === 'APPROVED' ? 'adminApproveKyc' : 'adminRejectKyc',
           summary: decision === 'APPROVED' ? 'Approve a KYC submission' : 'Reject a KYC submission (reason required; the merchant may submit again)',
           params: IdParams,
           body: decision === 'APPROVED' ? OptionalReasonBody : RequiredReasonBody,

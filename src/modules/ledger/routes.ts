@@ -32,7 +32,7 @@ export default async function ledgerRoutes(app: App) {
     '/api/v1/balance',
     {
       config: { auth: { key: 'transactions:read', token: true } },
-      schema: { tags, summary: 'Wallet balance', response: { 200: Type.Intersect([Type.Object({ message: Type.String() }), BalanceView]), ...errors(401, 403) } },
+      schema: { tags, operationId: 'getBalance', summary: 'Wallet balance', response: { 200: Type.Intersect([Type.Object({ message: Type.String() }), BalanceView]), ...errors(401, 403) } },
     },
     async (req) => {
       const balance = await getBalance(db, req.auth);
@@ -46,6 +46,7 @@ export default async function ledgerRoutes(app: App) {
       config: { auth: { key: 'transactions:read', token: true } },
       schema: {
         tags,
+        operationId: 'listBalanceEntries',
         summary: 'Ledger entries of the wallet (newest first unless orderDirection=asc, cursor style)',
         querystring: Type.Object(CursorQuery, { additionalProperties: false }),
         response: { 200: Type.Object({ message: Type.String(), entries: Type.Array(EntryView), pagination: CursorPagination }), ...errors(400, 401, 403) },

@@ -15,6 +15,7 @@ export default async function paymentLinkRoutes(app: App) {
       config: { auth: { key: 'paymentLinks:write' } },
       schema: {
         tags,
+        operationId: 'createPaymentLink',
         summary: 'Create a payment link',
         description: 'title is required, and amountCents or products (or both). The link is paid at `url` ({checkout_url}/pay/{slug}). Emits payment_link.created.',
         body: CreateLinkBody,
@@ -28,7 +29,7 @@ export default async function paymentLinkRoutes(app: App) {
     '/api/v1/payment-links',
     {
       config: { auth: { key: 'paymentLinks:read' } },
-      schema: { tags, summary: 'List payment links (cursor style, newest first)', querystring: ListLinksQuery, response: { 200: PaymentLinkListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listPaymentLinks', summary: 'List payment links (cursor style, newest first)', querystring: ListLinksQuery, response: { 200: PaymentLinkListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listLinks(db, cursors, req.auth, req.query);
@@ -40,7 +41,7 @@ export default async function paymentLinkRoutes(app: App) {
     '/api/v1/payment-links/:id',
     {
       config: { auth: { key: 'paymentLinks:read' } },
-      schema: { tags, summary: 'Get a payment link', params: IdParams, response: { 200: PaymentLinkResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getPaymentLink', summary: 'Get a payment link', params: IdParams, response: { 200: PaymentLinkResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', paymentLink: view(await getLink(db, req.auth, req.params.id)) }),
   );
@@ -51,6 +52,7 @@ export default async function paymentLinkRoutes(app: App) {
       config: { auth: { key: 'paymentLinks:read' } },
       schema: {
         tags,
+        operationId: 'getPaymentLinkBySlug',
         summary: 'Get a payment link by its slug',
         description: 'The full link, as GET /api/v1/payment-links/{id} gives it (origin-compatible path). A slug of another merchant or environment is a 404, like an unknown one.',
         params: SlugParams,
@@ -66,6 +68,7 @@ export default async function paymentLinkRoutes(app: App) {
       config: { auth: { key: 'paymentLinks:write' } },
       schema: {
         tags,
+        operationId: 'updatePaymentLink',
         summary: 'Update a payment link',
         description: 'Every update must carry amountCents or products (or both): they restate how the link is priced. Other omitted fields keep their value. Emits payment_link.updated.',
         params: IdParams,
@@ -84,6 +87,7 @@ export default async function paymentLinkRoutes(app: App) {
       config: { auth: { key: 'paymentLinks:write' } },
       schema: {
         tags,
+        operationId: 'archivePaymentLink',
         summary: 'Archive a payment link',
         description: 'Its page answers 404 from now on; transactions keep their paymentLinkId. Emits payment_link.updated with deleted: true.',
         params: IdParams,
@@ -102,6 +106,7 @@ export default async function paymentLinkRoutes(app: App) {
       config: { auth: { key: 'paymentLinks:read' } },
       schema: {
         tags,
+        operationId: 'listCartAbandonments',
         summary: 'List cart abandonments (cursor style, newest first)',
         description: 'Customers who typed an e-mail on a payment link page and left without paying; recovered once they pay the link.',
         querystring: ListAbandonmentsQuery,

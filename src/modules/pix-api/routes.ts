@@ -86,6 +86,7 @@ export default async function pixApiRoutes(app: App) {
       {
         schema: {
           tags: ['PSP notifications'],
+          operationId: url === '/api/psp/pix' ? 'receivePspPixNotification' : 'receivePspPixNotificationPix',
           summary: 'API Pix notification from the PSP (Pix received, devolução finished)',
           description: '`{ "pix": [ { "endToEndId": ... } ] }` or a bare array. Each Pix is confirmed with the PSP (GET /pix/{e2eid}) before a transaction becomes PAID; unknown ones are ignored.',
           body: Notification,

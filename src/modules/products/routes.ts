@@ -11,7 +11,7 @@ export default async function productRoutes(app: App) {
     '/api/v1/products',
     {
       config: { auth: { key: 'products:write' } },
-      schema: { tags, summary: 'Create a product', body: CreateProductBody, response: { 201: ProductResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'createProduct', summary: 'Create a product', body: CreateProductBody, response: { 201: ProductResponse, ...errors(400, 401, 403) } },
     },
     async (req, reply) => reply.code(201).send({ message: 'Product created', product: productView(await createProduct(db, req.auth, req.body)) }),
   );
@@ -20,7 +20,7 @@ export default async function productRoutes(app: App) {
     '/api/v1/products',
     {
       config: { auth: { key: 'products:read' } },
-      schema: { tags, summary: 'List products (page style)', querystring: ListProductsQuery, response: { 200: ProductListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listProducts', summary: 'List products (page style)', querystring: ListProductsQuery, response: { 200: ProductListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listProducts(db, req.auth, req.query);
@@ -32,7 +32,7 @@ export default async function productRoutes(app: App) {
     '/api/v1/products/:id',
     {
       config: { auth: { key: 'products:read' } },
-      schema: { tags, summary: 'Get a product', params: IdParams, response: { 200: ProductResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getProduct', summary: 'Get a product', params: IdParams, response: { 200: ProductResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', product: productView(await getProduct(db, req.auth, req.params.id)) }),
   );
@@ -41,7 +41,7 @@ export default async function productRoutes(app: App) {
     '/api/v1/products/:id',
     {
       config: { auth: { key: 'products:write' } },
-      schema: { tags, summary: 'Update a product', params: IdParams, body: UpdateProductBody, response: { 200: ProductResponse, ...errors(400, 401, 403, 404) } },
+      schema: { tags, operationId: 'updateProduct', summary: 'Update a product', params: IdParams, body: UpdateProductBody, response: { 200: ProductResponse, ...errors(400, 401, 403, 404) } },
     },
     async (req) => ({ message: 'Product updated', product: productView(await updateProduct(db, req.auth, req.params.id, req.body)) }),
   );
@@ -52,6 +52,7 @@ export default async function productRoutes(app: App) {
       config: { auth: { key: 'products:write' } },
       schema: {
         tags,
+        operationId: 'archiveProduct',
         summary: 'Archive a product',
         description: 'The product disappears from lists and lookups; transactions keep their own copy of what was sold.',
         params: IdParams,

@@ -7,7 +7,7 @@ import { createPlan, deletePlan, getPlan, listPlans, planView, updatePlan } from
 import { subscriptionMetrics } from './metrics.ts';
 import { CreatePlanBody, ListPlansQuery, MetricsQuery, MetricsResponse, PlanListResponse, PlanResponse, UpdatePlanBody } from './schemas.ts';
 
-import { PREFIXES, READ, WRITE } from './schemas.ts';
+import { opId, PREFIXES, READ, WRITE } from './schemas.ts';
 
 export default async function planRoutes(app: App) {
   const { db, config, cursors } = app.deps;
@@ -21,6 +21,7 @@ export default async function planRoutes(app: App) {
         config: READ,
         schema: {
           tags,
+          operationId: opId(prefix, 'getSubscriptionMetrics'),
           summary: 'MRR, churn and subscriber counts of a month',
           description: 'month=YYYY-MM (São Paulo calendar; default the current month, as of now). Formulas in docs/subscriptions.md.',
           querystring: MetricsQuery,
@@ -32,13 +33,13 @@ export default async function planRoutes(app: App) {
 
     app.post(
       `${prefix}/plans`,
-      { config: WRITE, schema: { tags, summary: 'Create a plan', body: CreatePlanBody, response: { 201: PlanResponse, ...errors(400, 401, 403) } } },
+      { config: WRITE, schema: { tags, operationId: opId(prefix, 'createPlan'), summary: 'Create a plan', body: CreatePlanBody, response: { 201: PlanResponse, ...errors(400, 401, 403) } } },
       async (req, reply) => reply.code(201).send({ message: 'Plan created', plan: planView(config, await createPlan(deps, db, req.auth, req.body)) }),
     );
 
     app.get(
       `${prefix}/plans`,
-      { config: READ, schema: { tags, summary: 'List plans (cursor)', querystring: ListPlansQuery, response: { 200: PlanListResponse, ...errors(400, 401, 403) } } },
+      { config: READ, schema: { tags, operationId: opId(prefix, 'listPlans'), summary: 'List plans (cursor)', querystring: ListPlansQuery, response: { 200: PlanListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
         const { rows, pagination } = await listPlans(db, cursors, req.auth, req.query);
         return { message: 'OK', plans: rows.map((p) => planView(config, p)), pagination };
@@ -47,7 +48,7 @@ export default async function planRoutes(app: App) {
 
     app.get(
       `${prefix}/plans/:id`,
-      { config: READ, schema: { tags, summary: 'Get a plan', params: IdParams, response: { 200: PlanResponse, ...errors(401, 403, 404) } } },
+      { config: READ, schema: { tags, operationId: opId(prefix, 'getPlan'), summary: 'Get a plan', params: IdParams, response: { 200: PlanResponse, ...errors(401, 403, 404) } } },
       async (req) => ({ message: 'OK', plan: planView(config, await getPlan(db, req.auth, req.params.id)) }),
     );
 
@@ -57,6 +58,7 @@ export default async function planRoutes(app: App) {
         config: WRITE,
         schema: {
           tags,
+          operationId: opId(prefix, 'updatePlan'),
           summary: 'Update a plan',
           description: "A new amountCents applies from each subscriber's next period; maxSubscribers cannot go below the current subscribers.",
           params: IdParams,
@@ -73,6 +75,7 @@ export default async function planRoutes(app: App) {
         config: WRITE,
         schema: {
           tags,
+          operationId: opId(prefix, 'deletePlan'),
           summary: 'Delete a plan',
           description: 'A plan with subscribers is deactivated (no new subscribers; existing subscriptions go on); one that never had any is removed.',
           params: IdParams,

@@ -76,6 +76,7 @@ export default async function publicSubscriptionRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'getPublicPlan',
         summary: 'A plan as its subscription page shows it (public)',
         description: 'Nothing private: no subscriber counts or limits. Inactive or full plans answer available: false with the reason; unknown or deleted ones 404.',
         params: PlanIdParams,
@@ -94,6 +95,7 @@ export default async function publicSubscriptionRoutes(app: App) {
     {
       schema: {
         tags,
+        operationId: 'checkoutSubscription',
         summary: 'Subscribe to a plan (public)',
         description:
           'In the plan\'s environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. ' +
@@ -124,32 +126,32 @@ export default async function publicSubscriptionRoutes(app: App) {
   );
 
   // Self-service over the signed link.
-  const selfSchema = (summary: string, body?: object) => ({
-    schema: { tags, summary, params: IdParams, querystring: TokenQuery, ...(body ? { body } : {}), response: { 200: PublicSubscriptionResponse, ...errors(400, 404, 429, 503) } },
+  const selfSchema = (operationId: string, summary: string, body?: object) => ({
+    schema: { tags, operationId, summary, params: IdParams, querystring: TokenQuery, ...(body ? { body } : {}), response: { 200: PublicSubscriptionResponse, ...errors(400, 404, 429, 503) } },
   });
 
-  app.get('/api/subscriptions/self/:id', selfSchema('The subscription behind a self-service link (public, signed link)'), async (req, reply) =>
+  app.get('/api/subscriptions/self/:id', selfSchema('getSelfSubscription', 'The subscription behind a self-service link (public, signed link)'), async (req, reply) =>
     reply.headers(noStore).send({ message: 'OK', subscription: await publicView(await linked(req, false)) }),
   );
 
-  app.post('/api/subscriptions/self/:id/card', selfSchema('Update the card (signed link)', Type.Object({ card: CardData }, { additionalProperties: false })), async (req, reply) => {
+  app.post('/api/subscriptions/self/:id/card', selfSchema('updateSelfSubscriptionCard', 'Update the card (signed link)', Type.Object({ card: CardData }, { additionalProperties: false })), async (req, reply) => {
     const sub = await linked(req, true);
     const after = await updateCard(deps, scopeOf(sub), sub.id, (req.body as { card: never }).card, cardGuard(limiter, config.checkoutLimits, req));
     return reply.headers(noStore).send({ message: 'Card updated', subscription: await publicView(after) });
   });
 
-  app.post('/api/subscriptions/self/:id/pause', { preValidation: emptyBodyIsObject, ...selfSchema('Pause (signed link)', Type.Object({}, { additionalProperties: false })) }, async (req, reply) => {
+  app.post('/api/subscriptions/self/:id/pause', { preValidation: emptyBodyIsObject, ...selfSchema('pauseSelfSubscription', 'Pause (signed link)', Type.Object({}, { additionalProperties: false })) }, async (req, reply) => {
     const sub = await linked(req, true);
     return reply.headers(noStore).send({ message: 'Subscription paused', subscription: await publicView(await pauseSubscription(deps, scopeOf(sub), sub.id, undefined)) });
   });
 
-  app.post('/api/subscriptions/self/:id/cancel', { preValidation: emptyBodyIsObject, ...selfSchema('Cancel with a reason (signed link)', SelfCancelBody) }, async (req, reply) => {
+  app.post('/api/subscriptions/self/:id/cancel', { preValidation: emptyBodyIsObject, ...selfSchema('cancelSelfSubscription', 'Cancel with a reason (signed link)', SelfCancelBody) }, async (req, reply) => {
     const sub = await linked(req, true);
     const body = req.body as { reason?: string; atPeriodEnd?: boolean };
     return reply.headers(noStore).send({ message: 'Subscription cancelled', subscription: await publicView(await cancelSubscription(deps, scopeOf(sub), sub.id, { reason: body.reason, atPeriodEnd: body.atPeriodEnd ?? true })) });
   });
 
-  app.post('/api/subscriptions/self/:id/retry', { preValidation: emptyBodyIsObject, ...selfSchema('Pay the failed charge again (signed link)', Type.Object({}, { additionalProperties: false })) }, async (req, reply) => {
+  app.post('/api/subscriptions/self/:id/retry', { preValidation: emptyBodyIsObject, ...selfSchema('retrySelfSubscription', 'Pay the failed charge again (signed link)', Type.Object({}, { additionalProperties: false })) }, async (req, reply) => {
     const sub = await linked(req, true);
     return reply.headers(noStore).send({ message: 'Charge retried', subscription: await publicView(await retrySubscription(deps, scopeOf(sub), sub.id)) });
   });

@@ -12,6 +12,7 @@ import {
   CreateSubscriptionBody,
   EmptyBody,
   ListSubscriptionsQuery,
+  opId,
   PauseBody,
   PREFIXES,
   READ,
@@ -47,6 +48,7 @@ export default async function subscriptionRoutes(app: App) {
         config: WRITE,
         schema: {
           tags,
+          operationId: opId(prefix, 'createSubscription'),
           summary: 'Subscribe a client to a plan',
           description:
             'clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). ' +
@@ -65,7 +67,7 @@ export default async function subscriptionRoutes(app: App) {
 
     app.get(
       prefix,
-      { config: READ, schema: { tags, summary: 'List subscriptions (cursor)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } } },
+      { config: READ, schema: { tags, operationId: opId(prefix, 'listSubscriptions'), summary: 'List subscriptions (cursor)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
         const { rows, pagination } = await listSubscriptions(db, cursors, req.auth, req.query);
         return { message: 'OK', subscriptions: rows.map((s) => subscriptionView(s)), pagination };
@@ -74,7 +76,7 @@ export default async function subscriptionRoutes(app: App) {
 
     app.get(
       `${prefix}/:id`,
-      { config: READ, schema: { tags, summary: 'Get a subscription with its cycles', params: IdParams, response: { 200: SubscriptionResponse, ...errors(401, 403, 404) } } },
+      { config: READ, schema: { tags, operationId: opId(prefix, 'getSubscription'), summary: 'Get a subscription with its cycles', params: IdParams, response: { 200: SubscriptionResponse, ...errors(401, 403, 404) } } },
       async (req) => ({ message: 'OK', subscription: await fullView(deps, await getSubscription(db, req.auth, req.params.id)) }),
     );
 
@@ -85,6 +87,7 @@ export default async function subscriptionRoutes(app: App) {
         ...optionalBody,
         schema: {
           tags,
+          operationId: opId(prefix, 'cancelSubscription'),
           summary: 'Cancel a subscription (now, or at the end of its period)',
           description: 'Body optional: {"atPeriodEnd": true} keeps it until its period ends; reason is kept. Unpaid charges are withdrawn. 400 INVALID_STATE_TRANSITION when already ended.',
           params: IdParams,
@@ -102,6 +105,7 @@ export default async function subscriptionRoutes(app: App) {
         ...optionalBody,
         schema: {
           tags,
+          operationId: opId(prefix, 'pauseSubscription'),
           summary: 'Pause a subscription',
           description: 'ACTIVE or PAST_DUE only. Nothing is billed while paused (unpaid charges are withdrawn); resumesAt (optional) resumes it by itself. Resuming starts a new period.',
           params: IdParams,
@@ -119,6 +123,7 @@ export default async function subscriptionRoutes(app: App) {
         ...optionalBody,
         schema: {
           tags,
+          operationId: opId(prefix, 'resumeSubscription'),
           summary: 'Resume a paused subscription',
           description: 'A new period starts now and is charged (card) or issued (PIX, boleto).',
           params: IdParams,
@@ -136,6 +141,7 @@ export default async function subscriptionRoutes(app: App) {
         ...optionalBody,
         schema: {
           tags,
+          operationId: opId(prefix, 'retrySubscription'),
           summary: 'Retry the failed charge now',
           description: 'PAST_DUE or INCOMPLETE with a failed charge: a card is charged again by its token; a new PIX or boleto is issued and e-mailed.',
           params: IdParams,
@@ -152,6 +158,7 @@ export default async function subscriptionRoutes(app: App) {
         config: WRITE,
         schema: {
           tags,
+          operationId: opId(prefix, 'changeSubscriptionPlan'),
           summary: 'Change plan (upgrade now with proration, downgrade at period end)',
           description: 'preview: true answers the amounts and changes nothing. Both plans must bill on the same interval.',
           params: IdParams,
@@ -173,6 +180,7 @@ export default async function subscriptionRoutes(app: App) {
         config: WRITE,
         schema: {
           tags,
+          operationId: opId(prefix, 'simulateSubscription'),
           summary: "Move a subscription's clock forward (development only)",
           description:
             'Runs everything that falls due in those days, day by day, exactly as the jobs would: trial end, renewals (test cards decide card outcomes), PIX/boleto issue and expiry, retries, final actions; PIX_AUTOMATICO debits are paid on their due date. ' +

@@ -7,6 +7,8 @@ const Phone = Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' });
 
 /** Merchant routes answer under both families: one handler, two paths. */
 export const PREFIXES = ['/api/subscriptions', '/api/v1/subscriptions'] as const;
+/** The OpenAPI operationId of a route under a prefix: the /api/v1 twin's ends in V1. */
+export const opId = (prefix: (typeof PREFIXES)[number], name: string) => (prefix === '/api/subscriptions' ? name : `${name}V1`);
 export const READ = { auth: { key: 'subscriptions:read', token: true } } as const;
 export const WRITE = { auth: { key: 'subscriptions:write', token: true } } as const;
 

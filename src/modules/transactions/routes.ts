@@ -4,9 +4,11 @@ import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import { spDate } from '../../payments/calendar.ts';
 import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
 import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
-import { CaptureBody, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
+import { transactionsCsv } from './export.ts';
+import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { transactionView } from './view.ts';
 
@@ -24,6 +26,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown }) => !body.card && body.couponCode === undefined } },
       schema: {
         tags,
+        operationId: 'createTransaction',
         summary: 'Create a payment (PIX, card or boleto)',
         description:
           'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
@@ -54,6 +57,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:read' } },
       schema: {
         tags,
+        operationId: 'listTransactions',
         summary: 'List transactions (cursor style, keyset pagination)',
         querystring: ListTransactionsQuery,
         response: { 200: TransactionListResponse, ...errors(400, 401, 403) },
@@ -66,10 +70,40 @@ export default async function transactionRoutes(app: App) {
   );
 
   app.get(
+    '/api/v1/transactions/export',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: {
+        tags,
+        operationId: 'exportTransactions',
+        summary: 'Export the transactions list as CSV (pt-BR spreadsheets), streamed',
+        description:
+          'The list\'s filters and order, every page: one row per transaction, any number of rows, streamed as it is read. `;`-separated, UTF-8 with a byte order mark, CRLF lines, a pt-BR header, amounts as 1234,56, dates as dd/mm/aaaa HH:MM (America/Sao_Paulo). A cell a spreadsheet would take for a formula (starting with = + - @) starts with an apostrophe.',
+        querystring: ExportTransactionsQuery,
+        response: {
+          200: {
+            description: 'The CSV file (Content-Disposition: attachment)',
+            content: { 'text/csv': { schema: { type: 'string', description: 'CSV text' } } },
+          },
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    async (req, reply) => {
+      const name = `cofre-transacoes-${req.auth.livemode ? 'producao' : 'desenvolvimento'}-${spDate(new Date())}.csv`;
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${name}"`)
+        .header('Cache-Control', 'no-store')
+        .send(transactionsCsv(db, cursors, req.auth, req.query));
+    },
+  );
+
+  app.get(
     '/api/v1/transactions/:id',
     {
       config: { auth: { key: 'transactions:read' } },
-      schema: { tags, summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getTransaction', summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ message: 'OK', transaction: view(await getTransaction(db, req.auth, req.params.id)) }),
   );
@@ -80,6 +114,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'refundTransaction',
         summary: 'Refund a paid transaction, fully or in part',
         description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
         params: IdParams,
@@ -99,6 +134,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'simulateTransaction',
         summary: 'Sandbox: simulate the payment outcome (development keys only)',
         params: IdParams,
         headers: IdempotencyHeader,
@@ -117,6 +153,7 @@ export default async function transactionRoutes(app: App) {
       preValidation: emptyBodyIsObject,
       schema: {
         tags,
+        operationId: 'captureTransaction',
         summary: 'Capture an authorised card payment, all or part',
         description:
           'AUTHORIZED -> PAID: the money is taken and credited like any card payment (receivables, fee on what was captured). amountCents below the authorised amount captures part and releases the rest. Emits transaction.captured and transaction.completed.',
@@ -135,6 +172,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'cancelTransaction',
         summary: 'Cancel an authorised card payment (void) or a pending payment',
         description:
           'AUTHORIZED -> CANCELLED (the hold on the card is released); PENDING -> CANCELLED (a PIX or boleto charge is withdrawn and can no longer be paid; a card payment not tried yet). Nothing was credited, nothing moves. A paid payment is refunded instead. Emits transaction.cancelled.',
@@ -152,6 +190,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:write' } },
       schema: {
         tags,
+        operationId: 'processTransaction',
         summary: 'Pay a pending card payment with card data (server to server)',
         description:
           'For a CARD transaction created without card data: charges the card now (PAID or FAILED), or authorises only with capture: false (AUTHORIZED). The card number and CVV are never stored.',

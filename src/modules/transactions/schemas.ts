@@ -167,6 +167,17 @@ export const ListTransactionsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const { limit: _limit, cursor: _cursor, ...listFilters } = ListTransactionsQuery.properties;
+
+/** The list's filters and order, without paging: the export walks every page itself. */
+export const ExportTransactionsQuery = Type.Object(
+  {
+    format: Type.Literal('csv', { default: 'csv', description: 'csv (the only format): `;`-separated, UTF-8 with a BOM, CRLF lines, pt-BR header and numbers' }),
+    ...listFilters,
+  },
+  { additionalProperties: false },
+);
+
 export const TransactionListResponse = Type.Object({ message: Type.String(), transactions: Type.Array(TransactionView), pagination: CursorPagination });
 
 export const RefundBody = Type.Object(

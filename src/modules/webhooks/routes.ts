@@ -48,6 +48,7 @@ export default async function webhookRoutes(app: App) {
       config: writeSecret,
       schema: {
         tags,
+        operationId: 'createWebhookSubscription',
         summary: 'Subscribe an HTTPS endpoint to event types',
         description:
           'The URL must be HTTPS and resolve to a public address. The response carries `secret` (signs every delivery: X-Webhook-Signature); it is shown only here and on rotation.',
@@ -65,7 +66,7 @@ export default async function webhookRoutes(app: App) {
     '/api/v1/webhooks/subscriptions',
     {
       config: read,
-      schema: { tags, summary: 'List webhook subscriptions (newest first)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listWebhookSubscriptions', summary: 'List webhook subscriptions (newest first)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { rows, pagination } = await listSubscriptions(wh, req.auth, req.query);
@@ -75,7 +76,7 @@ export default async function webhookRoutes(app: App) {
 
   app.get(
     '/api/v1/webhooks/subscriptions/:id',
-    { config: read, schema: { tags, summary: 'Get a webhook subscription (without its secret)', params: IdParams, response: { 200: SubscriptionResponse, ...errors(401, 403, 404) } } },
+    { config: read, schema: { tags, operationId: 'getWebhookSubscription', summary: 'Get a webhook subscription (without its secret)', params: IdParams, response: { 200: SubscriptionResponse, ...errors(401, 403, 404) } } },
     async (req) => ({ message: 'OK', subscription: subscriptionView(await getSubscription(wh.db, req.auth, req.params.id)) }),
   );
 
@@ -85,6 +86,7 @@ export default async function webhookRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'updateWebhookSubscription',
         summary: 'Update url, events, description or status',
         description: 'status ACTIVE re-enables a disabled subscription (and clears its failure record); DISABLED stops deliveries until re-enabled.',
         params: IdParams,
@@ -99,7 +101,7 @@ export default async function webhookRoutes(app: App) {
     '/api/v1/webhooks/subscriptions/:id',
     {
       config: write,
-      schema: { tags, summary: 'Delete a webhook subscription', description: 'Pending deliveries to it are dropped unsent.', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'deleteWebhookSubscription', summary: 'Delete a webhook subscription', description: 'Pending deliveries to it are dropped unsent.', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
     },
     async (req) => {
       await deleteSubscription(wh, req.auth, req.params.id);
@@ -113,6 +115,7 @@ export default async function webhookRoutes(app: App) {
       config: writeSecret,
       schema: {
         tags,
+        operationId: 'rotateWebhookSubscriptionSecret',
         summary: 'Replace the signing secret',
         description: 'The new secret is returned once and signs every attempt from now on, including retries of earlier events.',
         params: IdParams,
@@ -128,6 +131,7 @@ export default async function webhookRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'testWebhookSubscription',
         summary: 'Send a signed test event now',
         description: 'Sends a `webhook.test` event to the subscription (also when disabled) and answers with the outcome of that one attempt. Test events are not retried.',
         params: IdParams,
@@ -146,6 +150,7 @@ export default async function webhookRoutes(app: App) {
       config: read,
       schema: {
         tags,
+        operationId: 'listWebhookSubscriptionDeliveries',
         summary: 'Delivery log of a subscription, with every attempt',
         params: IdParams,
         querystring: ListDeliveriesQuery,
@@ -164,6 +169,7 @@ export default async function webhookRoutes(app: App) {
       config: read,
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: 'All deliveries (subscriptions and postbacks), with every attempt',
         querystring: AllDeliveriesQuery,
         response: { 200: DeliveryListResponse, ...errors(400, 401, 403) },
@@ -174,7 +180,7 @@ export default async function webhookRoutes(app: App) {
 
   app.get(
     '/api/v1/webhooks/deliveries/:id',
-    { config: read, schema: { tags, summary: 'One delivery with its payload and attempts', params: IdParams, response: { 200: DeliveryResponse, ...errors(401, 403, 404) } } },
+    { config: read, schema: { tags, operationId: 'getWebhookDelivery', summary: 'One delivery with its payload and attempts', params: IdParams, response: { 200: DeliveryResponse, ...errors(401, 403, 404) } } },
     async (req) => ({ message: 'OK', delivery: await getDelivery(wh, req.auth, req.params.id) }),
   );
 
@@ -184,6 +190,7 @@ export default async function webhookRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'retryWebhookDelivery',
         summary: 'Redeliver now',
         description:
           'Makes one attempt now and answers with its outcome. On a pending delivery it counts as its next scheduled attempt; on a finished one it is an extra try (success marks it SUCCEEDED). 409 while a worker is attempting it.',
@@ -203,6 +210,7 @@ export default async function webhookRoutes(app: App) {
       config: read,
       schema: {
         tags,
+        operationId: 'listWebhookEventTypes',
         summary: 'The event types a subscription can list',
         description: 'What `events` accepts on a subscription, with what each means (docs/webhooks.md).',
         response: { 200: EventTypesResponse, ...errors(401, 403) },
@@ -218,6 +226,7 @@ export default async function webhookRoutes(app: App) {
       config: write,
       schema: {
         tags,
+        operationId: 'getPostbackSecret',
         summary: 'The secret that signs postbacks',
         description: 'Deliveries to a transaction\'s postbackUrl carry X-Webhook-Signature keyed with this per-merchant secret (one for both environments). Needs webhooks:write: whoever holds the secret can sign postbacks.',
         response: { 200: PostbackSecretResponse, ...errors(401, 403) },
@@ -230,7 +239,7 @@ export default async function webhookRoutes(app: App) {
     '/api/v1/webhooks/postback-secret/rotate',
     {
       config: writeSecret,
-      schema: { tags, summary: 'Replace the postback secret', description: 'Effective at once for every later attempt.', response: { 200: PostbackSecretResponse, ...errors(401, 403, 409) } },
+      schema: { tags, operationId: 'rotatePostbackSecret', summary: 'Replace the postback secret', description: 'Effective at once for every later attempt.', response: { 200: PostbackSecretResponse, ...errors(401, 403, 409) } },
     },
     async (req) => ({ message: 'Postback secret rotated', secret: await rotatePostbackSecret(wh.db, req.auth) }),
   );

@@ -13,7 +13,7 @@ export default async function withdrawalRoutes(app: App) {
     '/api/withdraws/balance',
     {
       config: { auth: { key: 'withdrawals:read', token: true } },
-      schema: { tags, summary: 'Wallet balance (the same numbers as GET /api/v1/balance)', response: { 200: WalletBalance, ...errors(401, 403) } },
+      schema: { tags, operationId: 'getWithdrawalBalance', summary: 'Wallet balance (the same numbers as GET /api/v1/balance)', response: { 200: WalletBalance, ...errors(401, 403) } },
     },
     async (req) => walletBalance(db, req.auth),
   );
@@ -24,6 +24,7 @@ export default async function withdrawalRoutes(app: App) {
       config: { auth: { key: 'withdrawals:write', token: true } },
       schema: {
         tags,
+        operationId: 'createWithdrawal',
         summary: 'Request a withdrawal to a PIX key',
         description:
           'Moves amountCents from the available balance to reserved at once (400 INSUFFICIENT_BALANCE if it is not there). The payout sends netAmount = amountCents - feeCents. Production withdrawals need approved KYC.',
@@ -42,7 +43,7 @@ export default async function withdrawalRoutes(app: App) {
     '/api/withdraws',
     {
       config: { auth: { key: 'withdrawals:read' } },
-      schema: { tags, summary: 'List withdrawals (newest first)', querystring: ListWithdrawalsQuery, response: { 200: WithdrawalListResponse, ...errors(400, 401, 403) } },
+      schema: { tags, operationId: 'listWithdrawals', summary: 'List withdrawals (newest first)', querystring: ListWithdrawalsQuery, response: { 200: WithdrawalListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
       const { data, meta } = await listWithdrawals(db, req.auth, req.query);
@@ -54,7 +55,7 @@ export default async function withdrawalRoutes(app: App) {
     '/api/withdraws/:id',
     {
       config: { auth: { key: 'withdrawals:read' } },
-      schema: { tags, summary: 'Get a withdrawal', params: IdParams, response: { 200: WithdrawalResponse, ...errors(401, 403, 404) } },
+      schema: { tags, operationId: 'getWithdrawal', summary: 'Get a withdrawal', params: IdParams, response: { 200: WithdrawalResponse, ...errors(401, 403, 404) } },
     },
     async (req) => ({ data: withdrawalView(await getWithdrawal(db, req.auth, req.params.id)) }),
   );
@@ -65,6 +66,7 @@ export default async function withdrawalRoutes(app: App) {
       config: { auth: { key: 'withdrawals:write', token: true } },
       schema: {
         tags,
+        operationId: 'cancelWithdrawal',
         summary: 'Cancel a pending withdrawal (funds return to available)',
         params: IdParams,
         headers: IdempotencyHeader,
@@ -85,6 +87,7 @@ export default async function withdrawalRoutes(app: App) {
       config: ADMIN,
       schema: {
         tags: withdrawalTags,
+        operationId: 'adminListWithdrawals',
         summary: 'Withdrawals (default: production, PENDING and PROCESSING, oldest first)',
         querystring: AdminWithdrawalsQuery,
         response: { 200: Type.Object({ data: Type.Array(AdminWithdrawalView), meta: PagePagination }), ...errors(400, 401, 403) },
@@ -99,6 +102,7 @@ export default async function withdrawalRoutes(app: App) {
       preValidation: emptyBodyIsObject,
       schema: {
         tags: withdrawalTags,
+        operationId: 'adminCompleteWithdrawal',
         summary: 'Mark a production withdrawal paid by hand',
         description: 'PENDING or PROCESSING -> COMPLETED. externalId: the transfer’s reference (e.g. the PIX end-to-end id).',
         params: IdParams,
@@ -114,6 +118,7 @@ export default async function withdrawalRoutes(app: App) {
       config: ADMIN,
       schema: {
         tags: withdrawalTags,
+        operationId: 'adminFailWithdrawal',
         summary: 'Mark a production withdrawal failed by hand (funds back to available)',
         params: IdParams,
         body: RequiredReasonBody,
