@@ -34,6 +34,7 @@ import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
+import { CreationWriter } from './modules/transactions/creation.ts';
 import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
@@ -103,7 +104,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const ledger = new Ledger(events);
   const pages = new PageCache();
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
-  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations: new CreationWriter(db, events) };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
     config,
