@@ -34,7 +34,7 @@ import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
-import { CreationWriter } from './modules/transactions/creation.ts';
+import { BATCH, CreationWriter, type BatchOptions } from './modules/transactions/creation.ts';
 import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
@@ -90,6 +90,8 @@ export interface DepsOptions {
   extraHooks?: TransactionHooks[];
   /** A mailer instead of the configured one (tests). */
   mailer?: Mailer;
+  /** How creations are batched (default: transactions/creation.ts BATCH; the benchmark compares with one per statement). */
+  creationBatch?: BatchOptions;
 }
 
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
@@ -104,7 +106,9 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const ledger = new Ledger(events);
   const pages = new PageCache();
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
-  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations: new CreationWriter(db, events) };
+  // New transactions are written in batches (group commit), as suits the database (creation.ts).
+  const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations };
   const pixApi = providers.production instanceof PixApiProvider ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix` } : null;
   return {
     config,

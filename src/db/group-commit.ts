@@ -1,7 +1,7 @@
 // Group commit: many requests' writes in one statement and one commit.
 //
 // A write submitted while the database is idle starts at once, alone (no timer, no waiting for
-// company). Writes submitted while batches are in flight queue up; as soon as a batch finishes,
+// company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are in flight queue up; as soon as a batch finishes,
 // everything queued (up to `maxBatch`, of one group) becomes the next batch. At most `maxInFlight`
 // batches run at a time. A batch that fails as a whole is written again one item at a time, so one
 // bad item fails alone. Each submitter's promise settles only when its own batch has finished,
@@ -18,6 +18,12 @@ export interface GroupCommitOptions<T, R> {
   maxBatch: number;
   /** At most this many batches at a time. */
   maxInFlight: number;
+  /**
+   * Start batches on the next turn of the event loop (setImmediate: no timer, no fixed wait) rather
+   * than at once. For a database that runs in this thread (PGlite): while it works nothing else
+   * runs, so requests received meanwhile are only read after it; one turn lets them join the batch.
+   */
+  nextTurn?: boolean;
 }
 
 interface Pending<T, R> {
@@ -30,6 +36,7 @@ interface Pending<T, R> {
 export class GroupCommit<T, R> {
   private queue: Pending<T, R>[] = [];
   private inFlight = 0;
+  private scheduled = false;
   private readonly opts: GroupCommitOptions<T, R>;
 
   constructor(opts: GroupCommitOptions<T, R>) {
@@ -45,6 +52,16 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
+    if (!this.opts.nextTurn) return this.start();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.start();
+    });
+  }
+
+  private start(): void {
     while (this.inFlight < this.opts.maxInFlight && this.queue.length) {
       const batch = this.take();
       this.inFlight++;
