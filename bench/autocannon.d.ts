@@ -18,6 +18,8 @@ declare module 'autocannon' {
       amount?: number;
       timeout?: number;
       pipelining?: number;
+      /** Requests per second from all connections together (a fixed rate). */
+      overallRate?: number;
       method?: string;
       headers?: Record<string, string>;
       body?: string;

@@ -9,10 +9,9 @@ import pg from 'pg';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
 import { prepared, preparedName } from '../src/db/index.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
-import { sql } from 'kysely';
-import { storeKeySql, type RequestKey } from '../src/http/idempotency.ts';
+import type { RequestKey } from '../src/http/idempotency.ts';
 import { EventLog } from '../src/modules/events/service.ts';
-import { creationStatement, renderedByStatement } from '../src/modules/transactions/queries.ts';
+import { creationStatement } from '../src/modules/transactions/creation.ts';
 import { webhookFanout } from '../src/modules/webhooks/enqueue.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import { countQueries, requireEnv, serveParent } from './child.ts';
@@ -145,7 +144,7 @@ app.post('/floor-sql', async (req, reply) => {
     updated_at: now,
   };
   const render = (tx: Transaction) => JSON.stringify({ message: 'Transaction created', transaction: tx });
-  const q = creationStatement(events, row, null, (r) => storeKeySql(key, 201, renderedByStatement(r, render), sql`t`)).compile(compiler);
+  const q = creationStatement(events, [{ draft: row, attach: { key, status: 201, render } }]).compile(compiler);
   const t = await named(prepared('tx_create', q.sql), q.parameters as unknown[]);
   const body: string = t.rows[0].attached;
   return reply.code(201).type('application/json').send(body);

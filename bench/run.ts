@@ -3,6 +3,9 @@
 //   A  floor        a bare Fastify route doing one INSERT into a transactions-shaped table
 //   A2 SQL floor    the statement PIX creation sends, from raw pg in a bare route (no app code), after B
 //   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
+//   B2 open loop    B at a fixed rate (1,000/s): its latency (scenario openloop)
+//   B1 comparison   B (and B2) with group commit off: one statement per creation (scenario creation1)
+//   E  embedded     B on PGlite, with group commit and without (E1) (scenario embedded)
 //   C  list depth   GET /api/v1/transactions first page vs. a page 10,000 pages deep (1M rows)
 //   S1 subsmetrics  GET /api/subscriptions/metrics over 100,000 subscriptions (bench/subscriptions.ts)
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
@@ -14,7 +17,7 @@
 //
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
-// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,list,checkout,webhooks,subsmetrics,subsrenewal; the
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180).
@@ -24,7 +27,7 @@ import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
 import { metricsScenario, renewalScenario, SUBSCRIPTION_TARGETS, type MetricsBenchResult, type RenewalBenchResult } from './subscriptions.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,7 +49,7 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
@@ -55,6 +58,8 @@ const CONNECTIONS = 50;
 const LIST_CONNECTIONS = 10;
 const POOL_SIZE = positiveInt('BENCH_POOL_SIZE', 50);
 const WARMUP_SECONDS = 3;
+/** Creations per second of the open-loop scenario (B2). */
+const OPEN_LOOP_RATE = positiveInt('BENCH_OPEN_LOOP_RATE', 1000);
 const LIST_LIMIT = 20;
 const DEPTH_PAGES = 10_000;
 // Fixed, so that this process can sign cursors the server accepts (cursorSecret = JWT_SECRET + ':cursor').
@@ -65,6 +70,7 @@ const TARGETS = { creationsPerSecond: 1500, creationP99Ms: 100, floorShare: 0.25
 const REPORT_DAYS = positiveInt('BENCH_REPORT_DAYS', 365);
 const REPORT_SECONDS = positiveInt('BENCH_REPORT_SECONDS', 10);
 const REPORT_CONNECTIONS = positiveInt('BENCH_REPORT_CONNECTIONS', 1);
+const TARGETS17 = { creationP99Ms: 15, openLoopP99Ms: 10, embeddedPerSecond: 1000 };
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -352,7 +358,15 @@ interface Context {
 interface Results {
   floor?: LoadResult & { serverCpuMsPerRequest: number };
   floorSql?: LoadResult & { serverCpuMsPerRequest: number };
-  creation?: LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
+  creation?: CreationResult;
+  /** B1: B with group commit off. */
+  creationSingle?: CreationResult;
+  /** B2: B at a fixed rate; with group commit off. */
+  openLoop?: CreationResult;
+  openLoopSingle?: CreationResult;
+  /** E: B on embedded PGlite; with group commit off. */
+  embedded?: CreationResult;
+  embeddedSingle?: CreationResult;
   webhooks?: WebhookBenchResult;
   checkout?: CheckoutBenchResult;
   subsMetrics?: MetricsBenchResult;
@@ -497,13 +511,16 @@ async function scenarioFloorSql(ctx: Context, floor: Child): Promise<void> {
   ctx.results.floorSql = { ...result, serverCpuMsPerRequest: stats.cpuMs / sent };
 }
 
-/** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */
-async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
-  await settle(ctx);
-  console.log(`\n[B] PIX creation: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
-  const m = await merchant(gw, 'creation');
+type CreationResult = LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
+
+/**
+ * PIX creations through a gateway process, a unique Idempotency-Key per request: 50 connections as
+ * fast as they go, or with `rate`, that many requests per second from all of them together.
+ */
+async function creationLoad(ctx: Context, gw: Child, label: string, rate?: number): Promise<CreationResult> {
+  const m = await merchant(gw, label.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   // One request first, to check the shape before hammering.
-  const probe = await api(gw.url, 'POST', '/api/v1/transactions', JSON.parse(pixBody(ctx)), { 'api-key': m.key, 'idempotency-key': `probe-${runId}` });
+  const probe = await api(gw.url, 'POST', '/api/v1/transactions', JSON.parse(pixBody(ctx)), { 'api-key': m.key, 'idempotency-key': `probe-${runId}-${label}` });
   if (probe.status !== 201 || !probe.body.transaction?.pix?.qrCode) throw new Error(`PIX creation probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
   const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   let key = 0;
@@ -511,12 +528,13 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
     url: gw.url,
     connections: CONNECTIONS,
     duration,
+    ...(rate ? { overallRate: rate } : {}),
     requests: [
       {
         method: 'POST',
         path: '/api/v1/transactions',
         headers: { 'content-type': 'application/json', 'api-key': m.key },
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${runId}-${key++}` }, body: pixBody(ctx) }),
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${runId}-${label}-${key++}` }, body: pixBody(ctx) }),
       },
     ],
   });
@@ -524,7 +542,7 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
   await gw.reset();
   const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-creation.cpuprofile`);
   if (PROFILE) await gw.profileStart();
-  const result = await load('PIX creation', opts(SECONDS), roles);
+  const result = await load(label, opts(SECONDS), roles);
   if (PROFILE) await gw.profileStop(profileFile);
   const stats = await gw.stats();
   const sent = Math.max(1, result.ok + result.non2xx);
@@ -538,10 +556,80 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
   console.log(`  statements per request: ${fmt(total, 2)} (${Object.entries(queriesPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')})`);
   console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request (kernel ${fmt(stats.systemMs / sent, 2)} ms)`);
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
-  ctx.results.creation = { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
+  return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
 }
 
-/** C: first page vs. a page DEPTH_PAGES deep, with ROWS transactions seeded for one merchant. */
+/** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */
+async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
+  await settle(ctx);
+  console.log(`\n[B] PIX creation: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
+  ctx.results.creation = await creationLoad(ctx, gw, 'PIX creation');
+}
+
+/**
+ * B2: the same creations at a fixed rate (OPEN_LOOP_RATE per second from 50 connections): the
+ * latency a steady load sees, rather than the throughput of a saturating one. With 50 connections
+ * each sends one request every 50 ms, so only a response slower than that delays the next request.
+ */
+async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise<CreationResult> {
+  await settle(ctx);
+  console.log(`\n[${label}] PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
+  return creationLoad(ctx, gw, `${label} open loop`, OPEN_LOOP_RATE);
+}
+
+/** A gateway process of its own for a comparison scenario (run while no other gateway is up: pools of 50). */
+function startGateway(env: Record<string, string> = {}): Promise<Child> {
+  return startChild('gateway', 'server.ts', {
+    JWT_SECRET,
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'warn',
+    RUN_JOBS: 'false',
+    BASE_URL: 'http://localhost:3000',
+    ...env,
+  });
+}
+
+/**
+ * B1: B with group commit off (BENCH_GROUP_COMMIT=off: every creation in a statement of its own, as
+ * before issue 17), and B2 on it too when asked: the comparison, in the same run.
+ */
+async function scenarioSingleStatements(ctx: Context): Promise<void> {
+  const gw = await startGateway({ BENCH_GROUP_COMMIT: 'off' });
+  try {
+    await settle(ctx);
+    console.log(`\n[B1] PIX creation, group commit off: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
+    ctx.results.creationSingle = await creationLoad(ctx, gw, 'B1 one statement per creation');
+    if (SCENARIOS.includes('openloop')) ctx.results.openLoopSingle = await scenarioOpenLoop(ctx, gw, 'B2-1');
+  } finally {
+    await gw.stop();
+  }
+}
+
+/**
+ * E: PIX creation on the embedded database (PGlite in a fresh data directory, one connection), with
+ * group commit and without it (E1). The gateway process runs the database too.
+ */
+async function scenarioEmbedded(ctx: Context): Promise<void> {
+  for (const [label, env] of [
+    ['E embedded', {}],
+    ['E1 embedded, one statement per creation', { BENCH_GROUP_COMMIT: 'off' }],
+  ] as const) {
+    const dir = mkdtempSync(join(os.tmpdir(), 'cofre-bench-embedded-'));
+    const gw = await startGateway({ ...env, BENCH_EMBEDDED_DIR: dir });
+    try {
+      await waitForQuiet();
+      console.log(`\n[${label}] PIX creation on PGlite (${dir}): POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
+      const result = await creationLoad(ctx, gw, label);
+      if (label === 'E embedded') ctx.results.embedded = result;
+      else ctx.results.embeddedSingle = result;
+    } finally {
+      await gw.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
 async function scenarioListDepth(ctx: Context, gw: Child): Promise<void> {
   console.log(`\n[C] list depth: ${ROWS.toLocaleString('en-US')} transactions, GET /api/v1/transactions?limit=${LIST_LIMIT}`);
   const m = await merchant(gw, 'listing');
@@ -811,6 +899,11 @@ function report(results: Results, mach: Machine): string {
     row('A. Floor: one INSERT (POST /floor)', floor, CONNECTIONS),
     ...(results.floorSql ? [row('A2. PIX creation\'s SQL from raw pg (POST /floor-sql)', results.floorSql, CONNECTIONS)] : []),
     row('B. PIX creation (POST /api/v1/transactions)', creation, CONNECTIONS),
+    ...(results.openLoop ? [row(`B2. PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop)`, results.openLoop, CONNECTIONS)] : []),
+    ...(results.creationSingle ? [row('B1. B with group commit off (one statement per creation)', results.creationSingle, CONNECTIONS)] : []),
+    ...(results.openLoopSingle ? [row(`B2-1. B2 with group commit off`, results.openLoopSingle, CONNECTIONS)] : []),
+    ...(results.embedded ? [row('E. PIX creation, embedded PGlite', results.embedded, CONNECTIONS)] : []),
+    ...(results.embeddedSingle ? [row('E1. E with group commit off', results.embeddedSingle, CONNECTIONS)] : []),
     row(`C. List, first page (limit=${LIST_LIMIT})`, list?.first, LIST_CONNECTIONS),
     row(`C. List, page ${list ? list.depthPages.toLocaleString('en-US') : DEPTH_PAGES.toLocaleString('en-US')} (limit=${LIST_LIMIT})`, list?.deep, LIST_CONNECTIONS),
     '',
@@ -820,6 +913,9 @@ function report(results: Results, mach: Machine): string {
     `| PIX creation p99 <= ${TARGETS.creationP99Ms} ms | ${creation ? `${fmt(creation.p99, 1)} ms` : '-'} | ${met(creation && creation.p99 <= TARGETS.creationP99Ms)} |`,
     `| PIX creation >= ${TARGETS.floorShare * 100}% of the floor | ${share !== undefined ? `${fmt(share * 100, 1)}% (${fmt(creation!.rps, 0)} / ${fmt(floor!.rps, 0)})` : '-'} | ${met(share === undefined ? undefined : share >= TARGETS.floorShare)} |`,
     `| PIX creation: 0 non-2xx | ${creation ? creation.non2xx + creation.errors + creation.timeouts : '-'} | ${met(creation && creation.non2xx + creation.errors + creation.timeouts === 0)} |`,
+    `| Issue 17: PIX creation >= 100% of the floor, p99 <= ${TARGETS17.creationP99Ms} ms | ${share !== undefined ? `${fmt(share * 100, 1)}%, p99 ${fmt(creation!.p99, 1)} ms` : '-'} | ${met(share === undefined ? undefined : share >= 1 && creation!.p99 <= TARGETS17.creationP99Ms)} |`,
+    `| Issue 17: open loop at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, p99 <= ${TARGETS17.openLoopP99Ms} ms | ${results.openLoop ? `p99 ${fmt(results.openLoop.p99, 1)} ms (${fmt(results.openLoop.rps, 0)}/s served)` : '-'} | ${met(results.openLoop && results.openLoop.p99 <= TARGETS17.openLoopP99Ms)} |`,
+    `| Issue 17: embedded (PGlite) >= ${TARGETS17.embeddedPerSecond.toLocaleString('en-US')} creations/s | ${results.embedded ? fmt(results.embedded.rps, 0) : '-'} | ${met(results.embedded && results.embedded.rps >= TARGETS17.embeddedPerSecond)} |`,
     `| Deep page <= ${TARGETS.deepOverFirst}x first page (${list ? list.rows.toLocaleString('en-US') : '-'} rows) | ${p50Ratio !== undefined ? `p50 x${fmt(p50Ratio, 2)}, p99 x${fmt(p99Ratio!, 2)}` : '-'} | ${met(p50Ratio === undefined ? undefined : p50Ratio <= TARGETS.deepOverFirst && p99Ratio! <= TARGETS.deepOverFirst)} |`,
     '',
     'CPU used during each measurement (cores, i.e. CPU seconds per second; "other" = processes outside this benchmark):',
@@ -827,6 +923,11 @@ function report(results: Results, mach: Machine): string {
     ...(floor ? [`- A: ${cpuLine(floor)}`] : []),
     ...(results.floorSql ? [`- A2: ${cpuLine(results.floorSql)}`] : []),
     ...(creation ? [`- B: ${cpuLine(creation)}`] : []),
+    ...(results.openLoop ? [`- B2: ${cpuLine(results.openLoop)}`] : []),
+    ...(results.creationSingle ? [`- B1: ${cpuLine(results.creationSingle)}`] : []),
+    ...(results.openLoopSingle ? [`- B2-1: ${cpuLine(results.openLoopSingle)}`] : []),
+    ...(results.embedded ? [`- E: ${cpuLine(results.embedded)} (the gateway process runs PGlite)`] : []),
+    ...(results.embeddedSingle ? [`- E1: ${cpuLine(results.embeddedSingle)}`] : []),
     ...(list ? [`- C first page: ${cpuLine(list.first)}`, `- C deep page: ${cpuLine(list.deep)}`] : []),
   ];
   if (creation) {
@@ -841,6 +942,17 @@ function report(results: Results, mach: Machine): string {
         (floor ? `; PostgreSQL CPU per request: creation ${fmt(((creation.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, creation.ok), 2)} ms, floor ${fmt(((floor.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, floor.ok), 2)} ms.` : '.'),
     );
   }
+  const statements = (r: CreationResult) => fmt(Object.values(r.queriesPerRequest).reduce((a, b) => a + b, 0), 2);
+  // The embedded gateway runs its database itself: its CPU is the gateway's (no PostgreSQL figure).
+  const perRequest = (name: string, r: CreationResult | undefined, embedded = false) =>
+    r
+      ? [
+          `- ${name}: ${embedded ? '' : `${statements(r)} statements, `}${fmt(r.serverCpuMsPerRequest, 2)} ms of gateway CPU` +
+            `${embedded ? ' (PGlite included)' : `, ${fmt(((r.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, r.ok), 2)} ms of PostgreSQL CPU`} per request.`,
+        ]
+      : [];
+  const compared = [...perRequest('B1 (group commit off)', results.creationSingle), ...perRequest('E (embedded)', results.embedded, true), ...perRequest('E1 (embedded, group commit off)', results.embeddedSingle, true)];
+  if (compared.length) lines.push('', ...compared);
   const co = results.checkout;
   if (co) {
     lines.push(
@@ -950,6 +1062,13 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   are made through the API; then autocannon, 50 connections, 20 s, \`POST /api/v1/transactions\` PIX,
   a unique \`Idempotency-Key\` per request, a valid CPF from a pool of 20,000, the amount varying.
   Any non-2xx response is a failure. The gateway process counts the SQL statements it sends.
+- **B2. Open loop** (issue 17). B at a fixed rate, autocannon \`overallRate\` 1,000/s
+  (\`BENCH_OPEN_LOOP_RATE\`) from 50 connections: the latency of a steady load, not a saturating one.
+  Each connection sends one request every 50 ms, so only a response slower than that delays the next.
+- **B1. Group commit off** (issue 17, the comparison in the same run). B (and B2) against a second
+  gateway process with \`BENCH_GROUP_COMMIT=off\`: every creation in a statement of its own.
+- **E. Embedded** (issue 17). B against a gateway on PGlite (no \`DATABASE_URL\`) in a fresh data
+  directory, with group commit and without (E1). The gateway process also runs the database.
 - **C. List depth.** 1,000,000 transactions (\`BENCH_ROWS\`) seeded for one merchant with
   \`INSERT ... SELECT FROM generate_series\` in chunks of 100,000, one second apart, then \`ANALYZE\`.
   \`GET /api/v1/transactions?limit=20\`: the first page vs. the page 10,000 pages deep (after row
@@ -973,7 +1092,8 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=floor,floorsql,creation,list,checkout,webhooks,subsmetrics,subsrenewal\`, \`BENCH_WRITE_README=0\` (print only; also when
+\`BENCH_SCENARIOS=floor,floorsql,creation,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports\`,
+\`BENCH_OPEN_LOOP_RATE\`, \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
 slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
 `;
@@ -1038,16 +1158,10 @@ async function main() {
 
   if (SCENARIOS.includes('floor')) await withFloor(ctx, (floor) => floorOnly(ctx, floor));
 
-  const gw = await startChild('gateway', 'server.ts', {
-    JWT_SECRET,
-    DATABASE_POOL_SIZE: String(POOL_SIZE),
-    RATE_LIMIT_PER_MINUTE: '100000000',
-    LOG_LEVEL: 'warn',
-    RUN_JOBS: 'false',
-    BASE_URL: 'http://localhost:3000',
-  });
+  const gw = await startGateway();
   try {
     if (SCENARIOS.includes('creation')) await scenarioPixCreation(ctx, gw);
+    if (SCENARIOS.includes('openloop')) ctx.results.openLoop = await scenarioOpenLoop(ctx, gw, 'B2');
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
     if (SCENARIOS.includes('reports')) await scenarioReports(ctx, gw);
     if (SCENARIOS.includes('checkout')) {
@@ -1063,6 +1177,8 @@ async function main() {
   } finally {
     await gw.stop();
   }
+  if (SCENARIOS.includes('creation1')) await scenarioSingleStatements(ctx);
+  if (SCENARIOS.includes('embedded')) await scenarioEmbedded(ctx);
   // After the gateway stopped (its pool of 50 and the workers' would crowd max_connections).
   if (SCENARIOS.includes('subsrenewal')) {
     await settle(ctx);

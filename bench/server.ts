@@ -1,10 +1,13 @@
 // The real gateway (buildApp) in its own process for the benchmark, against the schema that
 // bench/run.ts created and migrated. Prints PORT=<n> once it listens on 127.0.0.1.
 // Environment (set by bench/run.ts): DATABASE_URL, BENCH_SCHEMA, JWT_SECRET, DATABASE_POOL_SIZE,
-// RATE_LIMIT_PER_MINUTE, LOG_LEVEL, RUN_JOBS=false.
+// RATE_LIMIT_PER_MINUTE, LOG_LEVEL, RUN_JOBS=false; and for the comparison scenarios:
+// - BENCH_GROUP_COMMIT=off: every creation in a statement of its own, as before group commit;
+// - BENCH_EMBEDDED_DIR=<dir>: embedded PGlite in that data directory (migrated here) instead of
+//   PostgreSQL, as `cofre serve` runs without DATABASE_URL.
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { connect } from '../src/db/index.ts';
+import { connect, migrate } from '../src/db/index.ts';
 import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { countQueries, requireEnv, serveParent } from './child.ts';
@@ -13,9 +16,14 @@ countQueries();
 const schema = requireEnv('BENCH_SCHEMA');
 const config = loadConfig(process.env);
 if (config.runJobs) throw new Error('bench/server.ts runs without background jobs (RUN_JOBS=false)');
-const database = await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
+const embeddedDir = process.env.BENCH_EMBEDDED_DIR;
+const database = embeddedDir
+  ? await connect({ url: null, dataDir: embeddedDir })
+  : await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
+if (embeddedDir) await migrate(database.db);
+const creationBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const limiter = new MemoryLimiter();
-const app = await buildApp(buildDeps(config, database, { limiter }));
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch }));
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : 0;

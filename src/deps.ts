@@ -36,6 +36,7 @@ import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
+import { BATCH, CreationWriter, type BatchOptions } from './modules/transactions/creation.ts';
 import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
@@ -92,6 +93,8 @@ export interface DepsOptions {
   extraHooks?: TransactionHooks[];
   /** A mailer instead of the configured one (tests). */
   mailer?: Mailer;
+  /** How creations are batched (default: transactions/creation.ts BATCH; the benchmark compares with one per statement). */
+  creationBatch?: BatchOptions;
 }
 
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
@@ -106,7 +109,9 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const ledger = new Ledger(events);
   const pages = new PageCache();
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
-  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log };
+  // New transactions are written in batches (group commit), as suits the database (creation.ts).
+  const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations };
   const subscriptions = { db, config, events, cursors, transactions, log };
   const pixApi =
     providers.production instanceof PixApiProvider

@@ -9,16 +9,17 @@
 //   on a 5xx never frees the key, and onSend stores the final response over the provisional one;
 // - inline (route config `idempotency: { inline }`, for a request whose work is ONE statement):
 //   nothing is written before the handler; the statement doing the work also inserts the key with
-//   its response (storeKeySql), so the work and its stored response commit together. A retry racing
-//   it waits on the key's unique index and then gets the replay. If the key is already stored, the
-//   statement fails as a whole and the request falls back to a claim, which replays, refuses, or
-//   claims an expired key the usual way (runIdempotent). So does a request refused before its
+//   its response (transactions/creation.ts), so the work and its stored response commit together.
+//   A retry racing it waits for it (in this process: until its batch is written; in another: on
+//   the key's unique index) and then gets the replay. If the key is already stored, nothing of the
+//   request is written (KeyTaken) and it falls back to a claim, which replays, refuses, or claims an
+//   expired key the usual way (runIdempotent). So does a request refused before its
 //   statement (a 4xx): its key may be stored already (a retry of a request that succeeded before
 //   the link it names sold out must still get the first response), else the claim takes it and the
 //   refusal is stored as a claimed request's would be.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CompiledQuery, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { prepared, type Db } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
@@ -83,22 +84,22 @@ function fingerprint(req: FastifyRequest): string {
   return createHash('sha256').update(`${req.method} ${req.url}\n${canonical(req.body ?? null)}`).digest('hex');
 }
 
-const expiry = (k: RequestKey) => new Date(k.createdAt.getTime() + TTL_MS);
+/** When a key taken now stops holding its response (24 h). */
+export const keyExpiry = (k: RequestKey) => new Date(k.createdAt.getTime() + TTL_MS);
 
 /**
- * The INSERT of an inline key with its response, as a CTE of the statement doing the work (its
- * RETURNING gives the response text); it writes one row per row of `from`. A key already present
- * (even expired) fails the whole statement: see keyTaken.
+ * An inline key found taken by the statement that was to store it (already stored, or taken by
+ * another request of the same batch): nothing of that request was written; it falls back to a claim.
  */
-export function storeKeySql(k: RequestKey, status: number, body: RawBuilder<string>, from: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
-      SELECT ${k.userId}::uuid, ${k.livemode}::boolean, ${k.key}::text, ${k.fingerprint}::text, ${status}::integer, ${body},
-        ${k.createdAt}::timestamptz, ${expiry(k)}::timestamptz FROM ${from}
-      RETURNING response_body`;
+export class KeyTaken extends Error {
+  constructor() {
+    super('the Idempotency-Key is taken');
+  }
 }
 
-/** The statement failed because the key is already stored: nothing of it was written. */
+/** The work failed because its key is taken: nothing of it was written. */
 const keyTaken = (err: unknown) => {
+  if (err instanceof KeyTaken) return true;
   const e = err as { code?: string; constraint?: string };
   return e.code === '23505' && e.constraint === 'idempotency_keys_pkey';
 };
@@ -148,7 +149,7 @@ async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promi
   const k = req.idempotency!;
   const { userId, livemode, key } = k;
   const leaseStart = new Date(k.createdAt.getTime() - CLAIM_LEASE_MS);
-  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, expiry(k), leaseStart]));
+  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, keyExpiry(k), leaseStart]));
   if (claimed.length) {
     k.state = 'claimed';
     return true;

@@ -63,19 +63,23 @@ export async function createClient(db: Executor, scope: Scope, input: Static<typ
 /** How client emails are stored. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** How a client upsert refreshes the client already stored with that document (the latest contact details; a phone is kept when none is given). */
+export const CLIENT_UPSERT_CONFLICT = sql`ON CONFLICT (user_id, livemode, document) WHERE deleted_at IS NULL
+    DO UPDATE SET name = excluded.name, email = excluded.email, phone = COALESCE(excluded.phone, clients.phone), updated_at = excluded.updated_at`;
+
 /**
  * The client with this document, created or refreshed with the latest contact details, as SQL
- * (RETURNING *) for statements that write more than the client: transaction creation runs it as a
- * CTE. Safe under concurrent calls (upsert on the unique index). The caller passes a cleaned name
- * (requiredText) and a normalised document; `input.email` is normalised here.
+ * (RETURNING *) for statements that write more than the client, as a CTE (transaction creation
+ * upserts its batch's clients with the same CLIENT_UPSERT_CONFLICT). Safe under concurrent calls
+ * (upsert on the unique index). The caller passes a cleaned name (requiredText) and a normalised
+ * document; `input.email` is normalised here.
  */
 export function upsertClientSql(scope: Scope, id: string, now: Date, input: { name: string; email: string; document: string; phone?: string | null }): RawBuilder<Client> {
   return sql<Client>`
     INSERT INTO clients (id, user_id, livemode, name, email, document, phone, created_at, updated_at)
     VALUES (${id}::uuid, ${scope.userId}::uuid, ${scope.livemode}::boolean, ${input.name}::text, ${normalizeEmail(input.email)}::text, ${input.document}::text,
       ${input.phone ?? null}::text, ${now}::timestamptz, ${now}::timestamptz)
-    ON CONFLICT (user_id, livemode, document) WHERE deleted_at IS NULL
-    DO UPDATE SET name = excluded.name, email = excluded.email, phone = COALESCE(excluded.phone, clients.phone), updated_at = excluded.updated_at
+    ${CLIENT_UPSERT_CONFLICT}
     RETURNING *`;
 }
 

@@ -1,6 +1,6 @@
 // Building a transaction row from a request, before anything is written: pure functions (no I/O).
 // The orchestration (service.ts) asks the provider for the PIX or boleto charge and the merchant's
-// fees, then builds the row here and hands it to the creation statement (queries.ts).
+// fees, then builds the row here and hands it to the creation statement (creation.ts).
 import type { Static } from '@sinclair/typebox';
 import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
-import { holdKey, runIdempotent, sendJsonText, storeKeySql } from '../../http/idempotency.ts';
+import { holdKey, runIdempotent, sendJsonText } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { spDate } from '../../payments/calendar.ts';
-import { getTransaction, listTransactions, renderedByStatement } from './queries.ts';
+import { getTransaction, listTransactions } from './queries.ts';
 import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
 import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
@@ -40,7 +39,7 @@ export default async function transactionRoutes(app: App) {
       return runIdempotent(db, req, reply, {
         status: 201,
         // The creation statement stores the key with the response, rendered here from the row.
-        inline: (key) => createTransactionWith(transactions, req.auth, withoutCoupon(req.body), (row) => storeKeySql(key, 201, renderedByStatement(row, created), sql`t`)),
+        inline: (key) => createTransactionWith(transactions, req.auth, withoutCoupon(req.body), { key, status: 201, render: created }),
         // A card is charged only once its transaction and the key's provisional answer are stored.
         claimed: async () => {
           // With a couponCode (origin compatibility): applied as the checkout applies it (compat.ts).

@@ -16,7 +16,8 @@ import { methodNotOffered, type CardResult, type PaymentProvider, type PixCharge
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
-import { findTransaction, getTransaction, insertCreation, insertCreationWith, lockExpired, lockTransaction, type Attachment } from './queries.ts';
+import type { CreationWriter, KeyAttachment } from './creation.ts';
+import { findTransaction, getTransaction, lockExpired, lockTransaction } from './queries.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { applyChange, feeReturned, type Change, type StateDeps } from './states.ts';
@@ -31,6 +32,8 @@ export interface TransactionDeps extends StateDeps {
   cursors: Cursors;
   fees: FeeSchedule;
   log: FastifyBaseLogger;
+  /** Writes new transactions, in batches (creation.ts). */
+  creations: CreationWriter;
 }
 
 /** Limits around a card charge made by a customer (checkout/limits.ts). */
@@ -69,21 +72,21 @@ export function providerFor(deps: TransactionDeps, livemode: boolean, method?: P
 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
-  const { draft, link, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard, opts.pixCharged);
-  const tx = await insertCreation(deps.db, deps.events, draft, link);
+  const { draft, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard, opts.pixCharged);
+  const tx = await deps.creations.insert(draft);
   await opts.recorded?.(tx);
   return card ? charge(deps, tx, provider, card, input.capture ?? true, opts.cardGuard) : tx;
 }
 
 /**
- * Creates the transaction with `attach` written by the creation statement itself (the Idempotency-Key
- * with its response); returns the attachment's text. Not for a card charged at once: what it answers
- * is known only after the charge.
+ * Creates the transaction with its Idempotency-Key and response written by the creation statement
+ * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). Not
+ * for a card charged at once: what it answers is known only after the charge.
  */
-export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: Attachment): Promise<string> {
+export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment): Promise<string> {
   if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
-  const { draft, link } = await prepare(deps, scope, input, {}, undefined);
-  return insertCreationWith(deps.db, deps.events, draft, link, attach);
+  const { draft } = await prepare(deps, scope, input, {}, undefined);
+  return deps.creations.insertWith(draft, attach);
 }
 
 /** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
@@ -117,7 +120,7 @@ async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, 
   if (pix) pixCharged?.(pix);
   const boleto = input.paymentMethod === 'BOLETO' ? await provider.createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
   const draft = buildDraft({ id, scope, input, checked, fees, provider: provider.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
-  return { draft, link, provider, card: input.card ?? null };
+  return { draft, provider, card: input.card ?? null };
 }
 
 /**
@@ -159,8 +162,8 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
  */
 export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string): Promise<Transaction> {
   if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
-  const { draft, link, provider } = await prepare(deps, scope, input, extras, undefined);
-  const tx = await insertCreation(deps.db, deps.events, draft, link);
+  const { draft, provider } = await prepare(deps, scope, input, extras, undefined);
+  const tx = await deps.creations.insert(draft);
   if (!provider.chargeToken) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
   return recordCharge(deps, tx, () => provider.chargeToken!({ reference: tx.id, token, amountCents: tx.charged_cents }), true, undefined);
 }

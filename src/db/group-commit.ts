@@ -1,0 +1,98 @@
+// Group commit: many requests' writes in one statement and one commit.
+//
+// A write submitted while the database is idle starts at once, alone (no timer, no waiting for
+// company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are in flight queue up; as soon as a batch finishes,
+// everything queued (up to `maxBatch`, of one group) becomes the next batch. At most `maxInFlight`
+// batches run at a time. A batch that fails as a whole is written again one item at a time, so one
+// bad item fails alone. Each submitter's promise settles only when its own batch has finished,
+// i.e. after its commit (the statement is run outside any transaction: it commits by itself).
+//
+// It knows nothing of SQL: `write` is given the items of a batch and returns one result per item.
+
+export interface GroupCommitOptions<T, R> {
+  /** Items of one batch share this (e.g. the merchant and environment the statement is written for). */
+  group(item: T): string;
+  /** Writes the items in one statement; one result per item, in order. Throws if the statement failed. */
+  write(items: T[]): Promise<R[]>;
+  /** At most this many items per batch. */
+  maxBatch: number;
+  /** At most this many batches at a time. */
+  maxInFlight: number;
+  /**
+   * Start batches on the next turn of the event loop (setImmediate: no timer, no fixed wait) rather
+   * than at once. For a database that runs in this thread (PGlite): while it works nothing else
+   * runs, so requests received meanwhile are only read after it; one turn lets them join the batch.
+   */
+  nextTurn?: boolean;
+}
+
+interface Pending<T, R> {
+  item: T;
+  group: string;
+  resolve(result: R): void;
+  reject(err: unknown): void;
+}
+
+export class GroupCommit<T, R> {
+  private queue: Pending<T, R>[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+  private readonly opts: GroupCommitOptions<T, R>;
+
+  constructor(opts: GroupCommitOptions<T, R>) {
+    this.opts = opts;
+  }
+
+  /** Writes `item` with whatever else is waiting; settles after its batch committed (or failed). */
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ item, group: this.opts.group(item), resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (!this.opts.nextTurn) return this.start();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.start();
+    });
+  }
+
+  private start(): void {
+    while (this.inFlight < this.opts.maxInFlight && this.queue.length) {
+      const batch = this.take();
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /** The oldest waiting item and the others of its group, in arrival order, up to maxBatch. */
+  private take(): Pending<T, R>[] {
+    const { group } = this.queue[0];
+    const batch: Pending<T, R>[] = [];
+    const rest: Pending<T, R>[] = [];
+    for (const p of this.queue) (p.group === group && batch.length < this.opts.maxBatch ? batch : rest).push(p);
+    this.queue = rest;
+    return batch;
+  }
+
+  private async run(batch: Pending<T, R>[]): Promise<void> {
+    let results: R[];
+    try {
+      results = await this.opts.write(batch.map((p) => p.item));
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+      // The statement failed as a whole: nothing of it was written. Each item alone, so that the
+      // item that made it fail fails by itself and its neighbours are written.
+      for (const p of batch) await this.run([p]);
+      return;
+    }
+    batch.forEach((p, i) => p.resolve(results[i]));
+  }
+}

@@ -1,0 +1,284 @@
+// Writing new transactions, in batches (group commit, see db/group-commit.ts and docs/decisions.md):
+// the creations of one merchant and environment that wait while others are being written go
+// together into ONE statement, so one commit for all of them. A lone creation on an idle system is
+// written at once, alone, by the same statement.
+//
+// The statement does for every row what a creation has always done, in one go: the client upsert,
+// the transaction, its transaction.created event with the event's fan-out (see EventLog), the
+// payment link's use count, and, for a request with an Idempotency-Key, the key with its response.
+import { sql } from 'kysely';
+import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
+import { prepared, type Db } from '../../db/index.ts';
+import { shortCode, uuidv7 } from '../../db/ids.ts';
+import type { Transaction } from '../../db/types.ts';
+import { keyExpiry, KeyTaken, type RequestKey } from '../../http/idempotency.ts';
+import type { Scope } from '../../http/scope.ts';
+import { CLIENT_UPSERT_CONFLICT, normalizeEmail } from '../clients/service.ts';
+import type { EventLog } from '../events/service.ts';
+import { eventData } from './view.ts';
+
+/**
+ * The Idempotency-Key of a request and its response (`status`, the body rendered from the row as
+ * stored), written by the creation statement itself: the work and its stored response commit
+ * together.
+ */
+export interface KeyAttachment {
+  key: RequestKey;
+  status: number;
+  render: (row: Transaction) => string;
+}
+
+export interface Creation {
+  /** The row to store (buildDraft); its display id is drawn here. */
+  draft: Transaction;
+  attach: KeyAttachment | null;
+}
+
+/** What the statement did for one creation: stored it (the row, or with a key the response text), or found its key taken. */
+export type Written = { row: Transaction } | { attached: string } | { taken: true };
+
+export type BatchOptions = Pick<GroupCommitOptions<Creation, Written>, 'maxBatch' | 'maxInFlight' | 'nextTurn'>;
+
+/** How creations are batched on each database (see GroupCommit). */
+export const BATCH: Record<'postgres' | 'pglite', BatchOptions> = {
+  // Up to 200 creations per statement, two statements at a time over the pool.
+  postgres: { maxBatch: 200, maxInFlight: 2 },
+  // One connection, in this thread: one statement at a time, started on the next turn of the event
+  // loop, so that the requests received while PGlite worked are read and join it.
+  pglite: { maxBatch: 200, maxInFlight: 1, nextTurn: true },
+};
+
+/** The creations of this process (one per database, built by deps.ts with BATCH of its kind). */
+export class CreationWriter {
+  private readonly writer: GroupCommit<Creation, Written>;
+  /** The Idempotency-Keys of creations waiting or being written, each with its creation's promise. */
+  private readonly keys = new Map<string, Promise<Written>>();
+
+  constructor(db: Db, events: EventLog, opts: BatchOptions) {
+    this.writer = new GroupCommit<Creation, Written>({
+      ...opts,
+      group: (c) => `${c.draft.user_id}:${c.draft.livemode}`,
+      write: (batch) => writeCreations(db, events, batch),
+    });
+  }
+
+  /** Stores the transaction; returns it as stored. */
+  async insert(draft: Transaction): Promise<Transaction> {
+    const written = await this.writer.submit({ draft, attach: null });
+    if (!('row' in written)) throw new Error('a creation without a key answers its row');
+    return written.row;
+  }
+
+  /**
+   * Stores the transaction with its Idempotency-Key and response; returns the response text. Throws
+   * KeyTaken when the key is already stored, or taken by another creation of this process that is
+   * waiting or being written (once that one has finished): the request falls back to the usual
+   * replay / reuse / in-progress answers (see runIdempotent).
+   */
+  async insertWith(draft: Transaction, attach: KeyAttachment): Promise<string> {
+    const { userId, livemode, key } = attach.key;
+    const id = `${userId}:${livemode}:${key}`;
+    const holder = this.keys.get(id);
+    if (holder) {
+      await holder.catch(() => undefined);
+      throw new KeyTaken();
+    }
+    const written = this.writer.submit({ draft, attach });
+    this.keys.set(id, written);
+    try {
+      const w = await written;
+      if (!('attached' in w)) throw new KeyTaken();
+      return w.attached;
+    } finally {
+      this.keys.delete(id);
+    }
+  }
+}
+
+/**
+ * Runs the creation statement for a batch. The display id is a random 10 characters; on the rare
+ * clash within a merchant the whole statement fails and runs again with new ones.
+ */
+async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Promise<Written[]> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const drafts = batch.map((c) => ({ ...c.draft, display_id: shortCode(10) }));
+    try {
+      // Its text depends only on whether a row has a postback URL: a prepared statement on
+      // PostgreSQL (see prepared()), whatever the number of rows.
+      const query = creationStatement(events, drafts.map((draft, i) => ({ draft, attach: batch[i].attach }))).compile(db);
+      prepared('tx_create', query.sql);
+      const { rows } = await db.executeQuery<Transaction & { n: number; attached: string | null; fanout: unknown }>(query);
+      return rows.map(({ n: _, attached, fanout: __, ...row }) => (attached !== null ? { attached } : row.id !== null ? { row } : { taken: true }));
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
+      throw err;
+    }
+  }
+  throw new Error('could not allocate a display id');
+}
+
+/** The columns of a creation the statement takes as they are, with their SQL types. */
+const COLUMNS = [
+  ['id', 'uuid'],
+  ['display_id', 'text'],
+  ['product', 'text'],
+  ['amount_cents', 'bigint'],
+  ['charged_cents', 'bigint'],
+  ['fee_cents', 'bigint'],
+  ['status', 'text'],
+  ['payment_method', 'text'],
+  ['client_id', 'uuid'],
+  ['client_name', 'text'],
+  ['client_email', 'text'],
+  ['client_document', 'text'],
+  ['client_phone', 'text'],
+  ['installments', 'integer'],
+  ['installment_cents', 'bigint'],
+  ['card_brand', 'text'],
+  ['card_last4', 'text'],
+  ['pix_txid', 'text'],
+  ['pix_qr_code', 'text'],
+  ['boleto_barcode', 'text'],
+  ['boleto_line', 'text'],
+  ['due_date', 'date'],
+  ['expires_at', 'timestamptz'],
+  ['metadata', 'jsonb'],
+  ['tracking_params', 'jsonb'],
+  ['postback_url', 'text'],
+  ['provider', 'text'],
+  ['payment_link_id', 'uuid'],
+  ['coupon_id', 'uuid'],
+  ['discount_cents', 'bigint'],
+  ['affiliate_link_id', 'uuid'],
+  ['address', 'jsonb'],
+  ['subscription_id', 'uuid'],
+  ['subscription_cycle_id', 'uuid'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+] as const satisfies readonly (readonly [keyof Transaction, string])[];
+
+/** The value of a column as the statement's array takes it (jsonb as its text). */
+function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unknown {
+  if (column === 'metadata' || column === 'tracking_params') return JSON.stringify(r[column]);
+  if (column === 'address') return r.address === null ? null : JSON.stringify(r.address);
+  // The client as the upsert stores it (see upsertClientSql).
+  if (column === 'client_email') return normalizeEmail(r.client_email);
+  return r[column];
+}
+
+/**
+ * The creation statement for rows of one merchant and environment, their display ids drawn
+ * (exported for the benchmark's SQL floor). Each row comes in as one element of an array per
+ * column (unnest), so the text is the same for 1 or 200 rows.
+ *
+ * - `fresh`: the rows whose Idempotency-Key is not stored (or that have none). `stored` looks each
+ *   key up by the primary key (LATERAL ... LIMIT 1: one index probe per row, never a scan of the
+ *   merchant's keys); `fresh` filters with NOT IN, whose estimate (about half the rows, where a
+ *   join's anti-filter says 1) keeps the joins below hash joins, not nested loops over the batch. A
+ *   row whose key is stored writes nothing at all and comes back with neither row nor
+ *   response (`taken`). The key
+ *   cannot gate the rest by ON CONFLICT ... RETURNING: its stored response needs the client's id,
+ *   which the client upsert gives, and the upsert must not run for a request that is not written.
+ *   A key stored meanwhile by another process makes the key INSERT fail, so the statement as a
+ *   whole (the batch is then written row by row, and that row finds its key stored).
+ * - `c`: one client upsert per document (two rows of a batch for the same client would make
+ *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
+ *   one after the other, those without a phone last: the client keeps the last row's name and
+ *   e-mail and the last phone given (`last_phone`); each transaction keeps its own name and e-mail,
+ *   and its phone, else the client's.
+ * - The event's data and the stored response are rendered in JS before the statement; the two
+ *   values only the upsert knows (the client's id and stored phone) are put in by the statement, in
+ *   place of marks: the row's own `client_id` (a fresh random UUID, found nowhere else) and a fresh
+ *   random phone.
+ */
+export function creationStatement(events: EventLog, creations: Creation[]) {
+  const first = creations[0].draft;
+  const scope: Scope = { userId: first.user_id, livemode: first.livemode };
+  const u = sql`${scope.userId}::uuid`;
+  const l = sql`${scope.livemode}::boolean`;
+  const rows = creations.map(({ draft, attach }) => {
+    const phoneMark = uuidv7();
+    const key = attach?.key ?? null;
+    return {
+      draft,
+      event_id: uuidv7(draft.created_at.getTime()),
+      event_data: JSON.stringify(eventData(draft)),
+      at: draft.created_at.toISOString(),
+      idem_key: key?.key ?? null,
+      fingerprint: key?.fingerprint ?? null,
+      key_status: attach?.status ?? null,
+      key_body: attach ? attach.render({ ...draft, client_phone: phoneMark }) : null,
+      phone_mark: `"${phoneMark}"`,
+      key_created_at: key?.createdAt ?? null,
+      key_expires_at: key ? keyExpiry(key) : null,
+    };
+  });
+  type Extra = Exclude<keyof (typeof rows)[number], 'draft'>;
+  const extras: [Extra, string][] = [
+    ['event_id', 'uuid'],
+    ['event_data', 'text'],
+    ['at', 'text'],
+    ['idem_key', 'text'],
+    ['fingerprint', 'text'],
+    ['key_status', 'integer'],
+    ['key_body', 'text'],
+    ['phone_mark', 'text'],
+    ['key_created_at', 'timestamptz'],
+    ['key_expires_at', 'timestamptz'],
+  ];
+  const arrays = [
+    ...COLUMNS.map(([column, type]) => sql`${rows.map((r) => columnValue(r.draft, column))}::${sql.raw(type)}[]`),
+    ...extras.map(([name, type]) => sql`${rows.map((r) => r[name])}::${sql.raw(type)}[]`),
+  ];
+  const names = sql.raw([...COLUMNS.map(([c]) => c), ...extras.map(([c]) => c), 'n'].join(', '));
+  const taken = COLUMNS.filter(([c]) => c !== 'client_id' && c !== 'client_phone').map(([c]) => c);
+  const ev = events.writes(
+    scope,
+    { postbackUrls: creations.some((c) => c.draft.postback_url !== null), postbackLookups: false },
+    sql`SELECT f.event_id, 'transaction.created'::text, replace(f.event_data, f.client_id::text, t.client_id::text)::json,
+      t.created_at, f.at, t.postback_url, NULL::uuid FROM t JOIN fresh f ON f.id = t.id`,
+  );
+  return sql<Transaction & { n: number; attached: string | null; fanout: unknown }>`
+    WITH i AS (SELECT * FROM unnest(${sql.join(arrays)}) WITH ORDINALITY AS i(${names})),
+    stored AS (
+      SELECT k.key FROM i
+      JOIN LATERAL (SELECT key FROM idempotency_keys WHERE user_id = ${u} AND livemode = ${l} AND key = i.idem_key LIMIT 1) k ON true
+    ),
+    fresh AS (SELECT * FROM i WHERE i.idem_key IS NULL OR i.idem_key NOT IN (SELECT key FROM stored)),
+    c AS (
+      INSERT INTO clients (id, user_id, livemode, name, email, document, phone, created_at, updated_at)
+      SELECT DISTINCT ON (f.client_document) f.client_id, ${u}, ${l}, f.client_name, f.client_email, f.client_document, f.last_phone, f.created_at, f.created_at
+      FROM (
+        SELECT fresh.*, last_value(client_phone) OVER (PARTITION BY client_document ORDER BY client_phone IS NOT NULL, n
+          ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_phone
+        FROM fresh
+      ) f
+      ORDER BY f.client_document, f.client_phone IS NULL DESC, f.n DESC
+      ${CLIENT_UPSERT_CONFLICT}
+      RETURNING id, document, phone
+    ),
+    t AS (
+      INSERT INTO transactions (user_id, livemode, client_id, client_phone, ${sql.raw(taken.join(', '))})
+      SELECT ${u}, ${l}, c.id, COALESCE(f.client_phone, c.phone), ${sql.raw(taken.map((c) => `f.${c}`).join(', '))}
+      FROM fresh f JOIN c ON c.document = f.client_document
+      RETURNING *
+    ),
+    ${ev.ctes},
+    link_use AS (
+      UPDATE payment_links SET times_used = times_used + used.n
+      FROM (SELECT payment_link_id, count(*) AS n FROM t WHERE payment_link_id IS NOT NULL GROUP BY payment_link_id) used
+      WHERE payment_links.user_id = ${u} AND payment_links.id = used.payment_link_id
+    ),
+    k AS (
+      INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
+      SELECT ${u}, ${l}, f.idem_key, f.fingerprint, f.key_status,
+        replace(replace(f.key_body, f.client_id::text, t.client_id::text), f.phone_mark, COALESCE(to_json(t.client_phone)::text, 'null')),
+        f.key_created_at, f.key_expires_at
+      FROM fresh f JOIN t ON t.id = f.id WHERE f.idem_key IS NOT NULL
+      RETURNING key, response_body
+    )
+    SELECT i.n, k.response_body AS attached, r.*, ${ev.result} AS fanout
+    FROM i LEFT JOIN k ON k.key = i.idem_key LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL
+    ORDER BY i.n`;
+}

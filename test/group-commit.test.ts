@@ -1,0 +1,327 @@
+// Group commit of transaction creations (db/group-commit.ts, transactions/creation.ts): how batches
+// form, a batch that fails as a whole written again row by row, a lone creation written at once,
+// and 200 concurrent API creations with duplicated keys, shared clients and invalid requests.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql, type CompiledQuery } from 'kysely';
+import { GroupCommit } from '../src/db/group-commit.ts';
+import type { Db } from '../src/db/index.ts';
+import type { Transaction } from '../src/db/types.ts';
+import type { RequestKey } from '../src/http/idempotency.ts';
+import { buildDraft, checkInput, type CreateInput } from '../src/modules/transactions/draft.ts';
+import { uuidv7 } from '../src/db/ids.ts';
+import { assertLedgerBalanced } from './ledger-check.ts';
+import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The batching writer alone, with a write we control.
+
+/** A GroupCommit whose writes wait until released; records each batch. */
+function controlled(opts: { maxBatch?: number; failIf?: (item: string) => boolean } = {}) {
+  const batches: string[][] = [];
+  const pending: (() => void)[] = [];
+  const gc = new GroupCommit<string, string>({
+    maxBatch: opts.maxBatch ?? 200,
+    maxInFlight: 2,
+    group: (item) => item.split(':')[0],
+    write: async (items) => {
+      batches.push(items);
+      await new Promise<void>((resolve) => pending.push(resolve));
+      if (items.some((i) => opts.failIf?.(i))) throw new Error('statement failed');
+      return items.map((i) => `${i} written`);
+    },
+  });
+  /** Lets the oldest waiting write finish, then lets the writer react. */
+  const release = async () => {
+    pending.shift()!();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { gc, batches, release, pending };
+}
+
+describe('group commit: how batches form', () => {
+  test('a lone item on an idle writer is written at once, alone (no timer)', async () => {
+    const { gc, batches, release } = controlled();
+    const p = gc.submit('a:1');
+    // Synchronously: the write has started before submit returned.
+    assert.deepEqual(batches, [['a:1']]);
+    await release();
+    assert.equal(await p, 'a:1 written');
+  });
+
+  test('items arriving while two batches are in flight join the next batch, up to maxBatch, one group per batch', async () => {
+    const { gc, batches, release, pending } = controlled({ maxBatch: 3 });
+    const results = ['a:1', 'a:2', 'a:3', 'b:1', 'a:4', 'a:5', 'a:6'].map((i) => gc.submit(i));
+    // Two batches in flight at once: the first two items, each alone.
+    assert.deepEqual(batches, [['a:1'], ['a:2']]);
+    await release();
+    // One slot free: the oldest waiting item's group, in arrival order, at most 3.
+    assert.deepEqual(batches.at(-1), ['a:3', 'a:4', 'a:5']);
+    await release();
+    assert.deepEqual(batches.at(-1), ['b:1']);
+    await release();
+    assert.deepEqual(batches.at(-1), ['a:6']);
+    while (pending.length) await release();
+    assert.equal(batches.length, 5);
+    assert.deepEqual(await Promise.all(results), ['a:1', 'a:2', 'a:3', 'b:1', 'a:4', 'a:5', 'a:6'].map((i) => `${i} written`));
+  });
+
+  test('nextTurn (PGlite): items submitted in the same turn make one batch, started on the next turn (no timer)', async () => {
+    const batches: string[][] = [];
+    const gc = new GroupCommit<string, string>({ maxBatch: 200, maxInFlight: 1, nextTurn: true, group: () => 'a', write: async (items) => (batches.push(items), items) });
+    const results = ['a:1', 'a:2', 'a:3'].map((i) => gc.submit(i));
+    assert.deepEqual(batches, []);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(batches, [['a:1', 'a:2', 'a:3']]);
+    assert.deepEqual(await Promise.all(results), ['a:1', 'a:2', 'a:3']);
+  });
+
+  test('a batch that fails as a whole is written again item by item: only the bad item fails', async () => {
+    const { gc, batches, release, pending } = controlled({ failIf: (i) => i === 'a:bad' });
+    const results = ['a:1', 'a:2', 'a:3', 'a:bad', 'a:4'].map((i) => gc.submit(i).then((r) => r, (e: Error) => `failed: ${e.message}`));
+    assert.deepEqual(batches, [['a:1'], ['a:2']]);
+    await release();
+    assert.deepEqual(batches.at(-1), ['a:3', 'a:bad', 'a:4']);
+    while (pending.length) await release();
+    assert.deepEqual(batches.slice(3), [['a:3'], ['a:bad'], ['a:4']]);
+    assert.deepEqual(await Promise.all(results), ['a:1 written', 'a:2 written', 'a:3 written', 'failed: statement failed', 'a:4 written']);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The creation statement, on the database (PGlite and PostgreSQL).
+
+/** The creation statements the app sends (their row counts and outcomes), counted when sent. */
+function spyCreations(db: Db) {
+  const statements: { rows: number; ok?: boolean }[] = [];
+  const original = db.executeQuery.bind(db);
+  const spied = async (q: CompiledQuery) => {
+    if (!q.sql.includes('WITH ORDINALITY AS i(')) return original(q);
+    const s: { rows: number; ok?: boolean } = { rows: (q.parameters[0] as unknown[]).length };
+    statements.push(s);
+    try {
+      const res = await original(q);
+      s.ok = true;
+      return res;
+    } catch (err) {
+      s.ok = false;
+      throw err;
+    }
+  };
+  Object.assign(db, { executeQuery: spied });
+  return { statements, restore: () => delete (db as { executeQuery?: unknown }).executeQuery };
+}
+
+let ctx: TestContext;
+let m: Merchant;
+
+/** A PENDING card payment (no card data: no provider call) of merchant m, built as the service builds it. */
+async function cardDraft(product: string): Promise<Transaction> {
+  const deps = ctx.app.deps.transactions;
+  const scope = { userId: m.id, livemode: false };
+  const input: CreateInput = { product, amountCents: 2_500, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'CARD' };
+  const now = new Date();
+  const checked = checkInput(input, null, deps.config, now);
+  return buildDraft({ id: uuidv7(now.getTime()), scope, input, checked, fees: await deps.fees.of(m.id), provider: 'sandbox', pix: null, boleto: null, extras: {}, now });
+}
+
+const keyOf = (key: string): RequestKey => ({ userId: m.id, livemode: false, key, fingerprint: `fp-${key}`, createdAt: new Date(), state: 'inline' });
+
+describe('group commit: the creation statement', () => {
+  before(async () => {
+    ctx = await startApp();
+    m = await merchant(ctx.app);
+  });
+  after(() => ctx?.close());
+
+  test('a lone creation is sent at once, in a statement of its own', async () => {
+    const spy = spyCreations(ctx.database.db);
+    try {
+      const draft = await cardDraft('Sozinho');
+      const p = ctx.app.deps.transactions.creations.insert(draft);
+      // On PostgreSQL, sent before insert() returned: nothing waited for company. PGlite runs in
+      // this thread: sent on the next turn of the event loop (no timer).
+      if (!onPostgres) {
+        assert.deepEqual(spy.statements, []);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.deepEqual(spy.statements.map((s) => s.rows), [1]);
+      const tx = await p;
+      assert.equal(tx.id, draft.id);
+      assert.deepEqual(spy.statements, [{ rows: 1, ok: true }]);
+    } finally {
+      spy.restore();
+    }
+  });
+
+  test('a batch whose statement fails is written again row by row: the bad rows fail alone, their neighbours are stored with their keys', async () => {
+    const { db } = ctx.database;
+    await sql`CREATE FUNCTION gc_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(db);
+    await sql`CREATE TRIGGER gc_injected_failure BEFORE INSERT ON transactions FOR EACH ROW WHEN (NEW.product = 'Falha injetada') EXECUTE FUNCTION gc_injected_failure()`.execute(db);
+    const spy = spyCreations(db);
+    try {
+      const products = Array.from({ length: 30 }, (_, i) => (i === 10 || i === 20 ? 'Falha injetada' : `Pedido ${i}`));
+      const drafts = await Promise.all(products.map(cardDraft));
+      const { creations } = ctx.app.deps.transactions;
+      const render = (row: Transaction) => JSON.stringify({ id: row.id, clientId: row.client_id });
+      // All submitted in one go. PostgreSQL: the first two are written at once (two in flight), the
+      // other 28 wait and make one batch. PGlite: one batch of 30, on the next turn. It fails as a whole.
+      const settled = await Promise.allSettled(drafts.map((d, i) => (i % 2 ? creations.insertWith(d, { key: keyOf(`inj-${i}`), status: 201, render }) : creations.insert(d))));
+      const first = onPostgres ? [{ rows: 1, ok: true }, { rows: 1, ok: true }, { rows: 28, ok: false }] : [{ rows: 30, ok: false }];
+      assert.deepEqual(spy.statements.slice(0, first.length), first);
+      const failedRows = first.at(-1)!.rows;
+      assert.equal(spy.statements.length, first.length + failedRows);
+      assert.ok(spy.statements.slice(first.length).every((s) => s.rows === 1));
+
+      const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [i] : []));
+      assert.deepEqual(failed, [10, 20]);
+      for (const i of failed) assert.match(String((settled[i] as PromiseRejectedResult).reason), /injected failure/);
+      const stored = await db.selectFrom('transactions').select(['id', 'client_id']).where('id', 'in', drafts.map((d) => d.id)).execute();
+      assert.deepEqual(new Set(stored.map((r) => r.id)), new Set(drafts.filter((_, i) => !failed.includes(i)).map((d) => d.id)));
+      const events = await db.selectFrom('events').select(sql<string>`data->>'id'`.as('tx')).where('type', '=', 'transaction.created').where('user_id', '=', m.id).execute();
+      for (const r of stored) assert.equal(events.filter((e) => e.tx === r.id).length, 1);
+      // Keys: stored with their rendered responses for the written rows; none for a failed row (i=21 is odd and written, 10 and 20 even).
+      const keys = await db.selectFrom('idempotency_keys').select(['key', 'response_body']).where('user_id', '=', m.id).where('key', 'like', 'inj-%').execute();
+      assert.equal(keys.length, 15);
+      for (const k of keys) {
+        const i = Number(k.key.slice(4));
+        const row = stored.find((r) => r.id === drafts[i].id)!;
+        assert.deepEqual(JSON.parse(k.response_body!), { id: row.id, clientId: row.client_id });
+      }
+    } finally {
+      spy.restore();
+      await sql`DROP TRIGGER gc_injected_failure ON transactions`.execute(db);
+      await sql`DROP FUNCTION gc_injected_failure()`.execute(db);
+    }
+  });
+
+  test('a key already stored, or taken twice in one go, writes nothing for that creation (the caller falls back)', async () => {
+    const { creations } = ctx.app.deps.transactions;
+    const render = (row: Transaction) => JSON.stringify({ id: row.id });
+    const [a, b, c] = await Promise.all(['Um', 'Dois', 'Tres'].map(cardDraft));
+    const first = await creations.insertWith(a, { key: keyOf('dup-1'), status: 201, render });
+    assert.deepEqual(JSON.parse(first), { id: a.id });
+    // Already stored; and taken twice by creations submitted together (the second waits for the first).
+    const results = await Promise.allSettled([
+      creations.insertWith(b, { key: keyOf('dup-1'), status: 201, render }),
+      creations.insertWith(c, { key: keyOf('dup-2'), status: 201, render }),
+      creations.insertWith({ ...b, id: uuidv7() }, { key: keyOf('dup-2'), status: 201, render }),
+    ]);
+    assert.equal(results[0].status, 'rejected');
+    assert.equal((results[0] as PromiseRejectedResult).reason.constructor.name, 'KeyTaken');
+    assert.deepEqual(JSON.parse((results[1] as PromiseFulfilledResult<string>).value), { id: c.id });
+    assert.equal((results[2] as PromiseRejectedResult).reason.constructor.name, 'KeyTaken');
+    const stored = await ctx.database.db.selectFrom('transactions').select('id').where('id', 'in', [a.id, b.id, c.id]).execute();
+    assert.deepEqual(new Set(stored.map((r) => r.id)), new Set([a.id, c.id]));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 200 concurrent API creations (PostgreSQL: PGlite runs one statement at a time).
+
+describe('group commit: 200 concurrent creations on PostgreSQL', { skip: onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  before(async () => {
+    ctx = await startApp();
+    m = await merchant(ctx.app);
+  });
+  after(() => ctx?.close());
+
+  test('20 duplicated keys, 5 invalid requests and shared clients inside the same batches: exactly the right answers, one row per key, the ledger clean', async (t) => {
+    const spy = spyCreations(ctx.database.db);
+    const docs = Array.from({ length: 10 }, () => cpf());
+    const body = (i: number, extra: Record<string, unknown> = {}) => ({
+      product: `Pedido ${i}`,
+      amountCents: 1_000 + i,
+      clientName: `Cliente ${i}`,
+      clientEmail: `Cliente${i}@Example.com`,
+      clientDocument: docs[i % docs.length],
+      ...(i % 3 === 0 ? { clientPhone: `+55 11 9${String(i).padStart(8, '0')}` } : {}),
+      paymentMethod: i % 4 === 0 ? 'BOLETO' : 'PIX',
+      ...extra,
+    });
+    const run = Date.now();
+    type Req = { kind: 'unique' | 'same' | 'other' | 'invalid' | 'nokey'; i: number; key?: string; body: Record<string, unknown> };
+    const reqs: Req[] = [
+      ...Array.from({ length: 160 }, (_, i): Req => ({ kind: 'unique', i, key: `k-${run}-${i}`, body: body(i) })),
+      // 15 keys sent twice with the same body, 5 twice with another body.
+      ...Array.from({ length: 15 }, (_, i): Req => ({ kind: 'same', i, key: `k-${run}-${i}`, body: body(i) })),
+      ...Array.from({ length: 5 }, (_, j): Req => ({ kind: 'other', i: 15 + j, key: `k-${run}-${15 + j}`, body: body(15 + j, { amountCents: 9_999 }) })),
+      // Refused before anything is written: a document with wrong check digits.
+      ...Array.from({ length: 5 }, (_, j): Req => ({ kind: 'invalid', i: 200 + j, key: `bad-${run}-${j}`, body: body(200 + j, { clientDocument: '12345678900' }) })),
+      ...Array.from({ length: 15 }, (_, j): Req => ({ kind: 'nokey', i: 300 + j, body: body(300 + j) })),
+    ];
+    // Interleaved, so that duplicates and invalid requests land among the others.
+    const order = reqs.map((r, n) => ({ r, n: (n * 7919) % reqs.length })).sort((a, b) => a.n - b.n).map((x) => x.r);
+    assert.equal(new Set(order).size, 200);
+    const responses = await Promise.all(order.map((r) => call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: r.body, headers: r.key ? { 'idempotency-key': r.key } : {} })));
+    spy.restore();
+    const answers = new Map(order.map((r, n) => [r, responses[n]]));
+    t.diagnostic(`creation statements: ${spy.statements.length}, rows per statement: ${spy.statements.map((s) => s.rows).join(' ')}`);
+    assert.ok(spy.statements.every((s) => s.ok), 'no creation statement failed');
+    assert.ok(spy.statements.some((s) => s.rows > 1), 'creations were written in batches');
+
+    const replayed = (r: (typeof responses)[number]) => r.headers['idempotent-replayed'] === 'true';
+    const byKey = (kind: Req['kind'], i: number) => answers.get(reqs.find((r) => r.kind === kind && r.i === i)!)!;
+    for (let i = 0; i < 15; i++) {
+      const [a, b] = [byKey('unique', i), byKey('same', i)];
+      assert.deepEqual([a.status, b.status], [201, 201], `key ${i}: ${a.raw} / ${b.raw}`);
+      assert.equal([a, b].filter(replayed).length, 1, `key ${i}: one response did the work, the other replays it`);
+      assert.equal(a.raw, b.raw);
+    }
+    for (let i = 15; i < 20; i++) {
+      const pair = [byKey('unique', i), byKey('other', i)];
+      const created = pair.filter((r) => r.status === 201);
+      assert.equal(created.length, 1, `key ${i}: ${pair.map((r) => r.raw).join(' / ')}`);
+      assert.ok(!replayed(created[0]));
+      const refused = pair.find((r) => r.status !== 201)!;
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    }
+    for (let i = 20; i < 160; i++) assert.equal(byKey('unique', i).status, 201, byKey('unique', i).raw);
+    for (const r of reqs.filter((x) => x.kind === 'nokey')) assert.equal(answers.get(r)!.status, 201);
+    for (const r of reqs.filter((x) => x.kind === 'invalid')) {
+      const res = answers.get(r)!;
+      assert.equal(res.status, 400, res.raw);
+      assert.match(JSON.stringify(res.body), /clientDocument/);
+    }
+
+    // One row per key (160) and per request without one (15); exactly the transactions answered.
+    const { db } = ctx.database;
+    const rows = await db.selectFrom('transactions').selectAll().where('user_id', '=', m.id).execute();
+    assert.equal(rows.length, 175);
+    const answered = new Set(responses.filter((r) => r.status === 201).map((r) => r.body.transaction.id));
+    assert.deepEqual(new Set(rows.map((r) => r.id)), answered);
+    // Each key's stored response is the response that did the work, byte for byte.
+    const keys = await db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', m.id).where('key', 'like', `k-${run}-%`).execute();
+    assert.equal(keys.length, 160);
+    for (const k of keys) {
+      const first = responses.find((r, n) => order[n].key === k.key && r.status === 201 && !replayed(r))!;
+      assert.equal(k.response_status, 201);
+      assert.equal(k.response_body, first.raw);
+    }
+
+    // Clients: one per document; each transaction keeps its own name and e-mail, and its own phone
+    // or, without one, a phone given for that client (or none).
+    const clients = await db.selectFrom('clients').selectAll().where('user_id', '=', m.id).execute();
+    assert.equal(clients.length, docs.length);
+    const sent = new Map(reqs.filter((r) => r.kind !== 'invalid').map((r) => [`${r.body.product}|${r.body.amountCents}`, r.body]));
+    for (const tx of rows) {
+      const b = sent.get(`${tx.product}|${tx.amount_cents}`)!;
+      const client = clients.find((c) => c.id === tx.client_id)!;
+      assert.equal(client.document, b.clientDocument);
+      assert.equal(tx.client_name, b.clientName);
+      assert.equal(tx.client_email, String(b.clientEmail).toLowerCase());
+      const phones = reqs.filter((r) => r.body.clientDocument === b.clientDocument && r.body.clientPhone).map((r) => r.body.clientPhone);
+      if (b.clientPhone) assert.equal(tx.client_phone, b.clientPhone);
+      else assert.ok(tx.client_phone === null || phones.includes(tx.client_phone), `phone ${tx.client_phone}`);
+    }
+    // One transaction.created per transaction, naming its client.
+    const events = await db.selectFrom('events').select(['data']).where('user_id', '=', m.id).where('type', '=', 'transaction.created').execute();
+    assert.equal(events.length, 175);
+    for (const e of events) {
+      const data = e.data as { id: string; clientId: string };
+      assert.equal(data.clientId, rows.find((r) => r.id === data.id)!.client_id);
+    }
+    await assertLedgerBalanced(db);
+  });
+});
