@@ -38,6 +38,7 @@ import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
+import dashboardRoutes from './web/dashboard.ts';
 import subscriptionPageRoutes from './web/subscription-routes.ts';
 import webRoutes from './web/routes.ts';
 
@@ -145,6 +146,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(checkoutPageRoutes);
   await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);
+  await app.register(dashboardRoutes);
 
   return app;
 }
