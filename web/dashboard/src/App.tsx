@@ -8,9 +8,13 @@ import { useAsync } from './lib/async.ts';
 import { match, navigate, pathOf, route as routeCell } from './lib/router.ts';
 import { session } from './lib/session.ts';
 import { useCell } from './lib/state.ts';
+import { Account } from './screens/Account.tsx';
 import { Login, Signup } from './screens/Auth.tsx';
+import { Catalog } from './screens/Catalog.tsx';
 import { Developers } from './screens/Developers.tsx';
 import { Home } from './screens/Home.tsx';
+import { Money } from './screens/Money.tsx';
+import { Operations } from './screens/Operations.tsx';
 import { SaleDetail, Sales } from './screens/Sales.tsx';
 
 const TITLES: Record<string, string> = {
@@ -25,6 +29,10 @@ function Screen({ route }: { route: string }) {
   if ((p = match('/vendas/:id', path))) return <SaleDetail id={p.id} />;
   if (match('/vendas', path)) return <Sales route={route} />;
   if (match('/desenvolvedores', path)) return <Developers route={route} />;
+  if (match('/catalogo', path)) return <Catalog route={route} />;
+  if (match('/dinheiro', path)) return <Money route={route} />;
+  if (match('/conta', path)) return <Account />;
+  if (match('/operacao', path)) return <Operations route={route} />;
   return (
     <div>
       <h1>Página não encontrada</h1>

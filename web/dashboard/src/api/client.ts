@@ -36,13 +36,25 @@ const STATUS_MESSAGES: Record<number, string> = {
   503: 'Serviço indisponível no momento. Tente de novo.',
 };
 
+/** pt-BR messages for the API's error codes (docs/errors.md); others keep the API's message. */
+const CODE_MESSAGES: Record<string, string> = {
+  VALIDATION_ERROR: 'Dados inválidos: corrija os campos destacados.',
+  INVALID_DOCUMENT: 'CPF ou CNPJ inválido.',
+  INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
+  INSUFFICIENT_STOCK: 'Estoque insuficiente.',
+  EMAIL_ALREADY_REGISTERED: 'Já existe uma conta com este e-mail.',
+  CLIENT_ALREADY_EXISTS: 'Já existe um cliente com este CPF/CNPJ.',
+  INVALID_STATE_TRANSITION: 'Não é possível fazer isso no estado atual.',
+  ADVANCE_ALREADY_ACTIVE: 'Já existe uma antecipação em andamento.',
+};
+
 /** The API's error body (docs/errors.md) as an ApiError. */
 export function toApiError(status: number, body: unknown): ApiError {
   const b = (body ?? {}) as { message?: string; code?: string; errors?: { field: string; message: string }[] };
   const fields: Record<string, string> = {};
   for (const e of b.errors ?? []) if (e.field && !(e.field in fields)) fields[e.field.replace(/^(body|querystring)\./, '')] = e.message;
-  const known = STATUS_MESSAGES[status];
-  const message = status === 400 || status === 403 || !known ? (b.message ?? known ?? `Erro ${status}`) : known;
+  const known = (b.code && CODE_MESSAGES[b.code]) || STATUS_MESSAGES[status];
+  const message = status === 403 || !known ? (b.message ?? known ?? `Erro ${status}`) : known;
   return new ApiError(status, message, b.code, fields);
 }
 

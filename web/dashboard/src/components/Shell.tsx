@@ -10,7 +10,10 @@ import { Link } from './Link.tsx';
 const MENU: [string, string][] = [
   ['/', 'Início'],
   ['/vendas', 'Vendas'],
+  ['/catalogo', 'Catálogo'],
+  ['/dinheiro', 'Dinheiro'],
   ['/desenvolvedores', 'Desenvolvedores'],
+  ['/conta', 'Conta'],
 ];
 
 export function EnvSwitch() {

@@ -3,6 +3,7 @@
 import type { ComponentChildren, InputHTMLAttributes } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
+import { navigate as navigateTo } from '../lib/router.ts';
 import { STATUS_LABELS } from '../lib/format.ts';
 
 export function Loading({ label = 'Carregando…' }: { label?: string }) {
@@ -38,9 +39,7 @@ export function Empty({ title, children }: { title: string; children?: Component
 /** The form's error above its fields when the API named no field (or one not on the form). */
 export function FormError({ error, fields = [] }: { error: ApiError | null; fields?: string[] }) {
   if (!error) return null;
-  const shown = Object.keys(error.fields).filter((f) => fields.includes(f));
   const others = Object.entries(error.fields).filter(([f]) => !fields.includes(f));
-  if (shown.length && !others.length) return <p class="form-error" role="alert">Corrija os campos destacados.</p>;
   return (
     <div class="form-error" role="alert">
       <p>{error.message}</p>
@@ -192,3 +191,54 @@ export function Action({ label, ask, run, busy, tone = 'secondary', ariaLabel }:
     </button>
   );
 }
+
+/** "dd/mm/aaaa" -> "aaaa-mm-dd" when it is a real calendar date, else null. */
+export function parseDateBR(text: string): string | null {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text.trim());
+  if (!m) return null;
+  const iso = `${m[3]}-${m[2]}-${m[1]}`;
+  const d = new Date(`${iso}T12:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : null;
+}
+
+/** A date typed as dd/mm/aaaa whatever the browser's language; `value` and `onValue` are YYYY-MM-DD ('' when empty). */
+export function DateField({ label, name, value, onValue }: { label: string; name: string; value: string; onValue: (iso: string) => void }) {
+  const [text, setText] = useState(value ? value.split('-').reverse().join('/') : '');
+  const [bad, setBad] = useState(false);
+  const id = useId();
+  const apply = (t: string) => {
+    const digits = t.replace(/\D/g, '').slice(0, 8);
+    const masked = digits.replace(/^(\d{2})(\d)/, '$1/$2').replace(/^(\d{2}\/\d{2})(\d)/, '$1/$2');
+    setText(masked);
+    if (!masked) return setBad(false), onValue('');
+    const iso = parseDateBR(masked);
+    setBad(masked.length === 10 && !iso);
+    if (iso && iso !== value) onValue(iso);
+  };
+  return (
+    <div class={`field${bad ? ' field-invalid' : ''}`}>
+      <label for={id}>{label}</label>
+      <input id={id} name={name} inputMode="numeric" autoComplete="off" placeholder="dd/mm/aaaa" maxLength={10} value={text} onInput={(e) => apply((e.target as HTMLInputElement).value)} aria-invalid={bad ? 'true' : undefined} aria-describedby={bad ? `${id}-err` : undefined} />
+      {bad && (
+        <small id={`${id}-err`} class="field-message">
+          Data inválida: use dd/mm/aaaa.
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A screen made of tabs kept in the address (?aba=...), so each tab can be linked and reloaded. */
+export function TabbedScreen({ title, path, route, tabs, footer }: { title: string; path: string; route: string; tabs: [string, string, () => preact.JSX.Element][]; footer?: ComponentChildren }) {
+  const key = new URLSearchParams(route.split('?')[1] ?? '').get('aba') ?? tabs[0][0];
+  const Current = (tabs.find((t) => t[0] === key) ?? tabs[0])[2];
+  return (
+    <div>
+      <PageHeader title={title} />
+      <Tabs tabs={tabs.map(([k, label]) => [k, label])} current={key} onSelect={(t) => navigateTo(`${path}?aba=${t}`)} />
+      <Current />
+      {footer}
+    </div>
+  );
+}
+

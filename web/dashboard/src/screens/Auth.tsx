@@ -1,6 +1,6 @@
 // Sign up and log in. Both give a dashboard token; the API's field errors show beside the fields.
 import { useState } from 'preact/hooks';
-import { api, ok, revokeStaleSessionKeys } from '../api/client.ts';
+import { api, ApiError, ok, revokeStaleSessionKeys } from '../api/client.ts';
 import { EnvSwitch } from '../components/Shell.tsx';
 import { Link } from '../components/Link.tsx';
 import { Field, FormError } from '../components/ui.tsx';
@@ -36,7 +36,10 @@ export function Login() {
         onSubmit={(e) => {
           e.preventDefault();
           submit(async () => {
-            const r = await ok(api.POST('/api/auth/login', { body: { email, password } }));
+            const r = await ok(api.POST('/api/auth/login', { body: { email, password } })).catch((err: ApiError) => {
+              if (err.status === 401) err.message = 'E-mail ou senha incorretos.';
+              throw err;
+            });
             session.start(r.token, r.user);
             void revokeStaleSessionKeys().catch(() => {});
             navigate('/', { replace: true });

@@ -4,10 +4,9 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
-import { Action, Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, Tabs } from '../components/ui.tsx';
+import { Action, Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
-import { navigate, queryOf } from '../lib/router.ts';
 import { session, SESSION_KEY_NAME } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 
@@ -428,26 +427,23 @@ function Events() {
   );
 }
 
-const TABS: [string, string][] = [
-  ['chaves', 'Chaves de API'],
-  ['webhooks', 'Webhooks'],
-  ['entregas', 'Entregas'],
-  ['eventos', 'Eventos'],
-];
-
 export function Developers({ route }: { route: string }) {
-  const tab = queryOf(route).get('aba') ?? 'chaves';
   return (
-    <div>
-      <PageHeader title="Desenvolvedores" />
-      <Tabs tabs={TABS} current={tab} onSelect={(t) => navigate(`/desenvolvedores?aba=${t}`)} />
-      {tab === 'chaves' && <Keys />}
-      {tab === 'webhooks' && <Webhooks />}
-      {tab === 'entregas' && <Deliveries />}
-      {tab === 'eventos' && <Events />}
-      <p class="muted">
-        Documentação da API: <a href="/docs">/docs</a>
-      </p>
-    </div>
+    <TabbedScreen
+      title="Desenvolvedores"
+      path="/desenvolvedores"
+      route={route}
+      tabs={[
+        ['chaves', 'Chaves de API', Keys],
+        ['webhooks', 'Webhooks', Webhooks],
+        ['entregas', 'Entregas', Deliveries],
+        ['eventos', 'Eventos', Events],
+      ]}
+      footer={
+        <p class="muted">
+          Documentação da API: <a href="/docs">/docs</a>
+        </p>
+      }
+    />
   );
 }

@@ -5,7 +5,7 @@ import { api, ok } from '../api/client.ts';
 import { summary, timeseries, type Period, type Preset, type Totals } from '../api/reports.ts';
 import { SalesChart } from '../components/Chart.tsx';
 import { Link } from '../components/Link.tsx';
-import { Empty, ErrorState, Loading, PageHeader } from '../components/ui.tsx';
+import { DateField, Empty, ErrorState, Loading, PageHeader } from '../components/ui.tsx';
 import { useAsync } from '../lib/async.ts';
 import { brl, date, dateTime, integer, percent, todaySP } from '../lib/format.ts';
 
@@ -167,12 +167,8 @@ export function Home() {
             setPeriod({ from: custom.from, to: custom.to });
           }}
         >
-          <label>
-            De <input type="date" value={custom.from} onInput={(e) => setCustom({ ...custom, from: (e.target as HTMLInputElement).value })} />
-          </label>
-          <label>
-            Até <input type="date" value={custom.to} onInput={(e) => setCustom({ ...custom, to: (e.target as HTMLInputElement).value })} />
-          </label>
+          <DateField label="De" name="from" value={custom.from} onValue={(v) => setCustom({ ...custom, from: v })} />
+          <DateField label="Até" name="to" value={custom.to} onValue={(v) => setCustom({ ...custom, to: v })} />
           <button class="btn btn-primary" type="submit">
             Ver
           </button>

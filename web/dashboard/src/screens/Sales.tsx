@@ -2,13 +2,14 @@
 // reloaded; cursor paging with "Carregar mais"), the CSV export of the filtered list, and a sale's
 // page: its timeline, refund (full or partial) and, in development, the sandbox's outcomes.
 import { useState } from 'preact/hooks';
-import { api, ApiError, ok } from '../api/client.ts';
+import { api, ok } from '../api/client.ts';
+import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import type { paths } from '../api/schema.d.ts';
 import { Link } from '../components/Link.tsx';
-import { Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
+import { Badge, CopyButton, DateField, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
-import { brl, date, dateTime, dayStartSP, integer, METHOD_LABELS, moneyInput, parseMoney, STATUS_LABELS } from '../lib/format.ts';
+import { brl, date, dateTime, dayStartSP, integer, METHOD_LABELS, moneyInput, STATUS_LABELS } from '../lib/format.ts';
 import { navigate, queryOf } from '../lib/router.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
@@ -159,8 +160,8 @@ export function Sales({ route }: { route: string }) {
       <div class="filters card">
         <Select label="Situação" name="status" value={filters.status} onValue={set('status')} options={[['', 'Todas'], ...STATUSES.map((s) => [s, STATUS_LABELS[s]] as [string, string])]} />
         <Select label="Forma de pagamento" name="metodo" value={filters.metodo} onValue={set('metodo')} options={[['', 'Todas'], ['PIX', 'PIX'], ['CARD', 'Cartão'], ['BOLETO', 'Boleto']]} />
-        <Field label="De" name="de" type="date" value={filters.de} onValue={set('de')} />
-        <Field label="Até" name="ate" type="date" value={filters.ate} onValue={set('ate')} />
+        <DateField label="De" name="de" value={filters.de} onValue={set('de')} />
+        <DateField label="Até" name="ate" value={filters.ate} onValue={set('ate')} />
         <ClientSearch filters={filters} />
       </div>
       {first.loading && <Loading label="Carregando vendas…" />}
@@ -241,7 +242,7 @@ function Refund({ t, done }: { t: Tx; done: (t: Tx) => void }) {
   const left = t.chargedCents - t.refundedCents;
   const [amount, setAmount] = useState(moneyInput(left));
   const [open, setOpen] = useState(false);
-  const { busy, error, setError, submit } = useSubmit();
+  const { busy, error, submit } = useSubmit();
   if (!open)
     return (
       <button type="button" class="btn btn-secondary" onClick={() => setOpen(true)}>
@@ -253,9 +254,8 @@ function Refund({ t, done }: { t: Tx; done: (t: Tx) => void }) {
       class="card refund"
       onSubmit={(e) => {
         e.preventDefault();
-        const cents = parseMoney(amount);
-        if (cents == null || cents <= 0) return setError(new ApiError(400, 'Valor inválido.', 'VALIDATION_ERROR', { amountCents: 'Informe um valor como 1.234,56, maior que zero.' }));
         submit(async () => {
+          const cents = centsOf(amount, 'amountCents');
           const r = await ok(api.POST('/api/v1/transactions/{id}/refund', { params: { path: { id: t.id } }, body: cents === left ? {} : { amountCents: cents } }));
           setOpen(false);
           done(r.transaction);
@@ -264,7 +264,7 @@ function Refund({ t, done }: { t: Tx; done: (t: Tx) => void }) {
     >
       <h2>Estornar</h2>
       <FormError error={error} fields={['amountCents']} />
-      <Field label="Valor do estorno (R$)" name="amount" errorField="amountCents" inputMode="decimal" value={amount} onValue={setAmount} error={error} hint={`Até ${brl(left)}. Para estorno parcial, diminua o valor.`} />
+      <MoneyField label="Valor do estorno (R$)" name="amountCents" value={amount} onValue={setAmount} error={error} hint={`Até ${brl(left)}. Para estorno parcial, diminua o valor.`} />
       <div class="actions">
         <button type="submit" class="btn btn-danger" disabled={busy}>
           {busy ? 'Estornando…' : 'Confirmar estorno'}
