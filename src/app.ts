@@ -40,6 +40,7 @@ import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
 import checkoutPageRoutes from './web/checkout-routes.ts';
+import dashboardRoutes from './web/dashboard.ts';
 import subscriptionPageRoutes from './web/subscription-routes.ts';
 import { docsUiOptions } from './web/docs-ui.ts';
 import webRoutes from './web/routes.ts';
@@ -153,6 +154,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(checkoutPageRoutes);
   await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);
+  await app.register(dashboardRoutes);
 
   return app;
 }

@@ -54,7 +54,7 @@ async function serve(config: Config) {
   const where = database.kind === 'pglite' ? `embedded PGlite at ${config.dataDir}/pgdata` : 'PostgreSQL (DATABASE_URL)';
   process.stdout.write(
     `\nCofre ${process.env.npm_package_version ?? ''} is running (database: ${where})\n` +
-      `  API:     ${local}/api\n  Docs:    ${local}/docs  (OpenAPI: ${local}/openapi.json)\n  Health:  ${local}/health  (readiness: ${local}/ready)\n\n`,
+      `  Painel:  ${local}/dashboard\n  API:     ${local}/api\n  Docs:    ${local}/docs  (OpenAPI: ${local}/openapi.json)\n  Health:  ${local}/health  (readiness: ${local}/ready)\n\n`,
   );
 }
 

@@ -4,17 +4,13 @@
 // an invalid CPF refused before submit, cart abandonment on leaving, page weight, and a 390 px phone
 // screenshot in test-output/. Skips with a message when /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { call, merchant, startApp, type Merchant, type TestContext } from '../helpers.ts';
+import { call, merchant, type Merchant, type TestContext } from '../helpers.ts';
+import { launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
-const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
+const skip = skipBrowser;
 const MAX_PAGE_BYTES = 150 * 1024;
 const YEAR = new Date().getUTCFullYear();
 
@@ -64,16 +60,9 @@ async function fillCard(page: Page, number: string) {
 
 describe('hosted checkout in Chromium', { skip }, () => {
   before(async () => {
-    ctx = await startApp({ env: { LOG_LEVEL: 'warn' } });
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    // The address is known only now: point the URLs the API hands out at it.
-    ctx.config.baseUrl = base;
-    ctx.config.checkoutUrl = base;
+    ({ ctx, base } = await servedApp());
     m = await merchant(ctx.app);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    mkdirSync(OUT, { recursive: true });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();

@@ -147,11 +147,12 @@ describe('operator account and serve', () => {
     assert.match(missing.stderr, /Usage:/);
   });
 
-  test('serve prints the API, docs and health URLs; the operator logs in as ADMIN; SIGTERM stops it; a restart keeps the data', async () => {
+  test('serve prints the dashboard, API, docs and health URLs; the operator logs in as ADMIN; SIGTERM stops it; a restart keeps the data', async () => {
     const port = await freePort();
     const server = await serve(dataDir, port);
     try {
       const out = server.stdout();
+      assert.ok(out.includes(`http://localhost:${port}/dashboard`), out);
       assert.ok(out.includes(`http://localhost:${port}/api`), out);
       assert.ok(out.includes(`http://localhost:${port}/docs`), out);
       assert.ok(out.includes(`http://localhost:${port}/health`), out);

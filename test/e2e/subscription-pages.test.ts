@@ -4,18 +4,14 @@
 // unavailable plan, and on /subscription/{id}: a card update, cancelling with a reason, an
 // expired link. 390 px screenshots in test-output/. Skips when /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { linkToken } from '../../src/modules/subscriptions/links.ts';
-import { call, merchant, startApp, type Merchant, type TestContext } from '../helpers.ts';
+import { call, merchant, type Merchant, type TestContext } from '../helpers.ts';
+import { launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
-const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
+const skip = skipBrowser;
 const YEAR = new Date().getUTCFullYear();
 
 let ctx: TestContext;
@@ -55,15 +51,9 @@ const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.
 
 describe('hosted subscription pages in Chromium', { skip }, () => {
   before(async () => {
-    ctx = await startApp({ env: { LOG_LEVEL: 'warn' } });
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    ctx.config.baseUrl = base;
-    ctx.config.checkoutUrl = base;
+    ({ ctx, base } = await servedApp());
     m = await merchant(ctx.app);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    mkdirSync(OUT, { recursive: true });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();

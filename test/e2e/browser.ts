@@ -1,0 +1,55 @@
+// What the browser tests share: Debian Chromium through playwright-core (skipped with a message when
+// it is not installed), the real app listening on a loopback port with the URLs it hands out pointed
+// at it, the screenshots folder, and the axe-core accessibility check.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { startApp, type StartOptions, type TestContext } from '../helpers.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const skipBrowser = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
+/** Screenshots and other artefacts of the browser tests (gitignored). */
+export const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
+
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  mkdirSync(OUT, { recursive: true });
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+/** The real app on 127.0.0.1 (a free port); the URLs it hands out (links, checkout) point at it. */
+export async function servedApp(opts: StartOptions = {}): Promise<{ ctx: TestContext; base: string }> {
+  const ctx = await startApp({ ...opts, env: { LOG_LEVEL: 'warn', ...opts.env } });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  // The address is known only now.
+  ctx.config.baseUrl = base;
+  ctx.config.checkoutUrl = base;
+  return { ctx, base };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; html: string }[];
+}
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the page as it is now.
+ * axe is evaluated through the DevTools protocol, so the page's CSP (no inline script) stays on.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
+  })) as AxeViolation[];
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}

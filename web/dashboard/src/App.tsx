@@ -1,0 +1,77 @@
+// Routes of the dashboard. Logged out: /entrar and /cadastro. Logged in: every screen inside the
+// Shell; the environment is part of each screen's key, so switching it reloads the screen's data.
+import { useEffect } from 'preact/hooks';
+import { api, ok } from './api/client.ts';
+import { Shell } from './components/Shell.tsx';
+import { ErrorState, Loading } from './components/ui.tsx';
+import { useAsync } from './lib/async.ts';
+import { match, navigate, pathOf, route as routeCell } from './lib/router.ts';
+import { session } from './lib/session.ts';
+import { useCell } from './lib/state.ts';
+import { Account } from './screens/Account.tsx';
+import { Login, Signup } from './screens/Auth.tsx';
+import { Catalog } from './screens/Catalog.tsx';
+import { Developers } from './screens/Developers.tsx';
+import { Home } from './screens/Home.tsx';
+import { Money } from './screens/Money.tsx';
+import { Operations } from './screens/Operations.tsx';
+import { SaleDetail, Sales } from './screens/Sales.tsx';
+
+const TITLES: Record<string, string> = {
+  '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
+  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
+};
+
+function Screen({ route }: { route: string }) {
+  const path = pathOf(route);
+  let p: Record<string, string> | null;
+  if (path === '/') return <Home />;
+  if ((p = match('/vendas/:id', path))) return <SaleDetail id={p.id} />;
+  if (match('/vendas', path)) return <Sales route={route} />;
+  if (match('/desenvolvedores', path)) return <Developers route={route} />;
+  if (match('/catalogo', path)) return <Catalog route={route} />;
+  if (match('/dinheiro', path)) return <Money route={route} />;
+  if (match('/conta', path)) return <Account />;
+  if (match('/operacao', path)) return <Operations route={route} />;
+  return (
+    <div>
+      <h1>Página não encontrada</h1>
+      <p>
+        Este endereço não existe no painel. <a href="/dashboard">Voltar ao início</a>.
+      </p>
+    </div>
+  );
+}
+
+function LoggedIn({ route }: { route: string }) {
+  const env = useCell(session.env);
+  const user = useCell(session.user);
+  const me = useAsync(async () => (user ? user : (await ok(api.GET('/api/auth/me', {}))).user), []);
+  useEffect(() => {
+    if (me.data && !user) session.user.set(me.data);
+  }, [me.data]);
+  if (!user && me.loading) return <Loading label="Abrindo o painel…" />;
+  if (!user && me.error) return <ErrorState error={me.error} retry={me.reload} />;
+  return (
+    <Shell route={route}>
+      <Screen key={`${env}:${pathOf(route)}`} route={route} />
+    </Shell>
+  );
+}
+
+export function App() {
+  const route = useCell(routeCell);
+  const token = useCell(session.token);
+  const path = pathOf(route);
+  const publicPage = path === '/entrar' || path === '/cadastro';
+  useEffect(() => {
+    if (!token && !publicPage) navigate('/entrar', { replace: true });
+    else if (token && publicPage) navigate('/', { replace: true });
+  }, [token, publicPage]);
+  useEffect(() => {
+    document.title = `${TITLES[path.split('/')[1] ?? ''] ?? 'Painel'} — Cofre`;
+  }, [path]);
+  if (!token) return path === '/cadastro' ? <Signup /> : <Login />;
+  if (publicPage) return null;
+  return <LoggedIn route={route} />;
+}

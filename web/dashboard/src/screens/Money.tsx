@@ -1,0 +1,325 @@
+// Dinheiro: the statement (ledger entries, cursor paging), withdrawals by PIX (request, cancel while
+// pending, status), advances of card receivables (quote, request, cancel) and the fees that apply.
+import { useState } from 'preact/hooks';
+import { api, ok } from '../api/client.ts';
+import { centsOf, MoneyField } from '../components/MoneyField.tsx';
+import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { useAsync, useSubmit } from '../lib/async.ts';
+import { brl, date, dateTime } from '../lib/format.ts';
+
+type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
+
+const ACCOUNTS: Record<string, string> = { available: 'Disponível', receivable: 'A receber', reserved: 'Reservado' };
+const KINDS: Record<string, string> = {
+  payment: 'Venda',
+  refund: 'Estorno',
+  settlement: 'Liberação de recebível',
+  withdrawal: 'Saque',
+  withdrawal_cancelled: 'Saque cancelado',
+  withdrawal_paid: 'Saque pago',
+  withdrawal_failed: 'Saque devolvido',
+  advance: 'Antecipação',
+  commission: 'Comissão',
+};
+
+function Statement() {
+  const [rows, setRows] = useState<{ items: Entry[]; next: string | null }>({ items: [], next: null });
+  const first = useAsync(async () => {
+    const r = await ok(api.GET('/api/v1/wallet/statement', { params: { query: { limit: 50 } } }));
+    setRows({ items: r.entries as Entry[], next: r.pagination.nextCursor });
+    return r;
+  }, []);
+  const [more, setMore] = useState(false);
+  if (first.loading) return <Loading />;
+  if (first.error) return <ErrorState error={first.error} retry={first.reload} />;
+  if (!rows.items.length) return <Empty title="Nenhum lançamento ainda.">Cada venda paga, estorno, saque e antecipação aparece aqui com o saldo depois dele.</Empty>;
+  return (
+    <div class="card table-wrap" tabIndex={0} role="region" aria-label="Extrato">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Data</th>
+            <th scope="col">Lançamento</th>
+            <th scope="col">Saldo</th>
+            <th scope="col" class="num">
+              Valor
+            </th>
+            <th scope="col" class="num">
+              Saldo depois
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.items.map((e) => (
+            <tr key={e.id}>
+              <td>{dateTime(e.createdAt)}</td>
+              <td>
+                {KINDS[e.kind] ?? e.kind}
+                {e.description && <span class="sub">{e.description}</span>}
+              </td>
+              <td>{ACCOUNTS[e.account] ?? e.account}</td>
+              <td class={e.amountCents < 0 ? 'num neg' : 'num'}>{brl(e.amountCents)}</td>
+              <td class="num">{brl(e.balanceAfterCents)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.next && (
+        <button
+          type="button"
+          class="btn btn-secondary btn-block"
+          disabled={more}
+          onClick={async () => {
+            setMore(true);
+            try {
+              const r = await ok(api.GET('/api/v1/wallet/statement', { params: { query: { limit: 50, cursor: rows.next! } } }));
+              setRows({ items: [...rows.items, ...(r.entries as Entry[])], next: r.pagination.nextCursor });
+            } finally {
+              setMore(false);
+            }
+          }}
+        >
+          {more ? 'Carregando…' : 'Carregar mais'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+const PIX_TYPES: [string, string][] = [
+  ['cpf', 'CPF'],
+  ['cnpj', 'CNPJ'],
+  ['email', 'E-mail'],
+  ['phone', 'Telefone'],
+  ['random', 'Chave aleatória'],
+];
+const STEPS = ['PENDING', 'PROCESSING', 'COMPLETED'];
+
+function Withdrawals() {
+  const balance = useAsync(() => ok(api.GET('/api/v1/balance', {})), []);
+  const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);
+  const list = useAsync(() => ok(api.GET('/api/v1/withdraws', { params: { query: { page: 1, limit: 50 } } })), []);
+  const [amount, setAmount] = useState('');
+  const [pixKeyType, setType] = useState('cpf');
+  const [pixKey, setKey] = useState('');
+  const { busy, error, submit } = useSubmit();
+  const act = useSubmit();
+  const reload = () => (list.reload(), balance.reload());
+  return (
+    <div>
+      <form
+        class="card"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit(async () => {
+            await ok(api.POST('/api/v1/withdraws', { body: { amountCents: centsOf(amount, 'amountCents'), pixKeyType: pixKeyType as 'cpf', pixKey } }));
+            setAmount('');
+            reload();
+          });
+        }}
+      >
+        <h2>Sacar por PIX</h2>
+        <p class="muted">
+          Disponível: <strong>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
+          {fees.data && ` · tarifa por saque: ${brl(fees.data.fees.withdrawalCents)}`}
+        </p>
+        <FormError error={error} fields={['amountCents', 'pixKeyType', 'pixKey']} />
+        <MoneyField label="Valor (R$)" name="amountCents" value={amount} onValue={setAmount} error={error} required />
+        <Select label="Tipo de chave PIX" name="pixKeyType" value={pixKeyType} onValue={setType} options={PIX_TYPES} error={error} />
+        <Field label="Chave PIX" name="pixKey" value={pixKey} onValue={setKey} error={error} required />
+        <button class="btn btn-primary" type="submit" disabled={busy}>
+          {busy ? 'Solicitando…' : 'Solicitar saque'}
+        </button>
+      </form>
+      <FormError error={act.error} />
+      {list.loading && <Loading />}
+      {list.error && <ErrorState error={list.error} retry={list.reload} />}
+      {list.data && list.data.data.length === 0 && <Empty title="Nenhum saque ainda.">Quando tiver saldo disponível, saque acima para a sua chave PIX.</Empty>}
+      <ul class="list cards-list">
+        {list.data?.data.map((w) => (
+          <li key={w.id} class="card">
+            <div class="grow">
+              <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
+              <p class="muted">
+                {w.pixKeyType.toUpperCase()} {w.pixKey} · tarifa {brl(w.feeCents)} · {dateTime(w.createdAt)}
+              </p>
+              {w.failureReason && <p class="field-message">{w.failureReason}</p>}
+              {STEPS.includes(w.status) && (
+                <ol class="progress" aria-label="Andamento do saque">
+                  {STEPS.map((s, i) => (
+                    <li key={s} class={i <= STEPS.indexOf(w.status) ? 'done' : ''}>
+                      {['Solicitado', 'Em processamento', 'Pago'][i]}
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </div>
+            {w.status === 'PENDING' && (
+              <Action
+                label="Cancelar"
+                tone="danger"
+                busy={act.busy}
+                ask={`Cancelar o saque de ${brl(w.amountCents)}? O valor volta para o disponível.`}
+                run={() =>
+                  act.submit(async () => {
+                    await ok(api.POST('/api/v1/withdraws/{id}/cancel', { params: { path: { id: w.id } } }));
+                    reload();
+                  })
+                }
+              />
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Advances() {
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('Capital de giro');
+  const quote = useAsync(() => ok(api.GET('/api/advances/simulate', { params: { query: {} } })), []);
+  const list = useAsync(() => ok(api.GET('/api/advances', { params: { query: { page: 1, limit: 50 } } })), []);
+  const sim = useSubmit();
+  const [preview, setPreview] = useState<{ amountCents: number; feeCents: number; netAmountCents: number } | null>(null);
+  const req = useSubmit();
+  const act = useSubmit();
+  return (
+    <div>
+      <div class="card">
+        <h2>Antecipar recebíveis do cartão</h2>
+        {quote.loading && <Loading />}
+        {quote.error?.code === 'INSUFFICIENT_BALANCE' && <p class="muted">Nenhum recebível de cartão para antecipar agora: vendas no cartão aparecem aqui enquanto não são liberadas.</p>}
+        {quote.error && quote.error.code !== 'INSUFFICIENT_BALANCE' && <ErrorState error={quote.error} retry={quote.reload} />}
+        {quote.data && (
+          <p class="muted">
+            Disponível para antecipar: <strong>{brl(quote.data.availableToAdvanceCents)}</strong> · taxa de {String(quote.data.monthlyFeePercentage).replace('.', ',')}% ao mês antecipado
+          </p>
+        )}
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            sim.submit(async () => {
+              const r = await ok(api.GET('/api/advances/simulate', { params: { query: amount.trim() ? { amountCents: centsOf(amount, 'amountCents') } : {} } }));
+              setPreview({ amountCents: r.amountCents, feeCents: r.feeCents, netAmountCents: r.netAmountCents });
+            });
+          }}
+        >
+          <FormError error={sim.error ?? req.error} fields={['amountCents', 'reason']} />
+          <MoneyField label="Valor a antecipar (R$)" name="amountCents" value={amount} onValue={(v) => (setAmount(v), setPreview(null))} error={sim.error ?? req.error} hint="Em branco: tudo o que está disponível." />
+          <Field label="Motivo" name="reason" value={reason} onValue={setReason} error={req.error} required />
+          <div class="actions">
+            <button type="submit" class="btn btn-secondary" disabled={sim.busy}>
+              Simular
+            </button>
+            {preview && (
+              <button
+                type="button"
+                class="btn btn-primary"
+                disabled={req.busy}
+                onClick={() =>
+                  req.submit(async () => {
+                    await ok(api.POST('/api/advances', { body: { amountCents: preview.amountCents, reason } }));
+                    setPreview(null);
+                    list.reload();
+                    quote.reload();
+                  })
+                }
+              >
+                Solicitar antecipação de {brl(preview.amountCents)}
+              </button>
+            )}
+          </div>
+        </form>
+        {preview && (
+          <dl class="facts" aria-live="polite">
+            <dt>Valor</dt>
+            <dd>{brl(preview.amountCents)}</dd>
+            <dt>Taxa</dt>
+            <dd>{brl(preview.feeCents)}</dd>
+            <dt>Você recebe</dt>
+            <dd>
+              <strong>{brl(preview.netAmountCents)}</strong>
+            </dd>
+          </dl>
+        )}
+      </div>
+      <FormError error={act.error} />
+      {list.loading && <Loading />}
+      {list.error && <ErrorState error={list.error} retry={list.reload} />}
+      {list.data && list.data.advances.length === 0 && <Empty title="Nenhuma antecipação ainda.">Vendas no cartão ficam a receber; antecipe-as acima quando precisar.</Empty>}
+      <ul class="list cards-list">
+        {list.data?.advances.map((a) => (
+          <li key={a.id} class="card">
+            <div class="grow">
+              <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} />
+              <p class="muted">
+                taxa {brl(a.feeCents)} · líquido {brl(a.netAmountCents)} · {dateTime(a.createdAt)}
+              </p>
+              {a.decisionReason && <p class="muted">{a.decisionReason}</p>}
+            </div>
+            {a.status === 'PENDING' && (
+              <Action
+                label="Cancelar"
+                tone="danger"
+                busy={act.busy}
+                ask="Cancelar esta antecipação?"
+                run={() =>
+                  act.submit(async () => {
+                    await ok(api.POST('/api/advances/{id}/cancel', { params: { path: { id: a.id } } }));
+                    list.reload();
+                  })
+                }
+              />
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+const bp = (v: number) => `${(v / 100).toLocaleString('pt-BR', { maximumFractionDigits: 2 })}%`;
+
+function Fees() {
+  const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);
+  if (fees.loading) return <Loading />;
+  if (fees.error) return <ErrorState error={fees.error} retry={fees.reload} />;
+  const f = fees.data!.fees;
+  return (
+    <div class="card">
+      <h2>Taxas que se aplicam à sua conta</h2>
+      <dl class="facts">
+        <dt>PIX</dt>
+        <dd>{bp(f.pixPercentBp)} por venda</dd>
+        <dt>Boleto</dt>
+        <dd>{brl(f.boletoFixedCents)} por boleto pago</dd>
+        <dt>Cartão</dt>
+        <dd>
+          {bp(f.cardPercentBp)} + {brl(f.cardFixedCents)} por venda
+        </dd>
+        <dt>Saque</dt>
+        <dd>{brl(f.withdrawalCents)} por saque</dd>
+        <dt>Antecipação</dt>
+        <dd>{bp(f.advanceMonthlyBp)} ao mês antecipado</dd>
+      </dl>
+      <p class="muted">Vendas no cartão ficam disponíveis 30 dias após o pagamento de cada parcela; PIX e boleto, assim que pagos. Consultado em {date(new Date().toISOString())}.</p>
+    </div>
+  );
+}
+
+export function Money({ route }: { route: string }) {
+  return (
+    <TabbedScreen
+      title="Dinheiro"
+      path="/dinheiro"
+      route={route}
+      tabs={[
+        ['extrato', 'Extrato', Statement],
+        ['saques', 'Saques', Withdrawals],
+        ['antecipacoes', 'Antecipações', Advances],
+        ['taxas', 'Taxas', Fees],
+      ]}
+    />
+  );
+}
