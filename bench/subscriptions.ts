@@ -154,10 +154,12 @@ function startWorker(databaseUrl: string, schema: string, name: string): Promise
 }
 
 async function stopWorker(child: ChildProcess) {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  // Long enough for the batch under way to finish on a busy machine: a worker killed mid-charge
+  // leaves that renewal half done (its transaction PENDING), which the check after the run reports.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   await exited;
   clearTimeout(timer);
 }
