@@ -3,6 +3,9 @@
 //   K1  GET /pay/{slug}   100 concurrent connections on one payment link page (a link priced by two
 //                         products, so the page's one query joins link, products and merchant),
 //                         br/gzip accepted like a browser.                 target: first byte p50 <= 20 ms
+//   K2  GET /pay/{slug}?aff={code}  the same page reached through an affiliate's link (issue 14): the
+//                         click is counted (batched) and the cookie set. Reported beside K1, so the
+//                         click counter's cost on the page is the difference.
 //
 // autocannon reports the time from sending a request to receiving its response; the page is about
 // 3 KB compressed, so that is the first byte plus, at most, one more packet.
@@ -31,6 +34,8 @@ export interface CheckoutBenchOptions {
   url: string;
   /** A development API key with paymentLinks:write and products:write on that gateway. */
   apiKey: string;
+  /** A development API key of another merchant: with it, K2 (the page through its affiliate link). */
+  affiliateApiKey?: string;
   seconds?: number;
   connections?: number;
   log?: (line: string) => void;
@@ -49,6 +54,8 @@ export interface CheckoutBenchResult {
   pageBytes: number;
   targets: typeof CHECKOUT_TARGETS;
   pass: { firstByteP50: boolean };
+  /** K2: the page through an affiliate link (`?aff=`), same load. */
+  affiliate?: { requests: number; perSecond: number; latencyMs: { p50: number; p90: number; p99: number; max: number }; non2xx: number; errors: number };
 }
 
 async function api(url: string, key: string, path: string, body: unknown) {
@@ -106,6 +113,15 @@ export async function checkoutPageScenario(opts: CheckoutBenchOptions): Promise<
     targets: CHECKOUT_TARGETS,
     pass: { firstByteP50: r.latency.p50 <= CHECKOUT_TARGETS.firstByteP50Ms && r.non2xx === 0 && r.errors === 0 },
   };
+  if (opts.affiliateApiKey) {
+    const program = await api(opts.url, opts.apiKey, '/api/affiliate/programs', { productId: a.product.id, commissionType: 'PERCENTAGE', commissionValue: 1000 });
+    const joined = await api(opts.url, opts.affiliateApiKey, `/api/affiliate/join/${program.data.id}`, {});
+    const affPath = `${path}?aff=${joined.data.code}`;
+    log(`K2 GET /pay/{slug}?aff={code}: ${seconds} s at ${connections} connections`);
+    const k2 = await autocannon({ url: opts.url, connections, duration: seconds, requests: [{ method: 'GET', path: affPath, headers }], renderProgressBar: false, renderResultsTable: false });
+    result.affiliate = { requests: k2.requests.total, perSecond: k2.requests.average, latencyMs: { p50: k2.latency.p50, p90: k2.latency.p90, p99: k2.latency.p99, max: k2.latency.max }, non2xx: k2.non2xx, errors: k2.errors };
+    log(`  ${k2.requests.total} pages, ${k2.requests.average.toFixed(0)}/s; p50 ${k2.latency.p50} ms, p99 ${k2.latency.p99} ms; non-2xx ${k2.non2xx}, errors ${k2.errors}`);
+  }
   log(
     `  ${result.requests} pages, ${result.perSecond.toFixed(0)}/s; p50 ${result.latencyMs.p50} ms, p90 ${result.latencyMs.p90} ms, p99 ${result.latencyMs.p99} ms; ` +
       `${pageBytes} bytes each; non-2xx ${result.non2xx}, errors ${result.errors}; target p50 <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms ${result.pass.firstByteP50 ? 'met' : 'MISSED'}`,

@@ -960,6 +960,11 @@ function report(results: Results, mach: Machine): string {
       '| Hosted checkout page (issue 5) | Measured | Target | Result |',
       '| --- | --- | --- | --- |',
       `| GET /pay/{slug}, ${co.connections} connections: time to response p50 | ${fmt(co.latencyMs.p50, 1)} ms (p99 ${fmt(co.latencyMs.p99, 1)} ms, ${fmt(co.perSecond, 0)} pages/s, ${co.non2xx + co.errors} failures) | <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms | ${met(co.latencyMs.p50 <= CHECKOUT_TARGETS.firstByteP50Ms)} |`,
+      ...(co.affiliate
+        ? [
+            `| K2: the same page through an affiliate link (\`?aff=\`, the click counted), p50 | ${fmt(co.affiliate.latencyMs.p50, 1)} ms (p99 ${fmt(co.affiliate.latencyMs.p99, 1)} ms, ${fmt(co.affiliate.perSecond, 0)} pages/s, ${co.affiliate.non2xx + co.affiliate.errors} failures) | <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms, and near K1 | ${met(co.affiliate.latencyMs.p50 <= CHECKOUT_TARGETS.firstByteP50Ms)} |`,
+          ]
+        : []),
     );
   }
   const wh = results.webhooks;
@@ -1167,7 +1172,8 @@ async function main() {
     if (SCENARIOS.includes('checkout')) {
       await waitForQuiet();
       const m = await merchant(gw, 'checkout');
-      ctx.results.checkout = await checkoutPageScenario({ url: gw.url, apiKey: m.key });
+      const aff = await merchant(gw, 'affiliate');
+      ctx.results.checkout = await checkoutPageScenario({ url: gw.url, apiKey: m.key, affiliateApiKey: aff.key });
     }
     if (SCENARIOS.includes('subsmetrics')) {
       const m = await merchant(gw, 'metrics');
