@@ -53,6 +53,7 @@ export default async function pixApiRoutes(app: App) {
         {
           schema: {
             tags: ['PSP notifications'],
+            operationId: url === '/api/psp/rec' ? 'receivePspRecNotification' : 'receivePspRecNotificationRec',
             summary: 'API Pix notification of Pix Automático authorisations (webhookrec)',
             description: '`{ "recs": [ { "idRec": ... } ] }` or a bare array. Each authorisation of ours is looked up with the PSP (GET /rec/{idRec}); its state there drives the subscription. Unknown ids are ignored.',
             body: RecNotification,
@@ -69,6 +70,7 @@ export default async function pixApiRoutes(app: App) {
         {
           schema: {
             tags: ['PSP notifications'],
+            operationId: url === '/api/psp/cobr' ? 'receivePspCobrNotification' : 'receivePspCobrNotificationCobr',
             summary: 'API Pix notification of Pix Automático recurring charges (webhookcobr)',
             description: '`{ "cobsr": [ { "txid": ... } ] }` or a bare array. Each charge of ours is looked up with the PSP (GET /cobr/{txid}, and GET /pix/{e2eid} for its payments) before a transaction becomes PAID or FAILED. Unknown txids are ignored.',
             body: CobrNotification,

@@ -13,7 +13,7 @@ export default async function referralRoutes(app: App) {
 
   app.get(
     '/api/referral/code',
-    { config: token, schema: { tags, summary: 'Your invite code and link', response: { 200: ReferralCodeResponse, ...errors(401) } } },
+    { config: token, schema: { tags, operationId: 'getReferralCode', summary: 'Your invite code and link', response: { 200: ReferralCodeResponse, ...errors(401) } } },
     async (req) => ({ data: await referralCode(db, config.referrals, req.auth.userId) }),
   );
 
@@ -23,6 +23,7 @@ export default async function referralRoutes(app: App) {
       config: token,
       schema: {
         tags,
+        operationId: 'getReferralStats',
         summary: 'Your referral totals',
         description: 'Amounts are sums of the ledger: rewards not cancelled (pending and released); the withdrawn total and the available balance are your production wallet\'s.',
         response: { 200: ReferralStatsResponse, ...errors(401) },
@@ -37,6 +38,7 @@ export default async function referralRoutes(app: App) {
       config: token,
       schema: {
         tags,
+        operationId: 'listReferralRewards',
         summary: 'Your referral rewards (page style, newest first)',
         description: 'PENDING until released (the later of REFERRAL_GUARANTEE_DAYS and the sale\'s settlement), then PAID (in your available balance); CANCELLED when the sale is refunded.',
         querystring: ListRewardsQuery,

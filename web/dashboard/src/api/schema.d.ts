@@ -838,73 +838,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your invite code and link */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description Your invite code: the referralCode of POST /api/auth/register. */
-                                code: string;
-                                /** @description Your invite link: the sign-up page (REFERRAL_SIGNUP_URL) with ?ref=CODE. */
-                                link: string;
-                            };
-                            /**
-                             * @description Always true on a success (origin-compatible envelope)
-                             * @enum {boolean}
-                             */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limited: wait Retry-After seconds */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "RateLimit-Limit"?: number;
-                        /** @description Requests left in the window (0 here) */
-                        "RateLimit-Remaining"?: number;
-                        /** @description Seconds until the window resets */
-                        "RateLimit-Reset"?: number;
-                        /** @description Seconds until the limit resets */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getReferralCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -924,117 +858,7 @@ export interface paths {
          * Your referral rewards (page style, newest first)
          * @description PENDING until released (the later of REFERRAL_GUARANTEE_DAYS and the sale's settlement), then PAID (in your available balance); CANCELLED when the sale is refunded.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description FIXED (type 1): the referred account reached the sales threshold; COMMISSION (type 2): a share of the platform fee on one of its sales. */
-                    kind?: "FIXED" | "COMMISSION";
-                    limit?: number;
-                    page?: number;
-                    status?: "PENDING" | "PAID" | "CANCELLED";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                amountCents: number;
-                                /** @description FIXED: the referred account's paid sales with the sale that reached the threshold; COMMISSION: the sale's platform fee. */
-                                baseCents: number;
-                                /** Format: date-time */
-                                cancelledAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: uuid */
-                                id: string;
-                                /** @description FIXED (type 1): the referred account reached the sales threshold; COMMISSION (type 2): a share of the platform fee on one of its sales. */
-                                kind: "FIXED" | "COMMISSION";
-                                /** Format: date-time */
-                                paidAt: string | null;
-                                /** @description COMMISSION: your share of the fee in basis points at the time of the sale. */
-                                rateBp: number | null;
-                                /** @description Why it was cancelled: REFUNDED (before the release) or REFUNDED_AFTER_RELEASE (clawed back). */
-                                reason: string | null;
-                                referred: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    name: string;
-                                };
-                                /** Format: date-time */
-                                releaseAt: string;
-                                status: "PENDING" | "PAID" | "CANCELLED";
-                                /** Format: uuid */
-                                transactionId: string;
-                            }[];
-                            meta: {
-                                limit: number;
-                                page: number;
-                                total: number;
-                                totalPages: number;
-                            };
-                            /**
-                             * @description Always true on a success (origin-compatible envelope)
-                             * @enum {boolean}
-                             */
-                            success: true;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limited: wait Retry-After seconds */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "RateLimit-Limit"?: number;
-                        /** @description Requests left in the window (0 here) */
-                        "RateLimit-Remaining"?: number;
-                        /** @description Seconds until the window resets */
-                        "RateLimit-Reset"?: number;
-                        /** @description Seconds until the limit resets */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listReferralRewards"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1054,108 +878,7 @@ export interface paths {
          * Your referral totals
          * @description Amounts are sums of the ledger: rewards not cancelled (pending and released); the withdrawn total and the available balance are your production wallet's.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Your production available balance, where released rewards go. */
-                            availableBalanceCents: number;
-                            /** @description Of those, the ones that earned you the fixed reward (not cancelled). */
-                            completedReferrals: number;
-                            /** @description The same values as `totalReferrals`, `completedReferrals`, `pendingReferrals`, `totalFixedRewards`, `totalFixedRewardAmountCents`, `totalCommissions`, `totalCommissionAmountCents`, `totalRewards`, `totalRewardAmountCents`, `totalWithdrawnCents`, `availableBalanceCents` (origin-compatible envelope) */
-                            data: {
-                                /** @description Your production available balance, where released rewards go. */
-                                availableBalanceCents: number;
-                                /** @description Of those, the ones that earned you the fixed reward (not cancelled). */
-                                completedReferrals: number;
-                                /** @description The others. */
-                                pendingReferrals: number;
-                                totalCommissionAmountCents: number;
-                                /** @description Type 2 commissions, not cancelled. */
-                                totalCommissions: number;
-                                totalFixedRewardAmountCents: number;
-                                /** @description Type 1 rewards, not cancelled. */
-                                totalFixedRewards: number;
-                                /** @description Accounts registered with your code. */
-                                totalReferrals: number;
-                                /** @description Pending and released, from the ledger. */
-                                totalRewardAmountCents: number;
-                                totalRewards: number;
-                                /** @description Your completed production withdrawals (amount paid out plus fee). */
-                                totalWithdrawnCents: number;
-                            };
-                            /** @description The others. */
-                            pendingReferrals: number;
-                            /**
-                             * @description Always true on a success (origin-compatible envelope)
-                             * @enum {boolean}
-                             */
-                            success: true;
-                            totalCommissionAmountCents: number;
-                            /** @description Type 2 commissions, not cancelled. */
-                            totalCommissions: number;
-                            totalFixedRewardAmountCents: number;
-                            /** @description Type 1 rewards, not cancelled. */
-                            totalFixedRewards: number;
-                            /** @description Accounts registered with your code. */
-                            totalReferrals: number;
-                            /** @description Pending and released, from the ledger. */
-                            totalRewardAmountCents: number;
-                            totalRewards: number;
-                            /** @description Your completed production withdrawals (amount paid out plus fee). */
-                            totalWithdrawnCents: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limited: wait Retry-After seconds */
-                429: {
-                    headers: {
-                        /** @description Requests allowed in the window */
-                        "RateLimit-Limit"?: number;
-                        /** @description Requests left in the window (0 here) */
-                        "RateLimit-Remaining"?: number;
-                        /** @description Seconds until the window resets */
-                        "RateLimit-Reset"?: number;
-                        /** @description Seconds until the limit resets */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getReferralStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10080,6 +9803,286 @@ export interface operations {
             };
             /** @description Default Response */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReferralCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Your invite code: the referralCode of POST /api/auth/register. */
+                            code: string;
+                            /** @description Your invite link: the sign-up page (REFERRAL_SIGNUP_URL) with ?ref=CODE. */
+                            link: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReferralRewards: {
+        parameters: {
+            query?: {
+                /** @description FIXED (type 1): the referred account reached the sales threshold; COMMISSION (type 2): a share of the platform fee on one of its sales. */
+                kind?: "FIXED" | "COMMISSION";
+                limit?: number;
+                page?: number;
+                status?: "PENDING" | "PAID" | "CANCELLED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            amountCents: number;
+                            /** @description FIXED: the referred account's paid sales with the sale that reached the threshold; COMMISSION: the sale's platform fee. */
+                            baseCents: number;
+                            /** Format: date-time */
+                            cancelledAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description FIXED (type 1): the referred account reached the sales threshold; COMMISSION (type 2): a share of the platform fee on one of its sales. */
+                            kind: "FIXED" | "COMMISSION";
+                            /** Format: date-time */
+                            paidAt: string | null;
+                            /** @description COMMISSION: your share of the fee in basis points at the time of the sale. */
+                            rateBp: number | null;
+                            /** @description Why it was cancelled: REFUNDED (before the release) or REFUNDED_AFTER_RELEASE (clawed back). */
+                            reason: string | null;
+                            referred: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            releaseAt: string;
+                            status: "PENDING" | "PAID" | "CANCELLED";
+                            /** Format: uuid */
+                            transactionId: string;
+                        }[];
+                        meta: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReferralStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Your production available balance, where released rewards go. */
+                        availableBalanceCents: number;
+                        /** @description Of those, the ones that earned you the fixed reward (not cancelled). */
+                        completedReferrals: number;
+                        /** @description The same values as `totalReferrals`, `completedReferrals`, `pendingReferrals`, `totalFixedRewards`, `totalFixedRewardAmountCents`, `totalCommissions`, `totalCommissionAmountCents`, `totalRewards`, `totalRewardAmountCents`, `totalWithdrawnCents`, `availableBalanceCents` (origin-compatible envelope) */
+                        data: {
+                            /** @description Your production available balance, where released rewards go. */
+                            availableBalanceCents: number;
+                            /** @description Of those, the ones that earned you the fixed reward (not cancelled). */
+                            completedReferrals: number;
+                            /** @description The others. */
+                            pendingReferrals: number;
+                            totalCommissionAmountCents: number;
+                            /** @description Type 2 commissions, not cancelled. */
+                            totalCommissions: number;
+                            totalFixedRewardAmountCents: number;
+                            /** @description Type 1 rewards, not cancelled. */
+                            totalFixedRewards: number;
+                            /** @description Accounts registered with your code. */
+                            totalReferrals: number;
+                            /** @description Pending and released, from the ledger. */
+                            totalRewardAmountCents: number;
+                            totalRewards: number;
+                            /** @description Your completed production withdrawals (amount paid out plus fee). */
+                            totalWithdrawnCents: number;
+                        };
+                        /** @description The others. */
+                        pendingReferrals: number;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        totalCommissionAmountCents: number;
+                        /** @description Type 2 commissions, not cancelled. */
+                        totalCommissions: number;
+                        totalFixedRewardAmountCents: number;
+                        /** @description Type 1 rewards, not cancelled. */
+                        totalFixedRewards: number;
+                        /** @description Accounts registered with your code. */
+                        totalReferrals: number;
+                        /** @description Pending and released, from the ledger. */
+                        totalRewardAmountCents: number;
+                        totalRewards: number;
+                        /** @description Your completed production withdrawals (amount paid out plus fee). */
+                        totalWithdrawnCents: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
