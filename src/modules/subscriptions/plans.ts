@@ -64,7 +64,8 @@ function dunningOf(input: Static<typeof DunningBody> | undefined, base: DunningP
   return d;
 }
 
-export function planView(config: Config, p: SubscriptionPlan) {
+/** What the merchant's and the public view of a plan both show: its price and terms. */
+function planTerms(p: SubscriptionPlan) {
   return {
     id: p.id,
     name: p.name,
@@ -74,6 +75,12 @@ export function planView(config: Config, p: SubscriptionPlan) {
     interval: p.interval,
     intervalCount: p.interval_count,
     trialDays: p.trial_days,
+  };
+}
+
+export function planView(config: Config, p: SubscriptionPlan) {
+  return {
+    ...planTerms(p),
     maxSubscribers: p.max_subscribers,
     subscriberCount: p.subscriber_count,
     paymentMethods: p.payment_methods,
@@ -207,14 +214,7 @@ export async function deletePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
 export function publicPlanView(p: SubscriptionPlan, merchantName: string) {
   const full = p.max_subscribers !== null && p.subscriber_count >= p.max_subscribers;
   return {
-    id: p.id,
-    name: p.name,
-    description: p.description,
-    amountCents: p.amount_cents,
-    currency: 'BRL' as const,
-    interval: p.interval,
-    intervalCount: p.interval_count,
-    trialDays: p.trial_days,
+    ...planTerms(p),
     paymentMethods: p.payment_methods,
     merchantName,
     available: p.status === 'ACTIVE' && !full,
