@@ -1,5 +1,6 @@
 // Table types for Kysely. Columns with defaults are Generated; money is bigint in SQL, number here.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { LatePayment } from '../payments/late-payment.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -151,6 +152,8 @@ export interface TransactionsTable {
   boleto_barcode: string | null;
   boleto_line: string | null;
   due_date: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A PIX with a due date: its late-payment terms (payments/late-payment.ts), or null. */
+  late_payment: ColumnType<LatePayment | null, string | null | undefined, string | null>;
   expires_at: NullableTimestamp;
   payment_link_id: string | null;
   coupon_id: ColumnType<string | null, string | null | undefined, string | null>;

@@ -4,6 +4,7 @@
 // Development (test) transactions always use the sandbox (payments/sandbox.ts); production ones the
 // provider the operator configured (PAYMENT_PROVIDER), or are refused. Payout providers (withdrawals)
 // are chosen beside them: createProviders (payments/registry.ts) is the one place a provider is chosen.
+import type { LatePayment } from './late-payment.ts';
 import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { PayoutProvider } from './payouts.ts';
@@ -32,6 +33,8 @@ export interface PixRequest {
   description: string;
   /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a provider may make a charge with a due date. */
   dueDate?: string;
+  /** With `dueDate`: the charge stays payable that many days after it, with a fine and interest (API Pix cobv). */
+  latePayment?: LatePayment;
   /** A Pix Automático subscription's charge (modules/subscriptions): what kind it is. */
   automatic?: PixAutomaticoCharge;
 }
@@ -149,8 +152,13 @@ export interface ProviderEvent {
    * provider_ref when it becomes PAID: one payment id pays one transaction, once.
    */
   reference?: string;
-  /** For PAID, when the provider reports it: the amount paid, which must equal the amount charged. */
+  /**
+   * For PAID, when the provider reports it: the amount paid, which must equal the amount charged
+   * (or be what a PIX's late-payment terms allow on `paidAt`).
+   */
   amountCents?: number;
+  /** For PAID, when the provider reports it: when the payer paid. */
+  paidAt?: Date;
 }
 
 export interface PaymentProvider {

@@ -155,7 +155,10 @@ export interface FakePsp {
   unauthorizedOnce(): void;
   /** The next `n` API calls wait `ms` before answering (timeouts). */
   delayNext(n: number, ms: number): void;
-  /** A payer pays the charge `txid` (its full value, unless given); notifies the registered webhook. */
+  /**
+   * A payer pays the charge `txid` (its full value, unless given; a cobv paid after its due date
+   * costs its multa and juros, computed here); notifies the registered webhook.
+   */
   pay(txid: string, opts?: NotifyOptions & { valor?: string; horario?: Date }): Promise<PixRecord>;
   /** Posts a notification for these e2eids (as stored; an unknown one is sent as a forged item). */
   notify(items: Array<PixRecord | Record<string, unknown>>, opts?: { bare?: boolean; chave?: string }): Promise<number>;
@@ -246,6 +249,41 @@ function checkDevedor(d: any, where: string, required: boolean, v: Violation[]) 
   if (d.cpf !== undefined && !(typeof d.cpf === 'string' && CPF.test(d.cpf))) v.push({ razao: 'cpf não respeita o schema', propriedade: `${where}.cpf`, valor: String(d.cpf) });
   if (d.cnpj !== undefined && !(typeof d.cnpj === 'string' && CNPJ.test(d.cnpj))) v.push({ razao: 'cnpj não respeita o schema', propriedade: `${where}.cnpj`, valor: String(d.cnpj) });
   if (typeof d.nome !== 'string' || d.nome.length === 0 || d.nome.length > 200) v.push({ razao: 'nome é obrigatório (até 200 caracteres)', propriedade: `${where}.nome` });
+}
+
+/** The São Paulo date (YYYY-MM-DD) of an instant (UTC-3, no daylight saving). */
+function spDay(at: Date): string {
+  return new Date(at.getTime() - 3 * 3600_000).toISOString().slice(0, 10);
+}
+
+/** A cobv's due date as the standard has it apply: moved to the next business day (weekends here; no holiday table). */
+function effectiveDueDate(due: string): string {
+  let d = new Date(`${due}T00:00:00Z`);
+  while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d = new Date(d.getTime() + DAY_MS);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Half up, in cents. */
+const roundCents = (x: number) => Math.floor(x + 0.5);
+
+/**
+ * What a cobv costs when paid on `day` (valor.original, plus multa and juros after the due date, as
+ * the standard's domains define them), or null when it can no longer be paid (past
+ * validadeAposVencimento). Calendar-day modalities only: the business-day ones (juros 5 to 8) need a
+ * holiday table and are refused by this PSP.
+ */
+export function cobvAmountOn(body: any, day: string): number | null {
+  const original = cents(body.valor.original);
+  const due = effectiveDueDate(body.calendario.dataDeVencimento);
+  const late = Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${due}T00:00:00Z`)) / DAY_MS);
+  if (late <= 0) return original;
+  if (late > (body.calendario.validadeAposVencimento ?? 30)) return null;
+  const multa = body.valor.multa;
+  const fine = !multa ? 0 : multa.modalidade === 1 ? cents(multa.valorPerc) : roundCents((original * Number(multa.valorPerc)) / 100);
+  const juros = body.valor.juros;
+  const rate = juros ? Number(juros.valorPerc) : 0;
+  const interest = !juros ? 0 : juros.modalidade === 1 ? cents(juros.valorPerc) * late : roundCents((original * rate * late) / 100 / ({ 2: 1, 3: 30, 4: 365 } as Record<number, number>)[juros.modalidade]);
+  return original + fine + interest;
 }
 
 function checkModalidade(o: any, where: string, max: number, v: Violation[]) {
@@ -341,6 +379,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       if (val !== undefined && !(Number.isInteger(val) && val >= 0)) v.push({ razao: 'validadeAposVencimento não respeita o schema', propriedade: 'cobv.calendario.validadeAposVencimento' });
       checkModalidade(body.valor?.multa, 'cobv.valor.multa', 2, v);
       checkModalidade(body.valor?.juros, 'cobv.valor.juros', 8, v);
+      if (body.valor?.juros?.modalidade > 4) v.push({ razao: 'juros em dias úteis não são oferecidos por este PSP', propriedade: 'cobv.valor.juros.modalidade' });
     }
     checkDevedor(body.devedor, `${kind}.devedor`, kind === 'cobv', v);
     if (body.solicitacaoPagador !== undefined && (typeof body.solicitacaoPagador !== 'string' || body.solicitacaoPagador.length > 140)) v.push({ razao: 'solicitacaoPagador até 140 caracteres', propriedade: `${kind}.solicitacaoPagador` });
@@ -884,7 +923,9 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       const c = cobs.get(txid);
       if (!c || c.status !== 'ATIVA') throw new Error(`fake PSP: no ATIVA charge ${txid}`);
       const at = o.horario ?? new Date();
-      const p: PixRecord = { endToEndId: newE2eid(at), txid, valor: o.valor ?? c.body.valor.original, chave: c.body.chave, horario: at, devolucoes: [] };
+      const due = c.kind === 'cobv' ? cobvAmountOn(c.body, spDay(at)) : cents(c.body.valor.original);
+      if (due === null) throw new Error(`fake PSP: charge ${txid} is past its validadeAposVencimento`);
+      const p: PixRecord = { endToEndId: newE2eid(at), txid, valor: o.valor ?? money(due), chave: c.body.chave, horario: at, devolucoes: [] };
       pix.set(p.endToEndId, p);
       c.pix.push(p.endToEndId);
       c.status = 'CONCLUIDA';

@@ -47,16 +47,26 @@ const REFUND_SETTLE_MS = 30_000;
 
 /**
  * Applies a confirmed Pix: the transaction becomes PAID with the e2eid as its provider reference.
- * What cannot be applied (paid after it expired or was cancelled here, a different amount, a second
- * payment of the same charge) is logged for a person: that money must be returned to the payer.
+ * A Pix of more than was charged (a charge with a due date paid late) is booked only when the
+ * charge at the PSP is still for the amount charged here (GET /cobv) and the transaction's terms
+ * explain the difference on the day it was paid (applyProviderEvents). What cannot be applied (paid
+ * after it expired or was cancelled here, an amount nothing explains, a second payment of the same
+ * charge) is logged for a person: that money must be returned to the payer.
  */
-async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'transactionId' | 'amountCents'>): Promise<Transaction | null> {
+async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'transactionId' | 'amountCents' | 'settledAt'>): Promise<Transaction | null> {
   const tx = await chargeOf(deps, pix.transactionId);
   if (!tx || tx.provider !== PIX_API_PROVIDER || tx.payment_method !== 'PIX') {
     deps.log.warn({ e2eid: pix.e2eid, transactionId: pix.transactionId }, 'pix-api: a Pix for a txid of ours with no PIX transaction of this provider; ignored');
     return null;
   }
-  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents };
+  if (pix.amountCents !== tx.charged_cents && tx.late_payment && tx.status === 'PENDING') {
+    const original = await deps.provider.dueChargeOriginal(tx.id);
+    if (original !== tx.charged_cents) {
+      deps.log.error({ e2eid: pix.e2eid, transactionId: tx.id, paidCents: pix.amountCents, chargedCents: tx.charged_cents, originalAtPsp: original }, 'pix-api: a late Pix whose charge at the PSP is not for the amount charged here: the payer must be refunded by hand');
+      return null;
+    }
+  }
+  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents, paidAt: pix.settledAt };
   try {
     const [applied] = await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [event]);
     return applied;
@@ -102,7 +112,7 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   const fresh = e2eids.filter((e) => !done.has(e));
   const events = await deps.provider.parseCallback(fresh.map((endToEndId) => ({ endToEndId })));
   let paid = 0;
-  for (const e of events) if (await settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents! })) paid += 1;
+  for (const e of events) if (await settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents!, settledAt: e.paidAt! })) paid += 1;
   if (done.size) await syncRefunds(deps, new Date(), 100, [...done]);
   return { paid };
 }

@@ -7,6 +7,7 @@
 import { AppError } from '../../http/errors.ts';
 import type { PixApiConfig } from '../../config.ts';
 import { spDate } from '../calendar.ts';
+import type { LatePayment } from '../late-payment.ts';
 import { methodNotOffered, type CancelRequest, type PaymentProvider, type PixAutomaticoCharge, type ProviderResult, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from './client.ts';
 
@@ -47,6 +48,19 @@ export function toCents(valor: unknown): number | null {
   if (typeof valor !== 'string' || !MONEY.test(valor)) return null;
   const [reais, centavos] = valor.split('.');
   return Number(reais) * 100 + Number(centavos);
+}
+
+/**
+ * A cobv's `valor`: the amount and the late-payment terms as the standard writes them. The fine is
+ * `multa` modalidade 2 (a percentage, once); the interest `juros` modalidade 3 (percent per month,
+ * calendar days); `valorPerc` is the percentage with 2 decimals (basis points / 100).
+ */
+export function cobvValor(amountCents: number, late: LatePayment | undefined) {
+  return {
+    original: toMoney(amountCents),
+    ...(late?.fineBp ? { multa: { modalidade: 2, valorPerc: toMoney(late.fineBp) } } : {}),
+    ...(late?.interestMonthlyBp ? { juros: { modalidade: 3, valorPerc: toMoney(late.interestMonthlyBp) } } : {}),
+  };
 }
 
 /** A Pix as the PSP reports it, checked: ours (txid), to our key, with its value in cents. */
@@ -132,9 +146,9 @@ export class PixApiProvider implements PaymentProvider {
     const txid = txidFor(req.transactionId);
     const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 200) };
     const solicitacaoPagador = req.description.slice(0, 140);
-    const withDueDate = !req.automatic && req.dueDate !== undefined && req.dueDate > spDate(new Date());
+    const withDueDate = !req.automatic && req.dueDate !== undefined && (req.dueDate > spDate(new Date()) || req.latePayment !== undefined);
     const [path, body] = withDueDate
-      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: 0 }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }]
+      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: req.latePayment?.daysAfterDue ?? 0 }, devedor, valor: cobvValor(req.amountCents, req.latePayment), chave: this.key, solicitacaoPagador }]
       : [`/cob/${txid}`, { calendario: { expiracao: Math.max(1, Math.ceil((req.expiresAt.getTime() - Date.now()) / 1000)) }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }];
     let answer: { txid?: unknown; pixCopiaECola?: unknown; location?: unknown; status?: unknown };
     try {
@@ -344,7 +358,7 @@ export class PixApiProvider implements PaymentProvider {
     const events: ProviderEvent[] = [];
     for (const e2eid of notifiedE2eids(body)) {
       const pix = await this.confirmPix(e2eid);
-      if (pix) events.push({ transactionId: pix.transactionId, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents });
+      if (pix) events.push({ transactionId: pix.transactionId, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents, paidAt: pix.settledAt });
     }
     return events;
   }
@@ -395,6 +409,21 @@ export class PixApiProvider implements PaymentProvider {
       if (!(page + 1 < pages)) break;
     }
     return out;
+  }
+
+  /**
+   * GET /cobv/{txid}: the charge with a due date's `valor.original` in cents, as the PSP holds it
+   * (null when it has no such charge). A Pix that paid more than we charged is booked only when the
+   * charge there is still for the amount we charged: the difference is then its fine and interest.
+   */
+  async dueChargeOriginal(transactionId: string): Promise<number | null> {
+    try {
+      const c = await this.client.call<{ txid?: unknown; valor?: { original?: unknown } }>('GET', `/cobv/${txidFor(transactionId)}`);
+      return c?.txid === txidFor(transactionId) ? toCents(c.valor?.original) : null;
+    } catch (err) {
+      if (err instanceof PixApiError && err.kind === 'not_found') return null;
+      throw err;
+    }
   }
 
   /** GET /cob/{txid}, then /cobv/{txid}: the charge's state at the PSP. */
