@@ -151,6 +151,13 @@ export interface FakePsp {
   calls(method: string, pathPrefix: string): Logged[];
   /** The next `n` API calls (token endpoint excluded) answer `status` with a problem. */
   failNext(n: number, status: number): void;
+  /**
+   * The next successful call of `method` on a path starting with `pathPrefix` is done (the charge
+   * or authorisation is made) but its answer is lost: the connection is reset.
+   */
+  dropAnswer(method: string, pathPrefix: string): void;
+  /** The next call of `method` on exactly `path` answers `status` with a problem, doing nothing. */
+  failNextOn(method: string, path: string, status: number): void;
   /** The next API call answers 401 although its token is valid (a PSP that revoked it). */
   unauthorizedOnce(): void;
   /** The next `n` API calls wait `ms` before answering (timeouts). */
@@ -311,6 +318,8 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
   const grantable = new Set<string>(ALL_SCOPES);
   const failures: number[] = [];
   const delays: number[] = [];
+  const drops: Array<{ method: string; pathPrefix: string }> = [];
+  const targetedFailures: Array<{ method: string; path: string; status: number }> = [];
   let unauthorized = 0;
   let locId = 1000;
   let port = 0;
@@ -829,6 +838,11 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token revogado').body, grant.scopes, body);
     }
     if (failure) return send(failure, problem(failure === 504 ? 'IndisponibilidadePorTempoEsgotado' : failure === 503 ? 'ServicoIndisponivel' : 'ErroInternoDoServidor', failure, 'Falha', 'falha simulada').body, grant.scopes, body);
+    const targeted = targetedFailures.findIndex((d) => d.method === req.method && path === d.path);
+    if (targeted >= 0) {
+      const [{ status }] = targetedFailures.splice(targeted, 1);
+      return send(status, problem(status >= 500 ? 'ServicoIndisponivel' : 'OperacaoInvalida', status, 'Falha', 'falha simulada').body, grant.scopes, body);
+    }
     const r = routes.find((x) => x.method === req.method && x.re.test(path));
     if (!r) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body, grant.scopes, body);
     if (!grant.scopes.includes(r.scope)) return send(403, problem('AcessoNegado', 403, 'Acesso negado', `escopo ${r.scope} necessário`).body, grant.scopes, body);
@@ -836,6 +850,14 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       return send(400, problem('RequisicaoInvalida', 400, 'Requisição inválida', 'content-type deve ser application/json').body, grant.scopes, body);
     }
     const out = r.handle(path.match(r.re)!, body, url.searchParams);
+    const drop = drops.findIndex((d) => d.method === req.method && path.startsWith(d.pathPrefix));
+    if (drop >= 0 && out.status < 300) {
+      // Done here, but the answer is lost: the connection is reset (logged with status 0).
+      drops.splice(drop, 1);
+      requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, body, scope: grant.scopes, status: 0, at: Date.now() });
+      req.socket.destroy();
+      return;
+    }
     return send(out.status, out.body, grant.scopes, body);
   }
 
@@ -912,6 +934,12 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     calls: (method, prefix) => requests.filter((r) => r.method === method && r.path.startsWith(`/api/v2${prefix}`)),
     failNext(n, status) {
       for (let i = 0; i < n; i++) failures.push(status);
+    },
+    dropAnswer(method, pathPrefix) {
+      drops.push({ method, pathPrefix });
+    },
+    failNextOn(method, path, status) {
+      targetedFailures.push({ method, path, status });
     },
     unauthorizedOnce() {
       unauthorized += 1;

@@ -169,8 +169,8 @@ export class PixApiProvider implements PaymentProvider {
    * POST /locrec (a location for the authorisation), POST /rec with `ativacao.dadosJornada.txid` =
    * the charge (politicaRetentativa PERMITE_3R_7D: up to 3 retries within 7 days of a due date),
    * then GET /rec/{idRec}?txid= for the composite BR Code (charge + authorisation: dadosQR,
-   * JORNADA_3), which is what the payer scans. The two POSTs are sent once (the PSP chooses
-   * their ids: a blind retry could make a second authorisation).
+   * JORNADA_3), which is what the payer scans. POST /locrec is sent once (a location lost with its
+   * answer is an unused location, nothing more); POST /rec is recovered by its location (createMandate).
    */
   private async journey3(req: PixRequest, auto: Extract<PixAutomaticoCharge, { kind: 'first' }>, txid: string): Promise<PixCharge> {
     if (!this.pixAutomatico) throw new AppError(503, 'Pix Automático is not available on this gateway (PIX_API_RECEIVER_ACCOUNT is not configured)');
@@ -179,26 +179,60 @@ export class PixApiProvider implements PaymentProvider {
       const loc = await this.client.call<{ id?: unknown }>('POST', '/locrec', undefined, { retry: false });
       if (typeof loc?.id !== 'number' && typeof loc?.id !== 'string') throw new PixApiError('refused', 'location without an id');
       const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 140) };
-      const rec = await this.client.call<{ idRec?: unknown }>(
-        'POST',
-        '/rec',
-        {
-          vinculo: { contrato: auto.contract.slice(0, 35), devedor, objeto: auto.object.slice(0, 35) },
-          calendario: { dataInicial: auto.firstDebitDate, periodicidade: auto.periodicity },
-          politicaRetentativa: 'PERMITE_3R_7D',
-          loc: Number(loc.id),
-          ativacao: { dadosJornada: { txid } },
-        },
-        { retry: false },
-      );
-      if (typeof rec?.idRec !== 'string' || !REC_ID.test(rec.idRec)) throw new PixApiError('refused', 'authorisation without a valid idRec');
-      const full = await this.client.call<{ dadosQR?: { jornada?: unknown; pixCopiaECola?: unknown } }>('GET', `/rec/${rec.idRec}?txid=${txid}`);
+      const contract = auto.contract.slice(0, 35);
+      const idRec = await this.createMandate(context, Number(loc.id), contract, txid, {
+        vinculo: { contrato: contract, devedor, objeto: auto.object.slice(0, 35) },
+        calendario: { dataInicial: auto.firstDebitDate, periodicidade: auto.periodicity },
+        politicaRetentativa: 'PERMITE_3R_7D',
+        loc: Number(loc.id),
+        ativacao: { dadosJornada: { txid } },
+      });
+      const full = await this.client.call<{ dadosQR?: { jornada?: unknown; pixCopiaECola?: unknown } }>('GET', `/rec/${idRec}?txid=${txid}`);
       const code = full?.dadosQR?.pixCopiaECola;
       if (full?.dadosQR?.jornada !== 'JORNADA_3' || typeof code !== 'string' || !code) throw new PixApiError('refused', 'authorisation without the composite BR Code of journey 3');
-      return { txid, brCode: code, recurrenceId: rec.idRec };
+      return { txid, brCode: code, recurrenceId: idRec };
     } catch (err) {
       throw this.merchantError(err, { ...context, call: 'pix automatico journey 3' }, refusedCharge);
     }
+  }
+
+  /**
+   * POST /rec on the location `loc`. The PSP chooses the idRec, so a lost answer (timeout,
+   * connection reset, 5xx) cannot be retried blindly, and GET /rec filters by period, debtor and
+   * status only (no contract or txid). But a location binds one authorisation (the standard refuses
+   * a second rec on it), so the location finds what the lost POST made: GET /locrec/{id} names its
+   * idRec, checked with GET /rec/{idRec} (our contract, our charge). None there yet: the POST is sent
+   * again on the same location (at most 3 in all), which cannot make a second authorisation; one
+   * refused because a late first one took the location is looked up again.
+   */
+  private async createMandate(context: object, loc: number, contract: string, txid: string, body: object): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rec = await this.client.call<{ idRec?: unknown }>('POST', '/rec', body, { retry: false });
+        if (typeof rec?.idRec !== 'string' || !REC_ID.test(rec.idRec)) throw new PixApiError('refused', 'authorisation without a valid idRec');
+        return rec.idRec;
+      } catch (err) {
+        if (!(err instanceof PixApiError) || (err.kind !== 'unavailable' && err.kind !== 'refused')) throw err;
+        const found = await this.mandateAt(loc, contract, txid);
+        if (found) {
+          this.log.warn({ ...context, recurrenceId: found, pixApi: err.toLog() }, 'pix-api: the answer to POST /rec was lost; the authorisation was found by its location');
+          return found;
+        }
+        if (err.kind === 'refused' || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /** The authorisation bound to the location `loc` (GET /locrec/{id}), if it is ours: our contract and charge. */
+  private async mandateAt(loc: number, contract: string, txid: string): Promise<string | null> {
+    const l = await this.client.call<{ idRec?: unknown }>('GET', `/locrec/${loc}`);
+    if (typeof l?.idRec !== 'string' || !REC_ID.test(l.idRec)) return null;
+    const r = await this.client.call<{ idRec?: unknown; vinculo?: { contrato?: unknown }; ativacao?: { dadosJornada?: { txid?: unknown } } }>('GET', `/rec/${l.idRec}`);
+    if (r?.idRec !== l.idRec || r.vinculo?.contrato !== contract || r.ativacao?.dadosJornada?.txid !== txid) {
+      this.log.error({ recurrenceId: l.idRec, loc }, 'pix-api: the location of a new authorisation is bound to another authorisation; not used');
+      return null;
+    }
+    return l.idRec;
   }
 
   /**
