@@ -5,6 +5,7 @@
 // provider the operator configured (PAYMENT_PROVIDER), or are refused. Payout providers (withdrawals)
 // are chosen beside them: createProviders (payments/registry.ts) is the one place a provider is chosen.
 import type { LatePayment } from './late-payment.ts';
+import { FINAL_DEBIT_REASONS } from './pix-api/reasons.ts';
 import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { PayoutProvider } from './payouts.ts';
@@ -15,7 +16,7 @@ export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRE
  * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
  * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
  */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<string>(['STOLEN_CARD', 'EXPIRED_CARD', 'PIX_AUTOMATICO_REJECTED'] satisfies Array<CardDeclineReason | 'PIX_AUTOMATICO_REJECTED'>);
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
 
 /** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {

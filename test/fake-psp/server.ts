@@ -172,7 +172,7 @@ export interface FakePsp {
   /** Posts a notification for a Pix it never settled (same txid and value as `txid`'s charge). */
   forge(txid: string): Promise<{ status: number; e2eid: string }>;
   /** The payer answers an authorisation (APROVADA, REJEITADA with code AP13/AP14), or cancels one (USUARIO_PAGADOR); notifies webhookrec. */
-  answerRec(idRec: string, answer: 'APROVADA' | 'REJEITADA' | 'CANCELADA' | 'EXPIRADA', opts?: NotifyOptions): Promise<RecRecord>;
+  answerRec(idRec: string, answer: 'APROVADA' | 'REJEITADA' | 'CANCELADA' | 'EXPIRADA', opts?: NotifyOptions & { by?: 'USUARIO_PAGADOR' | 'PSP_PAGADOR' | 'PSP_RECEBEDOR'; codigo?: string }): Promise<RecRecord>;
   /** The payer's bank debits the recurring charge's scheduled attempt (a Pix settles it); notifies webhookcobr. */
   debit(txid: string, opts?: NotifyOptions): Promise<PixRecord>;
   /** The scheduled attempt fails (rejected with `codigo`, or EXPIRADA without one); notifies webhookcobr. */
@@ -640,16 +640,17 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       r.status = 'CANCELADA';
       r.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelamento solicitado pelo usuário recebedor' } };
       stamp(r.atualizacao, 'CANCELADA');
-      cancelCobrsOf(r.idRec);
+      cancelCobrsOf(r.idRec, 'USUARIO_RECEBEDOR');
     }
     return { status: 200, body: recView(r) };
   });
 
   /** An authorisation that ends takes its scheduled debits with it. */
-  function cancelCobrsOf(idRec: string) {
+  function cancelCobrsOf(idRec: string, solicitante: string) {
     for (const c of cobrs.values()) {
       if (c.idRec !== idRec || (c.status !== 'CRIADA' && c.status !== 'ATIVA')) continue;
       c.status = 'CANCELADA';
+      c.encerramento = { cancelamento: { solicitante, codigo: 'OTHR', descricao: 'Recorrência cancelada' } };
       for (const t of c.tentativas) if (t.status === 'SOLICITADA' || t.status === 'AGENDADA') { t.status = 'CANCELADA'; stamp(t.atualizacao, 'CANCELADA'); }
       stamp(c.atualizacao, 'CANCELADA');
     }
@@ -979,8 +980,9 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       r.status = answer;
       if (answer === 'REJEITADA') r.encerramento = { rejeicao: { codigo: 'AP13', descricao: 'Recusada pelo usuário pagador' } };
       if (answer === 'CANCELADA') {
-        r.encerramento = { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'ACCL', descricao: 'Cancelamento solicitado pelo usuário pagador' } };
-        cancelCobrsOf(idRec);
+        const solicitante = o.by ?? 'USUARIO_PAGADOR';
+        r.encerramento = { cancelamento: { solicitante, codigo: o.codigo ?? 'ACCL', descricao: 'Cancelamento da recorrência' } };
+        cancelCobrsOf(idRec, solicitante);
       }
       stamp(r.atualizacao, answer);
       await deliverRecurring('rec', [recNotice(r)], o);

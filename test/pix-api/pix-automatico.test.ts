@@ -183,7 +183,7 @@ describe('the journey', () => {
     assert.equal(past.status, 'PAST_DUE');
     const pastCycle = past.cycles.find((x: { number: number }) => x.number === 3);
     assert.equal(pastCycle.status, 'PAST_DUE');
-    assert.equal(pastCycle.failureReason, 'PIX_AUTOMATICO_AM02');
+    assert.equal(pastCycle.failureReason, 'PIX_AUTOMATICO_ABOVE_PAYER_LIMIT');
     const due = new Date(pastCycle.dueAt);
     assert.equal(new Date(pastCycle.nextRetryAt).getTime(), due.getTime() + DAY, 'retries count from the due date');
     // Nothing happens before the retry's time.

@@ -7,8 +7,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import { PixApiError } from '../../payments/pix-api/client.ts';
-import { devolucaoIdFor, FINAL_ATTEMPT_CODES, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
+import { devolucaoIdFor, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
 import type { ProviderEvent } from '../../payments/provider.ts';
+import { debitFailure, FINAL_DEBIT_REASONS } from '../../payments/pix-api/reasons.ts';
 import type { EngineDeps } from '../subscriptions/cycles.ts';
 import { applyMandate } from '../subscriptions/pix-automatico.ts';
 import { applyProviderEvents, recordRefund, type TransactionDeps } from '../transactions/service.ts';
@@ -305,8 +306,9 @@ export async function receiveCobrNotification(deps: PixApiDeps, body: unknown): 
  * A recurring charge as the PSP reports it, applied: each Pix that paid it is confirmed with GET
  * /pix/{e2eid} and pays the charge's transaction (or the retry its cycle waits on); a debit that
  * failed (the charge rejected, cancelled or expired, or its last attempt rejected or expired) fails
- * the pending transaction: the dunning retries it (POST .../retentativa) unless the PSP rejected the
- * charge for good. An attempt still scheduled changes nothing.
+ * the pending transaction with the reason the standard's codes give (payments/pix-api/reasons.ts):
+ * the dunning retries it (POST .../retentativa) unless that reason is final. An attempt still
+ * scheduled changes nothing.
  */
 export async function syncRecurringCharge(deps: PixApiDeps, txid: string): Promise<boolean> {
   const c = await deps.provider.recurringCharge(txid);
@@ -321,14 +323,12 @@ export async function syncRecurringCharge(deps: PixApiDeps, txid: string): Promi
     }
     return true;
   }
-  const last = c.attempts.at(-1);
-  const chargeFailed = c.status === 'REJEITADA' || c.status === 'CANCELADA' || c.status === 'EXPIRADA';
-  const attemptFailed = last !== undefined && (last.status === 'REJEITADA' || last.status === 'EXPIRADA' || last.status === 'CANCELADA');
-  if (!chargeFailed && !attemptFailed) return true;
+  const reason = debitFailure(c);
+  if (!reason) return true;
   const tx = await chargeOf(deps, transactionId);
   if (!tx || tx.status !== 'PENDING') return true;
-  const final = chargeFailed || (last?.code !== null && last?.code !== undefined && FINAL_ATTEMPT_CODES.has(last.code));
-  const reason = final ? 'PIX_AUTOMATICO_REJECTED' : `PIX_AUTOMATICO_${last?.code ?? 'NOT_DEBITED'}`;
+  const last = c.attempts.at(-1);
+  deps.log.warn({ transactionId: tx.id, txid, reason, final: FINAL_DEBIT_REASONS.has(reason), pixApi: { status: c.status, attempt: last?.status, code: last?.code ?? c.end.code, by: c.end.by } }, 'pix-api: an automatic debit failed');
   try {
     await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [{ transactionId: tx.id, outcome: 'FAILED', reason }]);
   } catch (err) {

@@ -372,7 +372,7 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log'>, re
     ? { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() }
     : { status: 'FAILED' as const, failure_reason: result.reason, updated_at: new Date() };
   await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
-  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
 }
 
 /**

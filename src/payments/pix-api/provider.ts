@@ -95,13 +95,10 @@ export interface RecurringCharge {
   attempts: Array<{ date: string; status: string; code: string | null }>;
   /** End-to-end ids of the Pix that paid it (each confirmed with GET /pix before it counts). */
   e2eids: string[];
+  /** Its `encerramento`: who cancelled it (the standard's `solicitante`) and the cancellation's or rejection's code. */
+  end: { by: string | null; code: string | null };
 }
 
-/**
- * Rejection codes of a debit attempt that reject the whole recurring charge (the standard:
- * "causam a rejeição da cobrança recorrente correspondente"): no retry can collect it.
- */
-export const FINAL_ATTEMPT_CODES: ReadonlySet<string> = new Set(['AC05', 'AM09', 'DENC', 'DS27', 'DTED', 'MIDI', 'MSUC', 'NITX', 'RC09']);
 
 /** What a charge's state at the PSP means for the transaction here. */
 export type ChargeState = { status: 'ATIVA' | 'REMOVIDA' | 'MISSING' } | { status: 'CONCLUIDA'; e2eids: string[] };
@@ -326,7 +323,9 @@ export class PixApiProvider implements PaymentProvider {
       .filter((t: any) => typeof t?.dataLiquidacao === 'string' && typeof t?.status === 'string')
       .map((t: any) => ({ date: t.dataLiquidacao, status: t.status, code: typeof t.rejeicao?.codigo === 'string' ? t.rejeicao.codigo : null }));
     const e2eids = (Array.isArray(c.pix) ? c.pix : []).map((p: any) => p?.endToEndId).filter((e: unknown): e is string => typeof e === 'string' && E2EID.test(e));
-    return { txid, recurrenceId: typeof c.idRec === 'string' ? c.idRec : null, status: c.status, attempts, e2eids };
+    const closing = c.encerramento?.cancelamento ?? c.encerramento?.rejeicao;
+    const end = { by: typeof c.encerramento?.cancelamento?.solicitante === 'string' ? c.encerramento.cancelamento.solicitante : null, code: typeof closing?.codigo === 'string' ? closing.codigo : null };
+    return { txid, recurrenceId: typeof c.idRec === 'string' ? c.idRec : null, status: c.status, attempts, e2eids, end };
   }
 
   /** PUT /webhookrec and /webhookcobr: the PSP notifies `{url}/rec` and `{url}/cobr` (idempotent). */
