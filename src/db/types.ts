@@ -1,6 +1,5 @@
 // Table types for Kysely. Columns with defaults are Generated; money is bigint in SQL, number here.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { LatePayment } from '../payments/late-payment.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -122,6 +121,18 @@ export type Product = Selectable<ProductsTable>;
 export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type Client = Selectable<ClientsTable>;
+
+/**
+ * A PIX with a due date: its late-payment terms (payments/late-payment.ts). `fineBp`: a fine of this
+ * share of the amount (basis points: 200 = 2,00 %), once, from the day after the due date.
+ * `interestMonthlyBp`: simple interest per month (100 = 1,00 % a.m.), counted per calendar day late
+ * as 1/30 of it. Either may be 0 (none).
+ */
+export interface LatePayment {
+  daysAfterDue: number;
+  fineBp: number;
+  interestMonthlyBp: number;
+}
 
 export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';

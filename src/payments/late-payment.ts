@@ -1,19 +1,10 @@
 // Late-payment terms of a PIX with a due date (API Pix cobv: validadeAposVencimento, valor.multa,
 // valor.juros): the merchant's terms, what they send to the PSP, and the most a late payment can
 // cost under them. Pure functions, no I/O.
+import type { LatePayment } from '../db/types.ts';
 import { DAY_MS } from './calendar.ts';
 
-/**
- * As the merchant sets them (API `latePayment`) and as stored (transactions.late_payment).
- * `fineBp`: a fine of this share of the amount (basis points: 200 = 2,00 %), once, from the day
- * after the due date. `interestMonthlyBp`: simple interest per month (100 = 1,00 % a.m.), counted
- * per calendar day late as 1/30 of it. Either may be 0 (none).
- */
-export interface LatePayment {
-  daysAfterDue: number;
-  fineBp: number;
-  interestMonthlyBp: number;
-}
+export type { LatePayment };
 
 /** Calendar days from `from` to `to` (YYYY-MM-DD), negative when `to` is earlier. */
 export function daysBetween(from: string, to: string): number {
