@@ -190,6 +190,20 @@ describe('paying', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
+  test('a late Pix notified three times at the same moment is booked once, for what was paid', async () => {
+    const due = weekdayIn(3);
+    const tx = await createLate(due);
+    const pix = await env.psp.pay(txidFor(tx.id), { mode: 'none', horario: noonAfter(due, 5) });
+    assert.deepEqual(await Promise.all([env.psp.notify([pix]), env.psp.notify([pix]), env.psp.notify([pix], { bare: true })]), [200, 200, 200]);
+    const paid = await get(tx.id);
+    assert.equal(paid.status, 'PAID');
+    assert.equal(paid.chargedCents, 12613);
+    assert.equal((await paymentJournal(tx.id)).length, 3, 'one payment journal');
+    const journals = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ledger_journals WHERE reference_id = ${tx.id} AND kind = 'payment'`.execute(app().deps.db);
+    assert.equal(journals.rows[0].n, 1);
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('paid late with the notification lost: the reconciliation books the same amount', async () => {
     const due = weekdayIn(1);
     const tx = await createLate(due, { daysAfterDue: 3, fineBp: 200 });
