@@ -12,6 +12,8 @@ const MENU: [string, string][] = [
   ['/vendas', 'Vendas'],
   ['/catalogo', 'Catálogo'],
   ['/dinheiro', 'Dinheiro'],
+  ['/assinaturas', 'Assinaturas'],
+  ['/afiliados', 'Afiliados'],
   ['/desenvolvedores', 'Desenvolvedores'],
   ['/conta', 'Conta'],
 ];
