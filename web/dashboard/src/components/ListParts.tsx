@@ -1,6 +1,6 @@
 // Pieces of the Assinaturas and Afiliados screens: the "Carregar mais" button of a list read a page
-// at a time (lib/more.ts), a group of checkboxes with the API's error for the group, and the
-// sandbox's simulate box.
+// at a time (lib/more.ts), a group of checkboxes with the API's error for the group, and whole
+// numbers typed in a field.
 import { useId } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
 import type { More } from '../lib/more.ts';

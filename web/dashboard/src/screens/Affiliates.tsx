@@ -236,7 +236,7 @@ function ProgramCard({ p, products, reload }: { p: Program; products: Product[];
         <FormError error={act.error} />
       </div>
       <div class="actions">
-        <Action label={open ? 'Esconder afiliados' : 'Ver afiliados'} run={() => setOpen(!open)} ariaLabel={`${open ? 'Esconder' : 'Ver'} os afiliados de ${name}`} />
+        <Action label={open ? 'Esconder afiliados' : 'Ver afiliados'} run={() => setOpen(!open)} ariaLabel={`${open ? 'Esconder' : 'Ver'} afiliados de ${name}`} />
         <Action label="Editar" run={() => setEditing(true)} ariaLabel={`Editar o programa de ${name}`} />
         <Action
           label="Encerrar"
@@ -362,7 +362,7 @@ function Marketplace() {
                 label="Quero me afiliar"
                 tone="primary"
                 busy={act.busy}
-                ariaLabel={`Afiliar-me a ${m.product.name}`}
+                ariaLabel={`Quero me afiliar a ${m.product.name}`}
                 run={() =>
                   act.submit(async () => {
                     const r = await ok(api.POST('/api/affiliate/join/{programId}', { params: { path: { programId: m.programId } } }));
