@@ -52,6 +52,8 @@ async function loggedIn(a: { email: string; password: string }): Promise<Page> {
 }
 
 const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name });
+/** The figure of a stat card by its title. */
+const stat = (p: Page, title: string) => p.locator('.card.stat', { has: p.getByRole('heading', { name: title, exact: true }) }).locator('.stat-value');
 const clipboard = (p: Page) => p.evaluate(() => navigator.clipboard.readText());
 
 describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip: skipBrowser }, () => {
@@ -108,7 +110,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.deepEqual(plan.paymentMethods, ['CARD', 'PIX']);
     assert.equal(plan.maxSubscribers, 10);
     assert.equal(plan.interval, 'MONTHLY');
-    assert.equal(await page.getByLabel('Nome do plano').inputValue(), '', 'the form starts over');
+    assert.equal(await page.getByRole('form', { name: 'Novo plano' }).count(), 0, 'the form closes once there is a plan');
 
     await card.getByRole('button', { name: 'Copiar link de assinatura' }).click();
     await card.getByRole('button', { name: 'Copiado!' }).waitFor();
@@ -126,6 +128,9 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await editor.getByRole('button', { name: 'Salvar plano' }).click();
     await card.getByText('R$ 59,90 por mês').waitFor();
     assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan.amountCents, 5990);
+    await page.getByRole('button', { name: 'Novo plano' }).click();
+    await page.getByRole('form', { name: 'Novo plano' }).getByLabel('Nome do plano').waitFor();
+    await page.getByRole('button', { name: 'Cancelar', exact: true }).click();
     await checkScreen(page, 'subscriptions-plans');
   });
 
@@ -203,13 +208,13 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.equal(sub.status, 201, sub.raw);
     const metrics = (await call(ctx.app, 'GET', '/api/v1/subscriptions/metrics', { key: owner.key })).body.metrics;
     await page.goto(`${base}/dashboard/assinaturas?aba=metricas`);
-    const mrr = page.locator('.card.stat', { has: page.getByRole('heading', { name: 'MRR', exact: true }) }).locator('.stat-value');
+    const mrr = stat(page, 'MRR');
     await mrr.waitFor();
     // Metrics follow the wall clock: the cancelled subscription's clock was moved a month ahead by the
     // simulation, so its cancellation counts only when that day comes (docs/subscriptions.md).
     assert.ok(metrics.mrrCents >= 5990, `MRR ${metrics.mrrCents}`);
     assert.equal(await mrr.innerText(), brl(metrics.mrrCents));
-    assert.equal(await page.locator('.card.stat', { hasText: 'Assinantes ativos' }).locator('.stat-value').innerText(), String(metrics.activeSubscribers));
+    assert.equal(await stat(page, 'Assinantes ativos').innerText(), String(metrics.activeSubscribers));
     const net = page.getByRole('region', { name: 'Movimentação do MRR' }).getByRole('row', { name: /Variação líquida/ });
     assert.match(await net.innerText(), new RegExp(brl(metrics.movements.netCents).replace(/[$.]/g, '\\$&')));
     await page.locator('.chart-box canvas').waitFor();
@@ -281,25 +286,45 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await mine.getByText(url).waitFor();
     await mine.getByRole('button', { name: 'Copiar link' }).click();
     assert.equal(await clipboard(other), url);
-    assert.equal(await other.locator('.card.stat', { hasText: 'Links ativos' }).locator('.stat-value').innerText(), '1');
+    assert.equal(await stat(other, 'Links ativos').innerText(), '1');
     await checkScreen(other, 'affiliates-links');
 
     await other.getByRole('link', { name: 'Comissões' }).click();
     await other.getByText('Nenhuma comissão ainda.').waitFor();
+
+    // A buyer comes through the affiliate's link and pays: a commission, pending until the guarantee ends.
+    const slug = link.body.paymentLink.slug as string;
+    const code = links.body.data[0].code as string;
+    const sale = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
+      body: { clientName: 'Joana Lima', clientEmail: 'joana@example.com', clientDocument: '39053344705', paymentMethod: 'PIX', affiliateCode: code },
+    });
+    assert.equal(sale.status, 201, sale.raw);
+    const paid = await call(ctx.app, 'POST', `/api/v1/transactions/${sale.body.transaction.id}/simulate`, { key: owner.key, body: { outcome: 'PAID' } });
+    assert.equal(paid.status, 200, paid.raw);
+    await other.reload();
+    const commission = other.getByRole('region', { name: 'Comissões' }).locator('tbody tr', { hasText: 'Curso de torra' });
+    await commission.waitFor();
+    assert.match(await commission.innerText(), /R\$ 197,00/);
+    assert.match(await commission.innerText(), /R\$ 78,80/);
+    assert.match(await commission.innerText(), /A liberar/);
+    assert.match(await commission.innerText(), /libera em \d{2}\/\d{2}\/\d{4}/);
+    await checkScreen(other, 'affiliates-commissions');
     await other.getByLabel('Situação').selectOption('PAID');
     await other.getByText('Nenhuma comissão com essa situação.').waitFor();
-    await checkScreen(other, 'affiliates-commissions');
+    await other.getByRole('link', { name: 'Meus links' }).click();
+    assert.equal(await stat(other, 'A liberar').innerText(), 'R$ 78,80');
   });
 
   test('referrals: the invite code and link; the link opens the sign-up with the code filled in', async () => {
-    await page.goto(`${base}/dashboard/afiliados?aba=indicacoes`);
+    await menu(page, 'Indicações').click();
+    await page.getByRole('heading', { name: 'Indicações' }).waitFor();
     await page.getByText(owner.referralCode, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copiar link de convite' }).click();
     const link = await clipboard(page);
     assert.equal(link, `${base}/cadastro?ref=${owner.referralCode}`);
     await page.getByText('Nenhuma recompensa ainda.').waitFor();
-    assert.equal(await page.locator('.card.stat', { hasText: 'Contas indicadas' }).locator('.stat-value').innerText(), '0');
-    await checkScreen(page, 'affiliates-referrals');
+    assert.equal(await stat(page, 'Contas indicadas').innerText(), '0');
+    await checkScreen(page, 'referrals');
 
     const visitor = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR' });
     contexts.push(visitor);

@@ -22,10 +22,11 @@ import { SaleDetail, Sales } from './screens/Sales.tsx';
 const Subscriptions = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.default));
 const SubscriptionDetail = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.SubscriptionDetail));
 const Affiliates = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.default));
+const Referrals = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.Referrals));
 
 const TITLES: Record<string, string> = {
   '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
-  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
+  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
 };
 
 function Screen({ route }: { route: string }) {
@@ -42,6 +43,7 @@ function Screen({ route }: { route: string }) {
   if ((p = match('/assinaturas/:id', path))) return <SubscriptionDetail id={p.id} />;
   if (match('/assinaturas', path)) return <Subscriptions route={route} />;
   if (match('/afiliados', path)) return <Affiliates route={route} />;
+  if (match('/indicacoes', path)) return <Referrals />;
   return (
     <div>
       <h1>Página não encontrada</h1>

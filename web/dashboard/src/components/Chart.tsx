@@ -135,8 +135,8 @@ export function MrrChart({ months }: { months: MrrMonth[] }) {
           height: 220,
           legend: { show: true },
           cursor: { points: { show: false } },
-          scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
-          axes: [{ values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && months[t] ? monthLabel(months[t].month) : '')) }, moneyAxis],
+          scales: { x: { time: false, range: () => [-0.5, months.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
+          axes: [{ splits: () => months.map((_, i) => i), values: (_u, ticks) => ticks.map((t) => (months[t] ? monthLabel(months[t].month) : '')) }, moneyAxis],
           series: [
             { label: 'Mês', value: (_u, v) => (v == null || !months[v] ? '—' : monthLabel(months[v].month)) },
             { label: 'MRR', fill: '#3a5bd9', stroke: '#3a5bd9', paths: uPlot.paths.bars!({ size: [0.6, 60] }), points: { show: false }, value: (_u, v) => (v == null ? '—' : brl(Math.round(v * 100))) },

@@ -14,6 +14,7 @@ const MENU: [string, string][] = [
   ['/dinheiro', 'Dinheiro'],
   ['/assinaturas', 'Assinaturas'],
   ['/afiliados', 'Afiliados'],
+  ['/indicacoes', 'Indicações'],
   ['/desenvolvedores', 'Desenvolvedores'],
   ['/conta', 'Conta'],
 ];

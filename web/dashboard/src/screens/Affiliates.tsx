@@ -1,4 +1,4 @@
-// Afiliados e indicações. As a product owner: affiliate programs (one per product: commission,
+// Afiliados and Indicações. As a product owner: affiliate programs (one per product: commission,
 // cookie, attribution, approval, guarantee), and each program's affiliates to approve, refuse or
 // block. As an affiliate: the marketplace (search, join), my links to copy, my commissions, my
 // totals. Referrals: my invite code and link, totals and rewards. Through /api/affiliate/* and
@@ -10,7 +10,7 @@ import { Link } from '../components/Link.tsx';
 import { intOf, MoreButton } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusLabel, statusOptions, StatusTag } from '../components/StatusTag.tsx';
-import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { brl, date, integer, moneyInput, percent } from '../lib/format.ts';
 import { nextPage, useMore } from '../lib/more.ts';
@@ -263,6 +263,7 @@ function ProgramCard({ p, products, reload }: { p: Program; products: Product[];
 }
 
 function Programs() {
+  const [adding, setAdding] = useState(false);
   const data = useAsync(
     () =>
       Promise.all([
@@ -275,19 +276,34 @@ function Programs() {
   if (data.error) return <ErrorState error={data.error} retry={data.reload} />;
   const [programs, products] = data.data!;
   const free = products.filter((p) => !programs.some((g) => g.productId === p.id));
+  const showForm = free.length > 0 && (programs.length === 0 || adding);
   return (
     <div>
-      {products.length === 0 ? (
+      {products.length === 0 && (
         <Empty title="Você ainda não tem produtos.">
           Cadastre um produto em <Link to="/catalogo">Catálogo</Link> e crie um link de pagamento para ele; depois abra aqui um programa para afiliados o divulgarem.
         </Empty>
-      ) : free.length > 0 ? (
-        <ProgramEditor products={free} done={data.reload} />
-      ) : (
-        <p class="notice">Todos os seus produtos já têm um programa (um por produto).</p>
       )}
-      <h2 class="section-title">Seus programas</h2>
-      {programs.length === 0 && <Empty title="Nenhum programa ainda.">Abra um programa acima: ele aparece na vitrine, onde outros vendedores se afiliam e divulgam seu produto.</Empty>}
+      {showForm && (
+        <ProgramEditor
+          products={free}
+          done={() => {
+            setAdding(false);
+            data.reload();
+          }}
+          cancel={programs.length ? () => setAdding(false) : undefined}
+        />
+      )}
+      <div class="page-header">
+        <h2>Seus programas</h2>
+        {!showForm && free.length > 0 && (
+          <button type="button" class="btn btn-primary" onClick={() => setAdding(true)}>
+            Novo programa
+          </button>
+        )}
+      </div>
+      {products.length > 0 && programs.length === 0 && <Empty title="Nenhum programa ainda.">Abra um programa acima: ele aparece na vitrine, onde outros vendedores se afiliam e divulgam seu produto.</Empty>}
+      {programs.length > 0 && free.length === 0 && <p class="muted">Todos os seus produtos já têm um programa (um por produto).</p>}
       <ul class="list cards-list">
         {programs.map((p) => (
           <ProgramCard key={p.id} p={p} products={products} reload={data.reload} />
@@ -486,7 +502,7 @@ function Commissions() {
       )}
       {list.items.length > 0 && (
         <div class="card table-wrap" tabIndex={0} role="region" aria-label="Comissões">
-          <table>
+          <table class="table-stack">
             <thead>
               <tr>
                 <th scope="col">Data</th>
@@ -503,19 +519,27 @@ function Commissions() {
             <tbody>
               {list.items.map((c) => (
                 <tr key={c.id}>
-                  <td>{date(c.createdAt)}</td>
-                  <td>
-                    {c.product.name}
-                    <span class="sub mono">{c.code}</span>
+                  <td data-label="Data">{date(c.createdAt)}</td>
+                  <td data-label="Produto">
+                    <div>
+                      {c.product.name}
+                      <span class="sub mono">{c.code}</span>
+                    </div>
                   </td>
-                  <td class="num">{brl(c.baseCents)}</td>
-                  <td class="num">
-                    <strong>{brl(c.amountCents)}</strong>
-                    <span class="sub">{c.commissionType === 'PERCENTAGE' ? percentOfBp(c.commissionValue) : 'fixa'}</span>
+                  <td data-label="Venda" class="num">
+                    {brl(c.baseCents)}
                   </td>
-                  <td>
-                    <StatusTag kind="commission" status={c.status} />
-                    <span class="sub">{c.status === 'PENDING' ? `libera em ${date(c.releaseAt)}` : c.status === 'PAID' ? `em ${date(c.paidAt)}` : (REASONS[c.reason ?? ''] ?? c.reason)}</span>
+                  <td data-label="Comissão" class="num">
+                    <div>
+                      <strong>{brl(c.amountCents)}</strong>
+                      <span class="sub">{c.commissionType === 'PERCENTAGE' ? percentOfBp(c.commissionValue) : 'fixa'}</span>
+                    </div>
+                  </td>
+                  <td data-label="Situação">
+                    <div>
+                      <StatusTag kind="commission" status={c.status} />
+                      <span class="sub">{c.status === 'PENDING' ? `libera em ${date(c.releaseAt)}` : c.status === 'PAID' ? `em ${date(c.paidAt)}` : (REASONS[c.reason ?? ''] ?? c.reason)}</span>
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -531,17 +555,23 @@ function Commissions() {
 // ---------------------------------------------------------------------------------------------
 // Referrals (the account's, in production money whatever the environment)
 
-function Referrals() {
+export function Referrals() {
   const data = useAsync(() => Promise.all([ok(api.GET('/api/referral/code', {})), ok(api.GET('/api/referral/stats', {}))]), []);
   const rewards = useMore(async (page) => {
     const r = await ok(api.GET('/api/referral/rewards', { params: { query: { page: Number(page ?? 1), limit: 20 } } }));
     return { items: r.data, next: nextPage(r.meta) };
   }, []);
-  if (data.loading) return <Loading />;
-  if (data.error) return <ErrorState error={data.error} retry={data.reload} />;
+  if (data.loading || data.error)
+    return (
+      <div>
+        <PageHeader title="Indicações" />
+        {data.error ? <ErrorState error={data.error} retry={data.reload} /> : <Loading />}
+      </div>
+    );
   const [{ data: code }, stats] = data.data!;
   return (
     <div>
+      <PageHeader title="Indicações" />
       <section class="card">
         <h2>Indique o Cofre e ganhe</h2>
         <p class="muted">Quem criar uma conta com o seu código rende a você uma parte da taxa do Cofre nas vendas reais dessa conta, e um bônus quando ela chegar a um volume de vendas. Indicações valem em dinheiro de produção, seja qual for o ambiente escolhido acima.</p>
@@ -603,15 +633,14 @@ function Referrals() {
 export default function Affiliates({ route }: { route: string }) {
   return (
     <TabbedScreen
-      title="Afiliados e indicações"
+      title="Afiliados"
       path="/afiliados"
       route={route}
       tabs={[
-        ['programas', 'Meus programas', Programs],
+        ['programas', 'Programas', Programs],
         ['vitrine', 'Vitrine', Marketplace],
         ['links', 'Meus links', MyLinks],
         ['comissoes', 'Comissões', Commissions],
-        ['indicacoes', 'Indicações', Referrals],
       ]}
     />
   );

@@ -269,15 +269,30 @@ async function allPlans(): Promise<Plan[]> {
 
 function Plans() {
   const list = useAsync(allPlans, []);
+  const [adding, setAdding] = useState(false);
+  const none = list.data?.length === 0;
   return (
     <div>
-      <PlanEditor done={list.reload} />
-      <h2 class="section-title">Seus planos</h2>
+      {(none || adding) && (
+        <PlanEditor
+          done={() => {
+            setAdding(false);
+            list.reload();
+          }}
+          cancel={none ? undefined : () => setAdding(false)}
+        />
+      )}
+      <div class="page-header">
+        <h2>Seus planos</h2>
+        {!none && !adding && list.data && (
+          <button type="button" class="btn btn-primary" onClick={() => setAdding(true)}>
+            Novo plano
+          </button>
+        )}
+      </div>
       {list.loading && <Loading />}
       {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.length === 0 && (
-        <Empty title="Nenhum plano ainda.">Crie um plano acima; depois envie o link de assinatura dele para seus clientes ou assine clientes pela API.</Empty>
-      )}
+      {none && <Empty title="Nenhum plano ainda.">Crie um plano acima; depois envie o link de assinatura dele para seus clientes ou assine clientes pela API.</Empty>}
       <ul class="list cards-list">
         {list.data?.map((p) => (
           <PlanCard key={p.id} p={p} reload={list.reload} />
@@ -495,7 +510,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
           <Empty title="Nenhuma cobrança ainda.">A primeira cobrança é criada quando o teste grátis acaba.</Empty>
         ) : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Cobranças da assinatura">
-            <table>
+            <table class="table-stack">
               <thead>
                 <tr>
                   <th scope="col">Nº</th>
@@ -512,26 +527,32 @@ export function SubscriptionDetail({ id }: { id: string }) {
               <tbody>
                 {s.cycles.map((c) => (
                   <tr key={c.id}>
-                    <td>
-                      {c.number}
-                      {c.kind === 'PRORATION' && <span class="sub">ajuste de plano</span>}
+                    <td data-label="Nº">
+                      <div>
+                        {c.number}
+                        {c.kind === 'PRORATION' && <span class="sub">ajuste de plano</span>}
+                      </div>
                     </td>
-                    <td class="nowrap">
+                    <td data-label="Período" class="nowrap">
                       {date(c.periodStart)} a {date(c.periodEnd)}
                     </td>
-                    <td>{date(c.dueAt)}</td>
-                    <td class="num">
-                      {brl(c.amountCents - c.discountCents)}
-                      {c.discountCents > 0 && <span class="sub">desconto {brl(c.discountCents)}</span>}
+                    <td data-label="Vencimento">{date(c.dueAt)}</td>
+                    <td data-label="Valor" class="num">
+                      <div>
+                        {brl(c.amountCents - c.discountCents)}
+                        {c.discountCents > 0 && <span class="sub">desconto {brl(c.discountCents)}</span>}
+                      </div>
                     </td>
-                    <td>
-                      <StatusTag kind="cycle" status={c.status} />
-                      {c.paidAt && <span class="sub">paga em {date(c.paidAt)}</span>}
-                      {c.failureReason && <span class="sub">{c.failureReason}</span>}
-                      {c.nextRetryAt && <span class="sub">nova tentativa em {date(c.nextRetryAt)}</span>}
+                    <td data-label="Situação">
+                      <div>
+                        <StatusTag kind="cycle" status={c.status} />
+                        {c.paidAt && <span class="sub">paga em {date(c.paidAt)}</span>}
+                        {c.failureReason && <span class="sub">{c.failureReason}</span>}
+                        {c.nextRetryAt && <span class="sub">nova tentativa em {date(c.nextRetryAt)}</span>}
+                      </div>
                     </td>
-                    <td>{c.attempts}</td>
-                    <td>{c.transactionId ? <Link to={`/vendas/${c.transactionId}`}>Ver venda</Link> : '—'}</td>
+                    <td data-label="Tentativas">{c.attempts}</td>
+                    <td data-label="Venda">{c.transactionId ? <Link to={`/vendas/${c.transactionId}`}>Ver venda</Link> : '—'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -596,8 +617,8 @@ function MonthFigures({ m }: { m: Metrics }) {
     ['Novas assinaturas', mv.newCents],
     ['Aumentos de valor', mv.expansionCents],
     ['Reativações', mv.reactivationCents],
-    ['Reduções de valor', -mv.contractionCents],
-    ['Cancelamentos e pausas', -mv.churnCents],
+    ['Reduções de valor', -mv.contractionCents || 0],
+    ['Cancelamentos e pausas', -mv.churnCents || 0],
   ];
   return (
     <>
@@ -611,17 +632,27 @@ function MonthFigures({ m }: { m: Metrics }) {
         <div class="card stat">
           <h2>Assinantes ativos</h2>
           <p class="stat-value">{integer(m.activeSubscribers)}</p>
-          <span class="muted">{integer(m.newSubscribers)} novo(s) no mês</span>
+          <span class="muted">pagando ao fim do mês</span>
+        </div>
+        <div class="card stat">
+          <h2>Novos assinantes</h2>
+          <p class="stat-value">{integer(m.newSubscribers)}</p>
+          <span class="muted">{integer(m.totalCancelled)} cancelada(s) desde o início</span>
         </div>
         <div class="card stat">
           <h2>Em teste grátis</h2>
           <p class="stat-value">{integer(m.trialing)}</p>
-          <span class="muted">{integer(m.totalPaused)} pausada(s)</span>
+          <span class="muted">ainda sem cobrança</span>
         </div>
         <div class="card stat">
           <h2>Em atraso</h2>
           <p class="stat-value">{integer(m.pastDue)}</p>
           <span class="muted">com cobrança recusada</span>
+        </div>
+        <div class="card stat">
+          <h2>Pausadas</h2>
+          <p class="stat-value">{integer(m.totalPaused)}</p>
+          <span class="muted">nada é cobrado</span>
         </div>
         <div class="card stat">
           <h2>Churn</h2>
