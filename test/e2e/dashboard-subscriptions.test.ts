@@ -311,7 +311,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await checkScreen(other, 'affiliates-commissions');
     await other.getByLabel('Situação').selectOption('PAID');
     await other.getByText('Nenhuma comissão com essa situação.').waitFor();
-    await other.getByRole('link', { name: 'Meus links' }).click();
+    await other.getByRole('link', { name: 'Links', exact: true }).click();
     assert.equal(await stat(other, 'A liberar').innerText(), 'R$ 78,80');
   });
 

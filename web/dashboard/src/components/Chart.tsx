@@ -122,6 +122,9 @@ const MONTHS = ['jan', 'fev', 'mar', 'abr', 'mai', 'jun', 'jul', 'ago', 'set', '
 /** "2026-03" -> "mar/2026" */
 export const monthLabel = (m: string) => `${MONTHS[Number(m.slice(5, 7)) - 1]}/${m.slice(0, 4)}`;
 
+/** A month's label for a chart `width` px wide: mar/2026, mar/26 or mar. */
+const shortMonth = (m: string, width: number) => (width < 420 ? monthLabel(m).slice(0, 3) : width < 640 ? monthLabel(m).replace(/\/\d\d(\d\d)$/, '/$1') : monthLabel(m));
+
 /** MRR at the end of each month (bars), oldest first. */
 export function MrrChart({ months }: { months: MrrMonth[] }) {
   const box = useRef<HTMLDivElement>(null);
@@ -136,7 +139,8 @@ export function MrrChart({ months }: { months: MrrMonth[] }) {
           legend: { show: true },
           cursor: { points: { show: false } },
           scales: { x: { time: false, range: () => [-0.5, months.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.15)] } },
-          axes: [{ splits: () => months.map((_, i) => i), values: (_u, ticks) => ticks.map((t) => (months[t] ? monthLabel(months[t].month) : '')) }, moneyAxis],
+          // Narrower, the months are shorter (jun/26, then jun), or their labels would overlap.
+          axes: [{ splits: () => months.map((_, i) => i), values: (u, ticks) => ticks.map((t) => (months[t] ? shortMonth(months[t].month, u.width) : '')) }, moneyAxis],
           series: [
             { label: 'Mês', value: (_u, v) => (v == null || !months[v] ? '—' : monthLabel(months[v].month)) },
             { label: 'MRR', fill: '#3a5bd9', stroke: '#3a5bd9', paths: uPlot.paths.bars!({ size: [0.6, 60] }), points: { show: false }, value: (_u, v) => (v == null ? '—' : brl(Math.round(v * 100))) },

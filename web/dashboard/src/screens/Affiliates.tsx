@@ -639,7 +639,7 @@ export default function Affiliates({ route }: { route: string }) {
       tabs={[
         ['programas', 'Programas', Programs],
         ['vitrine', 'Vitrine', Marketplace],
-        ['links', 'Meus links', MyLinks],
+        ['links', 'Links', MyLinks],
         ['comissoes', 'Comissões', Commissions],
       ]}
     />
