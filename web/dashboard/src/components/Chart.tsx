@@ -1,6 +1,7 @@
 // Charts (uPlot, loaded on demand so the first screen stays light), each with its numbers in a table
 // for screen readers and for reading exact values: the daily sales stacked by method (Início) and
 // the MRR of the last months (Assinaturas).
+import type { ComponentChildren, RefObject } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlotClass from 'uplot';
 import type { Day } from '../api/reports.ts';
@@ -78,32 +79,39 @@ export function SalesChart({ days }: { days: Day[] }) {
     [days],
   );
   return (
+    <ChartFigure box={box} label="Gráfico de vendas por dia, empilhadas por forma de pagamento" tableLabel="Vendas por dia" head={['Dia', 'PIX', 'Cartão', 'Boleto', 'Vendas']}>
+      {days.map((d) => (
+        <tr key={d.date}>
+          <td>{date(d.date)}</td>
+          <td class="num">{brl(d.PIX)}</td>
+          <td class="num">{brl(d.CARD)}</td>
+          <td class="num">{brl(d.BOLETO)}</td>
+          <td class="num">{d.paidCount}</td>
+        </tr>
+      ))}
+    </ChartFigure>
+  );
+}
+
+/** A chart's frame: the drawing (an image to screen readers) and its numbers in a table under it. */
+function ChartFigure({ box, label, tableLabel, head, short, children }: { box: RefObject<HTMLDivElement | null>; label: string; tableLabel: string; head: string[]; short?: boolean; children: ComponentChildren }) {
+  return (
     <figure class="chart">
-      <div ref={box} class="chart-box" role="img" aria-label="Gráfico de vendas por dia, empilhadas por forma de pagamento" />
+      <div ref={box} class={short ? 'chart-box chart-box-short' : 'chart-box'} role="img" aria-label={label} />
       <details>
         <summary>Ver os números em tabela</summary>
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Vendas por dia">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={tableLabel}>
           <table>
             <thead>
               <tr>
-                <th scope="col">Dia</th>
-                <th scope="col">PIX</th>
-                <th scope="col">Cartão</th>
-                <th scope="col">Boleto</th>
-                <th scope="col">Vendas</th>
+                {head.map((h, i) => (
+                  <th key={h} scope="col" class={i ? 'num' : undefined}>
+                    {h}
+                  </th>
+                ))}
               </tr>
             </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date}>
-                  <td>{date(d.date)}</td>
-                  <td class="num">{brl(d.PIX)}</td>
-                  <td class="num">{brl(d.CARD)}</td>
-                  <td class="num">{brl(d.BOLETO)}</td>
-                  <td class="num">{d.paidCount}</td>
-                </tr>
-              ))}
-            </tbody>
+            <tbody>{children}</tbody>
           </table>
         </div>
       </details>
@@ -152,31 +160,14 @@ export function MrrChart({ months }: { months: MrrMonth[] }) {
     [months],
   );
   return (
-    <figure class="chart">
-      <div ref={box} class="chart-box chart-box-short" role="img" aria-label="Gráfico da receita recorrente mensal (MRR) nos últimos meses" />
-      <details>
-        <summary>Ver os números em tabela</summary>
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="MRR por mês">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Mês</th>
-                <th scope="col" class="num">MRR</th>
-                <th scope="col" class="num">Assinantes ativos</th>
-              </tr>
-            </thead>
-            <tbody>
-              {months.map((m) => (
-                <tr key={m.month}>
-                  <td>{monthLabel(m.month)}</td>
-                  <td class="num">{brl(m.mrrCents)}</td>
-                  <td class="num">{m.activeSubscribers}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
-    </figure>
+    <ChartFigure box={box} short label="Gráfico da receita recorrente mensal (MRR) nos últimos meses" tableLabel="MRR por mês" head={['Mês', 'MRR', 'Assinantes ativos']}>
+      {months.map((m) => (
+        <tr key={m.month}>
+          <td>{monthLabel(m.month)}</td>
+          <td class="num">{brl(m.mrrCents)}</td>
+          <td class="num">{m.activeSubscribers}</td>
+        </tr>
+      ))}
+    </ChartFigure>
   );
 }

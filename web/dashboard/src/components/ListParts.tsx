@@ -1,7 +1,7 @@
 // Pieces of the Assinaturas and Afiliados screens: the "Carregar mais" button of a list read a page
-// at a time (lib/more.ts), a group of checkboxes with the API's error for the group, and whole
-// numbers typed in a field.
-import { useId } from 'preact/hooks';
+// at a time (lib/more.ts), a group of checkboxes with the API's error for the group, an editor's
+// buttons, and whole numbers typed in a field.
+import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
 import type { More } from '../lib/more.ts';
 import { fieldError } from './MoneyField.tsx';
@@ -17,6 +17,36 @@ export function MoreButton({ list }: { list: More<unknown> }) {
         </button>
       )}
     </>
+  );
+}
+
+/** A form opened on demand: `open`, `show()`, and the `cancel` and `done` (closes and reloads) to give it. */
+export function useOpenForm(reload: () => void) {
+  const [open, setOpen] = useState(false);
+  return {
+    open,
+    show: () => setOpen(true),
+    cancel: () => setOpen(false),
+    done: () => {
+      setOpen(false);
+      reload();
+    },
+  };
+}
+
+/** The buttons of a create/edit form: save (busy while it runs) and, when given, cancel. */
+export function FormButtons({ busy, label, cancel }: { busy: boolean; label: string; cancel?: () => void }) {
+  return (
+    <div class="actions">
+      <button class="btn btn-primary" type="submit" disabled={busy}>
+        {busy ? 'Salvando…' : label}
+      </button>
+      {cancel && (
+        <button class="btn btn-secondary" type="button" onClick={cancel}>
+          Cancelar
+        </button>
+      )}
+    </div>
   );
 }
 

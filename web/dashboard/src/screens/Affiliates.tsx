@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json, JsonBody } from '../api/json.ts';
 import { Link } from '../components/Link.tsx';
-import { intOf, MoreButton } from '../components/ListParts.tsx';
+import { FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusLabel, statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
@@ -152,16 +152,7 @@ function ProgramEditor({ program, products, done, cancel }: { program?: Program;
       <label class="check">
         <input type="checkbox" checked={f.extendedCommission} onChange={(e) => setF({ ...f, extendedCommission: (e.target as HTMLInputElement).checked })} /> Pagar comissão também nas renovações de assinatura
       </label>
-      <div class="actions">
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Salvando…' : program ? 'Salvar programa' : 'Criar programa'}
-        </button>
-        {cancel && (
-          <button class="btn btn-secondary" type="button" onClick={cancel}>
-            Cancelar
-          </button>
-        )}
-      </div>
+      <FormButtons busy={busy} label={program ? 'Salvar programa' : 'Criar programa'} cancel={cancel} />
     </form>
   );
 }
@@ -206,22 +197,14 @@ function ProgramAffiliates({ program }: { program: Program }) {
 }
 
 function ProgramCard({ p, products, reload }: { p: Program; products: Product[]; reload: () => void }) {
-  const [editing, setEditing] = useState(false);
+  const edit = useOpenForm(reload);
   const [open, setOpen] = useState(false);
   const act = useSubmit();
   const name = products.find((x) => x.id === p.productId)?.name ?? 'Produto';
-  if (editing)
+  if (edit.open)
     return (
       <li>
-        <ProgramEditor
-          program={p}
-          products={products}
-          cancel={() => setEditing(false)}
-          done={() => {
-            setEditing(false);
-            reload();
-          }}
-        />
+        <ProgramEditor program={p} products={products} cancel={edit.cancel} done={edit.done} />
       </li>
     );
   return (
@@ -237,7 +220,7 @@ function ProgramCard({ p, products, reload }: { p: Program; products: Product[];
       </div>
       <div class="actions">
         <Action label={open ? 'Esconder afiliados' : 'Ver afiliados'} run={() => setOpen(!open)} ariaLabel={`${open ? 'Esconder' : 'Ver'} afiliados de ${name}`} />
-        <Action label="Editar" run={() => setEditing(true)} ariaLabel={`Editar o programa de ${name}`} />
+        <Action label="Editar" run={edit.show} ariaLabel={`Editar o programa de ${name}`} />
         <Action
           label="Encerrar"
           tone="danger"
@@ -263,7 +246,6 @@ function ProgramCard({ p, products, reload }: { p: Program; products: Product[];
 }
 
 function Programs() {
-  const [adding, setAdding] = useState(false);
   const data = useAsync(
     () =>
       Promise.all([
@@ -272,11 +254,12 @@ function Programs() {
       ]),
     [],
   );
+  const add = useOpenForm(data.reload);
   if (data.loading) return <Loading />;
   if (data.error) return <ErrorState error={data.error} retry={data.reload} />;
   const [programs, products] = data.data!;
   const free = products.filter((p) => !programs.some((g) => g.productId === p.id));
-  const showForm = free.length > 0 && (programs.length === 0 || adding);
+  const showForm = free.length > 0 && (programs.length === 0 || add.open);
   return (
     <div>
       {products.length === 0 && (
@@ -284,20 +267,11 @@ function Programs() {
           Cadastre um produto em <Link to="/catalogo">Catálogo</Link> e crie um link de pagamento para ele; depois abra aqui um programa para afiliados o divulgarem.
         </Empty>
       )}
-      {showForm && (
-        <ProgramEditor
-          products={free}
-          done={() => {
-            setAdding(false);
-            data.reload();
-          }}
-          cancel={programs.length ? () => setAdding(false) : undefined}
-        />
-      )}
+      {showForm && <ProgramEditor products={free} done={add.done} cancel={programs.length ? add.cancel : undefined} />}
       <div class="page-header">
         <h2>Seus programas</h2>
         {!showForm && free.length > 0 && (
-          <button type="button" class="btn btn-primary" onClick={() => setAdding(true)}>
+          <button type="button" class="btn btn-primary" onClick={add.show}>
             Novo programa
           </button>
         )}

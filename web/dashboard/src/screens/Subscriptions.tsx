@@ -8,7 +8,7 @@ import { api, ok } from '../api/client.ts';
 import type { Json, JsonBody } from '../api/json.ts';
 import { MrrChart, monthLabel } from '../components/Chart.tsx';
 import { Link } from '../components/Link.tsx';
-import { CheckGroup, intOf, MoreButton } from '../components/ListParts.tsx';
+import { CheckGroup, FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
@@ -164,35 +164,19 @@ function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; can
           <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
         </div>
       </fieldset>
-      <div class="actions">
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Salvando…' : plan ? 'Salvar plano' : 'Criar plano'}
-        </button>
-        {cancel && (
-          <button class="btn btn-secondary" type="button" onClick={cancel}>
-            Cancelar
-          </button>
-        )}
-      </div>
+      <FormButtons busy={busy} label={plan ? 'Salvar plano' : 'Criar plano'} cancel={cancel} />
     </form>
   );
 }
 
 function PlanCard({ p, reload }: { p: Plan; reload: () => void }) {
-  const [editing, setEditing] = useState(false);
+  const edit = useOpenForm(reload);
   const act = useSubmit();
   const [note, setNote] = useState('');
-  if (editing)
+  if (edit.open)
     return (
       <li>
-        <PlanEditor
-          plan={p}
-          cancel={() => setEditing(false)}
-          done={() => {
-            setEditing(false);
-            reload();
-          }}
-        />
+        <PlanEditor plan={p} cancel={edit.cancel} done={edit.done} />
       </li>
     );
   return (
@@ -222,7 +206,7 @@ function PlanCard({ p, reload }: { p: Plan; reload: () => void }) {
         <Link class="btn btn-secondary btn-small" to={`/assinaturas?aba=assinantes&plano=${p.id}`}>
           Ver assinantes
         </Link>
-        <Action label="Editar" run={() => setEditing(true)} ariaLabel={`Editar o plano ${p.name}`} />
+        <Action label="Editar" run={edit.show} ariaLabel={`Editar o plano ${p.name}`} />
         {p.status === 'ACTIVE' ? (
           <Action
             label="Desativar"
@@ -269,23 +253,15 @@ async function allPlans(): Promise<Plan[]> {
 
 function Plans() {
   const list = useAsync(allPlans, []);
-  const [adding, setAdding] = useState(false);
+  const add = useOpenForm(list.reload);
   const none = list.data?.length === 0;
   return (
     <div>
-      {(none || adding) && (
-        <PlanEditor
-          done={() => {
-            setAdding(false);
-            list.reload();
-          }}
-          cancel={none ? undefined : () => setAdding(false)}
-        />
-      )}
+      {(none || add.open) && <PlanEditor done={add.done} cancel={none ? undefined : add.cancel} />}
       <div class="page-header">
         <h2>Seus planos</h2>
-        {!none && !adding && list.data && (
-          <button type="button" class="btn btn-primary" onClick={() => setAdding(true)}>
+        {!none && !add.open && list.data && (
+          <button type="button" class="btn btn-primary" onClick={add.show}>
             Novo plano
           </button>
         )}
