@@ -87,18 +87,26 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await checkScreen(page, 'subscriptions-plans-empty');
 
     await page.getByLabel('Nome do plano').fill('Clube do café');
-    await page.getByLabel('Valor de cada cobrança (R$)').fill('4,00'); // below the API's R$ 5,00
+    const amount = page.getByLabel('Valor de cada cobrança (R$)');
+    await amount.fill('4,00'); // below R$ 5,00: said in pt-BR before any request
     await page.getByLabel('Limite de assinantes (opcional)').fill('10');
     await page.getByRole('checkbox', { name: 'Boleto' }).uncheck();
     await page.getByRole('button', { name: 'Criar plano' }).click();
-    const amount = page.getByLabel('Valor de cada cobrança (R$)');
-    await page.locator('.field-invalid', { has: amount }).locator('.field-message').waitFor();
+    await page.locator('.field-invalid', { has: amount }).getByText('O valor mínimo de um plano é R$ 5,00.').waitFor();
     assert.equal(await amount.getAttribute('aria-invalid'), 'true');
+    // The API's own field error shows beside its field: a trial longer than the API allows.
+    await amount.fill('49,90');
+    const trial = page.getByLabel('Dias de teste grátis');
+    await trial.fill('1000');
+    await page.getByRole('button', { name: 'Criar plano' }).click();
+    await page.locator('.field-invalid', { has: trial }).locator('.field-message').waitFor();
+    assert.equal(await trial.getAttribute('aria-invalid'), 'true');
+    assert.equal(await amount.getAttribute('aria-invalid'), null);
     let plans = await call(ctx.app, 'GET', '/api/v1/subscriptions/plans', { token: owner.token });
     assert.equal(plans.body.plans.length, 0, 'nothing created on a refused form');
     await checkScreen(page, 'subscriptions-plan-error');
+    await trial.fill('0');
 
-    await amount.fill('49,90');
     await page.getByRole('button', { name: 'Criar plano' }).click();
     const card = page.locator('.cards-list li', { hasText: 'Clube do café' });
     await card.getByText('R$ 49,90 por mês').waitFor();

@@ -94,10 +94,12 @@ function formOf(p?: Plan): PlanForm {
 function bodyOf(f: PlanForm): PlanBody {
   const retry = f.retryDays.trim() ? f.retryDays.split(/[\s,;]+/).filter(Boolean) : [];
   if (retry.some((d) => !/^\d+$/.test(d))) throw fieldError('dunning.retryDays', 'Informe os dias separados por vírgula, como 1, 3, 5, 7.');
+  const amountCents = centsOf(f.amount, 'amountCents');
+  if (amountCents < 500) throw fieldError('amountCents', 'O valor mínimo de um plano é R$ 5,00.');
   return {
     name: f.name.trim(),
     description: f.description.trim() || null,
-    amountCents: centsOf(f.amount, 'amountCents'),
+    amountCents,
     interval: f.interval,
     intervalCount: intOf(f.intervalCount, 'intervalCount') ?? 1,
     trialDays: intOf(f.trialDays, 'trialDays') ?? 0,
