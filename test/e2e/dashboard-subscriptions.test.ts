@@ -133,9 +133,21 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await editor.getByRole('button', { name: 'Salvar plano' }).click();
     assert.equal(await editor.getByLabel('Dias de teste grátis').getAttribute('aria-invalid'), 'true');
     await editor.getByLabel('Dias de teste grátis').fill('0');
+    // Offering Pix Automático asks how early its charges go to the PSP (2 to 10 days: the API says so on the field).
+    await editor.getByRole('checkbox', { name: 'Pix Automático' }).check();
+    const pixDays = editor.getByLabel('Pix Automático enviado quantos dias antes do vencimento');
+    await pixDays.fill('1');
+    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.locator('.field-invalid', { has: page.getByLabel('Pix Automático enviado quantos dias antes do vencimento') }).locator('.field-message').waitFor();
+    assert.equal(await pixDays.getAttribute('aria-invalid'), 'true');
+    await pixDays.fill('4');
     await editor.getByRole('button', { name: 'Salvar plano' }).click();
     await card.getByText('R$ 59,90 por mês').waitFor();
-    assert.equal((await call(ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan.amountCents, 5990);
+    const edited = (await call(ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan;
+    assert.equal(edited.amountCents, 5990);
+    assert.deepEqual(edited.paymentMethods, ['CARD', 'PIX', 'PIX_AUTOMATICO']);
+    assert.equal(edited.dunning.pixAutomaticoDaysBefore, 4);
+    assert.deepEqual(edited.dunning.retryDays, [1, 3, 5, 7]);
     await page.getByRole('button', { name: 'Novo plano' }).click();
     await page.getByRole('form', { name: 'Novo plano' }).getByLabel('Nome do plano').waitFor();
     await page.getByRole('button', { name: 'Cancelar', exact: true }).click();

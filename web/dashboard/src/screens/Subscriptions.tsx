@@ -71,6 +71,7 @@ interface PlanForm {
   finalAction: string;
   pixDaysBefore: string;
   boletoDaysBefore: string;
+  pixAutomaticoDaysBefore: string;
 }
 
 function formOf(p?: Plan): PlanForm {
@@ -87,6 +88,7 @@ function formOf(p?: Plan): PlanForm {
     finalAction: p?.dunning.finalAction ?? 'CANCEL',
     pixDaysBefore: String(p?.dunning.pixDaysBefore ?? 3),
     boletoDaysBefore: String(p?.dunning.boletoDaysBefore ?? 5),
+    pixAutomaticoDaysBefore: String(p?.dunning.pixAutomaticoDaysBefore ?? 3),
   };
 }
 
@@ -110,18 +112,21 @@ function bodyOf(f: PlanForm): PlanBody {
       finalAction: f.finalAction as 'CANCEL',
       pixDaysBefore: intOf(f.pixDaysBefore, 'dunning.pixDaysBefore') ?? 3,
       boletoDaysBefore: intOf(f.boletoDaysBefore, 'dunning.boletoDaysBefore') ?? 5,
+      // Only asked (and sent) when the plan offers Pix Automático.
+      ...(f.paymentMethods.includes('PIX_AUTOMATICO') && { pixAutomaticoDaysBefore: intOf(f.pixAutomaticoDaysBefore, 'dunning.pixAutomaticoDaysBefore') ?? 3 }),
     },
   };
 }
 
 /** Only what changed, so a plan with subscribers can be edited (its cadence cannot change). */
 function changes(body: PlanBody, p: Plan): Partial<PlanBody> {
-  const { retryDays, finalAction, pixDaysBefore, boletoDaysBefore } = p.dunning;
-  const before: Record<string, unknown> = { ...p, dunning: { retryDays, finalAction, pixDaysBefore, boletoDaysBefore } };
+  const { retryDays, finalAction, pixDaysBefore, boletoDaysBefore, pixAutomaticoDaysBefore } = p.dunning;
+  const asked = body.dunning && 'pixAutomaticoDaysBefore' in body.dunning ? { pixAutomaticoDaysBefore } : {};
+  const before: Record<string, unknown> = { ...p, dunning: { retryDays, finalAction, pixDaysBefore, boletoDaysBefore, ...asked } };
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])));
 }
 
-const PLAN_FIELDS = ['name', 'description', 'amountCents', 'interval', 'intervalCount', 'trialDays', 'maxSubscribers', 'paymentMethods', 'dunning.retryDays', 'dunning.finalAction', 'dunning.pixDaysBefore', 'dunning.boletoDaysBefore'];
+const PLAN_FIELDS = ['name', 'description', 'amountCents', 'interval', 'intervalCount', 'trialDays', 'maxSubscribers', 'paymentMethods', 'dunning.retryDays', 'dunning.finalAction', 'dunning.pixDaysBefore', 'dunning.boletoDaysBefore', 'dunning.pixAutomaticoDaysBefore'];
 
 function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; cancel?: () => void }) {
   const [f, setF] = useState<PlanForm>(() => formOf(plan));
@@ -164,6 +169,9 @@ function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; can
           <Select label="Depois da última tentativa" name="dunning.finalAction" value={f.finalAction} onValue={set('finalAction')} options={FINAL_ACTIONS} error={error} />
           <Field label="PIX enviado quantos dias antes do vencimento" name="dunning.pixDaysBefore" inputMode="numeric" value={f.pixDaysBefore} onValue={set('pixDaysBefore')} error={error} />
           <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
+          {f.paymentMethods.includes('PIX_AUTOMATICO') && (
+            <Field label="Pix Automático enviado quantos dias antes do vencimento" name="dunning.pixAutomaticoDaysBefore" inputMode="numeric" value={f.pixAutomaticoDaysBefore} onValue={set('pixAutomaticoDaysBefore')} error={error} hint="De 2 a 10 dias, pelas regras do Pix." />
+          )}
         </div>
       </fieldset>
       <FormButtons busy={busy} label={plan ? 'Salvar plano' : 'Criar plano'} cancel={cancel} />
