@@ -193,6 +193,8 @@ describe('GET /api/subscriptions/metrics', () => {
 // (which must not raise the history version) and backdated ones (which must).
 
 const DAY = 86_400_000;
+/** The start of the São Paulo day (UTC-3) of an instant. */
+const dayStart = (t: number) => Math.floor((t - 3 * 3600_000) / DAY) * DAY + 3 * 3600_000;
 
 /** A random book of `n` subscriptions for the merchant, straight into the tables, in the current month's neighbourhood. */
 async function randomBook(db: TestContext['database']['db'], userId: string, seed: number, n: number) {
@@ -201,8 +203,10 @@ async function randomBook(db: TestContext['database']['db'], userId: string, see
   const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const now = Date.now();
   const t0 = monthBounds(new Date(now - 3 * 3600_000).toISOString().slice(0, 7)).start.getTime();
-  // Instants: anywhere from 70 days before the month to 20 days ahead (a simulation's clock), and often exactly at its edges.
-  const at = () => new Date(rnd() < 0.25 ? pick([t0 - 1, t0, t0 + 1, t0 - DAY, now - 1000]) : t0 - 70 * DAY + Math.floor(rnd() * (now - t0 + 90 * DAY)));
+  const d = dayStart(now);
+  // Instants: anywhere from 70 days before the month to 20 days ahead (a simulation's clock), and
+  // often exactly at the edges of the month and of the day (the stored snapshot's instant).
+  const at = () => new Date(rnd() < 0.3 ? pick([t0 - 1, t0, t0 + 1, t0 - DAY, d - 1, d, d + 1, now - 1000]) : t0 - 70 * DAY + Math.floor(rnd() * (now - t0 + 90 * DAY)));
   const after = (d: Date) => new Date(Math.max(d.getTime(), at().getTime()));
   const plans: { id: string; amount: number }[] = [];
   for (const [interval, amount] of [['MONTHLY', 3000], ['ANNUAL', 120000], ['WEEKLY', 1490]] as const) {
@@ -277,7 +281,8 @@ describe('stored metrics rows agree with reading every subscription', () => {
         const { start } = monthBounds(month);
         const prev = new Date(start.getTime() - DAY).toISOString().slice(0, 7);
         const check = async (label: string) => {
-          const instants = [new Date(), start, new Date(start.getTime() + 1), new Date(start.getTime() + Math.floor(rnd() * (Date.now() - start.getTime())))];
+          const today = dayStart(Date.now());
+          const instants = [new Date(), start, new Date(start.getTime() + 1), new Date(today), new Date(today + 1), new Date(start.getTime() + Math.floor(rnd() * (Date.now() - start.getTime())))];
           for (const asOf of instants) {
             assert.deepEqual(await subscriptionMetrics(db, scope, undefined, asOf), await subscriptionMetricsUncached(db, scope, undefined, asOf), `${label}: current month as of ${asOf.toISOString()} (seed ${seed})`);
           }
@@ -302,7 +307,7 @@ describe('stored metrics rows agree with reading every subscription', () => {
               // A new period at a new price (cycles.ts insertPeriodCycle).
               await sql`UPDATE subscriptions SET price_since = CASE WHEN price_cents = 9900 THEN price_since ELSE ${t} END, price_cents = 9900 WHERE id = ${id}`.execute(db);
               await sql`INSERT INTO subscription_cycles (id, subscription_id, user_id, livemode, number, kind, period_start, period_end, due_at, amount_cents, status, attempts, created_at, updated_at)
-                VALUES (${randomUUID()}, ${id}, ${m.id}, false, 99, 'PERIOD', ${t}, ${new Date(t.getTime() + 30 * DAY)}, ${t}, 9900, 'OPEN', 1, ${t}, ${t})`.execute(db);
+                VALUES (${randomUUID()}, ${id}, ${m.id}, false, (SELECT coalesce(max(number), 0) + 1 FROM subscription_cycles WHERE subscription_id = ${id}), 'PERIOD', ${t}, ${new Date(t.getTime() + 30 * DAY)}, ${t}, 9900, 'OPEN', 1, ${t}, ${t})`.execute(db);
             },
           ])();
         }
@@ -310,7 +315,7 @@ describe('stored metrics rows agree with reading every subscription', () => {
         await check('after ordinary writes');
         // Backdated writes (history before the month changed): the version moves, the figures follow.
         const id = pick(subs);
-        const past = new Date(start.getTime() - 3 * DAY);
+        const past = new Date(dayStart(Date.now()) - Math.floor(1 + rnd() * 40) * 3600_000);
         await pick([
           () => sql`UPDATE subscriptions SET status = 'CANCELLED', ended_at = ${past} WHERE id = ${id}`.execute(db),
           () => sql`INSERT INTO subscription_pauses (id, subscription_id, user_id, livemode, started_at, ended_at) VALUES (${randomUUID()}, ${id}, ${m.id}, false, ${past}, ${new Date(past.getTime() + DAY)})`.execute(db),

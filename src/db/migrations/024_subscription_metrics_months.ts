@@ -1,17 +1,16 @@
 import type { Kysely } from 'kysely';
 import { runSql } from './run-sql.ts';
 
-// Stored figures for the subscription metrics (modules/subscriptions/metrics.ts, docs/decisions.md
-// "Subscription metrics: the month's opening stored, the month's movers computed"):
+// Stored rows for the subscription metrics (modules/subscriptions/metrics.ts, docs/decisions.md
+// "Subscription metrics: a snapshot of the day's start stored, the day's movers read"):
 // - subscription_metrics_months: per merchant, environment and month, the metrics rows (grouped, as
-//   the metrics statement returns them) of the month's OPENING (every subscription as it stood at
-//   the month's first instant) or, for a CLOSED month, of the whole month; with the history version
-//   they were computed at.
+//   the metrics statement returns them) of the current month as of the start of a day (DAY, as_of
+//   that instant) or of a CLOSED month; with the history version they were computed at.
 // - subscription_metrics_versions: the merchant's history version, raised by the triggers below in
-//   the same transaction as any write that changes what was recorded up to the current month's start
-//   (a backdated instant, a plan's price or cadence, a subscription's plan). Stored rows of an older
+//   the same transaction as any write that changes what was recorded before the current day (an
+//   instant before it, a plan's price or cadence, a subscription's plan). Stored rows of an older
 //   version are not used. Ordinary writes (renewals, failures, pauses, cancellations: instants of
-//   now) do not fire them: the WHEN clauses compare the row's instants with the month's start.
+//   now) do not fire them: the WHEN clauses compare the row's instants with the day's start.
 // - indexes to find a month's movers: subscriptions (with what the metrics read of them), pauses
 //   and failed cycles, by their latest instant.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -22,7 +21,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       user_id uuid NOT NULL REFERENCES users(id),
       livemode boolean NOT NULL,
       month text NOT NULL,
-      kind text NOT NULL CHECK (kind IN ('OPENING', 'CLOSED')),
+      kind text NOT NULL CHECK (kind IN ('DAY', 'CLOSED')),
+      as_of timestamptz NOT NULL,
       version bigint NOT NULL,
       rows jsonb NOT NULL,
       computed_at timestamptz NOT NULL,
@@ -35,10 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       PRIMARY KEY (user_id, livemode)
     );
 
-    -- The first instant of the São Paulo month (UTC-3) that contains now() + 1 minute: stored rows
-    -- never describe anything after it (the minute covers a clock skew between the gateway and the database).
+    -- The first instant of the São Paulo day (UTC-3) that contains now() + 1 minute: stored rows
+    -- never describe anything after it (the minute covers a clock skew between the gateway and the
+    -- database, and a transaction that began just before midnight).
     CREATE FUNCTION subscription_metrics_cutoff() RETURNS timestamptz LANGUAGE sql STABLE AS $$
-      SELECT (date_trunc('month', ((now() + interval '1 minute') AT TIME ZONE 'UTC') - interval '3 hours') + interval '3 hours') AT TIME ZONE 'UTC'
+      SELECT (date_trunc('day', ((now() + interval '1 minute') AT TIME ZONE 'UTC') - interval '3 hours') + interval '3 hours') AT TIME ZONE 'UTC'
     $$;
 
     -- Raises the merchant's version, once per transaction (a bulk backdated insert raises it once).
@@ -64,7 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE TRIGGER subscriptions_metrics_delete AFTER DELETE ON subscriptions FOR EACH ROW
       WHEN (OLD.created_at <= subscription_metrics_cutoff())
       EXECUTE FUNCTION subscription_metrics_history_changed();
-    -- A price that starts a new run starts it now or later (price_since >= now): the earlier months
+    -- A price that starts a new run starts it now or later (price_since >= now): the earlier days
     -- read the price from the cycles, which keep it. So only a price_since in the past fires.
     CREATE TRIGGER subscriptions_metrics_update AFTER UPDATE ON subscriptions FOR EACH ROW
       WHEN ((OLD.plan_id IS DISTINCT FROM NEW.plan_id AND OLD.created_at <= subscription_metrics_cutoff())
@@ -106,9 +107,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       WHEN ((OLD.amount_cents, OLD.interval, OLD.interval_count) IS DISTINCT FROM (NEW.amount_cents, NEW.interval, NEW.interval_count))
       EXECUTE FUNCTION subscription_metrics_history_changed();
 
-    -- A month's movers: what changed at or after its start (metrics.ts MOVED_AT / touched).
-    CREATE INDEX subscriptions_metrics_moved ON subscriptions (user_id, livemode,
-      (greatest(created_at, activated_at, trial_end, ended_at, price_since, CASE WHEN price_since IS NULL AND activated_at IS NOT NULL AND ended_at IS NULL THEN 'infinity'::timestamptz END)))
+    -- A day's movers: what has an instant at or after its start (metrics.ts movedSql).
+    CREATE INDEX subscriptions_metrics_moved ON subscriptions (user_id, livemode, (greatest(created_at, activated_at, trial_end, ended_at, price_since)))
       INCLUDE (id, plan_id, status, created_at, activated_at, trial_end, ended_at, price_cents, price_since);
     CREATE INDEX subscription_pauses_metrics_moved ON subscription_pauses (user_id, livemode, (coalesce(ended_at, started_at))) INCLUDE (subscription_id);
     CREATE INDEX subscription_cycles_metrics_moved ON subscription_cycles (user_id, livemode, (greatest(first_failed_at, paid_at, voided_at))) INCLUDE (subscription_id)
