@@ -299,7 +299,7 @@ describe('stored metrics rows agree with reading every subscription', () => {
           await pick([
             () => sql`UPDATE subscriptions SET status = 'CANCELLED', ended_at = ${t} WHERE id = ${id} AND ended_at IS NULL`.execute(db),
             () => sql`INSERT INTO subscription_pauses (id, subscription_id, user_id, livemode, started_at) SELECT ${randomUUID()}, ${id}, ${m.id}, false, ${t} WHERE NOT EXISTS (SELECT 1 FROM subscription_pauses WHERE subscription_id = ${id} AND ended_at IS NULL)`.execute(db),
-            () => sql`UPDATE subscription_pauses SET ended_at = ${t} WHERE subscription_id = ${id} AND ended_at IS NULL`.execute(db),
+            () => sql`UPDATE subscription_pauses SET ended_at = greatest(started_at, ${t}) WHERE subscription_id = ${id} AND ended_at IS NULL`.execute(db),
             () => sql`UPDATE subscription_cycles SET first_failed_at = ${t} WHERE subscription_id = ${id} AND first_failed_at IS NULL`.execute(db),
             () => sql`UPDATE subscription_cycles SET paid_at = ${t} WHERE subscription_id = ${id} AND paid_at IS NULL`.execute(db),
             () => sql`UPDATE subscriptions SET activated_at = ${t} WHERE id = ${id} AND activated_at IS NULL`.execute(db),

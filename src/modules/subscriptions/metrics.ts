@@ -3,15 +3,15 @@
 // price it paid then, from its paid cycles); metricsOf is pure, so its identities are property-tested:
 // mrrEnd - mrrStart = new + expansion + reactivation - contraction - churn, to the cent.
 //
-// What is read (docs/decisions.md, "Subscription metrics: the month's opening stored, its movers
-// computed"): a subscription none of whose instants (created, activated, trial end, ended, price
-// since, a pause's start or end, a failed charge's failure, payment or withdrawal) falls at or after
-// the month's start sends the same row at the month's start as at any later instant of the month.
-// So the current month is the month's OPENING rows (every subscription as of the first instant,
-// stored once in subscription_metrics_months), minus the opening rows of the month's movers, plus
-// their rows as of now: only the movers are read on each request. A closed month's rows are stored
-// whole. Stored rows carry the merchant's history version (migration 024's triggers raise it on any
-// write that changes what was recorded before the current month) and are not used once it moved.
+// What is read (docs/decisions.md, "Subscription metrics: a snapshot of the day's start stored,
+// the day's movers read"): a subscription with nothing recorded between the start of today (d) and
+// now (created, activated, a trial's end, ended, price_since, a pause's start or end, a failed
+// charge's failure, payment or withdrawal) sends the same row as of now as it did as of d. So the
+// current month is the stored snapshot as of d (every subscription, grouped, in
+// subscription_metrics_months), minus the snapshot rows of the day's movers, plus their rows as of
+// now: only the movers are read on each request. A closed month's rows are stored whole. Stored
+// rows carry the merchant's history version (migration 024's triggers raise it on any write that
+// changes what was recorded before the current day) and are not used once it moved.
 import { sql, type RawBuilder } from 'kysely';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import type { PlanInterval } from '../../db/types.ts';
@@ -395,7 +395,7 @@ async function currentRows(db: Executor, scope: Scope, month: string, t0: Date, 
 }
 
 /** The month 'YYYY-MM' asked (default: the one `now` is in, São Paulo) and its instants. */
-function window(month: string | undefined, now: Date) {
+function monthWindow(month: string | undefined, now: Date) {
   const m = month ?? new Date(now.getTime() - 3 * 3600_000).toISOString().slice(0, 7);
   const bounds = monthBounds(m);
   // Up to now for the current month (nothing has happened after it); a future month is as of now.
@@ -403,7 +403,7 @@ function window(month: string | undefined, now: Date) {
   return { month: m, t0: bounds.start, t1: new Date(end.getTime() - 1), end };
 }
 
-function fromRows(w: ReturnType<typeof window>, rows: Grouped[]): Metrics {
+function fromRows(w: ReturnType<typeof monthWindow>, rows: Grouped[]): Metrics {
   const at = (p: Place | null) => instantOf(p, w.t0, w.t1);
   return metricsOf(
     w.month,
@@ -434,7 +434,7 @@ const DAY_MS = 86_400_000;
 
 /** Metrics of the merchant's subscriptions in `month` (default: the current São Paulo month). */
 export async function subscriptionMetrics(db: Executor, scope: Scope, month: string | undefined, now = new Date()): Promise<Metrics> {
-  const w = window(month, now);
+  const w = monthWindow(month, now);
   const { t0, t1 } = w;
   // Stored rows describe only what was recorded before the day the wall clock is in (the triggers' cutoff).
   const upTo = Math.min(now.getTime(), Date.now());
@@ -456,6 +456,6 @@ export async function subscriptionMetrics(db: Executor, scope: Scope, month: str
 
 /** The reference: every subscription read, nothing stored (what the stored rows must always agree with; tests compare them). */
 export async function subscriptionMetricsUncached(db: Executor, scope: Scope, month: string | undefined, now = new Date()): Promise<Metrics> {
-  const w = window(month, now);
+  const w = monthWindow(month, now);
   return fromRows(w, await allRows(db, scope, w.t0, w.t1));
 }
