@@ -6,6 +6,11 @@ import { brl, date, METHOD_LABELS } from '../lib/format.ts';
 
 const COLORS = { PIX: '#0b8a6a', CARD: '#3a5bd9', BOLETO: '#c77700' } as const;
 const ORDER = ['PIX', 'CARD', 'BOLETO'] as const;
+const HALF_DAY = 43_200;
+/** Room one "dd/mm" label needs on the x axis, in CSS pixels. */
+const LABEL_PX = 56;
+
+const everyNth = (xs: number[], n: number) => xs.filter((_, i) => i % n === 0);
 
 export function SalesChart({ days }: { days: Day[] }) {
   const box = useRef<HTMLDivElement>(null);
@@ -28,9 +33,11 @@ export function SalesChart({ days }: { days: Day[] }) {
           height: 240,
           legend: { show: true },
           cursor: { points: { show: false } },
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+          // Half a day either side of the first and last bar, so a short period is not stretched over hours.
+          scales: { x: { time: true, range: () => [xs[0] - HALF_DAY, xs[xs.length - 1] + HALF_DAY] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
           axes: [
-            { values: (_u, ticks) => ticks.map((t) => date(new Date(t * 1000).toISOString()).slice(0, 5)) },
+            // One tick per day (the bars' own positions), thinned to every n-th day when they would not fit.
+            { splits: (u) => everyNth(xs, Math.ceil(xs.length / Math.max(1, Math.floor(u.width / LABEL_PX)))), values: (_u, ticks) => ticks.map((t) => date(new Date(t * 1000).toISOString()).slice(0, 5)) },
             { size: 70, values: (_u, ticks) => ticks.map((t) => brl(Math.round(t * 100)).replace(/,00$/, '')) },
           ],
           series: [

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
+import { DeliveryLog } from '../components/Deliveries.tsx';
 import { Action, Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
@@ -307,60 +308,8 @@ function Webhooks() {
   );
 }
 
-function DeliveryDetail({ id, changed }: { id: string; changed: () => void }) {
-  const d = useAsync(() => ok(api.GET('/api/v1/webhooks/deliveries/{id}', { params: { path: { id } } })), [id]);
-  const { busy, error, submit } = useSubmit();
-  const [note, setNote] = useState<string | null>(null);
-  if (d.loading) return <Loading />;
-  if (d.error) return <ErrorState error={d.error} retry={d.reload} />;
-  const del = d.data!.delivery;
-  return (
-    <div class="delivery-detail">
-      <h3>Tentativas</h3>
-      {del.attempts.length === 0 ? (
-        <p class="muted">Nenhuma tentativa ainda.</p>
-      ) : (
-        <ol class="attempts">
-          {del.attempts.map((a) => (
-            <li key={a.attempt}>
-              #{a.attempt} · {dateTime(a.createdAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'sem resposta')} · {a.durationMs} ms
-            </li>
-          ))}
-        </ol>
-      )}
-      <h3>Payload</h3>
-      <pre class="payload" tabIndex={0}>
-        {JSON.stringify(del.payload, null, 2)}
-      </pre>
-      <FormError error={error} />
-      {note && (
-        <p class="notice" role="status">
-          {note}
-        </p>
-      )}
-      <button
-        type="button"
-        class="btn btn-secondary"
-        disabled={busy}
-        onClick={() =>
-          submit(async () => {
-            const r = await ok(api.POST('/api/v1/webhooks/deliveries/{id}/retry', { params: { path: { id } } }));
-            setNote(r.success ? `Reenviado: a URL respondeu ${r.attempt.statusCode}.` : `O reenvio falhou: ${r.attempt.statusCode ? `HTTP ${r.attempt.statusCode}` : (r.attempt.error ?? 'sem resposta')}.`);
-            d.reload();
-            changed();
-          })
-        }
-      >
-        {busy ? 'Reenviando…' : 'Reenviar agora'}
-      </button>
-    </div>
-  );
-}
-
 function Deliveries() {
   const [status, setStatus] = useState('');
-  const list = useAsync(() => ok(api.GET('/api/v1/webhooks/deliveries', { params: { query: { limit: 50, orderDirection: 'desc', ...(status ? { status: status as 'PENDING' } : {}) } } })), [status]);
-  const [open, setOpen] = useState<string | null>(null);
   return (
     <div>
       <div class="filters card">
@@ -377,23 +326,7 @@ function Deliveries() {
           ]}
         />
       </div>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.deliveries.length === 0 && <Empty title="Nenhuma entrega ainda.">Quando um evento acontecer, cada envio para os seus webhooks aparece aqui.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.deliveries.map((d) => (
-          <li key={d.id} class="card delivery">
-            <button type="button" class="delivery-head" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-              <code>{d.eventType}</code> <Badge status={d.status} />
-              <span class="muted">
-                {dateTime(d.createdAt)} · {d.attemptCount} tentativa(s){d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
-              </span>
-              <span class="mono muted url">{d.url}</span>
-            </button>
-            {open === d.id && <DeliveryDetail id={d.id} changed={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <DeliveryLog query={status ? { status: status as 'PENDING' } : {}} empty="Nenhuma entrega ainda." hint="Quando um evento acontecer, cada envio para os seus webhooks aparece aqui." />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
+import { bp } from '../lib/fees.ts';
 import { brl, date, dateTime } from '../lib/format.ts';
 
 type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
@@ -278,8 +279,6 @@ function Advances() {
     </div>
   );
 }
-
-const bp = (v: number) => `${(v / 100).toLocaleString('pt-BR', { maximumFractionDigits: 2 })}%`;
 
 function Fees() {
   const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);

@@ -3,9 +3,12 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
+import { fieldError } from '../components/MoneyField.tsx';
+import { AsyncList, FormCard, useFields } from '../components/Resource.tsx';
 import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
+import { FEE_FIELDS, feeInput, feeText, parseFee, type FeeField } from '../lib/fees.ts';
 import { brl, date, dateTime } from '../lib/format.ts';
 
 type Submission = paths['/api/admin/kyc/{id}']['get']['responses'][200]['content']['application/json']['data'];
@@ -140,6 +143,98 @@ function WithdrawalQueue() {
   );
 }
 
+type MerchantFees = paths['/api/admin/merchants/{id}/fees']['get']['responses'][200]['content']['application/json'];
+
+/** A merchant's negotiated fees: a field left blank follows the platform's fee. */
+function FeeForm({ id, current, saved }: { id: string; current: MerchantFees; saved: () => void }) {
+  const { values, set } = useFields(Object.fromEntries(FEE_FIELDS.map(([k, , unit]) => [k, current.overrides[k] != null ? feeInput(unit, current.overrides[k]!) : ''])) as Record<FeeField, string>);
+  return (
+    <FormCard
+      embedded
+      title="Taxas negociadas"
+      fields={FEE_FIELDS.map(([k]) => k)}
+      label="Salvar taxas"
+      submit={async () => {
+        const body: Partial<Record<FeeField, number>> = {};
+        for (const [k, , unit] of FEE_FIELDS) {
+          const text = values[k].trim();
+          if (!text) continue;
+          const v = parseFee(unit, text);
+          if (v == null) throw fieldError(k, unit === 'bp' ? 'Informe uma porcentagem, como 0,99.' : 'Informe um valor em reais, como 3,49.');
+          body[k] = v;
+        }
+        await ok(api.PUT('/api/admin/merchants/{id}/fees', { params: { path: { id } }, body }));
+        saved();
+      }}
+    >
+      {(error) => (
+        <>
+          <p class="muted">Em branco: a taxa da plataforma. Vale para vendas, saques e antecipações feitos a partir de agora.</p>
+          <div class="fee-grid">
+            {FEE_FIELDS.map(([k, label, unit]) => (
+              <Field key={k} label={label} name={k} inputMode="decimal" value={values[k]} onValue={set(k)} error={error} hint={`Em vigor: ${feeText(unit, current.fees[k])}`} />
+            ))}
+          </div>
+        </>
+      )}
+    </FormCard>
+  );
+}
+
+function FeeEditor({ id, changed }: { id: string; changed: () => void }) {
+  const current = useAsync(() => ok(api.GET('/api/admin/merchants/{id}/fees', { params: { path: { id } } })), [id]);
+  const [note, setNote] = useState(false);
+  if (current.loading) return <Loading />;
+  if (current.error) return <ErrorState error={current.error} retry={current.reload} />;
+  return (
+    <div>
+      {note && (
+        <p class="notice" role="status">
+          Taxas salvas.
+        </p>
+      )}
+      <FeeForm key={JSON.stringify(current.data!.overrides)} id={id} current={current.data!} saved={() => (setNote(true), current.reload(), changed())} />
+    </div>
+  );
+}
+
+function MerchantFees() {
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const list = useAsync(() => ok(api.GET('/api/admin/merchants', { params: { query: { page: 1, limit: 20, ...(query ? { search: query } : {}) } } })), [query]);
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div>
+      <form
+        class="inline-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(search.trim());
+        }}
+      >
+        <Field label="Buscar lojista" name="search" value={search} onValue={setSearch} placeholder="Nome, e-mail ou identificador" />
+        <button class="btn btn-secondary" type="submit">
+          Buscar
+        </button>
+      </form>
+      <AsyncList list={list} items={(d) => d.data} empty={query ? `Nenhum lojista encontrado para “${query}”.` : 'Nenhum lojista ainda.'}>
+        {(m) => (
+          <div class="grow">
+            <button type="button" class="delivery-head" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
+              <strong>{m.name}</strong> {m.customFees && <span class="badge badge-wait">Taxas negociadas</span>}
+              <span class="muted">
+                {m.email} · desde {date(m.createdAt)}
+              </span>
+            </button>
+            {open === m.id && <FeeEditor id={m.id} changed={list.reload} />}
+          </div>
+        )}
+      </AsyncList>
+    </div>
+  );
+}
+
 export function Operations({ route }: { route: string }) {
   return (
     <TabbedScreen
@@ -150,6 +245,7 @@ export function Operations({ route }: { route: string }) {
         ['kyc', 'KYC', KycQueue],
         ['antecipacoes', 'Antecipações', AdvanceQueue],
         ['saques', 'Saques', WithdrawalQueue],
+        ['taxas', 'Taxas por lojista', MerchantFees],
       ]}
     />
   );
