@@ -1,13 +1,12 @@
 // Catálogo: products, payment links (the live link to copy, share or show as a QR code) and coupons,
 // each created and edited with the same form, and clients. The forms show the API's field errors
 // beside the fields.
-import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { Link } from '../components/Link.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
-import { AsyncList, FormCard, useFields } from '../components/Resource.tsx';
+import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
 import { Action, Badge, CopyButton, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync } from '../lib/async.ts';
 import { brl, date, moneyInput } from '../lib/format.ts';
@@ -16,37 +15,19 @@ type Product = paths['/api/v1/products/{id}']['get']['responses'][200]['content'
 type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
 type Coupon = paths['/api/v1/coupons/{id}']['get']['responses'][200]['content']['application/json']['coupon'];
 
+const DISCOUNT_TYPES: [string, string][] = [
+  ['PERCENTAGE', 'Porcentagem (%)'],
+  ['FIXED', 'Valor fixo (R$)'],
+];
 const STATUS_OPTIONS: [string, string][] = [
   ['ACTIVE', 'Ativo: disponível para venda'],
   ['INACTIVE', 'Inativo: fora de venda'],
 ];
 
-/** A list item that turns into its edit form when "Editar" is pressed. */
-function Editable({ name, view, actions, edit }: { name: string; view: ComponentChildren; actions?: ComponentChildren; edit: (close: () => void) => ComponentChildren }) {
-  const [editing, setEditing] = useState(false);
-  if (editing) return <>{edit(() => setEditing(false))}</>;
-  return (
-    <>
-      {view}
-      <div class="actions">
-        {actions}
-        <button type="button" class="btn btn-secondary btn-small" aria-label={`Editar ${name}`} onClick={() => setEditing(true)}>
-          Editar
-        </button>
-      </div>
-    </>
-  );
-}
-
-function ProductForm({ product, done, cancel }: { product?: Product; done: () => void; cancel?: () => void }) {
+function ProductForm({ item: product, done, cancel }: { item?: Product; done: () => void; cancel?: () => void }) {
   const { values: f, set, reset } = useFields({ name: product?.name ?? '', price: product ? moneyInput(product.price) : '', description: product?.description ?? '', status: product?.status ?? 'ACTIVE' });
   return (
-    <FormCard
-      title={product ? `Editar “${product.name}”` : 'Novo produto'}
-      fields={['name', 'price', 'description', 'status']}
-      label={product ? 'Salvar alterações' : 'Criar produto'}
-      embedded={!!product}
-      cancel={cancel}
+    <FormCard title="Novo produto" label="Criar produto" edit={product?.name} fields={['name', 'price', 'description', 'status']} cancel={cancel}
       submit={async () => {
         const price = centsOf(f.price, 'price');
         if (product) await ok(api.PATCH('/api/v1/products/{id}', { params: { path: { id: product.id } }, body: { name: f.name, price, description: f.description || null, status: f.status as 'ACTIVE' } }));
@@ -70,23 +51,14 @@ function ProductForm({ product, done, cancel }: { product?: Product; done: () =>
 function Products() {
   const list = useAsync(() => ok(api.GET('/api/v1/products', { params: { query: { page: 1, limit: 100 } } })), []);
   return (
-    <div>
-      <ProductForm done={list.reload} />
-      <AsyncList list={list} items={(d) => d.products} empty="Nenhum produto ainda." hint="Cadastre acima o que você vende; depois crie um link de pagamento para ele.">
-        {(p) => (
-          <Editable
-            name={p.name}
-            view={
-              <div class="grow">
-                <strong>{p.name}</strong> <Badge status={p.status} /> <strong class="nowrap">{brl(p.price)}</strong>
-                {p.description && <p class="muted">{p.description}</p>}
-              </div>
-            }
-            edit={(close) => <ProductForm product={p} cancel={close} done={() => (close(), list.reload())} />}
-          />
-        )}
-      </AsyncList>
-    </div>
+    <Collection list={list} items={(d) => d.products} Form={ProductForm} name={(p) => p.name} empty="Nenhum produto ainda." hint="Cadastre acima o que você vende; depois crie um link de pagamento para ele.">
+      {(p) => (
+        <div class="grow">
+          <strong>{p.name}</strong> <Badge status={p.status} /> <strong class="nowrap">{brl(p.price)}</strong>
+          {p.description && <p class="muted">{p.description}</p>}
+        </div>
+      )}
+    </Collection>
   );
 }
 
@@ -102,19 +74,13 @@ function Qr({ url }: { url: string }) {
   return src ? <img class="qr" src={src} width={200} height={200} alt={`QR code do link ${url}`} /> : <Loading label="Gerando QR code…" />;
 }
 
-function LinkForm({ link, done, cancel }: { link?: PaymentLink; done: () => void; cancel?: () => void }) {
+function LinkForm({ item: link, done, cancel }: { item?: PaymentLink; done: () => void; cancel?: () => void }) {
   // A link priced by its products keeps them: PATCH restates the pricing pair (amountCents, products) each time.
   const products = link?.products.map((p) => ({ productId: p.productId, quantity: p.quantity })) ?? [];
   const byProducts = !!link && link.amount == null;
   const { values: f, set, reset } = useFields({ title: link?.title ?? '', amount: link?.amount != null ? moneyInput(link.amount) : '', description: link?.description ?? '', status: link?.status ?? 'ACTIVE' });
   return (
-    <FormCard
-      title={link ? `Editar “${link.title}”` : 'Novo link de pagamento'}
-      fields={['title', 'amountCents', 'description', 'status']}
-      label={link ? 'Salvar alterações' : 'Criar link'}
-      busyLabel={link ? 'Salvando…' : 'Criando…'}
-      embedded={!!link}
-      cancel={cancel}
+    <FormCard title="Novo link de pagamento" label="Criar link" busyLabel="Criando…" edit={link?.title} fields={['title', 'amountCents', 'description', 'status']} cancel={cancel}
       submit={async () => {
         const pricing = {
           ...(byProducts ? {} : { amountCents: centsOf(f.amount, 'amountCents') }),
@@ -146,42 +112,36 @@ function Links() {
   const list = useAsync(() => ok(api.GET('/api/v1/payment-links', { params: { query: { limit: 50 } } })), []);
   const [qr, setQr] = useState<string | null>(null);
   return (
-    <div>
-      <LinkForm done={list.reload} />
-      <AsyncList list={list} items={(d) => d.paymentLinks} empty="Nenhum link ainda." hint="Crie um link acima e envie para seus clientes pagarem por PIX, cartão ou boleto.">
-        {(l) => (
-          <Editable
-            name={l.title}
-            view={
-              <div class="grow">
-                <strong>{l.title}</strong> <Badge status={l.status} /> <strong class="nowrap">{brl(l.totalCents)}</strong>
-                <p class="mono">
-                  <a href={l.url} target="_blank" rel="noopener">
-                    {l.url}
-                  </a>
-                </p>
-                <p class="muted">
-                  {l.salesCount} venda(s) · criado em {date(l.createdAt)}
-                </p>
-                {qr === l.id && <Qr url={l.url} />}
-              </div>
-            }
-            actions={
-              <>
-                <CopyButton text={l.url} label="Copiar link" />
-                <Action label={qr === l.id ? 'Esconder QR code' : 'QR code'} run={() => setQr(qr === l.id ? null : l.id)} />
-                {'share' in navigator && <Action label="Compartilhar" run={() => void navigator.share({ url: l.url, title: l.title }).catch(() => {})} />}
-              </>
-            }
-            edit={(close) => <LinkForm link={l} cancel={close} done={() => (close(), list.reload())} />}
-          />
-        )}
-      </AsyncList>
-    </div>
+    <Collection list={list} items={(d) => d.paymentLinks} Form={LinkForm} name={(l) => l.title} empty="Nenhum link ainda." hint="Crie um link acima e envie para seus clientes pagarem por PIX, cartão ou boleto." actions={(l) => <LinkActions l={l} qr={qr === l.id} toggle={() => setQr(qr === l.id ? null : l.id)} />}>
+      {(l) => (
+        <div class="grow">
+          <strong>{l.title}</strong> <Badge status={l.status} /> <strong class="nowrap">{brl(l.totalCents)}</strong>
+          <p class="mono">
+            <a href={l.url} target="_blank" rel="noopener">
+              {l.url}
+            </a>
+          </p>
+          <p class="muted">
+            {l.salesCount} venda(s) · criado em {date(l.createdAt)}
+          </p>
+          {qr === l.id && <Qr url={l.url} />}
+        </div>
+      )}
+    </Collection>
   );
 }
 
-function CouponForm({ coupon, done, cancel }: { coupon?: Coupon; done: () => void; cancel?: () => void }) {
+function LinkActions({ l, qr, toggle }: { l: PaymentLink; qr: boolean; toggle: () => void }) {
+  return (
+    <>
+      <CopyButton text={l.url} label="Copiar link" />
+      <Action label={qr ? 'Esconder QR code' : 'QR code'} run={toggle} />
+      {'share' in navigator && <Action label="Compartilhar" run={() => void navigator.share({ url: l.url, title: l.title }).catch(() => {})} />}
+    </>
+  );
+}
+
+function CouponForm({ item: coupon, done, cancel }: { item?: Coupon; done: () => void; cancel?: () => void }) {
   const { values: f, set, reset } = useFields({
     code: coupon?.code ?? '',
     type: coupon?.discountType ?? 'PERCENTAGE',
@@ -189,13 +149,7 @@ function CouponForm({ coupon, done, cancel }: { coupon?: Coupon; done: () => voi
     status: coupon?.status ?? 'ACTIVE',
   });
   return (
-    <FormCard
-      title={coupon ? `Editar ${coupon.code}` : 'Novo cupom'}
-      fields={['code', 'discountType', 'discountValue', 'status']}
-      label={coupon ? 'Salvar alterações' : 'Criar cupom'}
-      busyLabel={coupon ? 'Salvando…' : 'Criando…'}
-      embedded={!!coupon}
-      cancel={cancel}
+    <FormCard title="Novo cupom" label="Criar cupom" busyLabel="Criando…" edit={coupon?.code} fields={['code', 'discountType', 'discountValue', 'status']} cancel={cancel}
       submit={async () => {
         const percent = /^\d{1,3}$/.test(f.value.trim()) ? Number(f.value) : NaN;
         if (f.type === 'PERCENTAGE' && !(percent >= 1 && percent <= 100)) throw fieldError('discountValue', 'Informe uma porcentagem inteira de 1 a 100.');
@@ -209,17 +163,7 @@ function CouponForm({ coupon, done, cancel }: { coupon?: Coupon; done: () => voi
       {(error) => (
         <>
           <Field label="Código" name="code" value={f.code} onValue={(v) => set('code')(v.toUpperCase())} error={error} required placeholder="Ex.: BEMVINDO10" />
-          <Select
-            label="Tipo de desconto"
-            name="discountType"
-            value={f.type}
-            onValue={set('type')}
-            options={[
-              ['PERCENTAGE', 'Porcentagem (%)'],
-              ['FIXED', 'Valor fixo (R$)'],
-            ]}
-            error={error}
-          />
+          <Select label="Tipo de desconto" name="discountType" value={f.type} onValue={set('type')} options={DISCOUNT_TYPES} error={error} />
           <Field label={f.type === 'FIXED' ? 'Desconto (R$)' : 'Desconto (%)'} name="discountValue" inputMode="decimal" value={f.value} onValue={set('value')} error={error} required />
           {coupon && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
         </>
@@ -231,31 +175,21 @@ function CouponForm({ coupon, done, cancel }: { coupon?: Coupon; done: () => voi
 function Coupons() {
   const list = useAsync(() => ok(api.GET('/api/v1/coupons', { params: { query: { page: 1, limit: 100, includeInactive: true } } })), []);
   return (
-    <div>
-      <CouponForm done={list.reload} />
-      <AsyncList list={list} items={(d) => d.coupons} empty="Nenhum cupom ainda." hint="Crie um cupom acima para dar desconto no checkout.">
-        {(c) => (
-          <Editable
-            name={c.code}
-            view={
-              <div class="grow">
-                <strong class="mono">{c.code}</strong> <Badge status={c.status} />
-                <p class="muted">
-                  {c.discountType === 'FIXED' ? `${brl(c.discountValue)} de desconto` : `${c.discountValue}% de desconto`} · usado {c.usedCount} vez(es)
-                  {c.validUntil ? ` · válido até ${date(c.validUntil)}` : ''}
-                </p>
-              </div>
-            }
-            edit={(close) => <CouponForm coupon={c} cancel={close} done={() => (close(), list.reload())} />}
-          />
-        )}
-      </AsyncList>
-    </div>
+    <Collection list={list} items={(d) => d.coupons} Form={CouponForm} name={(c) => c.code} empty="Nenhum cupom ainda." hint="Crie um cupom acima para dar desconto no checkout.">
+      {(c) => (
+        <div class="grow">
+          <strong class="mono">{c.code}</strong> <Badge status={c.status} />
+          <p class="muted">
+            {c.discountType === 'FIXED' ? `${brl(c.discountValue)} de desconto` : `${c.discountValue}% de desconto`} · usado {c.usedCount} vez(es)
+            {c.validUntil ? ` · válido até ${date(c.validUntil)}` : ''}
+          </p>
+        </div>
+      )}
+    </Collection>
   );
 }
 
 function Clients() {
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const list = useAsync(() => ok(api.GET('/api/v1/clients', { params: { query: { page: 1, limit: 50, ...(query ? { search: query } : {}) } } })), [query]);
   const { values: f, set, reset } = useFields({ name: '', email: '', document: '', phone: '' });
@@ -280,19 +214,7 @@ function Clients() {
           </>
         )}
       </FormCard>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
-        }}
-      >
-        <Field label="Buscar cliente" name="search" value={search} onValue={setSearch} placeholder="Nome, e-mail ou CPF/CNPJ" />
-        <button class="btn btn-secondary" type="submit">
-          Buscar
-        </button>
-      </form>
+      <SearchForm label="Buscar cliente" placeholder="Nome, e-mail ou CPF/CNPJ" search={setQuery} />
       <AsyncList list={list} items={(d) => d.clients} empty={query ? `Nenhum cliente encontrado para “${query}”.` : 'Nenhum cliente ainda.'} hint="Os clientes das suas vendas aparecem aqui; você também pode cadastrá-los acima.">
         {(c) => (
           <>

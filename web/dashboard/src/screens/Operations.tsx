@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { fieldError } from '../components/MoneyField.tsx';
-import { AsyncList, FormCard, useFields } from '../components/Resource.tsx';
+import { AsyncList, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
 import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
@@ -199,25 +199,12 @@ function FeeEditor({ id, changed }: { id: string; changed: () => void }) {
 }
 
 function MerchantFees() {
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const list = useAsync(() => ok(api.GET('/api/admin/merchants', { params: { query: { page: 1, limit: 20, ...(query ? { search: query } : {}) } } })), [query]);
   const [open, setOpen] = useState<string | null>(null);
   return (
     <div>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
-        }}
-      >
-        <Field label="Buscar lojista" name="search" value={search} onValue={setSearch} placeholder="Nome, e-mail ou identificador" />
-        <button class="btn btn-secondary" type="submit">
-          Buscar
-        </button>
-      </form>
+      <SearchForm label="Buscar lojista" placeholder="Nome, e-mail ou identificador" search={setQuery} />
       <AsyncList list={list} items={(d) => d.data} empty={query ? `Nenhum lojista encontrado para “${query}”.` : 'Nenhum lojista ainda.'}>
         {(m) => (
           <div class="grow">
