@@ -4,12 +4,13 @@
 // - FormCard: a form in a card with its title, the API's error above (for what no field shows), the
 //   submit button while busy, and the error handed to the fields so each shows its own message;
 // - Collection: a form to create above the list, each item edited in place with the same form;
-// - SearchForm: the search box above a list.
+// - SearchForm: the search box above a list;
+// - ApiAction: a button on an item that calls the API (after a confirmation), its error beside it.
 import type { ComponentChildren, JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
 import { useSubmit, type Async } from '../lib/async.ts';
-import { Empty, ErrorState, Field, FormError, Loading } from './ui.tsx';
+import { Action, Empty, ErrorState, Field, FormError, Loading } from './ui.tsx';
 
 export function AsyncList<D, T extends { id: string }>({
   list,
@@ -170,5 +171,20 @@ export function SearchForm({ label, placeholder, search }: { label: string; plac
         Buscar
       </button>
     </form>
+  );
+}
+
+/** A button that calls the API for one item (after the `ask` confirmation); a refusal shows beside it. */
+export function ApiAction({ label, ask, tone, ariaLabel, call, done }: { label: string; ask?: string; tone?: 'primary' | 'secondary' | 'danger'; ariaLabel?: string; call: () => Promise<unknown>; done?: () => void }) {
+  const { busy, error, submit } = useSubmit();
+  return (
+    <span class="api-action">
+      <Action label={label} ask={ask} tone={tone} busy={busy} ariaLabel={ariaLabel} run={() => void submit(async () => (await call(), done?.()))} />
+      {error && (
+        <small class="field-message" role="alert">
+          {error.message}
+        </small>
+      )}
+    </span>
   );
 }

@@ -195,10 +195,7 @@ function Clients() {
   const { values: f, set, reset } = useFields({ name: '', email: '', document: '', phone: '' });
   return (
     <div>
-      <FormCard
-        title="Novo cliente"
-        fields={['name', 'email', 'document', 'phone']}
-        label="Cadastrar cliente"
+      <FormCard title="Novo cliente" fields={['name', 'email', 'document', 'phone']} label="Cadastrar cliente"
         submit={async () => {
           await ok(api.POST('/api/v1/clients', { body: { name: f.name, email: f.email, document: f.document, ...(f.phone ? { phone: f.phone } : {}) } }));
           reset();

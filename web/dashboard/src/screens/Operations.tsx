@@ -5,7 +5,7 @@ import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { fieldError } from '../components/MoneyField.tsx';
 import { AsyncList, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
-import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
+import { Action, Badge, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
 import { FEE_FIELDS, feeInput, feeText, parseFee, type FeeField } from '../lib/fees.ts';
@@ -71,75 +71,60 @@ function KycReview({ s, done }: { s: Submission; done: () => void }) {
 function KycQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/kyc', { params: { query: { page: 1, limit: 50, status: 'SUBMITTED' } } })), []);
   const [open, setOpen] = useState<string | null>(null);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhum cadastro aguardando análise." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((s) => (
-        <li key={s.id} class="card">
-          <div class="grow">
-            <button type="button" class="delivery-head" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>
-              <strong>{s.legalName}</strong> <Badge status={s.status} /> <span class="muted">enviado em {dateTime(s.createdAt)}</span>
-            </button>
-            {open === s.id && <KycReview s={s} done={() => (setOpen(null), list.reload())} />}
-          </div>
-        </li>
-      ))}
-    </ul>
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhum cadastro aguardando análise.">
+      {(s) => (
+        <div class="grow">
+          <button type="button" class="delivery-head" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>
+            <strong>{s.legalName}</strong> <Badge status={s.status} /> <span class="muted">enviado em {dateTime(s.createdAt)}</span>
+          </button>
+          {open === s.id && <KycReview s={s} done={() => (setOpen(null), list.reload())} />}
+        </div>
+      )}
+    </AsyncList>
   );
 }
 
 function AdvanceQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/advances', { params: { query: { page: 1, limit: 50, status: 'PENDING' } } })), []);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhuma antecipação aguardando aprovação." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((a) => (
-        <li key={a.id} class="card">
-          <div class="grow">
-            <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} /> {!a.livemode && <span class="badge badge-sandbox">sandbox</span>}
-            <p class="muted">
-              taxa {brl(a.feeCents)} · líquido {brl(a.netAmountCents)} · {a.reason} · {dateTime(a.createdAt)}
-            </p>
-            <Decide
-              approve={(reason) => ok(api.POST('/api/admin/advances/{id}/approve', { params: { path: { id: a.id } }, body: reason ? { reason } : {} }))}
-              reject={(reason) => ok(api.POST('/api/admin/advances/{id}/reject', { params: { path: { id: a.id } }, body: { reason } }))}
-              done={list.reload}
-            />
-          </div>
-        </li>
-      ))}
-    </ul>
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhuma antecipação aguardando aprovação.">
+      {(a) => (
+        <div class="grow">
+          <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} /> {!a.livemode && <span class="badge badge-sandbox">sandbox</span>}
+          <p class="muted">
+            taxa {brl(a.feeCents)} · líquido {brl(a.netAmountCents)} · {a.reason} · {dateTime(a.createdAt)}
+          </p>
+          <Decide
+            approve={(reason) => ok(api.POST('/api/admin/advances/{id}/approve', { params: { path: { id: a.id } }, body: reason ? { reason } : {} }))}
+            reject={(reason) => ok(api.POST('/api/admin/advances/{id}/reject', { params: { path: { id: a.id } }, body: { reason } }))}
+            done={list.reload}
+          />
+        </div>
+      )}
+    </AsyncList>
   );
 }
 
 function WithdrawalQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/withdrawals', { params: { query: { page: 1, limit: 50 } } })), []);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhum saque de produção pendente." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((w) => (
-        <li key={w.id} class="card">
-          <div class="grow">
-            <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
-            <p class="muted">
-              {w.pixKeyType.toUpperCase()} {w.pixKey} · {dateTime(w.createdAt)} · {w.provider ?? 'manual'}
-            </p>
-            <Decide
-              rejectLabel="Marcar como falho"
-              approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
-              reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
-              done={list.reload}
-            />
-          </div>
-        </li>
-      ))}
-    </ul>
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque de produção pendente.">
+      {(w) => (
+        <div class="grow">
+          <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
+          <p class="muted">
+            {w.pixKeyType.toUpperCase()} {w.pixKey} · {dateTime(w.createdAt)} · {w.provider ?? 'manual'}
+          </p>
+          <Decide
+            rejectLabel="Marcar como falho"
+            approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
+            reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
+            done={list.reload}
+          />
+        </div>
+      )}
+    </AsyncList>
   );
 }
 
@@ -149,11 +134,7 @@ type MerchantFees = paths['/api/admin/merchants/{id}/fees']['get']['responses'][
 function FeeForm({ id, current, saved }: { id: string; current: MerchantFees; saved: () => void }) {
   const { values, set } = useFields(Object.fromEntries(FEE_FIELDS.map(([k, , unit]) => [k, current.overrides[k] != null ? feeInput(unit, current.overrides[k]!) : ''])) as Record<FeeField, string>);
   return (
-    <FormCard
-      embedded
-      title="Taxas negociadas"
-      fields={FEE_FIELDS.map(([k]) => k)}
-      label="Salvar taxas"
+    <FormCard embedded title="Taxas negociadas" fields={FEE_FIELDS.map(([k]) => k)} label="Salvar taxas"
       submit={async () => {
         const body: Partial<Record<FeeField, number>> = {};
         for (const [k, , unit] of FEE_FIELDS) {
