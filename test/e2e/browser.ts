@@ -1,10 +1,12 @@
 // What the browser tests share: Debian Chromium through playwright-core (skipped with a message when
 // it is not installed), the real app listening on a loopback port with the URLs it hands out pointed
-// at it, the screenshots folder, and the axe-core accessibility check.
+// at it, the screenshots folder, the axe-core accessibility check, and the check every dashboard
+// screen passes at both sizes.
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type StartOptions, type TestContext } from '../helpers.ts';
@@ -52,4 +54,32 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
   })) as AxeViolation[];
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A dashboard screen as it is now, once loaded: no serious/critical axe violation and nothing wider
+ * than a 390 px phone, with desktop and phone screenshots saved as `dir/<name>-desktop.png` and
+ * `dir/<name>-390.png`. Leaves the page at the desktop size.
+ */
+export async function checkScreen(page: Page, dir: string, name: string) {
+  await page.waitForLoadState('networkidle');
+  await page.waitForSelector('.spinner', { state: 'detached' });
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['390', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(50);
+    const violations = await axeViolations(page);
+    assert.deepEqual(violations, [], `${name} (${label}): accessibility violations\n${JSON.stringify(violations, null, 2)}`);
+    if (label === '390') {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a 390 px phone`);
+    }
+    await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
 }

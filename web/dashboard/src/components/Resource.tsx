@@ -73,6 +73,8 @@ export function FormCard({
   return (
     <form
       class={embedded ? 'edit-form' : 'card'}
+      // The API validates (the browser's bubbles would not sit beside the field, nor in the API's words).
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
         void form.submit(submit);
