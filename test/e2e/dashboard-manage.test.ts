@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import { createUser } from '../../src/modules/auth/service.ts';
 import { call, cpf, uniqueEmail, type TestContext } from '../helpers.ts';
@@ -41,11 +41,13 @@ async function login(p: Page, email: string, password: string) {
 }
 
 /** The message shown under a field, and that the field is marked invalid and tied to it. */
-async function fieldMessage(scope: Page | ReturnType<Page['locator']>, label: string): Promise<string> {
+async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
   const input = scope.getByLabel(label, { exact: true });
+  await scope.locator('.field-invalid').first().waitFor();
   assert.equal(await input.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`);
   const id = (await input.getAttribute('aria-describedby'))!.split(' ').find((x) => x.endsWith('-err'))!;
-  return (await page.locator(`[id="${id}"]`).innerText()).trim();
+  const root = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
+  return (await root.locator(`[id="${id}"]`).innerText()).trim();
 }
 
 describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhooks, releases and fees', { skip: skipBrowser }, () => {
@@ -116,12 +118,12 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await product.getByRole('button', { name: 'Editar Travessa oval' }).click();
     assert.equal(await product.getByLabel('Preço (R$)').inputValue(), '89,90');
     await product.getByLabel('Nome', { exact: true }).fill('Travessa oval grande');
+    await product.getByLabel('Situação').selectOption('INACTIVE');
+    await checkScreen('catalog-product-edit');
     await product.getByLabel('Preço (R$)').fill('0');
     await product.getByRole('button', { name: 'Salvar alterações' }).click();
     assert.equal(await fieldMessage(product, 'Preço (R$)'), 'Informe um valor em reais maior que zero, como 1.234,56.');
     await product.getByLabel('Preço (R$)').fill('1.099,00');
-    await product.getByLabel('Situação').selectOption('INACTIVE');
-    await checkScreen('catalog-product-edit');
     await product.getByRole('button', { name: 'Salvar alterações' }).click();
     await product.getByText('R$ 1.099,00').waitFor();
     assert.match(await product.innerText(), /Travessa oval grande[\s\S]*Inativa/);
@@ -234,6 +236,10 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     const receivable = await page.locator('section[aria-label=Saldo] .card', { hasText: 'A receber' }).locator('.stat-value').innerText();
     assert.equal(receivable, brl(sale.body.transaction.netAmountCents));
     await checkScreen('home-releases');
+    // A week on the chart: one dd/mm label per day (drawn on the canvas: checked on the screenshot).
+    await page.getByRole('button', { name: '7 dias' }).click();
+    await page.locator('.chart-box canvas').waitFor();
+    await checkScreen('home-7-days');
   });
 
   test('Operação: an operator finds the merchant and sets its fees; the merchant\'s fees follow', async () => {
@@ -255,19 +261,17 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
       await merchant.getByLabel('PIX (% por venda)').fill('150');
       await merchant.getByLabel('Saque (R$ por saque)').fill('1 real');
       await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
-      const saque = merchant.getByLabel('Saque (R$ por saque)');
-      await merchant.locator('.field-invalid', { has: saque }).waitFor();
-      assert.equal(await merchant.locator('.field-invalid', { has: saque }).locator('.field-message').innerText(), 'Informe um valor em reais, como 3,49.');
-      await saque.fill('1,00');
+      assert.equal(await fieldMessage(merchant, 'Saque (R$ por saque)'), 'Informe um valor em reais, como 3,49.');
+      await merchant.getByLabel('Saque (R$ por saque)').fill('1,00');
       await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
       // The API's bound, in Portuguese, beside the field.
       const pix = merchant.getByLabel('PIX (% por venda)');
-      await merchant.locator('.field-invalid', { has: pix }).waitFor();
-      assert.equal(await merchant.locator('.field-invalid', { has: pix }).locator('.field-message').innerText(), 'O máximo é 100%.');
+      await merchant.locator('.field-invalid', { hasText: 'PIX' }).waitFor();
+      assert.equal(await fieldMessage(merchant, 'PIX (% por venda)'), 'O máximo é 100%.');
       await pix.fill('0,5');
       await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
       await merchant.getByText('Taxas salvas.').waitFor();
-      await merchant.getByText('Taxas negociadas', { exact: true }).waitFor();
+      await merchant.locator('.badge', { hasText: 'Taxas negociadas' }).waitFor();
       assert.equal(await merchant.getByText('Em vigor: 0,5%').count(), 1);
       await checkScreen('operations-fees', p);
     } finally {

@@ -20,8 +20,8 @@ const DISCOUNT_TYPES: [string, string][] = [
   ['FIXED', 'Valor fixo (R$)'],
 ];
 const STATUS_OPTIONS: [string, string][] = [
-  ['ACTIVE', 'Ativo: disponível para venda'],
-  ['INACTIVE', 'Inativo: fora de venda'],
+  ['ACTIVE', 'Ativa: à venda, aceita pagamentos'],
+  ['INACTIVE', 'Inativa: fora de venda'],
 ];
 
 function ProductForm({ item: product, done, cancel }: { item?: Product; done: () => void; cancel?: () => void }) {

@@ -134,7 +134,7 @@ type MerchantFees = paths['/api/admin/merchants/{id}/fees']['get']['responses'][
 function FeeForm({ id, current, saved }: { id: string; current: MerchantFees; saved: () => void }) {
   const { values, set } = useFields(Object.fromEntries(FEE_FIELDS.map(([k, , unit]) => [k, current.overrides[k] != null ? feeInput(unit, current.overrides[k]!) : ''])) as Record<FeeField, string>);
   return (
-    <FormCard embedded title="Taxas negociadas" fields={FEE_FIELDS.map(([k]) => k)} label="Salvar taxas"
+    <FormCard embedded title="Taxas deste lojista" fields={FEE_FIELDS.map(([k]) => k)} label="Salvar taxas"
       submit={async () => {
         const body: Partial<Record<FeeField, number>> = {};
         for (const [k, , unit] of FEE_FIELDS) {
