@@ -22,8 +22,9 @@ export function SalesChart({ days }: { days: Day[] }) {
       const [{ default: uPlot }] = await Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]);
       if (stop || !box.current) return;
       const xs = days.map((d) => new Date(`${d.date}T12:00:00-03:00`).getTime() / 1000);
-      // Stacked: each series is the running total up to its method, drawn tallest first.
-      const stacked = ORDER.map((_, i) => days.map((d) => ORDER.slice(0, i + 1).reduce((s, m) => s + d[m], 0) / 100));
+      // Stacked: each series is the running total up to its method, drawn tallest first; nothing
+      // (null, not a flat bar) where that total is zero.
+      const stacked = ORDER.map((_, i) => days.map((d) => ORDER.slice(0, i + 1).reduce((s, m) => s + d[m], 0) / 100 || null));
       const order = [2, 1, 0];
       const width = box.current.clientWidth || 320;
       const bars = uPlot.paths.bars!({ size: [0.7, 40] });

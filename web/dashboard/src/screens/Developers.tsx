@@ -48,30 +48,41 @@ function ShownOnce({ title, note, value, copyLabel, close }: { title: string; no
   );
 }
 
-/** A set of checkboxes (permissions, event types) with the API's error for the field under them. */
-function Checkboxes<V extends string>({ legend, name, options, value, onValue, error, class: cls }: { legend: string; name: string; options: [V, ComponentChildren][]; value: Set<V>; onValue: (v: Set<V>) => void; error: ApiError | null; class: string }) {
+/**
+ * A set of checkboxes (permissions, event types) with the API's error for the field under them;
+ * `rows` groups them under a label each (a resource: ler, escrever).
+ */
+function Checkboxes<V extends string>({ legend, name, options = [], rows, value, onValue, error, class: cls }: { legend: string; name: string; options?: [V, ComponentChildren][]; rows?: [string, [V, ComponentChildren][]][]; value: Set<V>; onValue: (v: Set<V>) => void; error: ApiError | null; class: string }) {
   const toggle = (v: V) => {
     const next = new Set(value);
     if (next.has(v)) next.delete(v);
     else next.add(v);
     onValue(next);
   };
+  const box = ([v, label]: [V, ComponentChildren]) => (
+    <label key={v} class="check">
+      <input type="checkbox" name={name} value={v} checked={value.has(v)} onChange={() => toggle(v)} /> {label}
+    </label>
+  );
   return (
     <fieldset class={cls}>
       <legend>{legend}</legend>
       <div class={`${cls}-grid`}>
-        {options.map(([v, label]) => (
-          <label key={v} class="check">
-            <input type="checkbox" name={name} value={v} checked={value.has(v)} onChange={() => toggle(v)} /> {label}
-          </label>
-        ))}
+        {rows
+          ? rows.map(([label, opts]) => (
+              <div key={label} class="check-row">
+                <span>{label}</span>
+                {opts.map(box)}
+              </div>
+            ))
+          : options.map(box)}
       </div>
       {error?.fields[name] && <small class="field-message">{error.fields[name]}</small>}
     </fieldset>
   );
 }
 
-const PERMISSION_OPTIONS = RESOURCES.flatMap(([r, label]) => (['read', 'write'] as const).map((mode): [Permission, string] => [`${r}:${mode}` as Permission, `${label}: ${mode === 'read' ? 'ler' : 'escrever'}`]));
+const PERMISSION_ROWS = RESOURCES.map(([r, label]): [string, [Permission, string][]] => [label, [[`${r}:read` as Permission, 'ler'], [`${r}:write` as Permission, 'escrever']]]);
 
 function NewKey({ created }: { created: () => void }) {
   const env = useCell(session.env);
@@ -91,7 +102,7 @@ function NewKey({ created }: { created: () => void }) {
         <>
           <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} placeholder="Ex.: loja virtual" required />
           <Select label="Ambiente" name="environment" value={f.environment} onValue={set('environment')} options={ENVIRONMENTS} error={error} />
-          <Checkboxes legend="Permissões" name="permissions" class="perms" options={PERMISSION_OPTIONS} value={perms} onValue={setPerms} error={error} />
+          <Checkboxes legend="Permissões" name="permissions" class="perms" rows={PERMISSION_ROWS} value={perms} onValue={setPerms} error={error} />
         </>
       )}
     </FormCard>
