@@ -85,7 +85,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     assert.equal(await fieldMessage(run.page, 'E-mail'), 'Informe um e-mail válido, como nome@empresa.com.br.');
   });
 
-  test('Catálogo: a product, a payment link and a coupon edited in place; the link\'s run.page follows', async () => {
+  test('Catálogo: a product, a payment link and a coupon edited in place; the link\'s page follows', async () => {
     await run.page.getByRole('link', { name: 'Produtos' }).click();
     await run.page.getByLabel('Nome', { exact: true }).fill('Travessa oval');
     await run.page.getByLabel('Preço (R$)').fill('89,90');
@@ -146,7 +146,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await checkScreen('catalog-coupons-edited');
   });
 
-  test('a sale\'s run.page lists the webhooks sent about it; one the endpoint refused is retried from there', async () => {
+  test('a sale\'s page lists the webhooks sent about it; one the endpoint refused is retried from there', async () => {
     let refused = false;
     run.receiver.on('/serena', (r) => (r.body?.type === 'transaction.completed' && !refused ? ((refused = true), 500) : 200));
     const sub = await call(run.ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: apiKey, body: { url: run.receiver.url('/serena'), events: ['transaction.created', 'transaction.completed'] } });
@@ -159,7 +159,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     const id = created.body.transaction.id as string;
     await call(run.ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: apiKey, body: { outcome: 'PAID' } });
     await run.receiver.waitFor('/serena', 2, 15_000);
-    // Another sale's deliveries are not on this one's run.page.
+    // Another sale's deliveries are not on this one's page.
     const other = await call(run.ctx.app, 'POST', '/api/v1/transactions', {
       key: apiKey,
       body: { product: 'Pote', amountCents: 2500, clientName: 'Ivo Reis', clientEmail: 'ivo@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
