@@ -1,7 +1,6 @@
 // What the browser tests share: Debian Chromium through playwright-core (skipped with a message when
 // it is not installed), the real app listening on a loopback port with the URLs it hands out pointed
-// at it, the screenshots folder, the axe-core accessibility check, and the check every dashboard
-// screen passes at both sizes.
+// at it, the screenshots folder, and the axe-core accessibility check.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +29,7 @@ export async function servedApp(opts: StartOptions = {}): Promise<{ ctx: TestCon
   // The address is known only now.
   ctx.config.baseUrl = base;
   ctx.config.checkoutUrl = base;
+  ctx.config.referrals.signupUrl = `${base}/cadastro`;
   return { ctx, base };
 }
 
@@ -56,15 +56,17 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** The dashboard's screenshots (docs/dashboard.md keeps copies of them). */
+export const SHOTS = join(OUT, 'dashboard');
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * A dashboard screen as it is now, once loaded: no serious/critical axe violation and nothing wider
- * than a 390 px phone, with desktop and phone screenshots saved as `dir/<name>-desktop.png` and
- * `dir/<name>-390.png`. Leaves the page at the desktop size.
+ * A dashboard screen as it is now, at desktop and phone sizes: no serious/critical axe violation,
+ * nothing wider than a 390 px phone, and screenshots `<name>-desktop.png` and `<name>-390.png`.
  */
-export async function checkScreen(page: Page, dir: string, name: string) {
+export async function checkScreen(page: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true });
   await page.waitForLoadState('networkidle');
   await page.waitForSelector('.spinner', { state: 'detached' });
   for (const [label, size] of [
@@ -79,7 +81,7 @@ export async function checkScreen(page: Page, dir: string, name: string) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a 390 px phone`);
     }
-    await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
   }
   await page.setViewportSize(DESKTOP);
 }

@@ -2,16 +2,11 @@
 // the app on a loopback port (webhooks to the receiver allowed, the dispatcher running), Chromium in
 // pt-BR and São Paulo time at the desktop size, one page whose script errors and CSP violations are
 // collected and whose confirmations are answered yes.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import type { TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
-import { checkScreen, DESKTOP, launchBrowser, OUT, servedApp } from './browser.ts';
-
-/** Where the dashboard's screenshots go (test-output/dashboard/). */
-export const SHOTS = join(OUT, 'dashboard');
+import { checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
 
 export interface DashboardRun {
   ctx: TestContext;
@@ -22,7 +17,7 @@ export interface DashboardRun {
   receiver: Receiver;
   /** A second browser session (another user), in pt-BR, its script errors collected too. */
   newSession(): Promise<{ context: BrowserContext; page: Page }>;
-  /** checkScreen into SHOTS. */
+  /** checkScreen (browser.ts) of this run's page, or of `on`. */
   check(name: string, on?: Page): Promise<void>;
   close(): Promise<void>;
 }
@@ -33,7 +28,6 @@ export async function startDashboard(errors: { page: string[]; csp: string[] }):
   const { ctx, base } = await servedApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.certFile } });
   await ctx.app.deps.webhooks.dispatcher.start();
   const browser = await launchBrowser();
-  mkdirSync(SHOTS, { recursive: true });
   const newSession = async () => {
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
     context.setDefaultTimeout(10_000);
@@ -55,7 +49,7 @@ export async function startDashboard(errors: { page: string[]; csp: string[] }):
     page,
     receiver,
     newSession,
-    check: (name, on) => checkScreen(on ?? page, SHOTS, name),
+    check: (name, on) => checkScreen(on ?? page, name),
     async close() {
       await browser.close();
       await ctx.close();

@@ -22914,7 +22914,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -22952,8 +22952,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23019,7 +23032,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23057,8 +23070,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23176,6 +23202,15 @@ export interface operations {
                     dueDate?: string;
                     /** @description Card only */
                     installments?: number;
+                    /** @description PIX only, with dueDate given as a date: the PIX stays payable daysAfterDue days after it, with a fine and interest (default 0 each). A late payer pays more: the payment's chargedCents becomes what was paid */
+                    latePayment?: {
+                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                        daysAfterDue: number;
+                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                        fineBp?: number;
+                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                        interestMonthlyBp?: number;
+                    };
                     /** @description Up to 50 keys; strings are cleaned of markup and script */
                     metadata?: {
                         [key: string]: string | number | boolean | null;
@@ -23248,7 +23283,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23286,8 +23321,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23347,7 +23395,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23385,8 +23433,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23562,7 +23623,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23600,8 +23661,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23661,7 +23735,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23699,8 +23773,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23834,7 +23921,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23872,8 +23959,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23933,7 +24033,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23971,8 +24071,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24149,7 +24262,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24187,8 +24300,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24248,7 +24374,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24286,8 +24412,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24483,7 +24622,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24521,8 +24660,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24582,7 +24734,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24620,8 +24772,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24807,7 +24972,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24845,8 +25010,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24906,7 +25084,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24944,8 +25122,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -25121,7 +25312,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -25159,8 +25350,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -25220,7 +25424,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -25258,8 +25462,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
