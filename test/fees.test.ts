@@ -83,6 +83,34 @@ describe('per-merchant fees', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
+  test('an operator finds a merchant by name, e-mail or id (GET /api/admin/merchants), sees who has negotiated fees; merchants get 403', async () => {
+    const m = await merchant(ctx.app);
+    const other = await merchant(ctx.app);
+    const me = (await call(ctx.app, 'GET', '/api/auth/me', { token: m.token })).body.user;
+    const find = (search: string) => call(ctx.app, 'GET', `/api/admin/merchants?search=${encodeURIComponent(search)}`, { token: op.token });
+    const byEmail = await find(me.email.toUpperCase());
+    assert.equal(byEmail.status, 200, byEmail.raw);
+    assert.deepEqual(byEmail.body.data.map((x: { id: string }) => x.id), [m.id]);
+    assert.deepEqual(byEmail.body.meta, { page: 1, limit: 20, total: 1, totalPages: 1 });
+    assert.deepEqual(Object.keys(byEmail.body.data[0]).sort(), ['createdAt', 'customFees', 'email', 'id', 'name', 'referralCode', 'role']);
+    assert.equal(byEmail.body.data[0].customFees, false);
+    assert.deepEqual((await find(m.id)).body.data.map((x: { id: string }) => x.id), [m.id]);
+    assert.ok((await find(me.name.slice(0, 4))).body.data.some((x: { id: string }) => x.id === m.id));
+    // LIKE's wildcards are literal: "%" finds no one.
+    assert.equal((await find('%')).body.meta.total, 0);
+    await setFees(m.id, { pixPercentBp: 10 });
+    assert.equal((await find(me.email)).body.data[0].customFees, true);
+    await setFees(m.id, {});
+    assert.equal((await find(me.email)).body.data[0].customFees, false);
+    // Without search: every account, newest first, paged.
+    const all = await call(ctx.app, 'GET', '/api/admin/merchants?limit=2', { token: op.token });
+    assert.deepEqual(all.body.data.map((x: { id: string }) => x.id), [other.id, m.id]);
+    assert.ok(all.body.meta.total >= 3);
+    assertMessageOnly(await call(ctx.app, 'GET', '/api/admin/merchants', { token: m.token }), 403);
+    assertMessageOnly(await call(ctx.app, 'GET', '/api/admin/merchants', { key: m.devKey }), 401);
+    assert400(await call(ctx.app, 'GET', '/api/admin/merchants?limit=101', { token: op.token }), 'VALIDATION_ERROR');
+  });
+
   test('bounds and unknown fields are 400 and change nothing; merchants get 403; unknown merchants 404', async () => {
     const m = await merchant(ctx.app);
     for (const body of [{ pixPercentBp: -1 }, { pixPercentBp: 10_001 }, { cardFixedCents: 1.5 }, { boletoFixedCents: 100_001 }, { pixFee: 10 }, { withdrawalCents: '100' }]) {

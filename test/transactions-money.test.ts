@@ -113,6 +113,40 @@ describe('refunds', () => {
     await assertLedgerConsistent();
   });
 
+  test('the receivable balance day by day (GET /api/v1/balance/releases): each instalment on its São Paulo day, less what a refund took', async () => {
+    const seller = await merchant(ctx.app);
+    const empty = await call(ctx.app, 'GET', '/api/v1/balance/releases', { key: seller.devKey });
+    assert.equal(empty.status, 200, empty.raw);
+    assert.deepEqual(empty.body, { message: 'OK', releases: [], totalCents: 0 });
+    const t = await create(seller.devKey, { paymentMethod: 'CARD', amountCents: 30000, installments: 3, card: card() });
+    const rs = await receivables(t.id);
+    const spDay = (ms: number) => new Date(ms - 3 * 3_600_000).toISOString().slice(0, 10);
+    const releases = async (query = '') => (await call(ctx.app, 'GET', `/api/v1/balance/releases${query}`, { key: seller.devKey })).body;
+    assert.deepEqual(await releases(), {
+      message: 'OK',
+      releases: rs.map((x) => ({ date: spDay(x.settleAt), amountCents: x.amount, instalments: 1 })),
+      totalCents: t.netAmountCents,
+    });
+    assert.equal((await balance(seller.devKey)).receivable, t.netAmountCents);
+    // limit counts days; the total still covers every release. The dashboard token reads it too.
+    const first = await releases('?limit=1');
+    assert.deepEqual(first.releases, [{ date: spDay(rs[0].settleAt), amountCents: rs[0].amount, instalments: 1 }]);
+    assert.equal(first.totalCents, t.netAmountCents);
+    assert.deepEqual((await call(ctx.app, 'GET', '/api/v1/balance/releases', { token: seller.token, headers: { 'X-Environment': 'development' } })).body, await releases());
+    // A refund takes the latest instalment first: that day goes.
+    const share = rs[2].amount;
+    let part = share;
+    while (part - feeBack(t, 0, part) < share) part++;
+    assert.equal((await refund(seller.devKey, t.id, part)).body.transaction.status, 'PARTIALLY_REFUNDED');
+    const after = await releases();
+    assert.deepEqual(after.releases.map((x: { date: string }) => x.date), [spDay(rs[0].settleAt), spDay(rs[1].settleAt)]);
+    assert.equal(after.totalCents, (await balance(seller.devKey)).receivable);
+    // Another merchant sees none of it; bad limits are 400.
+    assert.deepEqual((await call(ctx.app, 'GET', '/api/v1/balance/releases', { key: (await merchant(ctx.app)).devKey })).body.totalCents, 0);
+    assert400(await call(ctx.app, 'GET', '/api/v1/balance/releases?limit=0', { key: seller.devKey }), 'VALIDATION_ERROR');
+    await assertLedgerConsistent();
+  });
+
   test('a sale is refunded in full from its own net: R$ 79,90 by PIX leaves R$ 79,11, and refunding R$ 79,90 empties it', async () => {
     const seller = await merchant(ctx.app);
     const t = await pay(seller.devKey, (await create(seller.devKey, { amountCents: 7990 })).id);

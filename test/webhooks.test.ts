@@ -331,6 +331,20 @@ describe('delivery', () => {
     const [next] = (await receiver.waitFor('/postback', 4)).slice(3);
     assert.equal(next.body.data.id, tx2.id);
     assert.ok(validSignature(next, rotated.body.secret));
+
+    // One sale's deliveries (its page in the dashboard): its events' deliveries to the subscription
+    // and to its postback URL, not balance.updated, not the other sale's.
+    const ofTx = await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${tx.id}&limit=100`, { key: mm.devKey });
+    assert.equal(ofTx.status, 200, ofTx.raw);
+    const mine = ofTx.body.deliveries as { eventType: string; kind: string }[];
+    assert.deepEqual(mine.map((d) => `${d.kind} ${d.eventType}`).sort(), ['postback transaction.completed', 'postback transaction.created', 'postback transaction.updated', 'subscription transaction.completed', 'subscription transaction.created', 'subscription transaction.updated']);
+    const ofTx2 = await until('tx2 deliveries', async () => (await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${tx2.id}`, { key: mm.devKey })).body.deliveries as { eventId: string }[]);
+    const tx2Events = new Set(ofTx2.map((d) => d.eventId));
+    assert.ok(mine.every((d) => !tx2Events.has((d as unknown as { eventId: string }).eventId)));
+    // Another merchant's sale, an unknown id: 404; not an id: 400.
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${tx.id}`, { key: m.devKey })).status, 404);
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${uuidv7()}`, { key: mm.devKey })).status, 404);
+    assert.equal((await call(ctx.app, 'GET', '/api/v1/webhooks/deliveries?transactionId=nope', { key: mm.devKey })).status, 400);
   });
 
   test('a subscription receives only the event types it lists; a rotated secret signs the next delivery', async () => {

@@ -68,7 +68,7 @@ declare module 'fastify' {
 }
 
 export const KEY_PATTERN = /^cofre_(test|live)_[A-Za-z0-9_-]{43}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 interface CachedKey {

@@ -6,20 +6,19 @@
 // critical violation, nothing overflows a 390 px phone, and phone and desktop screenshots are saved
 // in test-output/dashboard/. First load weighs <= 150 KB compressed. Skips when Chromium is absent.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../../web/dashboard/build.ts';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../../src/modules/auth/service.ts';
 import { call, uniqueEmail, type TestContext } from '../helpers.ts';
-import { startReceiver, type Receiver } from '../webhook-receiver.ts';
-import { checkScreen as checkScreenOf, DESKTOP, launchBrowser, SHOTS, servedApp, skipBrowser } from './browser.ts';
+import type { Receiver } from '../webhook-receiver.ts';
+import { skipBrowser } from './browser.ts';
+import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 const FIRST_LOAD_MAX = 150 * 1024;
 
 let ctx: TestContext;
 let base: string;
-let browser: Browser;
+let run: DashboardRun;
 let context: BrowserContext;
 let page: Page;
 let receiver: Receiver;
@@ -31,7 +30,7 @@ let apiKey = '';
 let saleId = '';
 
 /** Every screen: no serious/critical axe violation, nothing wider than a phone, screenshots at both sizes. */
-const checkScreen = (name: string, on?: Page) => checkScreenOf(on ?? page, name);
+const checkScreen = (name: string, on?: Page) => run.check(name, on);
 
 async function go(path: string) {
   await page.goto(`${base}/dashboard${path}`);
@@ -39,26 +38,11 @@ async function go(path: string) {
 
 describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
   before(async () => {
-    await buildDashboard();
-    receiver = await startReceiver();
-    ({ ctx, base } = await servedApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.certFile } }));
-    await ctx.app.deps.webhooks.dispatcher.start();
-    browser = await launchBrowser();
-    mkdirSync(SHOTS, { recursive: true });
-    context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    context.setDefaultTimeout(10_000);
-    page = await context.newPage();
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('dialog', (d) => void d.accept()); // confirmations (revoke, cancel) are answered yes
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) cspViolations.push(msg.text());
-    });
+    run = await startDashboard({ page: pageErrors, csp: cspViolations });
+    ({ ctx, base, context, page, receiver } = run);
   });
   after(async () => {
-    await browser?.close();
-    await ctx?.close();
-    await receiver?.close();
+    await run?.close();
     assert.deepEqual(pageErrors, [], 'no script errors');
     assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violations');
   });
@@ -122,7 +106,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     // Everything is checked to start with: take webhooks:write and withdrawals:* away.
     for (const p of ['webhooks:write', 'withdrawals:read', 'withdrawals:write']) await page.locator(`input[name=permissions][value="${p}"]`).uncheck();
     await page.getByRole('button', { name: 'Criar chave' }).click();
-    const value = page.getByTestId('api-key-value');
+    const value = page.getByTestId('secret-value');
     await value.waitFor();
     apiKey = (await value.innerText()).trim();
     assert.match(apiKey, /^cofre_test_/);
@@ -417,9 +401,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     // An operator approves the KYC sent from Conta, in Operação (another browser session).
     const operator = { email: uniqueEmail('operador'), password: 'operador-cofre-2026' };
     await createUser(ctx.database.db, { name: 'Olga Operadora', email: operator.email, password: operator.password, role: 'ADMIN' });
-    const opContext = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-    const op = await opContext.newPage();
-    op.on('pageerror', (err) => pageErrors.push(err.message));
+    const { context: opContext, page: op } = await run.newSession();
     try {
       await op.goto(`${base}/dashboard/entrar`);
       await op.getByLabel('E-mail').fill(operator.email);

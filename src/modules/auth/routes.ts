@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { unauthorized } from '../../http/errors.ts';
-import { errors, Message } from '../../http/schemas.ts';
+import { ADMIN, errors, Message } from '../../http/schemas.ts';
 import type { User } from '../../db/types.ts';
-import { ChangePasswordBody, LoginBody, RegisterBody, UserView } from './schemas.ts';
-import { admitRegistration, changePassword, createUser, getUser, login, userView } from './service.ts';
+import { AdminMerchantList, AdminMerchantsQuery, ChangePasswordBody, LoginBody, RegisterBody, UserView } from './schemas.ts';
+import { admitRegistration, changePassword, createUser, getUser, listMerchants, login, userView } from './service.ts';
 
 const TokenResponse = Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView });
 
@@ -99,5 +99,21 @@ export default async function authRoutes(app: App) {
       schema: { tags: ['Auth'], operationId: 'getMe', summary: 'The logged-in account', response: { 200: Type.Object({ user: UserView }), ...errors(401) } },
     },
     async (req) => ({ user: userView(await getUser(db, req.auth.userId)) }),
+  );
+
+  app.get(
+    '/api/admin/merchants',
+    {
+      config: ADMIN,
+      schema: {
+        tags: ['Operator: fees'],
+        operationId: 'adminListMerchants',
+        summary: 'Find a merchant (newest first)',
+        description: '`search` matches part of the name or e-mail, or the exact id. `customFees` tells which merchants have negotiated fees.',
+        querystring: AdminMerchantsQuery,
+        response: { 200: AdminMerchantList, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => listMerchants(db, req.query),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../../http/schemas.ts';
+import { PagePagination, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 
 export const Email = Type.String({ format: 'email', maxLength: 255 });
 
@@ -34,3 +34,17 @@ export const ChangePasswordBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The operator's merchant lookup (Operação: find a merchant to set its fees). */
+export const AdminMerchantsQuery = Type.Object(
+  {
+    ...PageQuery,
+    search: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Part of the name or e-mail, or the exact id' })),
+  },
+  { additionalProperties: false },
+);
+export const AdminMerchantView = Type.Intersect([
+  UserView,
+  Type.Object({ customFees: Type.Boolean({ description: 'An operator set negotiated fees for this merchant (GET /api/admin/merchants/{id}/fees)' }) }),
+]);
+export const AdminMerchantList = Type.Object({ data: Type.Array(AdminMerchantView), meta: PagePagination });

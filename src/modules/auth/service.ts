@@ -1,13 +1,18 @@
 // Accounts: registration, login (with failure limits), profile, operator creation.
 import { hash, verify } from '@node-rs/argon2';
+import type { Static } from '@sinclair/typebox';
 import type { Db, Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { User } from '../../db/types.ts';
 import type { AuthLimits } from '../../config.ts';
+import { UUID } from '../../http/auth.ts';
 import { badRequest, notFound, unauthorized, validation } from '../../http/errors.ts';
 import { enforce, type RateLimiter } from '../../http/ratelimit.ts';
+import { pageInfo } from '../../http/pagination.ts';
 import { requiredText } from '../../http/sanitize.ts';
+import { likePattern } from '../../http/scope.ts';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
+import type { AdminMerchantsQuery } from './schemas.ts';
 
 // A hash of a random password, verified when the e-mail is unknown so both paths cost the same.
 const DUMMY_HASH = await hash('cofre-timing-equaliser-' + Math.random());
@@ -15,6 +20,25 @@ const DUMMY_HASH = await hash('cofre-timing-equaliser-' + Math.random());
 export function userView(u: User) {
   return { id: u.id, name: u.name, email: u.email, role: u.role, referralCode: u.referral_code, createdAt: u.created_at };
 }
+
+/** Accounts for an operator, newest first: by part of the name or e-mail, or by id. */
+export async function listMerchants(db: Executor, q: Static<typeof AdminMerchantsQuery>) {
+  let base = db.selectFrom('users');
+  const search = q.search?.trim();
+  if (search) {
+    const pattern = likePattern(search);
+    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern), ...(UUID.test(search) ? [eb('id', '=', search.toLowerCase())] : [])]));
+  }
+  const [{ total }, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
+  ]);
+  return {
+    data: rows.map((u) => ({ ...userView(u), customFees: u.fees != null && Object.keys(u.fees).length > 0 })),
+    meta: pageInfo(q.page, q.limit, Number(total)),
+  };
+}
+
 
 async function uniqueReferralCode(db: Executor): Promise<string> {
   for (;;) {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
-import { getBalance, listEntries, originBalanceNames } from './service.ts';
+import { getBalance, listEntries, listReleases, originBalanceNames } from './service.ts';
 
 export const BalanceView = Type.Object({
   availableCents: Type.Integer({ description: 'Can be withdrawn now' }),
@@ -38,6 +38,36 @@ export default async function ledgerRoutes(app: App) {
       const balance = await getBalance(db, req.auth);
       return { message: 'OK', ...balance, ...originBalanceNames(balance) };
     },
+  );
+
+  app.get(
+    '/api/v1/balance/releases',
+    {
+      config: { auth: { key: 'transactions:read', token: true } },
+      schema: {
+        tags,
+        operationId: 'listBalanceReleases',
+        summary: 'When the receivable balance becomes available, day by day',
+        description:
+          'Card instalments not yet settled, summed per calendar day (America/Sao_Paulo) on which they become available, soonest first: the first `limit` days, and `totalCents` of all of them (the receivable balance). An instalment already due shows on its day until the settlement sweep releases it; advanced and refunded ones are gone.',
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'How many days' }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            message: Type.String(),
+            releases: Type.Array(
+              Type.Object({
+                date: Type.String({ format: 'date', description: 'YYYY-MM-DD in America/Sao_Paulo' }),
+                amountCents: Type.Integer({ description: 'Becomes available that day' }),
+                instalments: Type.Integer({ description: 'How many card instalments' }),
+              }),
+            ),
+            totalCents: Type.Integer({ description: 'All the releases, listed or not' }),
+          }),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    async (req) => ({ message: 'OK', ...(await listReleases(db, req.auth, req.query.limit)) }),
   );
 
   app.get(

@@ -4,6 +4,7 @@
 //   external — the outside world (payers and payout destinations); it goes negative as money comes in.
 // Every movement is a journal whose entries sum to zero, posted inside the caller's transaction;
 // account balances are updated under row lock and always equal the sum of their entries.
+import { sql } from 'kysely';
 import type { Executor, Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
@@ -60,6 +61,34 @@ export async function getBalance(db: Executor, scope: Scope): Promise<Balance> {
     .execute();
   const of = (k: AccountKind) => rows.find((r) => r.kind === k)?.balance_cents ?? 0;
   return { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') };
+}
+
+/**
+ * When the receivable balance becomes available: the card instalments still to settle, summed per
+ * calendar day in São Paulo (the first `limit` days, soonest first), and the total of all of them.
+ * An instalment due and not yet swept shows on its own (past) day: it is released by the next sweep.
+ */
+export async function listReleases(db: Executor, scope: Scope, limit: number) {
+  const rows = await db
+    .selectFrom('receivables')
+    .select([
+      sql<string>`to_char(settle_at AT TIME ZONE 'America/Sao_Paulo', 'YYYY-MM-DD')`.as('day'),
+      sql<string>`sum(amount_cents)`.as('amount'),
+      sql<string>`count(*)`.as('count'),
+      sql<string>`sum(sum(amount_cents)) OVER ()`.as('total'),
+    ])
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('status', '=', 'PENDING')
+    .where('amount_cents', '>', 0)
+    .groupBy('day')
+    .orderBy('day')
+    .limit(limit)
+    .execute();
+  return {
+    releases: rows.map((r) => ({ date: r.day, amountCents: Number(r.amount), instalments: Number(r.count) })),
+    totalCents: rows.length ? Number(rows[0].total) : 0,
+  };
 }
 
 /**

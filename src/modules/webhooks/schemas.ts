@@ -155,6 +155,7 @@ export const AllDeliveriesQuery = Type.Composite([
   Type.Object({
     subscriptionId: Type.Optional(Uuid),
     kind: Type.Optional(Type.Union([Type.Literal('subscription'), Type.Literal('postback')])),
+    transactionId: Type.Optional({ ...Uuid, description: "Only the deliveries of this transaction's events (transaction.*); 404 when it is not yours" }),
   }),
 ], { additionalProperties: false });
 

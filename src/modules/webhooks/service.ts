@@ -209,6 +209,26 @@ async function attemptsOf(db: Executor, userId: string, ids: string[]): Promise<
   return out;
 }
 
+/**
+ * The events of a transaction (transaction.*: their `data.id` is its id), for narrowing the delivery
+ * log to one sale. Nothing about a sale happens before it is created, so events and deliveries are
+ * read from its creation on (their (user, livemode, created_at) indexes). 404 for a transaction that
+ * is not the caller's in this environment.
+ */
+async function eventsOfTransaction(db: Executor, scope: Scope, transactionId: string) {
+  const tx = await db.selectFrom('transactions').select('created_at').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', transactionId).executeTakeFirst();
+  if (!tx) throw notFound('Transaction');
+  const ids = db
+    .selectFrom('events')
+    .select('id')
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('created_at', '>=', tx.created_at)
+    .where('type', 'like', 'transaction.%')
+    .where(sql<string>`data->>'id'`, '=', transactionId);
+  return { since: tx.created_at, ids };
+}
+
 export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeof AllDeliveriesQuery>) {
   let query = wh.db.selectFrom('webhook_deliveries').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.subscriptionId) query = query.where('subscription_id', '=', q.subscriptionId);
@@ -217,6 +237,10 @@ export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeo
   if (q.status) query = query.where('status', '=', q.status);
   if (q.eventType) query = query.where('event_type', '=', q.eventType);
   if (q.eventId) query = query.where('event_id', '=', q.eventId);
+  if (q.transactionId) {
+    const events = await eventsOfTransaction(wh.db, scope, q.transactionId);
+    query = query.where('created_at', '>=', events.since).where('event_id', 'in', events.ids);
+  }
   const result = await createdAtPage(wh.cursors, query, q);
   const attempts = await attemptsOf(wh.db, scope.userId, result.rows.map((r) => r.id));
   return { deliveries: result.rows.map((d) => deliveryView(d, attempts.get(d.id) ?? [])), pagination: result.pagination };

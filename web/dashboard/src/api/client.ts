@@ -6,6 +6,7 @@
 //   needed, made again if it stops working, revoked at logout (lib/session.ts).
 import createClient from 'openapi-fetch';
 import { KEY_ONLY_ROUTES } from './key-routes.ts';
+import { CODE_MESSAGES, fieldMessage, STATUS_MESSAGES } from './messages.ts';
 import type { paths } from './schema.d.ts';
 import { session, SESSION_KEY_NAME, type Environment } from '../lib/session.ts';
 
@@ -26,35 +27,16 @@ export class ApiError extends Error {
 
 const OFFLINE = 'Sem conexão com o servidor. Verifique sua internet e tente de novo.';
 
-const STATUS_MESSAGES: Record<number, string> = {
-  401: 'Sua sessão terminou. Entre de novo.',
-  404: 'Não encontrado.',
-  409: 'Outra operação igual está em andamento. Tente de novo em instantes.',
-  429: 'Muitas requisições. Aguarde um pouco e tente de novo.',
-  500: 'Erro inesperado no servidor. Tente de novo.',
-  502: 'O provedor de pagamento recusou a operação.',
-  503: 'Serviço indisponível no momento. Tente de novo.',
-};
-
-/** pt-BR messages for the API's error codes (docs/errors.md); others keep the API's message. */
-const CODE_MESSAGES: Record<string, string> = {
-  VALIDATION_ERROR: 'Dados inválidos: corrija os campos destacados.',
-  INVALID_DOCUMENT: 'CPF ou CNPJ inválido.',
-  INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
-  INSUFFICIENT_STOCK: 'Estoque insuficiente.',
-  EMAIL_ALREADY_REGISTERED: 'Já existe uma conta com este e-mail.',
-  CLIENT_ALREADY_EXISTS: 'Já existe um cliente com este CPF/CNPJ.',
-  INVALID_STATE_TRANSITION: 'Não é possível fazer isso no estado atual.',
-  ADVANCE_ALREADY_ACTIVE: 'Já existe uma antecipação em andamento.',
-};
-
 /** The API's error body (docs/errors.md) as an ApiError. */
 export function toApiError(status: number, body: unknown): ApiError {
   const b = (body ?? {}) as { message?: string; code?: string; errors?: { field: string; message: string }[] };
   const fields: Record<string, string> = {};
-  for (const e of b.errors ?? []) if (e.field && !(e.field in fields)) fields[e.field.replace(/^(body|querystring)\./, '')] = e.message;
+  for (const e of b.errors ?? []) {
+    const field = e.field?.replace(/^(body|querystring)\./, '');
+    if (field && !(field in fields)) fields[field] = fieldMessage(field, e.message, b.code);
+  }
   const known = (b.code && CODE_MESSAGES[b.code]) || STATUS_MESSAGES[status];
-  const message = status === 403 || !known ? (b.message ?? known ?? `Erro ${status}`) : known;
+  const message = known ?? `Erro ${status}.`;
   return new ApiError(status, message, b.code, fields);
 }
 

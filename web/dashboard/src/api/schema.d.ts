@@ -154,6 +154,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a merchant (newest first)
+         * @description `search` matches part of the name or e-mail, or the exact id. `customFees` tells which merchants have negotiated fees.
+         */
+        get: operations["adminListMerchants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/merchants/{id}/fees": {
         parameters: {
             query?: never;
@@ -1289,6 +1309,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/balance/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * When the receivable balance becomes available, day by day
+         * @description Card instalments not yet settled, summed per calendar day (America/Sao_Paulo) on which they become available, soonest first: the first `limit` days, and `totalCents` of all of them (the receivable balance). An instalment already due shows on its day until the settlement sweep releases it; advanced and refunded ones are gone.
+         */
+        get: operations["listBalanceReleases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cart-abandonments": {
         parameters: {
             query?: never;
@@ -2035,7 +2075,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All deliveries (subscriptions and postbacks), with every attempt */
+        /**
+         * All deliveries (subscriptions and postbacks), with every attempt
+         * @description `transactionId` narrows the log to the deliveries of one sale (what its page shows beside its timeline).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -3791,6 +3834,109 @@ export interface operations {
             };
             /** @description Request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListMerchants: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                /** @description Part of the name or e-mail, or the exact id */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: ({
+                            /** Format: date-time */
+                            createdAt: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            referralCode: string;
+                            role: "USER" | "ADMIN";
+                        } & {
+                            /** @description An operator set negotiated fees for this merchant (GET /api/admin/merchants/{id}/fees) */
+                            customFees: boolean;
+                        })[];
+                        meta: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15082,6 +15228,118 @@ export interface operations {
             };
         };
     };
+    listBalanceReleases: {
+        parameters: {
+            query?: {
+                /** @description How many days */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `releases`, `totalCents` (origin-compatible envelope) */
+                        data: {
+                            releases: {
+                                /** @description Becomes available that day */
+                                amountCents: number;
+                                /**
+                                 * Format: date
+                                 * @description YYYY-MM-DD in America/Sao_Paulo
+                                 */
+                                date: string;
+                                /** @description How many card instalments */
+                                instalments: number;
+                            }[];
+                            /** @description All the releases, listed or not */
+                            totalCents: number;
+                        };
+                        message: string;
+                        releases: {
+                            /** @description Becomes available that day */
+                            amountCents: number;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD in America/Sao_Paulo
+                             */
+                            date: string;
+                            /** @description How many card instalments */
+                            instalments: number;
+                        }[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description All the releases, listed or not */
+                        totalCents: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCartAbandonments: {
         parameters: {
             query?: {
@@ -25655,6 +25913,8 @@ export interface operations {
                 page?: number;
                 status?: "PENDING" | "SUCCEEDED" | "FAILED";
                 subscriptionId?: string;
+                /** @description Only the deliveries of this transaction's events (transaction.*); 404 when it is not yours */
+                transactionId?: string;
             };
             header?: never;
             path?: never;
@@ -25771,6 +26031,15 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,11 @@ import { brl, date, METHOD_LABELS } from '../lib/format.ts';
 
 const COLORS = { PIX: '#0b8a6a', CARD: '#3a5bd9', BOLETO: '#c77700' } as const;
 const ORDER = ['PIX', 'CARD', 'BOLETO'] as const;
+const HALF_DAY = 43_200;
+/** Room one "dd/mm" label needs on the x axis, in CSS pixels. */
+const LABEL_PX = 56;
+
+const everyNth = (xs: number[], n: number) => xs.filter((_, i) => i % n === 0);
 
 type UPlot = typeof uPlotClass;
 type Built = { destroy(): void; setSize(s: { width: number; height: number }): void };
@@ -48,8 +53,9 @@ export function SalesChart({ days }: { days: Day[] }) {
     240,
     (uPlot, width, into) => {
       const xs = days.map((d) => new Date(`${d.date}T12:00:00-03:00`).getTime() / 1000);
-      // Stacked: each series is the running total up to its method, drawn tallest first.
-      const stacked = ORDER.map((_, i) => days.map((d) => ORDER.slice(0, i + 1).reduce((s, m) => s + d[m], 0) / 100));
+      // Stacked: each series is the running total up to its method, drawn tallest first; nothing
+      // (null, not a flat bar) where that total is zero.
+      const stacked = ORDER.map((_, i) => days.map((d) => ORDER.slice(0, i + 1).reduce((s, m) => s + d[m], 0) / 100 || null));
       const order = [2, 1, 0];
       const bars = uPlot.paths.bars!({ size: [0.7, 40] });
       return new uPlot(
@@ -58,8 +64,10 @@ export function SalesChart({ days }: { days: Day[] }) {
           height: 240,
           legend: { show: true },
           cursor: { points: { show: false } },
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-          axes: [{ values: (_u, ticks) => ticks.map((t) => date(new Date(t * 1000).toISOString()).slice(0, 5)) }, moneyAxis],
+          // Half a day either side of the first and last bar, so a short period is not stretched over hours.
+          scales: { x: { time: true, range: () => [xs[0] - HALF_DAY, xs[xs.length - 1] + HALF_DAY] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+          // One tick per day (the bars' own positions), thinned to every n-th day when they would not fit.
+          axes: [{ splits: (u) => everyNth(xs, Math.ceil(xs.length / Math.max(1, Math.floor(u.width / LABEL_PX)))), values: (_u, ticks) => ticks.map((t) => date(new Date(t * 1000).toISOString()).slice(0, 5)) }, moneyAxis],
           series: [
             { label: 'Dia', value: (_u, v) => (v == null ? '—' : date(new Date(v * 1000).toISOString())) },
             ...order.map((i) => ({

@@ -64,6 +64,7 @@ export const STATUS_LABELS: Record<string, string> = {
   SUCCEEDED: 'Entregue',
   ACTIVE: 'Ativa',
   DISABLED: 'Desativada',
+  INACTIVE: 'Inativa',
   PROCESSING: 'Processando',
   COMPLETED: 'Concluída',
   APPROVED: 'Aprovada',

@@ -9,6 +9,7 @@ import type { Json, JsonBody } from '../api/json.ts';
 import { Link } from '../components/Link.tsx';
 import { FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
+import { SearchForm } from '../components/Resource.tsx';
 import { statusLabel, statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
@@ -291,7 +292,6 @@ function Programs() {
 // Marketplace, links, commissions (affiliate)
 
 function Marketplace() {
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [joined, setJoined] = useState<Record<string, string>>({});
   const list = useMore(
@@ -304,19 +304,7 @@ function Marketplace() {
   const act = useSubmit();
   return (
     <div>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
-        }}
-      >
-        <Field label="Buscar produto" name="search" value={search} onValue={setSearch} placeholder="Nome ou descrição" />
-        <button class="btn btn-secondary" type="submit">
-          Buscar
-        </button>
-      </form>
+      <SearchForm label="Buscar produto" placeholder="Nome ou descrição" search={setQuery} />
       <FormError error={act.error} />
       {list.loading && <Loading />}
       {list.error && <ErrorState error={list.error} retry={list.reload} />}

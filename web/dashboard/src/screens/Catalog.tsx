@@ -1,58 +1,58 @@
-// Catálogo: products, payment links (with the link to copy and a QR code), coupons and clients.
-// Each tab: a form to create (the API's field errors beside the fields) and the list.
+// Catálogo: products, payment links (the live link to copy, share or show as a QR code) and coupons,
+// each created and edited with the same form, and clients. The forms show the API's field errors
+// beside the fields.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import type { paths } from '../api/schema.d.ts';
 import { Link } from '../components/Link.tsx';
-import { centsOf, MoneyField } from '../components/MoneyField.tsx';
-import { Action, Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
-import { useAsync, useSubmit } from '../lib/async.ts';
-import { brl, date } from '../lib/format.ts';
+import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
+import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
+import { Action, Badge, CopyButton, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { useAsync } from '../lib/async.ts';
+import { brl, date, moneyInput } from '../lib/format.ts';
+
+type Product = paths['/api/v1/products/{id}']['get']['responses'][200]['content']['application/json']['product'];
+type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
+type Coupon = paths['/api/v1/coupons/{id}']['get']['responses'][200]['content']['application/json']['coupon'];
+
+const DISCOUNT_TYPES: [string, string][] = [['PERCENTAGE', 'Porcentagem (%)'], ['FIXED', 'Valor fixo (R$)']];
+const STATUS_OPTIONS: [string, string][] = [['ACTIVE', 'Ativa: à venda, aceita pagamentos'], ['INACTIVE', 'Inativa: fora de venda']];
+
+function ProductForm({ item: product, done, cancel }: { item?: Product; done: () => void; cancel?: () => void }) {
+  const { values: f, set, reset } = useFields({ name: product?.name ?? '', price: product ? moneyInput(product.price) : '', description: product?.description ?? '', status: product?.status ?? 'ACTIVE' });
+  return (
+    <FormCard title="Novo produto" label="Criar produto" edit={product?.name} fields={['name', 'price', 'description', 'status']} cancel={cancel}
+      submit={async () => {
+        const price = centsOf(f.price, 'price');
+        if (product) await ok(api.PATCH('/api/v1/products/{id}', { params: { path: { id: product.id } }, body: { name: f.name, price, description: f.description || null, status: f.status as 'ACTIVE' } }));
+        else await ok(api.POST('/api/v1/products', { body: { name: f.name, price, ...(f.description ? { description: f.description } : {}) } }));
+        reset();
+        done();
+      }}
+    >
+      {(error) => (
+        <>
+          <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} required />
+          <MoneyField label="Preço (R$)" name="price" value={f.price} onValue={set('price')} error={error} required />
+          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          {product && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
+        </>
+      )}
+    </FormCard>
+  );
+}
 
 function Products() {
   const list = useAsync(() => ok(api.GET('/api/v1/products', { params: { query: { page: 1, limit: 100 } } })), []);
-  const [name, setName] = useState('');
-  const [price, setPrice] = useState('');
-  const [description, setDescription] = useState('');
-  const { busy, error, submit } = useSubmit();
   return (
-    <div>
-      <form
-        class="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(async () => {
-            await ok(api.POST('/api/v1/products', { body: { name, price: centsOf(price, 'price'), ...(description ? { description } : {}) } }));
-            setName('');
-            setPrice('');
-            setDescription('');
-            list.reload();
-          });
-        }}
-      >
-        <h2>Novo produto</h2>
-        <FormError error={error} fields={['name', 'price', 'description']} />
-        <Field label="Nome" name="name" value={name} onValue={setName} error={error} required />
-        <MoneyField label="Preço (R$)" name="price" value={price} onValue={setPrice} error={error} required />
-        <Field label="Descrição (opcional)" name="description" value={description} onValue={setDescription} error={error} />
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Salvando…' : 'Criar produto'}
-        </button>
-      </form>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.products.length === 0 && <Empty title="Nenhum produto ainda.">Cadastre acima o que você vende; depois crie um link de pagamento para ele.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.products.map((p) => (
-          <li key={p.id} class="card">
-            <div class="grow">
-              <strong>{p.name}</strong> <Badge status={p.status} />
-              {p.description && <p class="muted">{p.description}</p>}
-            </div>
-            <strong>{brl(p.price)}</strong>
-          </li>
-        ))}
-      </ul>
-    </div>
+    <Collection list={list} items={(d) => d.products} Form={ProductForm} name={(p) => p.name} empty="Nenhum produto ainda." hint="Cadastre acima o que você vende; depois crie um link de pagamento para ele.">
+      {(p) => (
+        <div class="grow">
+          <strong>{p.name}</strong> <Badge status={p.status} /> <strong class="nowrap">{brl(p.price)}</strong>
+          {p.description && <p class="muted">{p.description}</p>}
+        </div>
+      )}
+    </Collection>
   );
 }
 
@@ -68,177 +68,147 @@ function Qr({ url }: { url: string }) {
   return src ? <img class="qr" src={src} width={200} height={200} alt={`QR code do link ${url}`} /> : <Loading label="Gerando QR code…" />;
 }
 
+function LinkForm({ item: link, done, cancel }: { item?: PaymentLink; done: () => void; cancel?: () => void }) {
+  // A link priced by its products keeps them: PATCH restates the pricing pair (amountCents, products) each time.
+  const products = link?.products.map((p) => ({ productId: p.productId, quantity: p.quantity })) ?? [];
+  const byProducts = !!link && link.amount == null;
+  const { values: f, set, reset } = useFields({ title: link?.title ?? '', amount: link?.amount != null ? moneyInput(link.amount) : '', description: link?.description ?? '', status: link?.status ?? 'ACTIVE' });
+  return (
+    <FormCard title="Novo link de pagamento" label="Criar link" busyLabel="Criando…" edit={link?.title} fields={['title', 'amountCents', 'description', 'status']} cancel={cancel}
+      submit={async () => {
+        const pricing = {
+          ...(byProducts ? {} : { amountCents: centsOf(f.amount, 'amountCents') }),
+          ...(products.length ? { products } : {}),
+        };
+        if (link) await ok(api.PATCH('/api/v1/payment-links/{id}', { params: { path: { id: link.id } }, body: { title: f.title, description: f.description || null, status: f.status as 'ACTIVE', ...pricing } }));
+        else await ok(api.POST('/api/v1/payment-links', { body: { title: f.title, ...pricing, ...(f.description ? { description: f.description } : {}) } }));
+        reset();
+        done();
+      }}
+    >
+      {(error) => (
+        <>
+          <Field label="Título" name="title" value={f.title} onValue={set('title')} error={error} required placeholder="Ex.: Consultoria de 1 hora" />
+          {byProducts ? (
+            <p class="muted">Preço: {brl(link!.totalCents)}, a soma dos produtos do link.</p>
+          ) : (
+            <MoneyField label="Valor (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required />
+          )}
+          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          {link && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
+        </>
+      )}
+    </FormCard>
+  );
+}
+
 function Links() {
   const list = useAsync(() => ok(api.GET('/api/v1/payment-links', { params: { query: { limit: 50 } } })), []);
-  const [title, setTitle] = useState('');
-  const [amount, setAmount] = useState('');
-  const [description, setDescription] = useState('');
   const [qr, setQr] = useState<string | null>(null);
-  const { busy, error, submit } = useSubmit();
-  const share = async (url: string, title: string) => {
-    if (navigator.share) await navigator.share({ url, title }).catch(() => {});
-  };
   return (
-    <div>
-      <form
-        class="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(async () => {
-            await ok(api.POST('/api/v1/payment-links', { body: { title, amountCents: centsOf(amount, 'amountCents'), ...(description ? { description } : {}) } }));
-            setTitle('');
-            setAmount('');
-            setDescription('');
-            list.reload();
-          });
-        }}
-      >
-        <h2>Novo link de pagamento</h2>
-        <FormError error={error} fields={['title', 'amountCents', 'description']} />
-        <Field label="Título" name="title" value={title} onValue={setTitle} error={error} required placeholder="Ex.: Consultoria de 1 hora" />
-        <MoneyField label="Valor (R$)" name="amountCents" value={amount} onValue={setAmount} error={error} required />
-        <Field label="Descrição (opcional)" name="description" value={description} onValue={setDescription} error={error} />
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Criando…' : 'Criar link'}
-        </button>
-      </form>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.paymentLinks.length === 0 && <Empty title="Nenhum link ainda.">Crie um link acima e envie para seus clientes pagarem por PIX, cartão ou boleto.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.paymentLinks.map((l) => (
-          <li key={l.id} class="card">
-            <div class="grow">
-              <strong>{l.title}</strong> <Badge status={l.status} /> <strong class="nowrap">{brl(l.totalCents)}</strong>
-              <p class="mono">
-                <a href={l.url}>{l.url}</a>
-              </p>
-              <p class="muted">
-                {l.salesCount} venda(s) · criado em {date(l.createdAt)}
-              </p>
-              {qr === l.id && <Qr url={l.url} />}
-            </div>
-            <div class="actions">
-              <CopyButton text={l.url} label="Copiar link" />
-              <Action label={qr === l.id ? 'Esconder QR code' : 'QR code'} run={() => setQr(qr === l.id ? null : l.id)} />
-              {'share' in navigator && <Action label="Compartilhar" run={() => void share(l.url, l.title)} />}
-            </div>
-          </li>
-        ))}
-      </ul>
-    </div>
+    <Collection list={list} items={(d) => d.paymentLinks} Form={LinkForm} name={(l) => l.title} empty="Nenhum link ainda." hint="Crie um link acima e envie para seus clientes pagarem por PIX, cartão ou boleto." actions={(l) => <LinkActions l={l} qr={qr === l.id} toggle={() => setQr(qr === l.id ? null : l.id)} />}>
+      {(l) => (
+        <div class="grow">
+          <strong>{l.title}</strong> <Badge status={l.status} /> <strong class="nowrap">{brl(l.totalCents)}</strong>
+          <p class="mono">
+            <a href={l.url} target="_blank" rel="noopener">
+              {l.url}
+            </a>
+          </p>
+          <p class="muted">
+            {l.salesCount} venda(s) · criado em {date(l.createdAt)}
+          </p>
+          {qr === l.id && <Qr url={l.url} />}
+        </div>
+      )}
+    </Collection>
+  );
+}
+
+function LinkActions({ l, qr, toggle }: { l: PaymentLink; qr: boolean; toggle: () => void }) {
+  return (
+    <>
+      <CopyButton text={l.url} label="Copiar link" />
+      <Action label={qr ? 'Esconder QR code' : 'QR code'} run={toggle} />
+      {'share' in navigator && <Action label="Compartilhar" run={() => void navigator.share({ url: l.url, title: l.title }).catch(() => {})} />}
+    </>
+  );
+}
+
+function CouponForm({ item: coupon, done, cancel }: { item?: Coupon; done: () => void; cancel?: () => void }) {
+  const { values: f, set, reset } = useFields({
+    code: coupon?.code ?? '',
+    type: coupon?.discountType ?? 'PERCENTAGE',
+    value: coupon ? (coupon.discountType === 'FIXED' ? moneyInput(coupon.discountValue) : String(coupon.discountValue)) : '',
+    status: coupon?.status ?? 'ACTIVE',
+  });
+  return (
+    <FormCard title="Novo cupom" label="Criar cupom" busyLabel="Criando…" edit={coupon?.code} fields={['code', 'discountType', 'discountValue', 'status']} cancel={cancel}
+      submit={async () => {
+        const percent = /^\d{1,3}$/.test(f.value.trim()) ? Number(f.value) : NaN;
+        if (f.type === 'PERCENTAGE' && !(percent >= 1 && percent <= 100)) throw fieldError('discountValue', 'Informe uma porcentagem inteira de 1 a 100.');
+        const body = { code: f.code, discountType: f.type as 'FIXED', discountValue: f.type === 'FIXED' ? centsOf(f.value, 'discountValue') : percent };
+        if (coupon) await ok(api.PATCH('/api/v1/coupons/{id}', { params: { path: { id: coupon.id } }, body: { ...body, status: f.status as 'ACTIVE' } }));
+        else await ok(api.POST('/api/v1/coupons', { body }));
+        reset();
+        done();
+      }}
+    >
+      {(error) => (
+        <>
+          <Field label="Código" name="code" value={f.code} onValue={(v) => set('code')(v.toUpperCase())} error={error} required placeholder="Ex.: BEMVINDO10" />
+          <Select label="Tipo de desconto" name="discountType" value={f.type} onValue={set('type')} options={DISCOUNT_TYPES} error={error} />
+          <Field label={f.type === 'FIXED' ? 'Desconto (R$)' : 'Desconto (%)'} name="discountValue" inputMode="decimal" value={f.value} onValue={set('value')} error={error} required />
+          {coupon && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
+        </>
+      )}
+    </FormCard>
   );
 }
 
 function Coupons() {
   const list = useAsync(() => ok(api.GET('/api/v1/coupons', { params: { query: { page: 1, limit: 100, includeInactive: true } } })), []);
-  const [code, setCode] = useState('');
-  const [type, setType] = useState<'PERCENTAGE' | 'FIXED'>('PERCENTAGE');
-  const [value, setValue] = useState('');
-  const { busy, error, submit } = useSubmit();
   return (
-    <div>
-      <form
-        class="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(async () => {
-            const discountValue = type === 'FIXED' ? centsOf(value, 'discountValue') : Math.round(Number(value.replace(',', '.')));
-            await ok(api.POST('/api/v1/coupons', { body: { code, discountType: type, discountValue } }));
-            setCode('');
-            setValue('');
-            list.reload();
-          });
-        }}
-      >
-        <h2>Novo cupom</h2>
-        <FormError error={error} fields={['code', 'discountType', 'discountValue']} />
-        <Field label="Código" name="code" value={code} onValue={(v) => setCode(v.toUpperCase())} error={error} required placeholder="Ex.: BEMVINDO10" />
-        <Select
-          label="Tipo de desconto"
-          name="discountType"
-          value={type}
-          onValue={(v) => setType(v as 'PERCENTAGE' | 'FIXED')}
-          options={[
-            ['PERCENTAGE', 'Porcentagem (%)'],
-            ['FIXED', 'Valor fixo (R$)'],
-          ]}
-          error={error}
-        />
-        <Field label={type === 'FIXED' ? 'Desconto (R$)' : 'Desconto (%)'} name="discountValue" inputMode="decimal" value={value} onValue={setValue} error={error} required />
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Criando…' : 'Criar cupom'}
-        </button>
-      </form>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.coupons.length === 0 && <Empty title="Nenhum cupom ainda.">Crie um cupom acima para dar desconto no checkout.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.coupons.map((c) => (
-          <li key={c.id} class="card">
-            <div class="grow">
-              <strong class="mono">{c.code}</strong> <Badge status={c.status} />
-              <p class="muted">
-                {c.discountType === 'FIXED' ? `${brl(c.discountValue)} de desconto` : `${c.discountValue}% de desconto`} · usado {c.usedCount} vez(es)
-                {c.validUntil ? ` · válido até ${date(c.validUntil)}` : ''}
-              </p>
-            </div>
-          </li>
-        ))}
-      </ul>
-    </div>
+    <Collection list={list} items={(d) => d.coupons} Form={CouponForm} name={(c) => c.code} empty="Nenhum cupom ainda." hint="Crie um cupom acima para dar desconto no checkout.">
+      {(c) => (
+        <div class="grow">
+          <strong class="mono">{c.code}</strong> <Badge status={c.status} />
+          <p class="muted">
+            {c.discountType === 'FIXED' ? `${brl(c.discountValue)} de desconto` : `${c.discountValue}% de desconto`} · usado {c.usedCount} vez(es)
+            {c.validUntil ? ` · válido até ${date(c.validUntil)}` : ''}
+          </p>
+        </div>
+      )}
+    </Collection>
   );
 }
 
 function Clients() {
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const list = useAsync(() => ok(api.GET('/api/v1/clients', { params: { query: { page: 1, limit: 50, ...(query ? { search: query } : {}) } } })), [query]);
-  const [form, setForm] = useState({ name: '', email: '', document: '', phone: '' });
-  const { busy, error, submit } = useSubmit();
-  const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
+  const { values: f, set, reset } = useFields({ name: '', email: '', document: '', phone: '' });
   return (
     <div>
-      <form
-        class="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(async () => {
-            await ok(api.POST('/api/v1/clients', { body: { name: form.name, email: form.email, document: form.document, ...(form.phone ? { phone: form.phone } : {}) } }));
-            setForm({ name: '', email: '', document: '', phone: '' });
-            list.reload();
-          });
+      <FormCard title="Novo cliente" fields={['name', 'email', 'document', 'phone']} label="Cadastrar cliente"
+        submit={async () => {
+          await ok(api.POST('/api/v1/clients', { body: { name: f.name, email: f.email, document: f.document, ...(f.phone ? { phone: f.phone } : {}) } }));
+          reset();
+          list.reload();
         }}
       >
-        <h2>Novo cliente</h2>
-        <FormError error={error} fields={['name', 'email', 'document', 'phone']} />
-        <Field label="Nome" name="name" value={form.name} onValue={set('name')} error={error} required />
-        <Field label="E-mail" name="email" type="email" value={form.email} onValue={set('email')} error={error} required />
-        <Field label="CPF ou CNPJ" name="document" inputMode="numeric" value={form.document} onValue={set('document')} error={error} required />
-        <Field label="Telefone (opcional)" name="phone" type="tel" value={form.phone} onValue={set('phone')} error={error} placeholder="+5511999990000" />
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Salvando…' : 'Cadastrar cliente'}
-        </button>
-      </form>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
-        }}
-      >
-        <Field label="Buscar cliente" name="search" value={search} onValue={setSearch} placeholder="Nome, e-mail ou CPF/CNPJ" />
-        <button class="btn btn-secondary" type="submit">
-          Buscar
-        </button>
-      </form>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.clients.length === 0 && <Empty title={query ? `Nenhum cliente encontrado para “${query}”.` : 'Nenhum cliente ainda.'}>Os clientes das suas vendas aparecem aqui; você também pode cadastrá-los acima.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.clients.map((c) => (
-          <li key={c.id} class="card">
+        {(error) => (
+          <>
+            <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} required />
+            <Field label="E-mail" name="email" type="email" value={f.email} onValue={set('email')} error={error} required />
+            <Field label="CPF ou CNPJ" name="document" inputMode="numeric" value={f.document} onValue={set('document')} error={error} required />
+            <Field label="Telefone (opcional)" name="phone" type="tel" value={f.phone} onValue={set('phone')} error={error} placeholder="+5511999990000" />
+          </>
+        )}
+      </FormCard>
+      <SearchForm label="Buscar cliente" placeholder="Nome, e-mail ou CPF/CNPJ" search={setQuery} />
+      <AsyncList list={list} items={(d) => d.clients} empty={query ? `Nenhum cliente encontrado para “${query}”.` : 'Nenhum cliente ainda.'} hint="Os clientes das suas vendas aparecem aqui; você também pode cadastrá-los acima.">
+        {(c) => (
+          <>
             <div class="grow">
               <strong>{c.name}</strong>
               <p class="muted">
@@ -249,9 +219,9 @@ function Clients() {
             <Link class="btn btn-secondary btn-small" to={`/vendas?cliente=${c.id}&clienteNome=${encodeURIComponent(c.name)}`}>
               Ver vendas
             </Link>
-          </li>
-        ))}
-      </ul>
+          </>
+        )}
+      </AsyncList>
     </div>
   );
 }

@@ -1,11 +1,14 @@
 // Desenvolvedores: API keys (permissions as checkboxes, the value shown once), webhook
 // subscriptions (create, rotate the secret, send a test), the delivery log (payload, attempts,
 // retry) and the list of event types.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../api/client.ts';
+import { api, ok, type ApiError } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
-import { Action, Badge, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
-import { useAsync, useSubmit } from '../lib/async.ts';
+import { DeliveryLog } from '../components/Deliveries.tsx';
+import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
+import { Badge, CopyButton, ErrorState, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { useAsync } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
 import { session, SESSION_KEY_NAME } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
@@ -26,88 +29,90 @@ const RESOURCES: [string, string][] = [
 ];
 const ALL_PERMISSIONS = RESOURCES.flatMap(([r]) => [`${r}:read`, `${r}:write`]) as Permission[];
 
-function NewKey({ created }: { created: () => void }) {
-  const env = useCell(session.env);
-  const [name, setName] = useState('');
-  const [environment, setEnvironment] = useState<'DEVELOPMENT' | 'PRODUCTION'>(env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT');
-  const [perms, setPerms] = useState<Set<Permission>>(new Set(ALL_PERMISSIONS));
-  const [value, setValue] = useState<string | null>(null);
-  const { busy, error, submit } = useSubmit();
-  const toggle = (p: Permission) => {
-    const next = new Set(perms);
-    if (next.has(p)) next.delete(p);
-    else next.add(p);
-    setPerms(next);
-  };
-  if (value)
-    return (
-      <div class="card key-shown" role="status">
-        <h2>Chave criada</h2>
-        <p>
-          <strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.
-        </p>
-        <p class="mono secret" data-testid="api-key-value">
-          {value}
-        </p>
-        <div class="actions">
-          <CopyButton text={value} label="Copiar chave" />
-          <button type="button" class="btn btn-ghost" onClick={() => (setValue(null), setName(''))}>
-            Pronto, copiei
-          </button>
-        </div>
-      </div>
-    );
+/** A secret the API shows only once (an API key, a webhook signing secret), with a copy button. */
+function ShownOnce({ title, note, value, copyLabel, close }: { title: string; note: ComponentChildren; value: string; copyLabel: string; close: () => void }) {
   return (
-    <form
-      class="card"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(async () => {
-          const r = await ok(api.POST('/api/credentials', { body: { name, environment, permissions: [...perms] } }));
-          setValue(r.key);
-          created();
-        });
-      }}
-    >
-      <h2>Nova chave de API</h2>
-      <FormError error={error} fields={['name', 'environment', 'permissions']} />
-      <Field label="Nome" name="name" value={name} onValue={setName} error={error} placeholder="Ex.: loja virtual" required />
-      <Select
-        label="Ambiente"
-        name="environment"
-        value={environment}
-        onValue={(v) => setEnvironment(v as 'DEVELOPMENT' | 'PRODUCTION')}
-        options={[
-          ['DEVELOPMENT', 'Desenvolvimento (sandbox)'],
-          ['PRODUCTION', 'Produção'],
-        ]}
-        error={error}
-      />
-      <fieldset class="perms">
-        <legend>Permissões</legend>
-        <div class="perm-grid">
-          {RESOURCES.map(([r, label]) => (
-            <div key={r} class="perm-row">
-              <span class="perm-name">{label}</span>
-              {(['read', 'write'] as const).map((mode) => {
-                const p = `${r}:${mode}` as Permission;
-                return (
-                  <label key={p} class="check">
-                    <input type="checkbox" name="permissions" value={p} checked={perms.has(p)} onChange={() => toggle(p)} /> {mode === 'read' ? 'ler' : 'escrever'}
-                  </label>
-                );
-              })}
-            </div>
-          ))}
-        </div>
-        {error?.fields.permissions && <small class="field-message">{error.fields.permissions}</small>}
-      </fieldset>
-      <button type="submit" class="btn btn-primary" disabled={busy}>
-        {busy ? 'Criando…' : 'Criar chave'}
-      </button>
-    </form>
+    <div class="card key-shown" role="status">
+      <h2>{title}</h2>
+      <p>{note}</p>
+      <p class="mono secret" data-testid="secret-value">
+        {value}
+      </p>
+      <div class="actions">
+        <CopyButton text={value} label={copyLabel} />
+        <button type="button" class="btn btn-ghost" onClick={close}>
+          Pronto, copiei
+        </button>
+      </div>
+    </div>
   );
 }
+
+/**
+ * A set of checkboxes (permissions, event types) with the API's error for the field under them;
+ * `rows` groups them under a label each (a resource: ler, escrever).
+ */
+function Checkboxes<V extends string>({ legend, name, options = [], rows, value, onValue, error, class: cls }: { legend: string; name: string; options?: [V, ComponentChildren][]; rows?: [string, [V, ComponentChildren][]][]; value: Set<V>; onValue: (v: Set<V>) => void; error: ApiError | null; class: string }) {
+  const toggle = (v: V) => {
+    const next = new Set(value);
+    if (next.has(v)) next.delete(v);
+    else next.add(v);
+    onValue(next);
+  };
+  const box = ([v, label]: [V, ComponentChildren]) => (
+    <label key={v} class="check">
+      <input type="checkbox" name={name} value={v} checked={value.has(v)} onChange={() => toggle(v)} /> {label}
+    </label>
+  );
+  return (
+    <fieldset class={cls}>
+      <legend>{legend}</legend>
+      <div class={`${cls}-grid`}>
+        {rows
+          ? rows.map(([label, opts]) => (
+              <div key={label} class="check-row">
+                <span>{label}</span>
+                {opts.map(box)}
+              </div>
+            ))
+          : options.map(box)}
+      </div>
+      {error?.fields[name] && <small class="field-message">{error.fields[name]}</small>}
+    </fieldset>
+  );
+}
+
+const PERMISSION_ROWS = RESOURCES.map(([r, label]): [string, [Permission, string][]] => [label, [[`${r}:read` as Permission, 'ler'], [`${r}:write` as Permission, 'escrever']]]);
+
+function NewKey({ created }: { created: () => void }) {
+  const env = useCell(session.env);
+  const { values: f, set, reset } = useFields({ name: '', environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' });
+  const [perms, setPerms] = useState<Set<Permission>>(new Set(ALL_PERMISSIONS));
+  const [value, setValue] = useState<string | null>(null);
+  if (value) return <ShownOnce title="Chave criada" note={<><strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.</>} value={value} copyLabel="Copiar chave" close={() => (setValue(null), reset())} />;
+  return (
+    <FormCard title="Nova chave de API" label="Criar chave" busyLabel="Criando…" fields={['name', 'environment', 'permissions']}
+      submit={async () => {
+        const r = await ok(api.POST('/api/credentials', { body: { name: f.name, environment: f.environment as 'DEVELOPMENT', permissions: [...perms] } }));
+        setValue(r.key);
+        created();
+      }}
+    >
+      {(error) => (
+        <>
+          <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} placeholder="Ex.: loja virtual" required />
+          <Select label="Ambiente" name="environment" value={f.environment} onValue={set('environment')} options={ENVIRONMENTS} error={error} />
+          <Checkboxes legend="Permissões" name="permissions" class="perms" rows={PERMISSION_ROWS} value={perms} onValue={setPerms} error={error} />
+        </>
+      )}
+    </FormCard>
+  );
+}
+
+const ENVIRONMENTS: [string, string][] = [
+  ['DEVELOPMENT', 'Desenvolvimento (sandbox)'],
+  ['PRODUCTION', 'Produção'],
+];
 
 function Keys() {
   // The keys the dashboard makes for its own sessions are counted apart, not listed.
@@ -115,50 +120,30 @@ function Keys() {
     const all = (await ok(api.GET('/api/credentials', {}))).credentials;
     return { credentials: all.filter((c) => c.name !== SESSION_KEY_NAME), sessions: all.filter((c) => c.name === SESSION_KEY_NAME && !c.revokedAt).length };
   }, []);
-  const { error, submit } = useSubmit();
   return (
     <div>
       <NewKey created={list.reload} />
       <h2 class="section-title">Suas chaves</h2>
-      <FormError error={error} />
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
       {list.data && list.data.sessions > 0 && (
         <p class="muted">
           Além destas, {list.data.sessions} chave(s) “{SESSION_KEY_NAME}” estão ativas: o painel as cria para si ao entrar e as revoga ao sair.
         </p>
       )}
-      {list.data && list.data.credentials.length === 0 && <Empty title="Nenhuma chave ainda.">Crie uma chave acima para integrar sua loja.</Empty>}
-      {list.data && list.data.credentials.length > 0 && (
-        <ul class="list cards-list">
-          {list.data.credentials.map((c) => (
-            <li key={c.id} class="card">
-              <div>
-                <strong>{c.name}</strong> <span class={c.environment === 'PRODUCTION' ? 'badge badge-ok' : 'badge badge-sandbox'}>{c.environment === 'PRODUCTION' ? 'Produção' : 'Desenvolvimento'}</span>
-                {c.revokedAt && <span class="badge badge-off">Revogada</span>}
-                <p class="mono muted">{c.prefix}…</p>
-                <p class="muted">
-                  Criada em {dateTime(c.createdAt)} · {c.permissions.length} permissões
-                </p>
-              </div>
-              {!c.revokedAt && (
-                <Action
-                  label="Revogar"
-                  tone="danger"
-                  ariaLabel={`Revogar a chave ${c.name}`}
-                  ask={`Revogar a chave “${c.name}”? Ela para de funcionar na hora.`}
-                  run={() =>
-                    submit(async () => {
-                      await ok(api.DELETE('/api/credentials/{id}', { params: { path: { id: c.id } } }));
-                      list.reload();
-                    })
-                  }
-                />
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <AsyncList list={list} items={(d) => d.credentials} empty="Nenhuma chave ainda." hint="Crie uma chave acima para integrar sua loja.">
+        {(c) => (
+          <>
+            <div>
+              <strong>{c.name}</strong> <span class={c.environment === 'PRODUCTION' ? 'badge badge-ok' : 'badge badge-sandbox'}>{c.environment === 'PRODUCTION' ? 'Produção' : 'Desenvolvimento'}</span>
+              {c.revokedAt && <span class="badge badge-off">Revogada</span>}
+              <p class="mono muted">{c.prefix}…</p>
+              <p class="muted">
+                Criada em {dateTime(c.createdAt)} · {c.permissions.length} permissões
+              </p>
+            </div>
+            {!c.revokedAt && <ApiAction label="Revogar" tone="danger" ariaLabel={`Revogar a chave ${c.name}`} ask={`Revogar a chave “${c.name}”? Ela para de funcionar na hora.`} call={() => ok(api.DELETE('/api/credentials/{id}', { params: { path: { id: c.id } } }))} done={list.reload} />}
+          </>
+        )}
+      </AsyncList>
     </div>
   );
 }
@@ -169,96 +154,63 @@ function useEventTypes() {
 
 function NewSubscription({ created }: { created: (secret: string) => void }) {
   const types = useEventTypes();
-  const [url, setUrl] = useState('');
-  const [description, setDescription] = useState('');
+  const { values: f, set, reset } = useFields({ url: '', description: '' });
   const [events, setEvents] = useState<Set<EventType>>(new Set(['transaction.completed', 'transaction.failed', 'transaction.refunded'] as EventType[]));
-  const { busy, error, submit } = useSubmit();
   return (
-    <form
-      class="card"
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(async () => {
-          const r = await ok(api.POST('/api/v1/webhooks/subscriptions', { body: { url, events: [...events], ...(description ? { description } : {}) } }));
-          setUrl('');
-          setDescription('');
-          created(r.subscription.secret);
-        });
+    <FormCard title="Novo webhook" label="Criar webhook" busyLabel="Criando…" fields={['url', 'events', 'description']}
+      submit={async () => {
+        const r = await ok(api.POST('/api/v1/webhooks/subscriptions', { body: { url: f.url, events: [...events], ...(f.description ? { description: f.description } : {}) } }));
+        reset();
+        created(r.subscription.secret);
       }}
     >
-      <h2>Novo webhook</h2>
-      <FormError error={error} fields={['url', 'events', 'description']} />
-      <Field label="URL (HTTPS) que recebe os eventos" name="url" type="url" inputMode="url" value={url} onValue={setUrl} error={error} placeholder="https://sua-loja.com.br/webhooks/cofre" required />
-      <Field label="Descrição (opcional)" name="description" value={description} onValue={setDescription} error={error} />
-      <fieldset class="events">
-        <legend>Eventos</legend>
-        {types.loading && <Loading />}
-        {types.error && <ErrorState error={types.error} retry={types.reload} />}
-        <div class="event-grid">
-          {types.data?.events.map((ev) => (
-            <label key={ev.type} class="check" title={ev.description}>
-              <input
-                type="checkbox"
-                name="events"
-                value={ev.type}
-                checked={events.has(ev.type as EventType)}
-                onChange={() => {
-                  const next = new Set(events);
-                  if (next.has(ev.type as EventType)) next.delete(ev.type as EventType);
-                  else next.add(ev.type as EventType);
-                  setEvents(next);
-                }}
-              />{' '}
-              <code>{ev.type}</code>
-            </label>
-          ))}
-        </div>
-        {error?.fields.events && <small class="field-message">{error.fields.events}</small>}
-      </fieldset>
-      <button type="submit" class="btn btn-primary" disabled={busy}>
-        {busy ? 'Criando…' : 'Criar webhook'}
-      </button>
-    </form>
+      {(error) => (
+        <>
+          <Field label="URL (HTTPS) que recebe os eventos" name="url" type="url" inputMode="url" value={f.url} onValue={set('url')} error={error} placeholder="https://sua-loja.com.br/webhooks/cofre" required />
+          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          {types.loading && <Loading />}
+          {types.error && <ErrorState error={types.error} retry={types.reload} />}
+          <Checkboxes
+            legend="Eventos"
+            name="events"
+            class="events"
+            options={(types.data?.events ?? []).map((ev): [EventType, ComponentChildren] => [ev.type as EventType, <code title={ev.description}>{ev.type}</code>])}
+            value={events}
+            onValue={setEvents}
+            error={error}
+          />
+        </>
+      )}
+    </FormCard>
   );
 }
 
-function Secret({ secret, close }: { secret: string; close: () => void }) {
-  return (
-    <div class="card key-shown" role="status">
-      <h2>Segredo de assinatura</h2>
-      <p>Use este segredo para verificar o cabeçalho X-Webhook-Signature. Ele não será mostrado de novo.</p>
-      <p class="mono secret">{secret}</p>
-      <div class="actions">
-        <CopyButton text={secret} label="Copiar segredo" />
-        <button type="button" class="btn btn-ghost" onClick={close}>
-          Pronto, copiei
-        </button>
-      </div>
-    </div>
-  );
+type Outcome = { success: boolean; attempt: { statusCode?: number | null; durationMs?: number | null; error?: string | null } };
+
+function testOutcome(r: Outcome) {
+  return r.success ? `Teste entregue: a URL respondeu ${r.attempt.statusCode} em ${r.attempt.durationMs} ms.` : `O teste falhou: ${r.attempt.statusCode ? `a URL respondeu ${r.attempt.statusCode}` : (r.attempt.error ?? 'sem resposta')}.`;
 }
 
 function Webhooks() {
   const list = useAsync(() => ok(api.GET('/api/v1/webhooks/subscriptions', { params: { query: { limit: 100 } } })), []);
   const [secret, setSecret] = useState<string | null>(null);
   const [result, setResult] = useState<string | null>(null);
-  const { busy, error, submit } = useSubmit();
   return (
     <div>
-      {secret ? <Secret secret={secret} close={() => setSecret(null)} /> : <NewSubscription created={(s) => (setSecret(s), list.reload())} />}
+      {secret ? (
+        <ShownOnce title="Segredo de assinatura" note="Use este segredo para verificar o cabeçalho X-Webhook-Signature. Ele não será mostrado de novo." value={secret} copyLabel="Copiar segredo" close={() => setSecret(null)} />
+      ) : (
+        <NewSubscription created={(s) => (setSecret(s), list.reload())} />
+      )}
       <h2 class="section-title">Seus webhooks</h2>
-      <FormError error={error} />
       {result && (
         <p class="notice" role="status">
           {result}
         </p>
       )}
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.subscriptions.length === 0 && <Empty title="Nenhum webhook neste ambiente.">Cadastre uma URL acima para receber os eventos das suas vendas.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.subscriptions.map((s) => (
-          <li key={s.id} class="card">
+      <AsyncList list={list} items={(d) => d.subscriptions} empty="Nenhum webhook neste ambiente." hint="Cadastre uma URL acima para receber os eventos das suas vendas.">
+        {(s) => (
+          <>
             <div class="grow">
               <strong class="mono">{s.url}</strong> <Badge status={s.status} />
               {s.description && <p>{s.description}</p>}
@@ -266,101 +218,19 @@ function Webhooks() {
               <p class="muted">{s.events.join(', ')}</p>
             </div>
             <div class="actions">
-              <Action
-                label="Enviar teste"
-                busy={busy}
-                run={() =>
-                  submit(async () => {
-                    const r = await ok(api.POST('/api/v1/webhooks/subscriptions/{id}/test', { params: { path: { id: s.id } } }));
-                    setResult(r.success ? `Teste entregue: a URL respondeu ${r.attempt.statusCode} em ${r.attempt.durationMs} ms.` : `O teste falhou: ${r.attempt.statusCode ? `a URL respondeu ${r.attempt.statusCode}` : (r.attempt.error ?? 'sem resposta')}.`);
-                  })
-                }
-              />
-              <Action
-                label="Trocar segredo"
-                busy={busy}
-                ask="Trocar o segredo? O segredo atual deixa de assinar os próximos envios."
-                run={() =>
-                  submit(async () => {
-                    const r = await ok(api.POST('/api/v1/webhooks/subscriptions/{id}/rotate-secret', { params: { path: { id: s.id } } }));
-                    setSecret(r.subscription.secret);
-                  })
-                }
-              />
-              <Action
-                label="Excluir"
-                tone="danger"
-                busy={busy}
-                ask={`Excluir o webhook ${s.url}?`}
-                run={() =>
-                  submit(async () => {
-                    await ok(api.DELETE('/api/v1/webhooks/subscriptions/{id}', { params: { path: { id: s.id } } }));
-                    list.reload();
-                  })
-                }
-              />
+              <ApiAction label="Enviar teste" call={async () => setResult(testOutcome(await ok(api.POST('/api/v1/webhooks/subscriptions/{id}/test', { params: { path: { id: s.id } } }))))} />
+              <ApiAction label="Trocar segredo" ask="Trocar o segredo? O segredo atual deixa de assinar os próximos envios." call={async () => setSecret((await ok(api.POST('/api/v1/webhooks/subscriptions/{id}/rotate-secret', { params: { path: { id: s.id } } }))).subscription.secret)} />
+              <ApiAction label="Excluir" tone="danger" ask={`Excluir o webhook ${s.url}?`} call={() => ok(api.DELETE('/api/v1/webhooks/subscriptions/{id}', { params: { path: { id: s.id } } }))} done={list.reload} />
             </div>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-function DeliveryDetail({ id, changed }: { id: string; changed: () => void }) {
-  const d = useAsync(() => ok(api.GET('/api/v1/webhooks/deliveries/{id}', { params: { path: { id } } })), [id]);
-  const { busy, error, submit } = useSubmit();
-  const [note, setNote] = useState<string | null>(null);
-  if (d.loading) return <Loading />;
-  if (d.error) return <ErrorState error={d.error} retry={d.reload} />;
-  const del = d.data!.delivery;
-  return (
-    <div class="delivery-detail">
-      <h3>Tentativas</h3>
-      {del.attempts.length === 0 ? (
-        <p class="muted">Nenhuma tentativa ainda.</p>
-      ) : (
-        <ol class="attempts">
-          {del.attempts.map((a) => (
-            <li key={a.attempt}>
-              #{a.attempt} · {dateTime(a.createdAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'sem resposta')} · {a.durationMs} ms
-            </li>
-          ))}
-        </ol>
-      )}
-      <h3>Payload</h3>
-      <pre class="payload" tabIndex={0}>
-        {JSON.stringify(del.payload, null, 2)}
-      </pre>
-      <FormError error={error} />
-      {note && (
-        <p class="notice" role="status">
-          {note}
-        </p>
-      )}
-      <button
-        type="button"
-        class="btn btn-secondary"
-        disabled={busy}
-        onClick={() =>
-          submit(async () => {
-            const r = await ok(api.POST('/api/v1/webhooks/deliveries/{id}/retry', { params: { path: { id } } }));
-            setNote(r.success ? `Reenviado: a URL respondeu ${r.attempt.statusCode}.` : `O reenvio falhou: ${r.attempt.statusCode ? `HTTP ${r.attempt.statusCode}` : (r.attempt.error ?? 'sem resposta')}.`);
-            d.reload();
-            changed();
-          })
-        }
-      >
-        {busy ? 'Reenviando…' : 'Reenviar agora'}
-      </button>
+          </>
+        )}
+      </AsyncList>
     </div>
   );
 }
 
 function Deliveries() {
   const [status, setStatus] = useState('');
-  const list = useAsync(() => ok(api.GET('/api/v1/webhooks/deliveries', { params: { query: { limit: 50, orderDirection: 'desc', ...(status ? { status: status as 'PENDING' } : {}) } } })), [status]);
-  const [open, setOpen] = useState<string | null>(null);
   return (
     <div>
       <div class="filters card">
@@ -377,23 +247,7 @@ function Deliveries() {
           ]}
         />
       </div>
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.deliveries.length === 0 && <Empty title="Nenhuma entrega ainda.">Quando um evento acontecer, cada envio para os seus webhooks aparece aqui.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.deliveries.map((d) => (
-          <li key={d.id} class="card delivery">
-            <button type="button" class="delivery-head" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-              <code>{d.eventType}</code> <Badge status={d.status} />
-              <span class="muted">
-                {dateTime(d.createdAt)} · {d.attemptCount} tentativa(s){d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
-              </span>
-              <span class="mono muted url">{d.url}</span>
-            </button>
-            {open === d.id && <DeliveryDetail id={d.id} changed={list.reload} />}
-          </li>
-        ))}
-      </ul>
+      <DeliveryLog query={status ? { status: status as 'PENDING' } : {}} empty="Nenhuma entrega ainda." hint="Quando um evento acontecer, cada envio para os seus webhooks aparece aqui." />
     </div>
   );
 }

@@ -90,22 +90,61 @@ function Balance() {
   if (bal.error) return <ErrorState error={bal.error} retry={bal.reload} />;
   const b = bal.data!;
   return (
-    <section class="cards cards-3" aria-label="Saldo">
-      <div class="card stat">
-        <h2>Disponível</h2>
-        <p class="stat-value">{brl(b.availableCents ?? 0)}</p>
-        <Link to="/dinheiro?aba=saques">Sacar</Link>
-      </div>
-      <div class="card stat">
-        <h2>A receber</h2>
-        <p class="stat-value">{brl(b.receivableCents ?? 0)}</p>
-        <Link to="/dinheiro?aba=antecipacoes">Antecipar</Link>
-      </div>
-      <div class="card stat">
-        <h2>Reservado</h2>
-        <p class="stat-value">{brl(b.reservedCents ?? 0)}</p>
-        <span class="muted">Saques em andamento</span>
-      </div>
+    <>
+      <section class="cards cards-3" aria-label="Saldo">
+        <div class="card stat">
+          <h2>Disponível</h2>
+          <p class="stat-value">{brl(b.availableCents ?? 0)}</p>
+          <Link to="/dinheiro?aba=saques">Sacar</Link>
+        </div>
+        <div class="card stat">
+          <h2>A receber</h2>
+          <p class="stat-value">{brl(b.receivableCents ?? 0)}</p>
+          <Link to="/dinheiro?aba=antecipacoes">Antecipar</Link>
+        </div>
+        <div class="card stat">
+          <h2>Reservado</h2>
+          <p class="stat-value">{brl(b.reservedCents ?? 0)}</p>
+          <span class="muted">Saques em andamento</span>
+        </div>
+      </section>
+      <Releases />
+    </>
+  );
+}
+
+const RELEASES_SHOWN = 6;
+
+/** The receivable balance by the day it becomes available (card instalments, 30 days apart). */
+function Releases() {
+  const rel = useAsync(() => ok(api.GET('/api/v1/balance/releases', { params: { query: { limit: RELEASES_SHOWN } } })), []);
+  if (rel.loading) return <Loading label="Carregando liberações…" />;
+  if (rel.error) return <ErrorState error={rel.error} retry={rel.reload} />;
+  const { releases, totalCents } = rel.data!;
+  const later = totalCents - releases.reduce((s, r) => s + r.amountCents, 0);
+  return (
+    <section class="card" aria-labelledby="releases-title">
+      <h2 id="releases-title">Próximas liberações</h2>
+      {releases.length === 0 ? (
+        <p class="muted">Nada a receber: vendas no cartão aparecem aqui, cada parcela no dia em que fica disponível para saque.</p>
+      ) : (
+        <ul class="list releases">
+          {releases.map((r) => (
+            <li key={r.date}>
+              <span>
+                {date(r.date)} <span class="muted">· {r.instalments} parcela(s)</span>
+              </span>
+              <strong class="num">{brl(r.amountCents)}</strong>
+            </li>
+          ))}
+          {later > 0 && (
+            <li>
+              <span class="muted">Depois disso</span>
+              <strong class="num">{brl(later)}</strong>
+            </li>
+          )}
+        </ul>
+      )}
     </section>
   );
 }

@@ -3,8 +3,10 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
-import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
+import { Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
+import { bp } from '../lib/fees.ts';
 import { brl, date, dateTime } from '../lib/format.ts';
 
 type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
@@ -99,45 +101,32 @@ function Withdrawals() {
   const balance = useAsync(() => ok(api.GET('/api/v1/balance', {})), []);
   const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);
   const list = useAsync(() => ok(api.GET('/api/v1/withdraws', { params: { query: { page: 1, limit: 50 } } })), []);
-  const [amount, setAmount] = useState('');
-  const [pixKeyType, setType] = useState('cpf');
-  const [pixKey, setKey] = useState('');
-  const { busy, error, submit } = useSubmit();
-  const act = useSubmit();
+  const { values: f, set } = useFields({ amount: '', pixKeyType: 'cpf', pixKey: '' });
   const reload = () => (list.reload(), balance.reload());
   return (
     <div>
-      <form
-        class="card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit(async () => {
-            await ok(api.POST('/api/v1/withdraws', { body: { amountCents: centsOf(amount, 'amountCents'), pixKeyType: pixKeyType as 'cpf', pixKey } }));
-            setAmount('');
-            reload();
-          });
+      <FormCard title="Sacar por PIX" label="Solicitar saque" busyLabel="Solicitando…" fields={['amountCents', 'pixKeyType', 'pixKey']}
+        submit={async () => {
+          await ok(api.POST('/api/v1/withdraws', { body: { amountCents: centsOf(f.amount, 'amountCents'), pixKeyType: f.pixKeyType as 'cpf', pixKey: f.pixKey } }));
+          set('amount')('');
+          reload();
         }}
       >
-        <h2>Sacar por PIX</h2>
-        <p class="muted">
-          Disponível: <strong>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
-          {fees.data && ` · tarifa por saque: ${brl(fees.data.fees.withdrawalCents)}`}
-        </p>
-        <FormError error={error} fields={['amountCents', 'pixKeyType', 'pixKey']} />
-        <MoneyField label="Valor (R$)" name="amountCents" value={amount} onValue={setAmount} error={error} required />
-        <Select label="Tipo de chave PIX" name="pixKeyType" value={pixKeyType} onValue={setType} options={PIX_TYPES} error={error} />
-        <Field label="Chave PIX" name="pixKey" value={pixKey} onValue={setKey} error={error} required />
-        <button class="btn btn-primary" type="submit" disabled={busy}>
-          {busy ? 'Solicitando…' : 'Solicitar saque'}
-        </button>
-      </form>
-      <FormError error={act.error} />
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.data.length === 0 && <Empty title="Nenhum saque ainda.">Quando tiver saldo disponível, saque acima para a sua chave PIX.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.data.map((w) => (
-          <li key={w.id} class="card">
+        {(error) => (
+          <>
+            <p class="muted">
+              Disponível: <strong>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
+              {fees.data && ` · tarifa por saque: ${brl(fees.data.fees.withdrawalCents)}`}
+            </p>
+            <MoneyField label="Valor (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required />
+            <Select label="Tipo de chave PIX" name="pixKeyType" value={f.pixKeyType} onValue={set('pixKeyType')} options={PIX_TYPES} error={error} />
+            <Field label="Chave PIX" name="pixKey" value={f.pixKey} onValue={set('pixKey')} error={error} required />
+          </>
+        )}
+      </FormCard>
+      <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque ainda." hint="Quando tiver saldo disponível, saque acima para a sua chave PIX.">
+        {(w) => (
+          <>
             <div class="grow">
               <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
               <p class="muted">
@@ -154,23 +143,10 @@ function Withdrawals() {
                 </ol>
               )}
             </div>
-            {w.status === 'PENDING' && (
-              <Action
-                label="Cancelar"
-                tone="danger"
-                busy={act.busy}
-                ask={`Cancelar o saque de ${brl(w.amountCents)}? O valor volta para o disponível.`}
-                run={() =>
-                  act.submit(async () => {
-                    await ok(api.POST('/api/v1/withdraws/{id}/cancel', { params: { path: { id: w.id } } }));
-                    reload();
-                  })
-                }
-              />
-            )}
-          </li>
-        ))}
-      </ul>
+            {w.status === 'PENDING' && <ApiAction label="Cancelar" tone="danger" ask={`Cancelar o saque de ${brl(w.amountCents)}? O valor volta para o disponível.`} call={() => ok(api.POST('/api/v1/withdraws/{id}/cancel', { params: { path: { id: w.id } } }))} done={reload} />}
+          </>
+        )}
+      </AsyncList>
     </div>
   );
 }
@@ -183,7 +159,6 @@ function Advances() {
   const sim = useSubmit();
   const [preview, setPreview] = useState<{ amountCents: number; feeCents: number; netAmountCents: number } | null>(null);
   const req = useSubmit();
-  const act = useSubmit();
   return (
     <div>
       <div class="card">
@@ -244,13 +219,9 @@ function Advances() {
           </dl>
         )}
       </div>
-      <FormError error={act.error} />
-      {list.loading && <Loading />}
-      {list.error && <ErrorState error={list.error} retry={list.reload} />}
-      {list.data && list.data.advances.length === 0 && <Empty title="Nenhuma antecipação ainda.">Vendas no cartão ficam a receber; antecipe-as acima quando precisar.</Empty>}
-      <ul class="list cards-list">
-        {list.data?.advances.map((a) => (
-          <li key={a.id} class="card">
+      <AsyncList list={list} items={(d) => d.advances} empty="Nenhuma antecipação ainda." hint="Vendas no cartão ficam a receber; antecipe-as acima quando precisar.">
+        {(a) => (
+          <>
             <div class="grow">
               <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} />
               <p class="muted">
@@ -258,28 +229,13 @@ function Advances() {
               </p>
               {a.decisionReason && <p class="muted">{a.decisionReason}</p>}
             </div>
-            {a.status === 'PENDING' && (
-              <Action
-                label="Cancelar"
-                tone="danger"
-                busy={act.busy}
-                ask="Cancelar esta antecipação?"
-                run={() =>
-                  act.submit(async () => {
-                    await ok(api.POST('/api/advances/{id}/cancel', { params: { path: { id: a.id } } }));
-                    list.reload();
-                  })
-                }
-              />
-            )}
-          </li>
-        ))}
-      </ul>
+            {a.status === 'PENDING' && <ApiAction label="Cancelar" tone="danger" ask="Cancelar esta antecipação?" call={() => ok(api.POST('/api/advances/{id}/cancel', { params: { path: { id: a.id } } }))} done={list.reload} />}
+          </>
+        )}
+      </AsyncList>
     </div>
   );
 }
-
-const bp = (v: number) => `${(v / 100).toLocaleString('pt-BR', { maximumFractionDigits: 2 })}%`;
 
 function Fees() {
   const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);

@@ -3,9 +3,12 @@
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
-import { Action, Badge, Empty, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
+import { fieldError } from '../components/MoneyField.tsx';
+import { AsyncList, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
+import { Action, Badge, ErrorState, Field, FormError, Loading, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
+import { FEE_FIELDS, feeInput, feeText, parseFee, type FeeField } from '../lib/fees.ts';
 import { brl, date, dateTime } from '../lib/format.ts';
 
 type Submission = paths['/api/admin/kyc/{id}']['get']['responses'][200]['content']['application/json']['data'];
@@ -68,75 +71,135 @@ function KycReview({ s, done }: { s: Submission; done: () => void }) {
 function KycQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/kyc', { params: { query: { page: 1, limit: 50, status: 'SUBMITTED' } } })), []);
   const [open, setOpen] = useState<string | null>(null);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhum cadastro aguardando análise." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((s) => (
-        <li key={s.id} class="card">
-          <div class="grow">
-            <button type="button" class="delivery-head" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>
-              <strong>{s.legalName}</strong> <Badge status={s.status} /> <span class="muted">enviado em {dateTime(s.createdAt)}</span>
-            </button>
-            {open === s.id && <KycReview s={s} done={() => (setOpen(null), list.reload())} />}
-          </div>
-        </li>
-      ))}
-    </ul>
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhum cadastro aguardando análise.">
+      {(s) => (
+        <div class="grow">
+          <button type="button" class="delivery-head" aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? null : s.id)}>
+            <strong>{s.legalName}</strong> <Badge status={s.status} /> <span class="muted">enviado em {dateTime(s.createdAt)}</span>
+          </button>
+          {open === s.id && <KycReview s={s} done={() => (setOpen(null), list.reload())} />}
+        </div>
+      )}
+    </AsyncList>
   );
 }
 
 function AdvanceQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/advances', { params: { query: { page: 1, limit: 50, status: 'PENDING' } } })), []);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhuma antecipação aguardando aprovação." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((a) => (
-        <li key={a.id} class="card">
-          <div class="grow">
-            <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} /> {!a.livemode && <span class="badge badge-sandbox">sandbox</span>}
-            <p class="muted">
-              taxa {brl(a.feeCents)} · líquido {brl(a.netAmountCents)} · {a.reason} · {dateTime(a.createdAt)}
-            </p>
-            <Decide
-              approve={(reason) => ok(api.POST('/api/admin/advances/{id}/approve', { params: { path: { id: a.id } }, body: reason ? { reason } : {} }))}
-              reject={(reason) => ok(api.POST('/api/admin/advances/{id}/reject', { params: { path: { id: a.id } }, body: { reason } }))}
-              done={list.reload}
-            />
-          </div>
-        </li>
-      ))}
-    </ul>
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhuma antecipação aguardando aprovação.">
+      {(a) => (
+        <div class="grow">
+          <strong>{brl(a.amountCents)}</strong> <Badge status={a.status} /> {!a.livemode && <span class="badge badge-sandbox">sandbox</span>}
+          <p class="muted">
+            taxa {brl(a.feeCents)} · líquido {brl(a.netAmountCents)} · {a.reason} · {dateTime(a.createdAt)}
+          </p>
+          <Decide
+            approve={(reason) => ok(api.POST('/api/admin/advances/{id}/approve', { params: { path: { id: a.id } }, body: reason ? { reason } : {} }))}
+            reject={(reason) => ok(api.POST('/api/admin/advances/{id}/reject', { params: { path: { id: a.id } }, body: { reason } }))}
+            done={list.reload}
+          />
+        </div>
+      )}
+    </AsyncList>
   );
 }
 
 function WithdrawalQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/withdrawals', { params: { query: { page: 1, limit: 50 } } })), []);
-  if (list.loading) return <Loading />;
-  if (list.error) return <ErrorState error={list.error} retry={list.reload} />;
-  if (!list.data!.data.length) return <Empty title="Nenhum saque de produção pendente." />;
   return (
-    <ul class="list cards-list">
-      {list.data!.data.map((w) => (
-        <li key={w.id} class="card">
-          <div class="grow">
-            <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
-            <p class="muted">
-              {w.pixKeyType.toUpperCase()} {w.pixKey} · {dateTime(w.createdAt)} · {w.provider ?? 'manual'}
-            </p>
-            <Decide
-              rejectLabel="Marcar como falho"
-              approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
-              reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
-              done={list.reload}
-            />
+    <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque de produção pendente.">
+      {(w) => (
+        <div class="grow">
+          <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
+          <p class="muted">
+            {w.pixKeyType.toUpperCase()} {w.pixKey} · {dateTime(w.createdAt)} · {w.provider ?? 'manual'}
+          </p>
+          <Decide
+            rejectLabel="Marcar como falho"
+            approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
+            reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
+            done={list.reload}
+          />
+        </div>
+      )}
+    </AsyncList>
+  );
+}
+
+type MerchantFees = paths['/api/admin/merchants/{id}/fees']['get']['responses'][200]['content']['application/json'];
+
+/** A merchant's negotiated fees: a field left blank follows the platform's fee. */
+function FeeForm({ id, current, saved }: { id: string; current: MerchantFees; saved: () => void }) {
+  const { values, set } = useFields(Object.fromEntries(FEE_FIELDS.map(([k, , unit]) => [k, current.overrides[k] != null ? feeInput(unit, current.overrides[k]!) : ''])) as Record<FeeField, string>);
+  return (
+    <FormCard embedded title="Taxas deste lojista" fields={FEE_FIELDS.map(([k]) => k)} label="Salvar taxas"
+      submit={async () => {
+        const body: Partial<Record<FeeField, number>> = {};
+        for (const [k, , unit] of FEE_FIELDS) {
+          const text = values[k].trim();
+          if (!text) continue;
+          const v = parseFee(unit, text);
+          if (v == null) throw fieldError(k, unit === 'bp' ? 'Informe uma porcentagem, como 0,99.' : 'Informe um valor em reais, como 3,49.');
+          body[k] = v;
+        }
+        await ok(api.PUT('/api/admin/merchants/{id}/fees', { params: { path: { id } }, body }));
+        saved();
+      }}
+    >
+      {(error) => (
+        <>
+          <p class="muted">Em branco: a taxa da plataforma. Vale para vendas, saques e antecipações feitos a partir de agora.</p>
+          <div class="fee-grid">
+            {FEE_FIELDS.map(([k, label, unit]) => (
+              <Field key={k} label={label} name={k} inputMode="decimal" value={values[k]} onValue={set(k)} error={error} hint={`Em vigor: ${feeText(unit, current.fees[k])}`} />
+            ))}
           </div>
-        </li>
-      ))}
-    </ul>
+        </>
+      )}
+    </FormCard>
+  );
+}
+
+function FeeEditor({ id, changed }: { id: string; changed: () => void }) {
+  const current = useAsync(() => ok(api.GET('/api/admin/merchants/{id}/fees', { params: { path: { id } } })), [id]);
+  const [note, setNote] = useState(false);
+  if (current.loading) return <Loading />;
+  if (current.error) return <ErrorState error={current.error} retry={current.reload} />;
+  return (
+    <div>
+      {note && (
+        <p class="notice" role="status">
+          Taxas salvas.
+        </p>
+      )}
+      <FeeForm key={JSON.stringify(current.data!.overrides)} id={id} current={current.data!} saved={() => (setNote(true), current.reload(), changed())} />
+    </div>
+  );
+}
+
+function MerchantFees() {
+  const [query, setQuery] = useState('');
+  const list = useAsync(() => ok(api.GET('/api/admin/merchants', { params: { query: { page: 1, limit: 20, ...(query ? { search: query } : {}) } } })), [query]);
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div>
+      <SearchForm label="Buscar lojista" placeholder="Nome, e-mail ou identificador" search={setQuery} />
+      <AsyncList list={list} items={(d) => d.data} empty={query ? `Nenhum lojista encontrado para “${query}”.` : 'Nenhum lojista ainda.'}>
+        {(m) => (
+          <div class="grow">
+            <button type="button" class="delivery-head" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
+              <strong>{m.name}</strong> {m.customFees && <span class="badge badge-wait">Taxas negociadas</span>}
+              <span class="muted">
+                {m.email} · desde {date(m.createdAt)}
+              </span>
+            </button>
+            {open === m.id && <FeeEditor id={m.id} changed={list.reload} />}
+          </div>
+        )}
+      </AsyncList>
+    </div>
   );
 }
 
@@ -150,6 +213,7 @@ export function Operations({ route }: { route: string }) {
         ['kyc', 'KYC', KycQueue],
         ['antecipacoes', 'Antecipações', AdvanceQueue],
         ['saques', 'Saques', WithdrawalQueue],
+        ['taxas', 'Taxas por lojista', MerchantFees],
       ]}
     />
   );

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import type { paths } from '../api/schema.d.ts';
+import { DeliveryLog } from '../components/Deliveries.tsx';
 import { Link } from '../components/Link.tsx';
 import { Badge, CopyButton, DateField, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
@@ -393,19 +394,27 @@ export function SaleDetail({ id }: { id: string }) {
           </dl>
         </section>
       </div>
-      <section class="card">
-        <h2>Linha do tempo</h2>
-        <ol class="timeline">
-          {timeline(t).map(([label, at]) => (
-            <li key={label + at}>
-              <strong>{label}</strong> <span class="muted">{dateTime(at)}</span>
-            </li>
-          ))}
-        </ol>
-        <p class="muted">
-          Os webhooks enviados sobre as vendas estão em <Link to="/desenvolvedores?aba=entregas">Desenvolvedores › Entregas</Link>.
-        </p>
-      </section>
+      <div class="grid-2">
+        <section class="card">
+          <h2>Linha do tempo</h2>
+          <ol class="timeline">
+            {timeline(t).map(([label, at]) => (
+              <li key={label + at}>
+                <strong>{label}</strong> <span class="muted">{dateTime(at)}</span>
+              </li>
+            ))}
+          </ol>
+        </section>
+        <section class="card" aria-labelledby="sale-webhooks">
+          <h2 id="sale-webhooks">Webhooks desta venda</h2>
+          <DeliveryLog
+            key={t.updatedAt}
+            query={{ transactionId: t.id }}
+            empty="Nenhum webhook enviado sobre esta venda."
+            hint="Cadastre uma URL em Desenvolvedores › Webhooks (ou envie postbackUrl ao criar a venda) para receber cada mudança dela."
+          />
+        </section>
+      </div>
       <div class="actions">
         {refundable && <Refund key={t.refundedCents} t={t} done={setTx} />}
       </div>

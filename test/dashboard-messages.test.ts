@@ -1,0 +1,30 @@
+// The dashboard's Portuguese for the API's error messages (web/dashboard/src/api/messages.ts): the
+// field messages the API writes (Ajv's and the services'), with amounts in reais and rates in
+// percent; anything unknown gets a Portuguese sentence, never the English text.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fieldMessage } from '../web/dashboard/src/api/messages.ts';
+
+test('the API\'s field messages in Portuguese, bounds in the field\'s unit', () => {
+  const cases: [string, string, string | undefined, string][] = [
+    ['name', 'must NOT have fewer than 1 characters', 'VALIDATION_ERROR', 'Preencha este campo.'],
+    ['password', 'must NOT have fewer than 8 characters', 'VALIDATION_ERROR', 'Use pelo menos 8 caracteres.'],
+    ['price', 'must be <= 100000000', 'VALIDATION_ERROR', 'O máximo é R$ 1.000.000,00.'],
+    ['amountCents', 'must be >= 1', 'VALIDATION_ERROR', 'O mínimo é R$ 0,01.'],
+    ['pixPercentBp', 'must be <= 10000', 'VALIDATION_ERROR', 'O máximo é 100%.'],
+    ['installments', 'must be <= 12', 'VALIDATION_ERROR', 'O máximo é 12.'],
+    ['email', 'must match format "email"', 'VALIDATION_ERROR', 'Informe um e-mail válido, como nome@empresa.com.br.'],
+    ['code', 'must match pattern "^[A-Za-z0-9_-]{3,50}$"', 'VALIDATION_ERROR', 'Use de 3 a 50 letras, números, - ou _ (sem espaços).'],
+    ['address.zipCode', 'must match pattern "^\\d{5}-?\\d{3}$"', 'VALIDATION_ERROR', 'Use o CEP com 8 números, como 01001-000.'],
+    ['events', 'must NOT have fewer than 1 items', 'VALIDATION_ERROR', 'Escolha pelo menos uma opção.'],
+    ['amountCents', 'needs 500000 cents available, the balance is 12234', 'INSUFFICIENT_BALANCE', 'Saldo disponível insuficiente: são necessários R$ 5.000,00 e há R$ 122,34.'],
+    ['amountCents', 'at most 100000 cents can still be refunded', 'REFUND_EXCEEDS_PAID', 'Ainda é possível estornar no máximo R$ 1.000,00.'],
+    ['currentPassword', 'is not the current password', 'VALIDATION_ERROR', 'A senha atual não confere.'],
+    ['reason', 'is required to reject: the merchant is told why', 'VALIDATION_ERROR', 'Informe o motivo: o lojista recebe esta explicação.'],
+    ['document', 'is not a valid CPF or CNPJ', 'INVALID_DOCUMENT', 'CPF ou CNPJ inválido: confira os números.'],
+    ['email', 'is already registered', 'EMAIL_ALREADY_REGISTERED', 'Já existe uma conta com este e-mail.'],
+    ['foo', 'is not an allowed field', 'VALIDATION_ERROR', 'Este campo não é aceito.'],
+    ['url', 'resolves to a private address', 'VALIDATION_ERROR', 'Valor inválido neste campo.'],
+  ];
+  for (const [field, message, code, expected] of cases) assert.equal(fieldMessage(field, message, code), expected, `${field}: ${message}`);
+});

@@ -1,0 +1,59 @@
+// What the dashboard's browser tests start from: the dashboard built, a local HTTPS webhook receiver,
+// the app on a loopback port (webhooks to the receiver allowed, the dispatcher running), Chromium in
+// pt-BR and São Paulo time at the desktop size, one page whose script errors and CSP violations are
+// collected and whose confirmations are answered yes.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { buildDashboard } from '../../web/dashboard/build.ts';
+import type { TestContext } from '../helpers.ts';
+import { startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
+
+export interface DashboardRun {
+  ctx: TestContext;
+  base: string;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  receiver: Receiver;
+  /** A second browser session (another user), in pt-BR, its script errors collected too. */
+  newSession(): Promise<{ context: BrowserContext; page: Page }>;
+  /** checkScreen (browser.ts) of this run's page, or of `on`. */
+  check(name: string, on?: Page): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDashboard(errors: { page: string[]; csp: string[] }): Promise<DashboardRun> {
+  await buildDashboard();
+  const receiver = await startReceiver();
+  const { ctx, base } = await servedApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.certFile } });
+  await ctx.app.deps.webhooks.dispatcher.start();
+  const browser = await launchBrowser();
+  const newSession = async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    page.on('pageerror', (err) => errors.page.push(err.message));
+    page.on('dialog', (d) => void d.accept()); // confirmations (revoke, cancel) are answered yes
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) errors.csp.push(msg.text());
+    });
+    return { context, page };
+  };
+  const { context, page } = await newSession();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  return {
+    ctx,
+    base,
+    browser,
+    context,
+    page,
+    receiver,
+    newSession,
+    check: (name, on) => checkScreen(on ?? page, name),
+    async close() {
+      await browser.close();
+      await ctx.close();
+      await receiver.close();
+    },
+  };
+}

@@ -1,0 +1,268 @@
+// The merchant dashboard in Chromium, what a merchant manages after the first sale: the forms' field
+// errors in Portuguese beside the fields; products, payment links and coupons edited in place (the
+// link's /pay page follows); a sale's own webhook deliveries on its page, retried from there; the
+// next releases of a card sale on Início; an operator finding a merchant and setting its fees in
+// Operação. Every screen: axe-core, a 390 px phone, screenshots (test-output/dashboard/). Skips when
+// Chromium is absent.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { createUser } from '../../src/modules/auth/service.ts';
+import { call, cpf, uniqueEmail } from '../helpers.ts';
+import { skipBrowser } from './browser.ts';
+import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+
+let run: DashboardRun;
+const errors = { page: [] as string[], csp: [] as string[] };
+
+const account = { name: 'Cerâmica Serena', email: uniqueEmail('serena'), password: 'serena-vende-bem-2026' };
+let userId = '';
+let apiKey = '';
+
+const checkScreen = (name: string, on?: Page) => run.check(name, on);
+const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name }).click();
+
+async function login(p: Page, email: string, password: string) {
+  await p.goto(`${run.base}/dashboard/entrar`);
+  await p.getByLabel('E-mail').fill(email);
+  await p.getByLabel('Senha').fill(password);
+  await p.getByRole('button', { name: 'Entrar' }).click();
+  await p.getByRole('heading', { name: 'Início' }).waitFor();
+}
+
+/** The message shown under a field, and that the field is marked invalid and tied to it. */
+async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
+  const input = scope.getByLabel(label, { exact: true });
+  await scope.locator('.field-invalid').first().waitFor();
+  assert.equal(await input.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`);
+  const id = (await input.getAttribute('aria-describedby'))!.split(' ').find((x) => x.endsWith('-err'))!;
+  const root = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
+  return (await root.locator(`[id="${id}"]`).innerText()).trim();
+}
+
+describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhooks, releases and fees', { skip: skipBrowser }, () => {
+  before(async () => {
+    run = await startDashboard(errors);
+
+    const reg = await call(run.ctx.app, 'POST', '/api/auth/register', { body: account });
+    assert.equal(reg.status, 201, reg.raw);
+    userId = reg.body.user.id;
+    const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
+    assert.equal(key.status, 201, key.raw);
+    apiKey = key.body.key;
+    await login(run.page, account.email, account.password);
+  });
+  after(async () => {
+    await run?.close();
+    assert.deepEqual(errors, { page: [], csp: [] }, 'no script errors, no Content-Security-Policy violations');
+  });
+
+  test('field errors: the API\'s, in Portuguese, beside each field (the form sends; the API validates)', async () => {
+    await menu(run.page, 'Catálogo');
+    await run.page.getByRole('heading', { name: 'Novo produto' }).waitFor();
+    // Nothing typed in Nome, and a price above the API's maximum.
+    await run.page.getByLabel('Preço (R$)').fill('2.000.000,00');
+    await run.page.getByRole('button', { name: 'Criar produto' }).click();
+    await run.page.locator('.field-invalid').first().waitFor();
+    assert.equal(await fieldMessage(run.page, 'Nome'), 'Preencha este campo.');
+    assert.equal(await fieldMessage(run.page, 'Preço (R$)'), 'O máximo é R$ 1.000.000,00.');
+    assert.equal(await run.page.locator('.form-error').innerText(), 'Dados inválidos: corrija os campos destacados.');
+    await checkScreen('catalog-field-errors');
+
+    await run.page.getByRole('link', { name: 'Cupons' }).click();
+    await run.page.getByLabel('Código').fill('com espaço');
+    await run.page.getByLabel('Desconto (%)').fill('10');
+    await run.page.getByRole('button', { name: 'Criar cupom' }).click();
+    await run.page.locator('.field-invalid').first().waitFor();
+    assert.equal(await fieldMessage(run.page, 'Código'), 'Use de 3 a 50 letras, números, - ou _ (sem espaços).');
+
+    await run.page.getByRole('link', { name: 'Clientes' }).click();
+    await run.page.getByLabel('Nome', { exact: true }).fill('Gil Prado');
+    await run.page.getByLabel('E-mail').fill('gil@');
+    await run.page.getByLabel('CPF ou CNPJ').fill('52998224725');
+    await run.page.getByRole('button', { name: 'Cadastrar cliente' }).click();
+    await run.page.locator('.field-invalid').first().waitFor();
+    assert.equal(await fieldMessage(run.page, 'E-mail'), 'Informe um e-mail válido, como nome@empresa.com.br.');
+  });
+
+  test('Catálogo: a product, a payment link and a coupon edited in place; the link\'s page follows', async () => {
+    await run.page.getByRole('link', { name: 'Produtos' }).click();
+    await run.page.getByLabel('Nome', { exact: true }).fill('Travessa oval');
+    await run.page.getByLabel('Preço (R$)').fill('89,90');
+    await run.page.getByRole('button', { name: 'Criar produto' }).click();
+    const product = run.page.locator('.cards-list > li', { hasText: 'Travessa' });
+    await product.getByText('R$ 89,90').waitFor();
+    await product.getByRole('button', { name: 'Editar Travessa oval' }).click();
+    assert.equal(await product.getByLabel('Preço (R$)').inputValue(), '89,90');
+    await product.getByLabel('Nome', { exact: true }).fill('Travessa oval grande');
+    await product.getByLabel('Situação').selectOption('INACTIVE');
+    await checkScreen('catalog-product-edit');
+    await product.getByLabel('Preço (R$)').fill('0');
+    await product.getByRole('button', { name: 'Salvar alterações' }).click();
+    assert.equal(await fieldMessage(product, 'Preço (R$)'), 'Informe um valor em reais maior que zero, como 1.234,56.');
+    await product.getByLabel('Preço (R$)').fill('1.099,00');
+    await product.getByRole('button', { name: 'Salvar alterações' }).click();
+    await product.getByText('R$ 1.099,00').waitFor();
+    assert.match(await product.innerText(), /Travessa oval grande[\s\S]*Inativa/);
+    const products = await call(run.ctx.app, 'GET', '/api/v1/products?status=INACTIVE', { key: apiKey });
+    const saved = products.body.products.find((p: { name: string }) => p.name === 'Travessa oval grande');
+    assert.deepEqual([saved?.price, saved?.status], [109900, 'INACTIVE']);
+
+    await run.page.getByRole('link', { name: 'Links de pagamento' }).click();
+    await run.page.getByLabel('Título').fill('Aula de torno');
+    await run.page.getByLabel('Valor (R$)').fill('120,00');
+    await run.page.getByRole('button', { name: 'Criar link' }).click();
+    const link = run.page.locator('.cards-list > li', { hasText: 'Aula de torno' });
+    await link.waitFor();
+    const url = (await link.locator('.mono a').innerText()).trim();
+    await link.getByRole('button', { name: 'Editar Aula de torno' }).click();
+    await link.getByLabel('Título').fill('Aula de torno (2 horas)');
+    await link.getByLabel('Valor (R$)').fill('180,00');
+    await link.getByRole('button', { name: 'Salvar alterações' }).click();
+    await link.getByText('R$ 180,00').waitFor();
+    assert.equal((await link.locator('.mono a').innerText()).trim(), url, 'the link keeps its address');
+    await link.getByRole('button', { name: 'QR code' }).click();
+    await link.locator('img.qr').waitFor();
+    await checkScreen('catalog-link-edited');
+    const pay = await run.context.newPage();
+    await pay.goto(url);
+    await pay.getByRole('heading', { name: 'Aula de torno (2 horas)' }).waitFor();
+    assert.match(await pay.locator('body').innerText(), /R\$\s180,00/);
+    await pay.close();
+
+    await run.page.getByRole('link', { name: 'Cupons' }).click();
+    await run.page.getByLabel('Código').fill('serena10');
+    await run.page.getByLabel('Desconto (%)').fill('10');
+    await run.page.getByRole('button', { name: 'Criar cupom' }).click();
+    const coupon = run.page.locator('.cards-list > li', { hasText: 'SERENA10' });
+    await coupon.getByText(/10% de desconto/).waitFor();
+    await coupon.getByRole('button', { name: 'Editar SERENA10' }).click();
+    await coupon.getByLabel('Tipo de desconto').selectOption('FIXED');
+    await coupon.getByLabel('Desconto (R$)').fill('5,00');
+    await coupon.getByLabel('Situação').selectOption('INACTIVE');
+    await coupon.getByRole('button', { name: 'Salvar alterações' }).click();
+    await coupon.getByText(/R\$ 5,00 de desconto/).waitFor();
+    assert.match(await coupon.innerText(), /Inativa/);
+    await checkScreen('catalog-coupons-edited');
+  });
+
+  test('a sale\'s page lists the webhooks sent about it; one the endpoint refused is retried from there', async () => {
+    let refused = false;
+    run.receiver.on('/serena', (r) => (r.body?.type === 'transaction.completed' && !refused ? ((refused = true), 500) : 200));
+    const sub = await call(run.ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: apiKey, body: { url: run.receiver.url('/serena'), events: ['transaction.created', 'transaction.completed'] } });
+    assert.equal(sub.status, 201, sub.raw);
+    const created = await call(run.ctx.app, 'POST', '/api/v1/transactions', {
+      key: apiKey,
+      body: { product: 'Jarra azul', amountCents: 15900, clientName: 'Helena Dias', clientEmail: 'helena@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+    });
+    assert.equal(created.status, 201, created.raw);
+    const id = created.body.transaction.id as string;
+    await call(run.ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: apiKey, body: { outcome: 'PAID' } });
+    await run.receiver.waitFor('/serena', 2, 15_000);
+    // Another sale's deliveries are not on this one's page.
+    const other = await call(run.ctx.app, 'POST', '/api/v1/transactions', {
+      key: apiKey,
+      body: { product: 'Pote', amountCents: 2500, clientName: 'Ivo Reis', clientEmail: 'ivo@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+    });
+    await run.receiver.waitFor('/serena', 3, 15_000);
+
+    await run.page.goto(`${run.base}/dashboard/vendas/${id}`);
+    const section = run.page.getByRole('region', { name: 'Webhooks desta venda' });
+    const completed = section.locator('.delivery', { hasText: 'transaction.completed' });
+    await completed.waitFor();
+    assert.equal(await section.locator('.delivery').count(), 2, 'transaction.created and transaction.completed of this sale only');
+    assert.match(await completed.innerText(), /Pendente[\s\S]*1 tentativa\(s\) · HTTP 500/);
+    await completed.getByRole('button').first().click();
+    await completed.locator('.payload').waitFor();
+    assert.match(await completed.locator('.payload').innerText(), new RegExp(id));
+    assert.doesNotMatch(await section.innerText(), new RegExp(other.body.transaction.id));
+    await checkScreen('sale-webhooks');
+    await completed.getByRole('button', { name: 'Reenviar agora' }).click();
+    await run.page.getByText('Reenviado: a URL respondeu 200.').waitFor();
+    await completed.getByText('Entregue').waitFor();
+    assert.match(await completed.innerText(), /2 tentativa\(s\) · HTTP 200/);
+  });
+
+  test('Início: the next releases of a card sale, day by day, next to the balances', async () => {
+    const sale = await call(run.ctx.app, 'POST', '/api/v1/transactions', {
+      key: apiKey,
+      body: {
+        product: 'Jogo de pratos',
+        amountCents: 60000,
+        installments: 3,
+        clientName: 'Júlia Moraes',
+        clientEmail: 'julia@example.com',
+        clientDocument: cpf(),
+        paymentMethod: 'CARD',
+        card: { number: '4242424242424242', holderName: 'JULIA MORAES', expMonth: 12, expYear: new Date().getFullYear() + 3, cvv: '123' },
+      },
+    });
+    assert.equal(sale.status, 201, sale.raw);
+    assert.equal(sale.body.transaction.status, 'PAID');
+    const releases = (await call(run.ctx.app, 'GET', '/api/v1/balance/releases', { key: apiKey })).body.releases as { date: string; amountCents: number }[];
+    assert.equal(releases.length, 3);
+    await menu(run.page, 'Início');
+    const section = run.page.getByRole('region', { name: 'Próximas liberações' });
+    await section.locator('li').first().waitFor();
+    const rows = await section.locator('li').allInnerTexts();
+    assert.equal(rows.length, 3);
+    releases.forEach((r, i) => {
+      assert.match(rows[i], new RegExp(`^${r.date.split('-').reverse().join('/')} · 1 parcela\\(s\\)`));
+      assert.match(rows[i], new RegExp(brl(r.amountCents).replace(/[.$]/g, '\\$&')));
+    });
+    const receivable = await run.page.locator('section[aria-label=Saldo] .card', { hasText: 'A receber' }).locator('.stat-value').innerText();
+    assert.equal(receivable, brl(sale.body.transaction.netAmountCents));
+    await checkScreen('home-releases');
+    // A week on the chart: one dd/mm label per day (drawn on the canvas: checked on the screenshot).
+    await run.page.getByRole('button', { name: '7 dias' }).click();
+    await run.page.locator('.chart-box canvas').waitFor();
+    await checkScreen('home-7-days');
+  });
+
+  test('Operação: an operator finds the merchant and sets its fees; the merchant\'s fees follow', async () => {
+    const op = { email: uniqueEmail('operadora'), password: 'operadora-cofre-2026' };
+    await createUser(run.ctx.database.db, { name: 'Olga Operadora', email: op.email, password: op.password, role: 'ADMIN' });
+    const { context: opContext, page: p } = await run.newSession();
+    try {
+      await login(p, op.email, op.password);
+      await menu(p, 'Operação');
+      await p.getByRole('link', { name: 'Taxas por lojista' }).click();
+      await p.getByLabel('Buscar lojista').fill(account.email);
+      await p.getByRole('button', { name: 'Buscar' }).click();
+      const merchant = p.locator('.cards-list > li', { hasText: account.email });
+      await merchant.getByRole('button', { name: new RegExp(account.name) }).click();
+      await merchant.getByLabel('PIX (% por venda)').waitFor();
+      assert.equal(await merchant.getByText('Em vigor: 0,99%').count(), 1);
+      await merchant.getByLabel('PIX (% por venda)').fill('150');
+      await merchant.getByLabel('Saque (R$ por saque)').fill('1 real');
+      await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
+      assert.equal(await fieldMessage(merchant, 'Saque (R$ por saque)'), 'Informe um valor em reais, como 3,49.');
+      await merchant.getByLabel('Saque (R$ por saque)').fill('1,00');
+      await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
+      // The API's bound, in Portuguese, beside the field.
+      const pix = merchant.getByLabel('PIX (% por venda)');
+      await merchant.locator('.field-invalid', { hasText: 'PIX' }).waitFor();
+      assert.equal(await fieldMessage(merchant, 'PIX (% por venda)'), 'O máximo é 100%.');
+      await pix.fill('0,5');
+      await merchant.getByRole('button', { name: 'Salvar taxas' }).click();
+      await merchant.getByText('Taxas salvas.').waitFor();
+      await merchant.locator('.badge', { hasText: 'Taxas negociadas' }).waitFor();
+      assert.equal(await merchant.getByText('Em vigor: 0,5%').count(), 1);
+      await checkScreen('operations-fees', p);
+    } finally {
+      await opContext.close();
+    }
+    const fees = await call(run.ctx.app, 'GET', '/api/v1/fees', { key: apiKey });
+    assert.equal(fees.body.fees.pixPercentBp, 50);
+    assert.equal(fees.body.fees.withdrawalCents, 100);
+    const described = await call(run.ctx.app, 'GET', `/api/admin/merchants/${userId}/fees`, { token: (await call(run.ctx.app, 'POST', '/api/auth/login', { body: op })).body.token });
+    assert.deepEqual(described.body.overrides, { pixPercentBp: 50, withdrawalCents: 100 });
+    // The merchant sees them under Dinheiro › Taxas.
+    await run.page.goto(`${run.base}/dashboard/dinheiro?aba=taxas`);
+    await run.page.getByText('0,5% por venda').waitFor();
+  });
+});
+
+function brl(cents: number) {
+  return new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(cents / 100).replace(/\u00a0/g, ' ');
+}

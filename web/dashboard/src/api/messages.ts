@@ -1,0 +1,120 @@
+// The API's errors in Portuguese. The API's messages are English and fixed by the spec; the screens
+// show pt-BR: the error's code (docs/errors.md) or HTTP status for the message above a form, and for
+// each field the API names, its message matched against the ones the API writes (Ajv's schema
+// messages and the services' own). A field message not listed here gets a generic pt-BR sentence,
+// never the English one.
+import { brl } from '../lib/format.ts';
+
+export const STATUS_MESSAGES: Record<number, string> = {
+  400: 'Não foi possível concluir: confira os dados.',
+  401: 'Sua sessão terminou. Entre de novo.',
+  403: 'Sem permissão para isto. No ambiente de produção, o cadastro (KYC) precisa estar aprovado.',
+  404: 'Não encontrado.',
+  409: 'Outra operação igual está em andamento. Tente de novo em instantes.',
+  413: 'O arquivo é grande demais.',
+  429: 'Muitas requisições. Aguarde um pouco e tente de novo.',
+  500: 'Erro inesperado no servidor. Tente de novo.',
+  502: 'O provedor de pagamento recusou a operação.',
+  503: 'Serviço indisponível no momento. Tente de novo.',
+};
+
+/** The message above a form, by the API's error code. */
+export const CODE_MESSAGES: Record<string, string> = {
+  VALIDATION_ERROR: 'Dados inválidos: corrija os campos destacados.',
+  INVALID_JSON: 'Dados inválidos: corrija os campos destacados.',
+  INVALID_DOCUMENT: 'CPF ou CNPJ inválido.',
+  INSUFFICIENT_BALANCE: 'Saldo insuficiente.',
+  INSUFFICIENT_STOCK: 'Estoque insuficiente.',
+  EMAIL_ALREADY_REGISTERED: 'Já existe uma conta com este e-mail.',
+  CLIENT_ALREADY_EXISTS: 'Já existe um cliente com este CPF/CNPJ.',
+  COUPON_ALREADY_EXISTS: 'Já existe um cupom com este código.',
+  SKU_ALREADY_EXISTS: 'Já existe um produto com este SKU.',
+  REFUND_EXCEEDS_PAID: 'O estorno é maior que o valor que ainda pode ser estornado.',
+  REFUND_WINDOW_CLOSED: 'O prazo para estornar este pagamento acabou.',
+  INVALID_STATE_TRANSITION: 'Não é possível fazer isso no estado atual.',
+  ADVANCE_ALREADY_ACTIVE: 'Já existe uma antecipação em andamento.',
+  INVALID_CURSOR: 'A lista mudou: recarregue a página.',
+  IDEMPOTENCY_KEY_REUSED: 'Esta operação já foi enviada com outros dados.',
+  INVALID_COUPON: 'Cupom inválido ou indisponível.',
+  PAYMENT_LINK_UNAVAILABLE: 'Este link de pagamento está inativo ou expirou.',
+  AFFILIATE_PROGRAM_EXISTS: 'Este produto já tem um programa de afiliados.',
+  PLAN_UNAVAILABLE: 'Este plano está inativo.',
+  PLAN_FULL: 'Este plano não aceita mais assinantes.',
+};
+
+/** A field's message when the code says it all, whatever the English text. */
+const CODE_FIELD_MESSAGES: Record<string, string> = {
+  INVALID_DOCUMENT: 'CPF ou CNPJ inválido: confira os números.',
+  EMAIL_ALREADY_REGISTERED: 'Já existe uma conta com este e-mail.',
+  CLIENT_ALREADY_EXISTS: 'Já existe um cliente com este CPF/CNPJ.',
+  COUPON_ALREADY_EXISTS: 'Já existe um cupom com este código.',
+  SKU_ALREADY_EXISTS: 'Já existe um produto com este SKU.',
+};
+
+/** Money fields (cents in the API) are shown in reais; fee rates (basis points) as percent. */
+const isMoney = (field: string) => /Cents$|^price$|(^|\.)amount$/.test(field);
+const isBp = (field: string) => /Bp$/.test(field);
+const quantity = (field: string, n: number) => (isMoney(field) ? brl(n) : isBp(field) ? `${(n / 100).toLocaleString('pt-BR')}%` : n.toLocaleString('pt-BR'));
+
+const PATTERN_HINTS: Record<string, string> = {
+  code: 'Use de 3 a 50 letras, números, - ou _ (sem espaços).',
+  phone: 'Use o formato +5511999990000.',
+  zipCode: 'Use o CEP com 8 números, como 01001-000.',
+  state: 'Use a sigla do estado, como SP.',
+};
+
+type Rule = [RegExp, (m: RegExpMatchArray, field: string) => string];
+
+/** The API's field messages, most specific first. */
+const RULES: Rule[] = [
+  [/^must match format "email"$/, () => 'Informe um e-mail válido, como nome@empresa.com.br.'],
+  [/^must match format "(uri|url)"$/, () => 'Informe um endereço completo, começando com https://.'],
+  [/^must match format "date(-time)?"$|^is not a calendar date$/, () => 'Data inválida: use dd/mm/aaaa.'],
+  [/^must match format "uuid"$/, () => 'Identificador inválido.'],
+  [/^is required: the type of this pixKey/, () => 'Escolha o tipo da chave PIX.'],
+  [/^is required to reject/, () => 'Informe o motivo: o lojista recebe esta explicação.'],
+  [/^must NOT have fewer than 1 characters$|^must contain text|^is required/, () => 'Preencha este campo.'],
+  [/^must have required property/, () => 'Preencha este campo.'],
+  [/^must NOT have fewer than (\d+) characters$/, (m) => `Use pelo menos ${m[1]} caracteres.`],
+  [/^must NOT have more than (\d+) characters$/, (m) => `Use no máximo ${m[1]} caracteres.`],
+  [/^must NOT have fewer than 1 items$/, () => 'Escolha pelo menos uma opção.'],
+  [/^must NOT have fewer than (\d+) items$/, (m) => `Escolha pelo menos ${m[1]} opções.`],
+  [/^must NOT have more than (\d+) items$/, (m) => `Escolha no máximo ${m[1]} opções.`],
+  [/^must be >= (-?\d+)$/, (m, f) => `O mínimo é ${quantity(f, Number(m[1]))}.`],
+  [/^must be > (-?\d+)$/, (m, f) => `Precisa ser maior que ${quantity(f, Number(m[1]))}.`],
+  [/^must be <= (-?\d+)$/, (m, f) => `O máximo é ${quantity(f, Number(m[1]))}.`],
+  [/^must be < (-?\d+)$/, (m, f) => `Precisa ser menor que ${quantity(f, Number(m[1]))}.`],
+  [/^must be integer$/, (_m, f) => (isMoney(f) ? 'Informe um valor em reais, como 1.234,56.' : 'Informe um número inteiro.')],
+  [/^must be equal to one of the allowed values$|^must be equal to constant$/, () => 'Escolha uma das opções.'],
+  [/^must match pattern/, (_m, f) => PATTERN_HINTS[f.split('.').pop()!] ?? 'Formato inválido.'],
+  [/^is not an allowed field$/, () => 'Este campo não é aceito.'],
+  [/^needs (\d+) cents available, the balance is (-?\d+)$/, (m) => `Saldo disponível insuficiente: são necessários ${brl(Number(m[1]))} e há ${brl(Number(m[2]))}.`],
+  [/^at most (\d+) cents can still be refunded$/, (m) => `Ainda é possível estornar no máximo ${brl(Number(m[1]))}.`],
+  [/^at most (\d+) cents can be advanced now$/, (m) => `Agora é possível antecipar no máximo ${brl(Number(m[1]))}.`],
+  [/^(\d+) cents are no longer available to advance$/, (m) => `${brl(Number(m[1]))} não estão mais disponíveis para antecipar.`],
+  [/^must be more than the withdrawal fee \((\d+) cents\)$/, (m) => `O saque precisa ser maior que a tarifa de ${brl(Number(m[1]))}.`],
+  [/^the fee would take the whole amount/, () => 'A taxa levaria o valor inteiro: escolha um valor maior.'],
+  [/^is not the current password$/, () => 'A senha atual não confere.'],
+  [/^must differ from the current password$/, () => 'A nova senha precisa ser diferente da atual.'],
+  [/^is too common/, () => 'Senha muito comum: escolha uma mais difícil de adivinhar.'],
+  [/^the account holder must be at least 18 years old$/, () => 'O titular precisa ter pelo menos 18 anos.'],
+  [/^is too far in the past$/, () => 'Data antiga demais.'],
+  [/^must not be in the future$/, () => 'A data não pode estar no futuro.'],
+  [/^must be in the future$/, () => 'A data precisa estar no futuro.'],
+  [/^must be a CPF for personType PF$/, () => 'Informe um CPF (pessoa física).'],
+  [/^must be a CNPJ for personType PJ$/, () => 'Informe um CNPJ (empresa).'],
+  [/^is not a PNG, JPEG, WebP image or a PDF$|^says .+ but the file is/, () => 'Envie uma imagem PNG, JPEG ou WebP, ou um PDF.'],
+  [/^is \d+ bytes; at most/, () => 'Arquivo grande demais: no máximo 5 MB.'],
+  [/^this environment already has (\d+) subscriptions/, (m) => `Este ambiente já tem ${m[1]} webhooks: exclua um antes.`],
+  [/^at least one payment method must be enabled$/, () => 'Habilite pelo menos uma forma de pagamento.'],
+];
+
+/** A field's message in Portuguese. */
+export function fieldMessage(field: string, message: string, code?: string): string {
+  if (code && CODE_FIELD_MESSAGES[code]) return CODE_FIELD_MESSAGES[code];
+  for (const [re, say] of RULES) {
+    const m = re.exec(message);
+    if (m) return say(m, field);
+  }
+  return 'Valor inválido neste campo.';
+}
