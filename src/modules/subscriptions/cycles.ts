@@ -21,9 +21,10 @@ import { HARD_DECLINES } from '../../payments/provider.ts';
 import { discountFor } from '../coupons/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
-import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, redriveStoredCharge, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { findTransaction } from '../transactions/queries.ts';
 import type { PixAutomaticoCharge } from '../../payments/provider.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, badRequest } from '../../http/errors.ts';
 import { cadenceLabel, period, type Cadence } from './calendar.ts';
 import { dunningWithDefaults, pixPeriodicity } from './plans.ts';
 import { manageUrl } from './links.ts';
@@ -43,6 +44,13 @@ export const INCOMPLETE_TTL_MS = 23 * 3600_000;
 export const TRIAL_WILL_END_MS = 3 * DAY_MS;
 /** How long a claimed subscription is left to its worker before another may claim it. */
 const LEASE_MS = 5 * 60_000;
+/**
+ * How long a counted charge attempt is left to the worker issuing it (the provider's answer
+ * included) before the sweep finishes it instead (a crash, an answer that never came).
+ */
+export const CHARGE_LEASE_MS = 5 * 60_000;
+/** A charge whose issuing failed (the provider or the database refused) is tried again after this. */
+const ISSUE_FAILED_RETRY_MS = 3600_000;
 /** Subscriptions a sweep advances at once (bounded by half the pool). */
 const SWEEP_LANES = 8;
 /** Steps one subscription may take in one go (a simulation of a year of daily billing stays bounded). */
@@ -120,7 +128,7 @@ async function closePause(trx: Trx, subscriptionId: string, now: Date) {
 export async function voidUnpaid(trx: Trx, subscriptionId: string, now: Date): Promise<string[]> {
   const voided = await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'VOID', voided_at: now, next_retry_at: null, updated_at: now })
+    .set({ status: 'VOID', voided_at: now, next_retry_at: null, charge_tx_id: null, charge_until: null, updated_at: now })
     .where('subscription_id', '=', subscriptionId)
     .where('status', 'in', UNPAID)
     .returning('transaction_id')
@@ -214,7 +222,8 @@ export type Step =
   | { kind: 'issue' }
   | { kind: 'roll' }
   | { kind: 'retry'; cycle: SubscriptionCycle }
-  | { kind: 'final'; cycle: SubscriptionCycle };
+  | { kind: 'final'; cycle: SubscriptionCycle }
+  | { kind: 'recover'; cycle: SubscriptionCycle };
 
 /** Retries left after `attempts` charges of a cycle (the first charge is attempt 1). */
 const retriesLeft = (retryDays: number[], c: SubscriptionCycle) => (c.hard_declined ? 0 : Math.max(0, retryDays.length - (c.attempts - 1)));
@@ -226,6 +235,10 @@ const retriesLeft = (retryDays: number[], c: SubscriptionCycle) => (c.hard_decli
 export function agenda(sub: Subscription, plan: SubscriptionPlan, cycles: SubscriptionCycle[]): { at: Date; step: Step }[] {
   const out: { at: Date; step: Step }[] = [];
   const ahead = daysBefore(sub, plan) * DAY_MS;
+  // A charge attempt whose worker did not finish it in time (crashed, or no answer from the provider).
+  for (const c of cycles) {
+    if (c.charge_until && (c.status === 'OPEN' || c.status === 'PAST_DUE')) out.push({ at: c.charge_until, step: { kind: 'recover', cycle: c } });
+  }
   switch (sub.status) {
     case 'PAUSED':
       if (sub.resumes_at) out.push({ at: sub.resumes_at, step: { kind: 'resume' } });
@@ -320,26 +333,51 @@ export async function insertPeriodCycle(trx: Trx, sub: Subscription, plan: Subsc
     .executeTakeFirstOrThrow();
 }
 
-/** Counts an attempt on the cycle (on its locked subscription): from here the charge is decided. */
+/**
+ * Counts an attempt on the cycle (on its locked subscription): from here the charge is decided. The
+ * attempt's transaction id is chosen now (the provider's idempotency key) and the attempt is left to
+ * this worker for CHARGE_LEASE_MS; after that the sweep finishes it with the same id (recover).
+ */
 export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
-  return trx
+  const claimed = await trx
     .updateTable('subscription_cycles')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: now, next_retry_at: null, updated_at: now }))
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: now, next_retry_at: null, charge_tx_id: uuidv7(), charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now }))
     .where('id', '=', cycle.id)
+    .where('charge_tx_id', 'is', null)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!claimed) throw badRequest('INVALID_STATE_TRANSITION', 'A charge of this cycle is already under way', [{ field: 'status', message: 'wait for the outcome of the charge under way' }]);
+  return claimed;
+}
+
+/** Ends the cycle's attempt in flight `txId` (its transaction is recorded on the cycle); false if it had ended already. */
+async function endAttempt(trx: Trx, cycleId: string, txId: string, now: Date): Promise<boolean> {
+  const ended = await trx
+    .updateTable('subscription_cycles')
+    .set({ transaction_id: txId, charge_tx_id: null, charge_until: null, updated_at: now })
+    .where('id', '=', cycleId)
+    .where('charge_tx_id', '=', txId)
+    .executeTakeFirst();
+  return ended.numUpdatedRows > 0n;
 }
 
 /**
  * Issues the charge of a claimed cycle attempt: a card charged by its token, or a PIX / boleto
- * (e-mailed with the hosted page link). The money takes the ordinary transaction path.
+ * (e-mailed with the hosted page link). The money takes the ordinary transaction path, with the
+ * attempt's transaction id (claimAttempt) as the provider's reference. `recovering`: the attempt
+ * was counted by a worker that did not finish it (crash, no answer); what that worker recorded is
+ * finished (a card's outcome asked of the provider by the same reference, a PIX or boleto attached
+ * and e-mailed), and what it did not record is issued with the same id, so never twice.
  */
-export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date): Promise<Transaction | null> {
+export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date, recovering = false): Promise<Transaction | null> {
   const scope = scopeOf(sub);
-  // A cancel or pause that committed since the step withdrew the cycle: nothing to charge. (One that
-  // commits from here on finds the charge under way and lets it finish: decided before it.)
-  const current = await deps.db.selectFrom('subscription_cycles').select('status').where('id', '=', cycle.id).executeTakeFirst();
-  if (current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') return null;
+  // A cancel or pause that committed since the step withdrew the cycle, or another worker finished
+  // the attempt: nothing to charge. (A cancel that commits from here on finds the charge under way
+  // and lets it finish: decided before it.)
+  const current = await deps.db.selectFrom('subscription_cycles').select(['status', 'charge_tx_id']).where('id', '=', cycle.id).executeTakeFirst();
+  if ((current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') || !current.charge_tx_id || current.charge_tx_id !== cycle.charge_tx_id) return null;
+  const txId = current.charge_tx_id;
+  const recorded = recovering ? await findTransaction(deps.db, txId) : undefined;
   const amount = cycle.amount_cents - cycle.discount_cents;
   if (amount <= 0) {
     // Fully discounted: nothing to collect; the cycle is paid as it is.
@@ -369,7 +407,15 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
-    return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token);
+    if (!recorded) return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token, { id: txId });
+    if (recorded.status === 'PENDING') return redriveStoredCharge(deps.transactions, recorded, sub.card_token);
+    // Its outcome was recorded (the hook ended the attempt with it): nothing left to do.
+    await inTx(deps.db, (trx) => endAttempt(trx, cycle.id, txId, now));
+    return recorded;
+  }
+  if (recorded) {
+    await attachIssued(deps, sub, plan, cycle, recorded, now, null);
+    return recorded;
   }
   // PIX expires, and a boleto falls due, on the cycle's due date (São Paulo); never before tomorrow
   // for a retry or a late issue, and 23 h after the first charge of a subscription.
@@ -385,12 +431,21 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     if (automatic.kind === 'retry') due = automatic.date;
   }
   let recurrenceId: string | undefined;
-  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
+  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { id: txId, pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
+  await attachIssued(deps, sub, plan, cycle, tx, now, recurrenceId ?? null);
+  return tx;
+}
+
+/**
+ * Records an issued PIX / boleto on its cycle (ending the attempt) and e-mails it, once: a second
+ * worker finishing the same attempt finds it ended and sends nothing.
+ */
+async function attachIssued(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, tx: Transaction, now: Date, recurrenceId: string | null) {
   await inTx(deps.db, async (trx) => {
-    await trx.updateTable('subscription_cycles').set({ transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    if (!(await endAttempt(trx, cycle.id, tx.id, now))) return;
     if (recurrenceId) await trx.updateTable('subscriptions').set({ pix_rec_id: recurrenceId, pix_rec_status: 'CRIADA', updated_at: now }).where('id', '=', sub.id).execute();
     // An automatic debit has nothing to pay by hand: the payer's bank tells them of it (Pix Automático rules).
-    if (automatic && automatic.kind !== 'first') return;
+    if (sub.payment_method === 'PIX_AUTOMATICO' && !tx.pix_qr_code) return;
     await mail(deps, trx, sub, plan, now, {
       kind: 'charge_issued',
       amountCents: tx.charged_cents,
@@ -401,7 +456,6 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
       payUrl: sub.payment_method === 'PIX' ? `${deps.config.checkoutUrl}/checkout/${tx.id}` : `${deps.config.checkoutUrl}/boleto/${tx.id}`,
     });
   });
-  return tx;
 }
 
 /** Pix Automático's first charge: an immediate PIX carrying the authorisation (journey 3). */
@@ -465,7 +519,7 @@ async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, c
   const cycle = await trx.selectFrom('subscription_cycles').selectAll().where('id', '=', cycleId).forUpdate().executeTakeFirstOrThrow();
   const paid = await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'PAID', paid_at: now, transaction_id: tx?.id ?? cycle.transaction_id, next_retry_at: null, updated_at: now })
+    .set({ status: 'PAID', paid_at: now, transaction_id: tx?.id ?? cycle.transaction_id, next_retry_at: null, charge_tx_id: null, charge_until: null, updated_at: now })
     .where('id', '=', cycleId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -495,6 +549,8 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   const sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
   const plan = await planOf(trx, sub.plan_id);
   const reason = tx.status === 'EXPIRED' ? 'EXPIRED' : (tx.failure_reason ?? 'CARD_DECLINED');
+  // The attempt in flight ends with its charge's outcome.
+  const ended = tx.id === cycle.charge_tx_id ? { charge_tx_id: null, charge_until: null } : {};
   // Retries count from the charge that failed (a card) or the due date that passed (PIX, boleto), on
   // the clock that issued it: so a simulated month behaves as a real one.
   let at = tx.status === 'EXPIRED' ? (tx.expires_at ?? now) : (cycle.last_attempt_at ?? now);
@@ -502,7 +558,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   if (sub.payment_method === 'PIX_AUTOMATICO' && at.getTime() < cycle.due_at.getTime()) at = cycle.due_at;
   if (sub.status === 'INCOMPLETE') {
     // The first charge: no dunning. The subscriber may pay again (another card, the retry) until it expires.
-    await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, ...ended, updated_at: now }).where('id', '=', cycle.id).execute();
     return;
   }
   const first = cycle.first_failed_at ?? at;
@@ -513,7 +569,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   const nextAt = !hard && done < retryDays.length ? first.getTime() + retryDays[done] * DAY_MS : Math.max(at.getTime(), first.getTime() + (retryDays.at(-1) ?? 0) * DAY_MS);
   await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'PAST_DUE', failure_reason: reason, hard_declined: hard, first_failed_at: first, next_retry_at: new Date(nextAt), transaction_id: tx.id, updated_at: now })
+    .set({ status: 'PAST_DUE', failure_reason: reason, hard_declined: hard, first_failed_at: first, next_retry_at: new Date(nextAt), transaction_id: tx.id, ...ended, updated_at: now })
     .where('id', '=', cycle.id)
     .execute();
   let current = sub;
@@ -552,8 +608,8 @@ export function subscriptionHooks(deps: Pick<EngineDeps, 'events' | 'config'>): 
 // ---------------------------------------------------------------------------------------------
 // The steps and the sweep
 
-/** Runs one due step of a locked subscription; returns a cycle to charge after commit, if any. */
-async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: SubscriptionPlan, step: Step, now: Date): Promise<{ charge?: SubscriptionCycle; cancel?: string[] }> {
+/** Runs one due step of a locked subscription; returns a cycle to charge after commit (`recovering`: an attempt to finish), if any. */
+async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: SubscriptionPlan, step: Step, now: Date): Promise<{ charge?: SubscriptionCycle; recovering?: boolean; cancel?: string[] }> {
   const c = cadence(plan);
   switch (step.kind) {
     case 'resume': {
@@ -620,6 +676,19 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
     }
     case 'retry':
       return { charge: await claimAttempt(trx, step.cycle, now) };
+    case 'recover': {
+      // The attempt's worker did not finish it in time: this worker takes it over (a fresh lease, the
+      // same transaction id), so a second recoverer finds nothing due; the attempt is not counted again.
+      const taken = await trx
+        .updateTable('subscription_cycles')
+        .set({ charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now })
+        .where('id', '=', step.cycle.id)
+        .where('charge_tx_id', '=', step.cycle.charge_tx_id)
+        .returningAll()
+        .executeTakeFirst();
+      deps.log.warn({ subscriptionId: sub.id, cycleId: step.cycle.id, transactionId: step.cycle.charge_tx_id }, 'subscription: finishing a charge attempt its worker left unfinished');
+      return taken ? { charge: taken, recovering: true } : {};
+    }
     case 'final': {
       const action = plan.dunning.finalAction;
       if (action === 'CANCEL') {
@@ -683,14 +752,24 @@ export async function performStep(deps: EngineDeps, id: string, wallNow: Date, c
   if (done.cancel?.length) await cancelPending(deps, scopeOf(done.sub), done.cancel);
   if (done.sub.payment_method === 'PIX_AUTOMATICO') await releaseMandate(deps, id);
   if (done.charge) {
+    const cycle = done.charge;
     try {
-      await issueCharge(deps, done.sub, await planOf(deps.db, done.sub.plan_id), done.charge, done.now);
+      await issueCharge(deps, done.sub, await planOf(deps.db, done.sub.plan_id), cycle, done.now, done.recovering);
     } catch (err) {
-      // The attempt stays counted; the cycle is tried again in an hour (a provider outage is not a decline).
-      deps.log.error({ err, subscriptionId: id, cycleId: done.charge.id }, 'subscription: issuing a charge failed');
+      deps.log.error({ err, subscriptionId: id, cycleId: cycle.id }, 'subscription: issuing a charge failed');
       await inTx(deps.db, async (trx) => {
         await lockSubscription(trx, id);
-        await trx.updateTable('subscription_cycles').set({ next_retry_at: new Date(done.now.getTime() + 3600_000), updated_at: done.now }).where('id', '=', done.charge!.id).where('status', 'in', UNPAID).execute();
+        // Its transaction recorded, the attempt is finished by the sweep once its lease ends (same id).
+        // Otherwise it stays counted and the cycle is tried again in an hour, as a new attempt (a
+        // provider outage is not a decline; a refusal that lasts runs the dunning to its end).
+        if (cycle.charge_tx_id && (await findTransaction(trx, cycle.charge_tx_id))) return;
+        await trx
+          .updateTable('subscription_cycles')
+          .set({ next_retry_at: new Date(done.now.getTime() + ISSUE_FAILED_RETRY_MS), charge_tx_id: null, charge_until: null, updated_at: done.now })
+          .where('id', '=', cycle.id)
+          .where('charge_tx_id', '=', cycle.charge_tx_id)
+          .where('status', 'in', UNPAID)
+          .execute();
         await reschedule(trx, id);
       });
       throw err;

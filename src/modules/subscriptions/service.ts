@@ -16,7 +16,7 @@ import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/s
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
-import { changeStatus, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
+import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import {
   advance,
@@ -77,7 +77,7 @@ async function tokenize(deps: SubscriptionDeps, livemode: boolean, card: CardInp
   const checked = validateCard(card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
   const provider = providerFor(deps.transactions, livemode);
-  if (!provider.tokenizeCard) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
+  if (!provider.tokenizeCard) throw noStoredCards(provider);
   return provider.tokenizeCard(card);
 }
 
@@ -395,14 +395,12 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
           due_at: now,
           amount_cents: prorationCents,
           status: 'OPEN',
-          attempts: 1,
-          last_attempt_at: now,
           created_at: now,
           updated_at: now,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      charge = { sub: moved, plan: target, cycle, now };
+      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, cycle, now), now };
     }
     return { result };
   });
