@@ -209,6 +209,40 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
     await assertLedgerBalanced(db());
   });
 
+  test('two workers recovering the same 8 interrupted renewals at once (PostgreSQL: in parallel) finish each once', async () => {
+    const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await subscribe(p, { paymentMethod: 'CARD', card: GOOD }));
+    const first = spy(ctx.app.deps.transactions.providers.sandbox);
+    const other = spy(second.deps.transactions.providers.sandbox);
+    first.crash = true;
+    const due = new Date(Date.now() + DAY + 60_000);
+    const pending = async () => (await db().selectFrom('transactions').select('id').where('subscription_id', 'in', ids).where('status', '=', 'PENDING').execute()).length;
+    // Every renewal charged at the provider, none recorded (the sweep's 8 lanes all hang after the provider answered).
+    await crashingSweep(ctx.app, due, async () => first.charged.size === ids.length);
+    assert.equal(first.charged.size, ids.length);
+    assert.equal(await pending(), ids.length);
+    const at = new Date(due.getTime() + CHARGE_LEASE_MS + 60_000);
+    await Promise.all([advanceDue(ctx.app.deps.subscriptions, at, 5), advanceDue(second.deps.subscriptions, at, 5), advanceDue(ctx.app.deps.subscriptions, at, 5), advanceDue(second.deps.subscriptions, at, 5)]);
+    // Whatever a sweep's claim kept from the others is done when its lease ends.
+    await advanceDue(second.deps.subscriptions, new Date(at.getTime() + 6 * 60_000));
+    for (const id of ids) {
+      const s = await state(id);
+      assert.equal(s.txs.length, 1, 'one transaction');
+      assert.equal(s.txs[0].status, 'PAID');
+      const answered = first.charged.get(s.txs[0].id)![0] as { reference: string };
+      assert.equal(s.txs[0].provider_ref, answered.reference, 'the payment the provider made, not another');
+      assert.equal(s.cycles.length, 1);
+      assert.equal(s.cycles[0].status, 'PAID');
+      assert.equal(s.cycles[0].attempts, 1);
+      assert.equal(s.renewed, 1, 'renewed once');
+      assert.equal(s.emails.filter((t) => t === 'receipt').length, 1);
+    }
+    // Each attempt was finished by one worker: asked of the provider once in all.
+    assert.equal([...first.found.values(), ...other.found.values()].reduce((n, v) => n + v.length, 0), ids.length);
+    await assertLedgerBalanced(db());
+  });
+
   test('PIX: the worker dies before the charge was recorded: issued once, e-mailed once', async () => {
     const p = await plan({ trialDays: 7, paymentMethods: ['PIX'] });
     const id = await subscribe(p, { paymentMethod: 'PIX' });
