@@ -188,7 +188,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
       .returningAll()
       .executeTakeFirstOrThrow();
     let cycle: SubscriptionCycle | null = null;
-    if (!trialEnd) cycle = await claimAttempt(trx, await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents), now);
+    if (!trialEnd) cycle = await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents, { claimed: true });
     await recordEvent(deps, trx, inserted, 'subscription.created');
     await mail(deps, trx, inserted, plan, now, {
       kind: 'welcome',
