@@ -450,6 +450,9 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     await attachIssued(deps, sub, plan, cycle, recorded, now, null);
     return recorded;
   }
+  // A Pix Automático charge is made at the PSP with ids it chooses (a second authorisation or debit
+  // could follow a blind retry): one whose worker stopped before recording it is given up instead.
+  if (recovering && sub.payment_method === 'PIX_AUTOMATICO') throw new Error(`subscription ${sub.id}: an interrupted Pix Automático charge is not sent again blindly`);
   // PIX expires, and a boleto falls due, on the cycle's due date (São Paulo); never before tomorrow
   // for a retry or a late issue, and 23 h after the first charge of a subscription.
   const today = spDate(now);
@@ -777,6 +780,29 @@ async function firstDiscount(trx: Trx, sub: Subscription, plan: SubscriptionPlan
   return Number(n) < (coupon.subscription_cycles ?? 1) ? discountFor(coupon, plan.amount_cents) : 0;
 }
 
+/**
+ * Issuing a claimed attempt failed with an error. Its transaction recorded, the attempt stays in
+ * flight and the sweep finishes it once its lease ends (same id). Otherwise it is given up: it stays
+ * counted and the cycle is tried again in an hour as a new attempt (a provider outage is not a
+ * decline; a refusal that lasts runs the dunning to its end; an INCOMPLETE first charge has no
+ * retries and expires).
+ */
+export async function issueFailed(deps: EngineDeps, subscriptionId: string, cycle: SubscriptionCycle, now: Date, err: unknown) {
+  deps.log.error({ err, subscriptionId, cycleId: cycle.id }, 'subscription: issuing a charge failed');
+  await inTx(deps.db, async (trx) => {
+    await lockSubscription(trx, subscriptionId);
+    if (cycle.charge_tx_id && (await findTransaction(trx, cycle.charge_tx_id))) return;
+    await trx
+      .updateTable('subscription_cycles')
+      .set({ next_retry_at: new Date(now.getTime() + ISSUE_FAILED_RETRY_MS), charge_tx_id: null, charge_until: null, updated_at: now })
+      .where('id', '=', cycle.id)
+      .where('charge_tx_id', '=', cycle.charge_tx_id)
+      .where('status', 'in', UNPAID)
+      .execute();
+    await reschedule(trx, subscriptionId);
+  });
+}
+
 /** The subscription's own clock: the wall clock plus its simulation offset (development). */
 export const clockOf = (sub: Pick<Subscription, 'clock_offset_ms'>, wallNow: Date) => new Date(wallNow.getTime() + sub.clock_offset_ms);
 
@@ -814,22 +840,7 @@ export async function performStep(deps: EngineDeps, id: string, wallNow: Date, c
     try {
       await issueCharge(deps, done.sub, await planFrom(deps.db, plans, done.sub.plan_id), cycle, done.now, done.recovering);
     } catch (err) {
-      deps.log.error({ err, subscriptionId: id, cycleId: cycle.id }, 'subscription: issuing a charge failed');
-      await inTx(deps.db, async (trx) => {
-        await lockSubscription(trx, id);
-        // Its transaction recorded, the attempt is finished by the sweep once its lease ends (same id).
-        // Otherwise it stays counted and the cycle is tried again in an hour, as a new attempt (a
-        // provider outage is not a decline; a refusal that lasts runs the dunning to its end).
-        if (cycle.charge_tx_id && (await findTransaction(trx, cycle.charge_tx_id))) return;
-        await trx
-          .updateTable('subscription_cycles')
-          .set({ next_retry_at: new Date(done.now.getTime() + ISSUE_FAILED_RETRY_MS), charge_tx_id: null, charge_until: null, updated_at: done.now })
-          .where('id', '=', cycle.id)
-          .where('charge_tx_id', '=', cycle.charge_tx_id)
-          .where('status', 'in', UNPAID)
-          .execute();
-        await reschedule(trx, id);
-      });
+      await issueFailed(deps, id, cycle, done.now, err);
       throw err;
     }
   }

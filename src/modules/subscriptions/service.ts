@@ -27,6 +27,7 @@ import {
   endSubscription,
   insertPeriodCycle,
   issueCharge,
+  issueFailed,
   lockSubscription,
   mail,
   openPause,
@@ -199,7 +200,16 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
     });
     return { sub: await reschedule(trx, id), cycle };
   });
-  const charged = cycle ? await issueCharge(deps, sub, plan, cycle, now) : null;
+  let charged: Transaction | null = null;
+  if (cycle) {
+    try {
+      charged = await issueCharge(deps, sub, plan, cycle, now);
+    } catch (err) {
+      // Not recorded, the first charge is given up (the subscription stays INCOMPLETE and expires).
+      await issueFailed(deps, sub.id, cycle, now, err);
+      throw err;
+    }
+  }
   // The card attempt counts as a decline until it is known to be none (checkout/limits.ts).
   if (method === 'CARD' && scope.livemode && charged?.status !== 'FAILED') await opts.cardGuard?.approved();
   return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()) as Subscription;
