@@ -243,6 +243,42 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
     await assertLedgerBalanced(db());
   });
 
+  test('Pix Automático: a first charge interrupted before it was recorded is not sent again blindly; the subscription expires', async () => {
+    const p = await plan({ paymentMethods: ['PIX_AUTOMATICO'] });
+    // PIX charges asked of the provider, by either instance.
+    let pixCalls = 0;
+    for (const sandbox of [ctx.app.deps.transactions.providers.sandbox, second.deps.transactions.providers.sandbox]) {
+      const createPix = sandbox.createPix;
+      sandbox.createPix = async (req) => (pixCalls++, createPix.call(sandbox, req));
+      undo.push(() => (sandbox.createPix = createPix));
+    }
+    const creations = ctx.app.deps.transactions.creations;
+    const insert = creations.insert;
+    creations.insert = never;
+    let id = '';
+    try {
+      // The subscribe request's worker dies after the PSP made the charge, before recording it.
+      void call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId: p, paymentMethod: 'PIX_AUTOMATICO', client: { name: 'Ana Souza', email: 'ana.rec@example.com', document: cpf() } } });
+      for (let i = 0; i < 600 && pixCalls === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(pixCalls, 1);
+      id = (await db().selectFrom('subscriptions').select('id').where('plan_id', '=', p).executeTakeFirstOrThrow()).id;
+    } finally {
+      creations.insert = insert;
+    }
+    const start = Date.now();
+    await advanceDue(second.deps.subscriptions, new Date(start + CHARGE_LEASE_MS + 60_000));
+    let s = await state(id);
+    assert.equal(pixCalls, 1, 'no second request to the PSP (it would make a second authorisation)');
+    assert.equal(s.txs.length, 0);
+    assert.equal(s.cycles[0].charge_tx_id, null, 'the attempt was given up');
+    assert.equal(s.sub.status, 'INCOMPLETE');
+    // As any unpaid first charge: expired after 23 h, its seat given back.
+    await advanceDue(second.deps.subscriptions, new Date(start + 24 * 3600_000));
+    s = await state(id);
+    assert.equal(s.sub.status, 'EXPIRED');
+    assert.equal(s.cycles[0].status, 'VOID');
+  });
+
   test('PIX: the worker dies before the charge was recorded: issued once, e-mailed once', async () => {
     const p = await plan({ trialDays: 7, paymentMethods: ['PIX'] });
     const id = await subscribe(p, { paymentMethod: 'PIX' });
