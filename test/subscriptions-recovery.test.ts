@@ -5,15 +5,13 @@
 // instance over the same database, with its own sandbox provider instance) finishes the attempt once
 // its lease has ended, with the same transaction id, so the provider never charges twice.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { advanceDue, CHARGE_LEASE_MS } from '../src/modules/subscriptions/cycles.ts';
 import type { App } from '../src/deps.ts';
-import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import type { CardResult, PaymentProvider } from '../src/payments/provider.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { appOver, call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
 const DAY = 86_400_000;
@@ -44,7 +42,7 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
   let m: Merchant;
   before(async () => {
     ctx = await startApp();
-    second = await appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter(), logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    second = await secondInstance(ctx);
     m = await merchant(ctx.app);
   });
   afterEach(() => {
