@@ -2,9 +2,11 @@
 // endpoint over real subscriptions moved by simulation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import type { PlanInterval, SubscriptionStatus } from '../src/db/types.ts';
-import { instantOf, metricsOf, monthBounds, mrrAt, payingAt, subscriptionMetrics, type MetricsRow, type Place } from '../src/modules/subscriptions/metrics.ts';
+import { instantOf, metricsOf, monthBounds, mrrAt, payingAt, subscriptionMetrics, subscriptionMetricsUncached, type MetricsRow, type Place } from '../src/modules/subscriptions/metrics.ts';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 const { start, end } = monthBounds('2027-03');
@@ -181,5 +183,149 @@ describe('GET /api/subscriptions/metrics', () => {
     const pauses = await ctx.database.db.selectFrom('subscription_pauses').selectAll().where('subscription_id', '=', a.id).execute();
     assert.equal(pauses.length, 1);
     assert.ok(pauses[0].ended_at, 'the pause ended when the subscription resumed');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Stored rows (migration 024, docs/decisions.md): the figures must be exactly those of reading every
+// subscription (subscriptionMetricsUncached, the statement the formulas above were checked against),
+// on random books whose instants cluster around the month's start, before and after ordinary writes
+// (which must not raise the history version) and backdated ones (which must).
+
+const DAY = 86_400_000;
+/** The start of the São Paulo day (UTC-3) of an instant. */
+const dayStart = (t: number) => Math.floor((t - 3 * 3600_000) / DAY) * DAY + 3 * 3600_000;
+
+/** A random book of `n` subscriptions for the merchant, straight into the tables, in the current month's neighbourhood. */
+async function randomBook(db: TestContext['database']['db'], userId: string, seed: number, n: number) {
+  let s = seed || 1;
+  const rnd = () => ((s = (s * 16807) % 2147483647), s / 2147483647);
+  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+  const now = Date.now();
+  const t0 = monthBounds(new Date(now - 3 * 3600_000).toISOString().slice(0, 7)).start.getTime();
+  const d = dayStart(now);
+  // Instants: anywhere from 70 days before the month to 20 days ahead (a simulation's clock), and
+  // often exactly at the edges of the month and of the day (the stored snapshot's instant).
+  const at = () => new Date(rnd() < 0.3 ? pick([t0 - 1, t0, t0 + 1, t0 - DAY, d - 1, d, d + 1, now - 1000]) : t0 - 70 * DAY + Math.floor(rnd() * (now - t0 + 90 * DAY)));
+  const after = (d: Date) => new Date(Math.max(d.getTime(), at().getTime()));
+  const plans: { id: string; amount: number }[] = [];
+  for (const [interval, amount] of [['MONTHLY', 3000], ['ANNUAL', 120000], ['WEEKLY', 1490]] as const) {
+    const id = randomUUID();
+    await sql`INSERT INTO subscription_plans (id, user_id, livemode, name, amount_cents, interval, interval_count, trial_days, payment_methods, dunning, status, created_at, updated_at)
+      VALUES (${id}, ${userId}, false, ${interval}, ${amount}, ${interval}, 1, 0, '["CARD"]', '{"retryDays":[1],"finalAction":"CANCEL","pixDaysBefore":3,"boletoDaysBefore":5}', 'ACTIVE', now() - interval '1 year', now() - interval '1 year')`.execute(db);
+    plans.push({ id, amount });
+  }
+  const client = randomUUID();
+  await sql`INSERT INTO clients (id, user_id, livemode, name, email, document, created_at, updated_at) VALUES (${client}, ${userId}, false, 'C', ${`c${seed}@example.com`}, ${cpf()}, now(), now())`.execute(db);
+  const subs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = randomUUID();
+    const plan = pick(plans);
+    const created = at();
+    const trialEnd = rnd() < 0.3 ? after(created) : null;
+    const activated = rnd() < 0.85 ? (trialEnd ? created : after(created)) : null;
+    const ends = rnd() < 0.35;
+    const status = ends ? pick(['CANCELLED', 'EXPIRED'] as const) : pick(['ACTIVE', 'PAST_DUE', 'PAUSED', 'TRIALING'] as const);
+    const ended = ends ? after(created) : null;
+    // Period cycles: the price changes now and then; price_cents / price_since as the code keeps them (migration 016's rule).
+    const cycles: { start: Date; created: Date; amount: number }[] = [];
+    if (activated && rnd() < 0.85) {
+      let start = after(activated);
+      for (let k = 0; k < 1 + Math.floor(rnd() * 3); k++) {
+        cycles.push({ start, created: rnd() < 0.8 ? start : after(start), amount: rnd() < 0.3 ? plan.amount + 500 * Math.floor(1 + rnd() * 3) : plan.amount });
+        start = new Date(start.getTime() + Math.floor(rnd() * 40) * DAY);
+      }
+    }
+    const last = cycles.at(-1);
+    const run = last ? cycles.slice(cycles.findLastIndex((c) => c.amount !== last.amount) + 1) : [];
+    const priceSince = run.length ? new Date(Math.min(...run.map((c) => Math.max(c.start.getTime(), c.created.getTime())))) : null;
+    await sql`INSERT INTO subscriptions (id, user_id, livemode, plan_id, client_id, client_name, client_email, client_document, status, payment_method,
+        anchor_at, period_index, current_period_start, current_period_end, trial_end, ended_at, activated_at, price_cents, price_since, metadata, created_at, updated_at)
+      VALUES (${id}, ${userId}, false, ${plan.id}, ${client}, 'C', 'c@example.com', '00000000000', ${status}, 'CARD', ${created}, 0, ${created}, ${created}, ${trialEnd}, ${ended}, ${activated},
+        ${last?.amount ?? null}, ${priceSince}, '{}', ${created}, ${created})`.execute(db);
+    for (const [k, c] of cycles.entries()) {
+      const failed = rnd() < 0.3 ? after(c.start) : null;
+      const paid = rnd() < 0.6 ? after(failed ?? c.start) : null;
+      const voided = !paid && rnd() < 0.3 ? after(failed ?? c.start) : null;
+      await sql`INSERT INTO subscription_cycles (id, subscription_id, user_id, livemode, number, kind, period_start, period_end, due_at, amount_cents, status, attempts, first_failed_at, paid_at, voided_at, created_at, updated_at)
+        VALUES (${randomUUID()}, ${id}, ${userId}, false, ${k + 1}, 'PERIOD', ${c.start}, ${new Date(c.start.getTime() + 30 * DAY)}, ${c.start}, ${c.amount}, ${paid ? 'PAID' : voided ? 'VOID' : 'PAST_DUE'}, 1,
+          ${failed}, ${paid}, ${voided}, ${c.created}, ${c.created})`.execute(db);
+    }
+    for (let k = 0; k < (rnd() < 0.3 ? 1 + Math.floor(rnd() * 2) : 0); k++) {
+      const started = after(created);
+      const open = k === 0 && rnd() < 0.4;
+      await sql`INSERT INTO subscription_pauses (id, subscription_id, user_id, livemode, started_at, ended_at) VALUES (${randomUUID()}, ${id}, ${userId}, false, ${started}, ${open ? null : after(started)})`.execute(db);
+    }
+    subs.push(id);
+  }
+  return { subs, plans, rnd, pick };
+}
+
+describe('stored metrics rows agree with reading every subscription', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await startApp();
+  });
+  after(() => ctx.close());
+
+  test('random books, the current month as of several instants, past and future months; after ordinary and backdated writes', async () => {
+    const db = ctx.database.db;
+    const version = async (userId: string) => Number((await sql<{ v: string | null }>`SELECT max(version) AS v FROM subscription_metrics_versions WHERE user_id = ${userId}`.execute(db)).rows[0].v ?? 0);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2_000_000_000 }), async (seed) => {
+        const m = await merchant(ctx.app);
+        const scope = { userId: m.id, livemode: false };
+        const { subs, plans, rnd, pick } = await randomBook(db, m.id, seed, 40);
+        const now = new Date();
+        const month = new Date(now.getTime() - 3 * 3600_000).toISOString().slice(0, 7);
+        const { start } = monthBounds(month);
+        const prev = new Date(start.getTime() - DAY).toISOString().slice(0, 7);
+        const check = async (label: string) => {
+          const today = dayStart(Date.now());
+          const instants = [new Date(), start, new Date(start.getTime() + 1), new Date(today), new Date(today + 1), new Date(start.getTime() + Math.floor(rnd() * (Date.now() - start.getTime())))];
+          for (const asOf of instants) {
+            assert.deepEqual(await subscriptionMetrics(db, scope, undefined, asOf), await subscriptionMetricsUncached(db, scope, undefined, asOf), `${label}: current month as of ${asOf.toISOString()} (seed ${seed})`);
+          }
+          for (const mm of [prev, '2020-01', '2099-01']) {
+            assert.deepEqual(await subscriptionMetrics(db, scope, mm), await subscriptionMetricsUncached(db, scope, mm), `${label}: ${mm} (seed ${seed})`);
+          }
+        };
+        await check('as seeded');
+        // Stored now (opening and the closed month); ordinary writes at the wall clock's now: no version change, same figures.
+        const v0 = await version(m.id);
+        for (let k = 0; k < 6; k++) {
+          const id = pick(subs);
+          const t = new Date();
+          await pick([
+            () => sql`UPDATE subscriptions SET status = 'CANCELLED', ended_at = ${t} WHERE id = ${id} AND ended_at IS NULL`.execute(db),
+            () => sql`INSERT INTO subscription_pauses (id, subscription_id, user_id, livemode, started_at) SELECT ${randomUUID()}, ${id}, ${m.id}, false, ${t} WHERE NOT EXISTS (SELECT 1 FROM subscription_pauses WHERE subscription_id = ${id} AND ended_at IS NULL)`.execute(db),
+            () => sql`UPDATE subscription_pauses SET ended_at = greatest(started_at, ${t}) WHERE subscription_id = ${id} AND ended_at IS NULL`.execute(db),
+            () => sql`UPDATE subscription_cycles SET first_failed_at = ${t} WHERE subscription_id = ${id} AND first_failed_at IS NULL`.execute(db),
+            () => sql`UPDATE subscription_cycles SET paid_at = ${t} WHERE subscription_id = ${id} AND paid_at IS NULL`.execute(db),
+            () => sql`UPDATE subscriptions SET activated_at = ${t} WHERE id = ${id} AND activated_at IS NULL`.execute(db),
+            async () => {
+              // A new period at a new price (cycles.ts insertPeriodCycle).
+              await sql`UPDATE subscriptions SET price_since = CASE WHEN price_cents = 9900 THEN price_since ELSE ${t} END, price_cents = 9900 WHERE id = ${id}`.execute(db);
+              await sql`INSERT INTO subscription_cycles (id, subscription_id, user_id, livemode, number, kind, period_start, period_end, due_at, amount_cents, status, attempts, created_at, updated_at)
+                VALUES (${randomUUID()}, ${id}, ${m.id}, false, (SELECT coalesce(max(number), 0) + 1 FROM subscription_cycles WHERE subscription_id = ${id}), 'PERIOD', ${t}, ${new Date(t.getTime() + 30 * DAY)}, ${t}, 9900, 'OPEN', 1, ${t}, ${t})`.execute(db);
+            },
+          ])();
+        }
+        assert.equal(await version(m.id), v0, 'ordinary writes leave the history version alone');
+        await check('after ordinary writes');
+        // Backdated writes (history before the month changed): the version moves, the figures follow.
+        const id = pick(subs);
+        const past = new Date(dayStart(Date.now()) - Math.floor(1 + rnd() * 40) * 3600_000);
+        await pick([
+          () => sql`UPDATE subscriptions SET status = 'CANCELLED', ended_at = ${past} WHERE id = ${id}`.execute(db),
+          () => sql`INSERT INTO subscription_pauses (id, subscription_id, user_id, livemode, started_at, ended_at) VALUES (${randomUUID()}, ${id}, ${m.id}, false, ${past}, ${new Date(past.getTime() + DAY)})`.execute(db),
+          () => sql`UPDATE subscription_cycles SET first_failed_at = ${past}, paid_at = NULL, voided_at = NULL WHERE subscription_id = ${id}`.execute(db),
+          () => sql`UPDATE subscription_plans SET amount_cents = amount_cents + 100 WHERE id = ${plans[0].id}`.execute(db),
+          () => sql`UPDATE subscriptions SET plan_id = ${plans[1].id} WHERE id = ${id}`.execute(db),
+        ])();
+        await check('after a backdated write');
+      }),
+      { numRuns: Number(process.env.METRICS_RUNS ?? 12) },
+    );
   });
 });
