@@ -14,9 +14,8 @@ import { runSql } from './run-sql.ts';
 // A transition table may only belong to a trigger of one event: three triggers, one function each,
 // built from the same parts below. The shares are those of 018 (report_days_transaction): the row
 // counts on its creation day (created, created and paid, card tried, card approved) and, once paid,
-// on its payment day (paid count, gross, fee); an UPDATE subtracts the old row's shares and adds the
-// new row's, for the rows whose counted columns changed. Refunds keep 018's row trigger (not on any
-// batched path).
+// on its payment day (paid count, gross, fee); an UPDATE subtracts the old rows' shares and adds the
+// new rows'. Refunds keep 018's row trigger (not on any batched path).
 const SLOTS = 8;
 
 /** The report columns a transaction's shares add to, in report_days order. */
@@ -47,19 +46,16 @@ function upsertShares(source: string): string {
         ${SUMS.map((c) => `${c} = d.${c} + excluded.${c}`).join(', ')};`;
 }
 
-/** The columns whose change moves a transaction's shares (018's early return compared these). */
-const COUNTED = ['created_at', 'paid_at', 'authorized_at', 'card_last4', 'amount_cents', 'fee_cents', 'payment_method', 'user_id', 'livemode'];
-const counted = (alias: string) => `(${COUNTED.map((c) => `${alias}.${c}`).join(', ')})`;
-
+// An UPDATE takes every old row's shares out and puts every new row's in: for a row whose counted
+// columns did not change the two cancel, and a report row whose shares all cancel is not written
+// (no need to pair old and new rows, which a transition table does not do).
 const TRIGGERS: { event: 'INSERT' | 'UPDATE' | 'DELETE'; referencing: string; source: string }[] = [
   { event: 'INSERT', referencing: 'NEW TABLE AS new_rows', source: 'SELECT n.*, 1 AS sign FROM new_rows n' },
   { event: 'DELETE', referencing: 'OLD TABLE AS old_rows', source: 'SELECT o.*, -1 AS sign FROM old_rows o' },
   {
     event: 'UPDATE',
     referencing: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
-    source: `SELECT o.*, -1 AS sign FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${counted('o')} IS DISTINCT FROM ${counted('n')}
-        UNION ALL
-        SELECT n.*, 1 AS sign FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE ${counted('o')} IS DISTINCT FROM ${counted('n')}`,
+    source: 'SELECT o.*, -1 AS sign FROM old_rows o UNION ALL SELECT n.*, 1 AS sign FROM new_rows n',
   },
 ];
 
