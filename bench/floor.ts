@@ -119,6 +119,7 @@ app.post('/floor-sql', async (req, reply) => {
     boleto_barcode: null,
     boleto_line: null,
     due_date: null,
+    late_payment: null,
     expires_at: new Date(now.getTime() + 86400_000),
     payment_link_id: null,
     coupon_id: null,

@@ -1,7 +1,7 @@
 // The dashboard as the server ships it, without a browser (test/e2e/dashboard.test.ts drives it in
 // Chromium): the generated API types and key-route list match the app's OpenAPI document, the app
 // typechecks against them, and /dashboard serves index.html for client routes (never cached, with
-// its CSP) and the hashed assets as immutable, compressed files.
+// its CSP) and the hashed assets as immutable, compressed files; the invite link opens its sign-up.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -75,6 +75,18 @@ describe('/dashboard as served', () => {
 
   test('the dashboard is not in the OpenAPI document', async () => {
     const doc = JSON.parse((await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).body);
-    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/dashboard')));
+    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/dashboard') || p === '/cadastro'));
+  });
+
+  test('the invite link the referral API hands out (BASE_URL/cadastro?ref=CODE) leads to the sign-up with its code', async () => {
+    const reg = await ctx.app.inject({ method: 'POST', url: '/api/auth/register', payload: { name: 'Loja Convite', email: `convite.${Date.now()}@example.com`, password: 'convite-cofre-2026' } });
+    assert.equal(reg.statusCode, 201, reg.body);
+    const code = await ctx.app.inject({ method: 'GET', url: '/api/referral/code', headers: { authorization: `Bearer ${reg.json().token}` } });
+    const link = new URL(code.json().data.link);
+    assert.equal(link.pathname, '/cadastro');
+    const res = await ctx.app.inject({ method: 'GET', url: link.pathname + link.search });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, `/dashboard/cadastro?ref=${reg.json().user.referralCode}`);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/cadastro' })).headers.location, '/dashboard/cadastro');
   });
 });

@@ -1,6 +1,11 @@
 // Boots the real app on the embedded database (default) or real PostgreSQL (TEST_DATABASE_URL),
 // each test file in its own in-memory PGlite or its own PostgreSQL schema.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kysely, PGliteDialect } from 'kysely';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -38,9 +43,35 @@ export interface StartOptions {
 
 export async function openDatabase(): Promise<{ database: Database; schema: string | null }> {
   const schema = PG_URL ? `t_${randomBytes(6).toString('hex')}` : null;
-  const database = await connect({ url: PG_URL, dataDir: null, schema: schema ?? undefined, poolSize: 30 });
-  await migrate(database.db, schema ?? undefined);
+  const loadDataDir = PG_URL ? undefined : await pgliteTemplate();
+  const database = await connect({ url: PG_URL, dataDir: null, schema: schema ?? undefined, poolSize: 30, loadDataDir });
+  await migrate(database.db, schema ?? undefined); // a no-op on the template, unless it is stale
   return { database, schema };
+}
+
+/**
+ * An embedded database with every migration applied, dumped once per set of migrations into the
+ * system's temporary directory and loaded by each test file: a fresh PGlite spends seconds in
+ * initdb, loading the dump a fraction of that. The file's name is the hash of the migrations and of
+ * PGlite's version, so a changed migration builds a new one (test/migrate.test.ts still migrates
+ * from nothing). Test files racing to build it each write their own and rename it into place.
+ */
+async function pgliteTemplate(): Promise<Blob> {
+  const dir = fileURLToPath(new URL('../src/db/migrations/', import.meta.url));
+  const hash = createHash('sha256').update(readFileSync(new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url)));
+  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
+  const file = join(tmpdir(), `cofre-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(file)) return new Blob([readFileSync(file)]);
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create();
+  const db = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
+  await migrate(db);
+  const dump = await pglite.dumpDataDir('none');
+  await db.destroy();
+  const part = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(part, Buffer.from(await dump.arrayBuffer()));
+  renameSync(part, file);
+  return dump;
 }
 
 export async function dropSchema(schema: string | null) {

@@ -93,11 +93,14 @@ export interface ConnectOptions {
   /** PostgreSQL schema to use (created if missing); tests isolate themselves this way. */
   schema?: string;
   poolSize?: number;
+  /** In-memory PGlite only: start from this data directory dump (`dumpDataDir`) instead of an empty
+   *  database (the test suite's migrated template: initdb is most of a fresh start). */
+  loadDataDir?: Blob;
 }
 
 export async function connect(opts: ConnectOptions): Promise<Database> {
   if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20);
-  return connectPglite(opts.dataDir ?? null);
+  return connectPglite(opts.dataDir ?? null, opts.loadDataDir);
 }
 
 async function connectPostgres(url: string, schema: string | undefined, max: number): Promise<Database> {
@@ -173,7 +176,7 @@ function unreachable(url: string, err: unknown): unknown {
   return new ConfigError(`Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${reason}.`);
 }
 
-async function connectPglite(dataDir: string | null): Promise<Database> {
+async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
   if (dataDir) {
@@ -183,7 +186,7 @@ async function connectPglite(dataDir: string | null): Promise<Database> {
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let pglite: Awaited<ReturnType<typeof PGlite.create>>;
   try {
-    pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v } });
+    pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v }, ...(loadDataDir && { loadDataDir }) });
   } catch (err) {
     unlock();
     throw err;

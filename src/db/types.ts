@@ -122,6 +122,18 @@ export type NewProduct = Insertable<ProductsTable>;
 export type ProductUpdate = Updateable<ProductsTable>;
 export type Client = Selectable<ClientsTable>;
 
+/**
+ * A PIX with a due date: its late-payment terms (payments/late-payment.ts). `fineBp`: a fine of this
+ * share of the amount (basis points: 200 = 2,00 %), once, from the day after the due date.
+ * `interestMonthlyBp`: simple interest per month (100 = 1,00 % a.m.), counted per calendar day late
+ * as 1/30 of it. Either may be 0 (none).
+ */
+export interface LatePayment {
+  daysAfterDue: number;
+  fineBp: number;
+  interestMonthlyBp: number;
+}
+
 export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
 
@@ -151,6 +163,8 @@ export interface TransactionsTable {
   boleto_barcode: string | null;
   boleto_line: string | null;
   due_date: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A PIX with a due date: its late-payment terms (payments/late-payment.ts), or null. */
+  late_payment: ColumnType<LatePayment | null, string | null | undefined, string | null>;
   expires_at: NullableTimestamp;
   payment_link_id: string | null;
   coupon_id: ColumnType<string | null, string | null | undefined, string | null>;

@@ -4,6 +4,8 @@
 // Development (test) transactions always use the sandbox (payments/sandbox.ts); production ones the
 // provider the operator configured (PAYMENT_PROVIDER), or are refused. Payout providers (withdrawals)
 // are chosen beside them: createProviders (payments/registry.ts) is the one place a provider is chosen.
+import type { LatePayment } from './late-payment.ts';
+import { FINAL_DEBIT_REASONS } from './pix-api/reasons.ts';
 import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { PayoutProvider } from './payouts.ts';
@@ -14,7 +16,7 @@ export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRE
  * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
  * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
  */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<string>(['STOLEN_CARD', 'EXPIRED_CARD', 'PIX_AUTOMATICO_REJECTED'] satisfies Array<CardDeclineReason | 'PIX_AUTOMATICO_REJECTED'>);
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
 
 /** Who pays, as providers need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
@@ -32,6 +34,8 @@ export interface PixRequest {
   description: string;
   /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a provider may make a charge with a due date. */
   dueDate?: string;
+  /** With `dueDate`: the charge stays payable that many days after it, with a fine and interest (API Pix cobv). */
+  latePayment?: LatePayment;
   /** A Pix Automático subscription's charge (modules/subscriptions): what kind it is. */
   automatic?: PixAutomaticoCharge;
 }
@@ -149,8 +153,13 @@ export interface ProviderEvent {
    * provider_ref when it becomes PAID: one payment id pays one transaction, once.
    */
   reference?: string;
-  /** For PAID, when the provider reports it: the amount paid, which must equal the amount charged. */
+  /**
+   * For PAID, when the provider reports it: the amount paid, which must equal the amount charged
+   * (or be what a PIX's late-payment terms allow on `paidAt`).
+   */
   amountCents?: number;
+  /** For PAID, when the provider reports it: when the payer paid. */
+  paidAt?: Date;
 }
 
 export interface PaymentProvider {

@@ -212,6 +212,16 @@ export interface CheckoutPageView {
 }
 
 const dateTimeBR = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
+const percentBR = new Intl.NumberFormat('pt-BR', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A PIX with a due date and late-payment terms: the due date and what paying after it costs. */
+function lateTerms(tx: Transaction): string {
+  if (!tx.late_payment || !tx.due_date) return '';
+  const { fineBp, interestMonthlyBp } = tx.late_payment;
+  const costs = [fineBp ? `multa de ${percentBR.format(fineBp / 100)}%` : '', interestMonthlyBp ? `juros de ${percentBR.format(interestMonthlyBp / 100)}% ao mês` : ''].filter(Boolean);
+  const due = tx.due_date.split('-').reverse().join('/');
+  return `<p class="muted center">Vencimento: ${e(due)}${costs.length ? `. Após o vencimento: ${e(costs.join(' e '))}` : ''}.</p>`;
+}
 
 function confirmed(redirect: string | null): string {
   return `<p id="status" class="status ok" role="status">Pagamento confirmado</p>${redirect ? `<p class="muted center">Você será redirecionado em instantes.</p>` : '<p class="muted center">Obrigado! Você já pode fechar esta página.</p>'}`;
@@ -250,7 +260,7 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
 <div class="pix-copy"><label for="pix-code">PIX copia e cola</label><textarea id="pix-code" rows="5" readonly>${e(tx.pix_qr_code)}</textarea>
 <button type="button" data-copy="pix-code">Copiar código PIX</button></div>
 <img class="qr" src="/pix/${e(tx.pix_txid)}/qr.png" width="240" height="240" alt="QR Code PIX de ${amount}">
-<div class="after stack">${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
+<div class="after stack">${lateTerms(tx)}${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
 <p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p></div></div>`;
   } else if (tx.payment_method === 'BOLETO' && tx.boleto_line) {
     heading = 'Pague com boleto';

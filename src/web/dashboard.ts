@@ -75,6 +75,12 @@ export default async function dashboardRoutes(app: App) {
       .header('Vary', 'Accept-Encoding')
       .send(body);
   });
+  // The invite link the referral API hands out (REFERRAL_SIGNUP_URL, default BASE_URL/cadastro?ref=CODE)
+  // opens the dashboard's sign-up with the code filled in.
+  app.get('/cadastro', { schema: { hide: true } }, async (req, reply) => {
+    const i = req.url.indexOf('?');
+    return reply.redirect(`/dashboard/cadastro${i >= 0 ? req.url.slice(i) : ''}`, 302);
+  });
   app.get('/dashboard', { schema: { hide: true } }, async (req, reply) => sendIndex(req.headers['if-none-match'], reply));
   app.get('/dashboard/*', { schema: { hide: true } }, async (req, reply) => sendIndex(req.headers['if-none-match'], reply));
 }

@@ -1,10 +1,11 @@
 // What the browser tests share: Debian Chromium through playwright-core (skipped with a message when
 // it is not installed), the real app listening on a loopback port with the URLs it hands out pointed
 // at it, the screenshots folder, and the axe-core accessibility check.
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type StartOptions, type TestContext } from '../helpers.ts';
@@ -28,6 +29,7 @@ export async function servedApp(opts: StartOptions = {}): Promise<{ ctx: TestCon
   // The address is known only now.
   ctx.config.baseUrl = base;
   ctx.config.checkoutUrl = base;
+  ctx.config.referrals.signupUrl = `${base}/cadastro`;
   return { ctx, base };
 }
 
@@ -52,4 +54,34 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, html: n.html.slice(0, 200) })) }));
   })) as AxeViolation[];
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** The dashboard's screenshots (docs/dashboard.md keeps copies of them). */
+export const SHOTS = join(OUT, 'dashboard');
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A dashboard screen as it is now, at desktop and phone sizes: no serious/critical axe violation,
+ * nothing wider than a 390 px phone, and screenshots `<name>-desktop.png` and `<name>-390.png`.
+ */
+export async function checkScreen(page: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.waitForLoadState('networkidle');
+  await page.waitForSelector('.spinner', { state: 'detached' });
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['390', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(50);
+    const violations = await axeViolations(page);
+    assert.deepEqual(violations, [], `${name} (${label}): accessibility violations\n${JSON.stringify(violations, null, 2)}`);
+    if (label === '390') {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a 390 px phone`);
+    }
+    await page.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
 }

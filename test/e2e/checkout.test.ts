@@ -275,6 +275,22 @@ describe('hosted checkout in Chromium', { skip }, () => {
     return { context, page: await context.newPage() };
   }
 
+  test('a PIX with a due date and late-payment terms shows them, in pt-BR, on a phone', async () => {
+    const due = new Date(Date.now() + 5 * 86_400_000 - 3 * 3_600_000).toISOString().slice(0, 10);
+    const tx = await charge({ dueDate: due, latePayment: { daysAfterDue: 10, fineBp: 200, interestMonthlyBp: 100 } });
+    const { page, context } = await phone();
+    try {
+      await page.goto(`${base}/checkout/${tx.id}`);
+      await page.waitForSelector('img.qr');
+      const text = await page.textContent('.pix .after');
+      assert.ok(text!.includes(`Vencimento: ${due.split('-').reverse().join('/')}. Após o vencimento: multa de 2,00% e juros de 1,00% ao mês.`), text!);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+      await page.screenshot({ path: join(OUT, 'checkout-pix-late-390.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
   test('PIX on a phone: the copy-and-paste button comes before the QR code; on a desktop the QR code comes first', async () => {
     const tx = await charge({});
     const { page, context } = await phone();

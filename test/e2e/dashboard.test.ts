@@ -7,19 +7,15 @@
 // in test-output/dashboard/. First load weighs <= 150 KB compressed. Skips when Chromium is absent.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import { createUser } from '../../src/modules/auth/service.ts';
 import { call, uniqueEmail, type TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
-import { axeViolations, launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';
+import { checkScreen as checkScreenOf, DESKTOP, launchBrowser, SHOTS, servedApp, skipBrowser } from './browser.ts';
 
-const SHOTS = join(OUT, 'dashboard');
 const FIRST_LOAD_MAX = 150 * 1024;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 let ctx: TestContext;
 let base: string;
@@ -35,26 +31,7 @@ let apiKey = '';
 let saleId = '';
 
 /** Every screen: no serious/critical axe violation, nothing wider than a phone, screenshots at both sizes. */
-async function checkScreen(name: string, on?: Page) {
-  const target = on ?? page;
-  await target.waitForLoadState('networkidle');
-  await target.waitForSelector('.spinner', { state: 'detached' });
-  for (const [label, size] of [
-    ['desktop', DESKTOP],
-    ['390', PHONE],
-  ] as const) {
-    await target.setViewportSize(size);
-    await target.waitForTimeout(50);
-    const violations = await axeViolations(target);
-    assert.deepEqual(violations, [], `${name} (${label}): accessibility violations\n${JSON.stringify(violations, null, 2)}`);
-    if (label === '390') {
-      const overflow = await target.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      assert.ok(overflow <= 0, `${name}: the page is ${overflow}px wider than a 390 px phone`);
-    }
-    await target.screenshot({ path: join(SHOTS, `${name}-${label}.png`), fullPage: true });
-  }
-  await target.setViewportSize(DESKTOP);
-}
+const checkScreen = (name: string, on?: Page) => checkScreenOf(on ?? page, name);
 
 async function go(path: string) {
   await page.goto(`${base}/dashboard${path}`);

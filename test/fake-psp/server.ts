@@ -151,18 +151,28 @@ export interface FakePsp {
   calls(method: string, pathPrefix: string): Logged[];
   /** The next `n` API calls (token endpoint excluded) answer `status` with a problem. */
   failNext(n: number, status: number): void;
+  /**
+   * The next successful call of `method` on a path starting with `pathPrefix` is done (the charge
+   * or authorisation is made) but its answer is lost: the connection is reset.
+   */
+  dropAnswer(method: string, pathPrefix: string): void;
+  /** The next call of `method` on exactly `path` answers `status` with a problem, doing nothing. */
+  failNextOn(method: string, path: string, status: number): void;
   /** The next API call answers 401 although its token is valid (a PSP that revoked it). */
   unauthorizedOnce(): void;
   /** The next `n` API calls wait `ms` before answering (timeouts). */
   delayNext(n: number, ms: number): void;
-  /** A payer pays the charge `txid` (its full value, unless given); notifies the registered webhook. */
+  /**
+   * A payer pays the charge `txid` (its full value, unless given; a cobv paid after its due date
+   * costs its multa and juros, computed here); notifies the registered webhook.
+   */
   pay(txid: string, opts?: NotifyOptions & { valor?: string; horario?: Date }): Promise<PixRecord>;
   /** Posts a notification for these e2eids (as stored; an unknown one is sent as a forged item). */
   notify(items: Array<PixRecord | Record<string, unknown>>, opts?: { bare?: boolean; chave?: string }): Promise<number>;
   /** Posts a notification for a Pix it never settled (same txid and value as `txid`'s charge). */
   forge(txid: string): Promise<{ status: number; e2eid: string }>;
   /** The payer answers an authorisation (APROVADA, REJEITADA with code AP13/AP14), or cancels one (USUARIO_PAGADOR); notifies webhookrec. */
-  answerRec(idRec: string, answer: 'APROVADA' | 'REJEITADA' | 'CANCELADA' | 'EXPIRADA', opts?: NotifyOptions): Promise<RecRecord>;
+  answerRec(idRec: string, answer: 'APROVADA' | 'REJEITADA' | 'CANCELADA' | 'EXPIRADA', opts?: NotifyOptions & { by?: 'USUARIO_PAGADOR' | 'PSP_PAGADOR' | 'PSP_RECEBEDOR'; codigo?: string }): Promise<RecRecord>;
   /** The payer's bank debits the recurring charge's scheduled attempt (a Pix settles it); notifies webhookcobr. */
   debit(txid: string, opts?: NotifyOptions): Promise<PixRecord>;
   /** The scheduled attempt fails (rejected with `codigo`, or EXPIRADA without one); notifies webhookcobr. */
@@ -248,6 +258,41 @@ function checkDevedor(d: any, where: string, required: boolean, v: Violation[]) 
   if (typeof d.nome !== 'string' || d.nome.length === 0 || d.nome.length > 200) v.push({ razao: 'nome é obrigatório (até 200 caracteres)', propriedade: `${where}.nome` });
 }
 
+/** The São Paulo date (YYYY-MM-DD) of an instant (UTC-3, no daylight saving). */
+function spDay(at: Date): string {
+  return new Date(at.getTime() - 3 * 3600_000).toISOString().slice(0, 10);
+}
+
+/** A cobv's due date as the standard has it apply: moved to the next business day (weekends here; no holiday table). */
+function effectiveDueDate(due: string): string {
+  let d = new Date(`${due}T00:00:00Z`);
+  while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d = new Date(d.getTime() + DAY_MS);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Half up, in cents. */
+const roundCents = (x: number) => Math.floor(x + 0.5);
+
+/**
+ * What a cobv costs when paid on `day` (valor.original, plus multa and juros after the due date, as
+ * the standard's domains define them), or null when it can no longer be paid (past
+ * validadeAposVencimento). Calendar-day modalities only: the business-day ones (juros 5 to 8) need a
+ * holiday table and are refused by this PSP.
+ */
+export function cobvAmountOn(body: any, day: string): number | null {
+  const original = cents(body.valor.original);
+  const due = effectiveDueDate(body.calendario.dataDeVencimento);
+  const late = Math.round((Date.parse(`${day}T00:00:00Z`) - Date.parse(`${due}T00:00:00Z`)) / DAY_MS);
+  if (late <= 0) return original;
+  if (late > (body.calendario.validadeAposVencimento ?? 30)) return null;
+  const multa = body.valor.multa;
+  const fine = !multa ? 0 : multa.modalidade === 1 ? cents(multa.valorPerc) : roundCents((original * Number(multa.valorPerc)) / 100);
+  const juros = body.valor.juros;
+  const rate = juros ? Number(juros.valorPerc) : 0;
+  const interest = !juros ? 0 : juros.modalidade === 1 ? cents(juros.valorPerc) * late : roundCents((original * rate * late) / 100 / ({ 2: 1, 3: 30, 4: 365 } as Record<number, number>)[juros.modalidade]);
+  return original + fine + interest;
+}
+
 function checkModalidade(o: any, where: string, max: number, v: Violation[]) {
   if (o === undefined) return;
   if (!Number.isInteger(o?.modalidade) || o.modalidade < 1 || o.modalidade > max) v.push({ razao: `modalidade deve ser de 1 a ${max}`, propriedade: `${where}.modalidade` });
@@ -273,6 +318,8 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
   const grantable = new Set<string>(ALL_SCOPES);
   const failures: number[] = [];
   const delays: number[] = [];
+  const drops: Array<{ method: string; pathPrefix: string }> = [];
+  const targetedFailures: Array<{ method: string; path: string; status: number }> = [];
   let unauthorized = 0;
   let locId = 1000;
   let port = 0;
@@ -341,6 +388,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       if (val !== undefined && !(Number.isInteger(val) && val >= 0)) v.push({ razao: 'validadeAposVencimento não respeita o schema', propriedade: 'cobv.calendario.validadeAposVencimento' });
       checkModalidade(body.valor?.multa, 'cobv.valor.multa', 2, v);
       checkModalidade(body.valor?.juros, 'cobv.valor.juros', 8, v);
+      if (body.valor?.juros?.modalidade > 4) v.push({ razao: 'juros em dias úteis não são oferecidos por este PSP', propriedade: 'cobv.valor.juros.modalidade' });
     }
     checkDevedor(body.devedor, `${kind}.devedor`, kind === 'cobv', v);
     if (body.solicitacaoPagador !== undefined && (typeof body.solicitacaoPagador !== 'string' || body.solicitacaoPagador.length > 140)) v.push({ razao: 'solicitacaoPagador até 140 caracteres', propriedade: `${kind}.solicitacaoPagador` });
@@ -592,16 +640,17 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       r.status = 'CANCELADA';
       r.encerramento = { cancelamento: { solicitante: 'USUARIO_RECEBEDOR', codigo: 'SLCR', descricao: 'Cancelamento solicitado pelo usuário recebedor' } };
       stamp(r.atualizacao, 'CANCELADA');
-      cancelCobrsOf(r.idRec);
+      cancelCobrsOf(r.idRec, 'USUARIO_RECEBEDOR');
     }
     return { status: 200, body: recView(r) };
   });
 
   /** An authorisation that ends takes its scheduled debits with it. */
-  function cancelCobrsOf(idRec: string) {
+  function cancelCobrsOf(idRec: string, solicitante: string) {
     for (const c of cobrs.values()) {
       if (c.idRec !== idRec || (c.status !== 'CRIADA' && c.status !== 'ATIVA')) continue;
       c.status = 'CANCELADA';
+      c.encerramento = { cancelamento: { solicitante, codigo: 'OTHR', descricao: 'Recorrência cancelada' } };
       for (const t of c.tentativas) if (t.status === 'SOLICITADA' || t.status === 'AGENDADA') { t.status = 'CANCELADA'; stamp(t.atualizacao, 'CANCELADA'); }
       stamp(c.atualizacao, 'CANCELADA');
     }
@@ -790,6 +839,11 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token revogado').body, grant.scopes, body);
     }
     if (failure) return send(failure, problem(failure === 504 ? 'IndisponibilidadePorTempoEsgotado' : failure === 503 ? 'ServicoIndisponivel' : 'ErroInternoDoServidor', failure, 'Falha', 'falha simulada').body, grant.scopes, body);
+    const targeted = targetedFailures.findIndex((d) => d.method === req.method && path === d.path);
+    if (targeted >= 0) {
+      const [{ status }] = targetedFailures.splice(targeted, 1);
+      return send(status, problem(status >= 500 ? 'ServicoIndisponivel' : 'OperacaoInvalida', status, 'Falha', 'falha simulada').body, grant.scopes, body);
+    }
     const r = routes.find((x) => x.method === req.method && x.re.test(path));
     if (!r) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body, grant.scopes, body);
     if (!grant.scopes.includes(r.scope)) return send(403, problem('AcessoNegado', 403, 'Acesso negado', `escopo ${r.scope} necessário`).body, grant.scopes, body);
@@ -797,6 +851,14 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       return send(400, problem('RequisicaoInvalida', 400, 'Requisição inválida', 'content-type deve ser application/json').body, grant.scopes, body);
     }
     const out = r.handle(path.match(r.re)!, body, url.searchParams);
+    const drop = drops.findIndex((d) => d.method === req.method && path.startsWith(d.pathPrefix));
+    if (drop >= 0 && out.status < 300) {
+      // Done here, but the answer is lost: the connection is reset (logged with status 0).
+      drops.splice(drop, 1);
+      requests.push({ method: req.method ?? '', path: url.pathname, query: url.searchParams, body, scope: grant.scopes, status: 0, at: Date.now() });
+      req.socket.destroy();
+      return;
+    }
     return send(out.status, out.body, grant.scopes, body);
   }
 
@@ -874,6 +936,12 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     failNext(n, status) {
       for (let i = 0; i < n; i++) failures.push(status);
     },
+    dropAnswer(method, pathPrefix) {
+      drops.push({ method, pathPrefix });
+    },
+    failNextOn(method, path, status) {
+      targetedFailures.push({ method, path, status });
+    },
     unauthorizedOnce() {
       unauthorized += 1;
     },
@@ -884,7 +952,9 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       const c = cobs.get(txid);
       if (!c || c.status !== 'ATIVA') throw new Error(`fake PSP: no ATIVA charge ${txid}`);
       const at = o.horario ?? new Date();
-      const p: PixRecord = { endToEndId: newE2eid(at), txid, valor: o.valor ?? c.body.valor.original, chave: c.body.chave, horario: at, devolucoes: [] };
+      const due = c.kind === 'cobv' ? cobvAmountOn(c.body, spDay(at)) : cents(c.body.valor.original);
+      if (due === null) throw new Error(`fake PSP: charge ${txid} is past its validadeAposVencimento`);
+      const p: PixRecord = { endToEndId: newE2eid(at), txid, valor: o.valor ?? money(due), chave: c.body.chave, horario: at, devolucoes: [] };
       pix.set(p.endToEndId, p);
       c.pix.push(p.endToEndId);
       c.status = 'CONCLUIDA';
@@ -910,8 +980,9 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       r.status = answer;
       if (answer === 'REJEITADA') r.encerramento = { rejeicao: { codigo: 'AP13', descricao: 'Recusada pelo usuário pagador' } };
       if (answer === 'CANCELADA') {
-        r.encerramento = { cancelamento: { solicitante: 'USUARIO_PAGADOR', codigo: 'ACCL', descricao: 'Cancelamento solicitado pelo usuário pagador' } };
-        cancelCobrsOf(idRec);
+        const solicitante = o.by ?? 'USUARIO_PAGADOR';
+        r.encerramento = { cancelamento: { solicitante, codigo: o.codigo ?? 'ACCL', descricao: 'Cancelamento da recorrência' } };
+        cancelCobrsOf(idRec, solicitante);
       }
       stamp(r.atualizacao, answer);
       await deliverRecurring('rec', [recNotice(r)], o);

@@ -183,7 +183,7 @@ describe('the journey', () => {
     assert.equal(past.status, 'PAST_DUE');
     const pastCycle = past.cycles.find((x: { number: number }) => x.number === 3);
     assert.equal(pastCycle.status, 'PAST_DUE');
-    assert.equal(pastCycle.failureReason, 'PIX_AUTOMATICO_AM02');
+    assert.equal(pastCycle.failureReason, 'PIX_AUTOMATICO_ABOVE_PAYER_LIMIT');
     const due = new Date(pastCycle.dueAt);
     assert.equal(new Date(pastCycle.nextRetryAt).getTime(), due.getTime() + DAY, 'retries count from the due date');
     // Nothing happens before the retry's time.
@@ -330,6 +330,55 @@ describe('other ends', () => {
     assert.equal(res.status, 201, res.raw);
     assert.match(res.body.subscription.pixAutomatico.recurrenceId, /^RRSANDBOX0/);
     assert.equal(env.psp.calls('POST', '/rec').length, before);
+  });
+});
+
+describe('lost answers', () => {
+  const recsOf = (subId: string) => [...env.psp.recs.values()].filter((r) => r.body.vinculo.contrato === subId.replace(/-/g, ''));
+
+  test('the answer to POST /rec lost after the PSP made the authorisation: found by its location, no second authorisation', async () => {
+    const plan = await newPlan();
+    const posts = env.psp.calls('POST', '/rec').length;
+    env.psp.dropAnswer('POST', '/rec');
+    const sub = await subscribe(plan.id);
+    const made = recsOf(sub.id);
+    assert.equal(made.length, 1, 'one authorisation at the PSP');
+    assert.equal(sub.pixAutomatico.recurrenceId, made[0].idRec);
+    assert.equal(sub.pixAutomatico.status, 'CRIADA');
+    assert.equal(env.psp.calls('POST', '/rec').length, posts + 1, 'not sent again: the location named it');
+    assert.equal(env.psp.calls('GET', `/locrec/${made[0].loc!.id}`).length, 1);
+    assert.ok(sub.payment.pixCode.includes(made[0].loc!.location), 'the composite BR Code of the authorisation found');
+    assert.ok(env.ctx.logs.some((l) => l.includes(made[0].idRec) && l.includes('found by its location')));
+    // The journey goes on with it: the payer pays and approves.
+    await env.psp.pay(txidFor(sub.cycles[0].transactionId));
+    await env.psp.answerRec(made[0].idRec, 'APROVADA');
+    await until(async () => (await get(sub.id)).status === 'ACTIVE');
+  });
+
+  test('POST /rec failing before the PSP made anything: sent again on the same location, one authorisation', async () => {
+    const plan = await newPlan();
+    const posts = env.psp.calls('POST', '/rec').length;
+    // The PSP answers 503 without making the authorisation (the next POST /rec only).
+    env.psp.failNextOn('POST', '/rec', 503);
+    const sub = await subscribe(plan.id);
+    const made = recsOf(sub.id);
+    assert.equal(made.length, 1);
+    assert.equal(sub.pixAutomatico.recurrenceId, made[0].idRec);
+    const sent = env.psp.calls('POST', '/rec').slice(posts);
+    assert.deepEqual(sent.map((c) => c.status), [503, 201]);
+    assert.equal(sent[0].body.loc, sent[1].body.loc, 'the same location both times');
+  });
+
+  test('POST /rec refused (400) and nothing on the location: the subscribe request fails, nothing sent again', async () => {
+    const plan = await newPlan();
+    const posts = env.psp.calls('POST', '/rec').length;
+    env.psp.failNextOn('POST', '/rec', 400);
+    const res = await call(app(), 'POST', '/api/v1/subscriptions', {
+      key: m.liveKey,
+      body: { planId: plan.id, client: { name: 'Maria da Silva', email: 'refused@example.com', document: cpf() }, paymentMethod: 'PIX_AUTOMATICO' },
+    });
+    assert.equal(res.status, 502, res.raw);
+    assert.equal(env.psp.calls('POST', '/rec').length, posts + 1);
   });
 });
 

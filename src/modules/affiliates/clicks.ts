@@ -10,9 +10,12 @@ const HOUR_MS = 3_600_000;
 const FLUSH_MS = 1000;
 /** Clicks held between flushes at most (a flood is not allowed to grow memory). */
 const MAX_PENDING = 10_000;
+/** Visitor addresses whose keyed hash is remembered (the HMAC was most of a click's cost). */
+const MAX_HASHES = 10_000;
 
 export class ClickCounter {
   private pending = new Map<string, { code: string; ipHash: string; hour: Date }>();
+  private hashes = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private db: Executor;
@@ -26,12 +29,22 @@ export class ClickCounter {
 
   /** Notes a click; returns at once. */
   add(code: string, ip: string, now = new Date()): void {
-    const ipHash = createHmac('sha256', this.secret).update(ip).digest('base64url').slice(0, 22);
+    const ipHash = this.ipHash(ip);
     const hour = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS);
     const key = `${code}|${ipHash}|${hour.getTime()}`;
     if (this.pending.size >= MAX_PENDING && !this.pending.has(key)) return;
     this.pending.set(key, { code, ipHash, hour });
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  private ipHash(ip: string): string {
+    let hash = this.hashes.get(ip);
+    if (hash === undefined) {
+      if (this.hashes.size >= MAX_HASHES) this.hashes.clear();
+      hash = createHmac('sha256', this.secret).update(ip).digest('base64url').slice(0, 22);
+      this.hashes.set(ip, hash);
+    }
+    return hash;
   }
 
   /** Writes the clicks noted so far (also on shutdown). */

@@ -7,8 +7,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import { PixApiError } from '../../payments/pix-api/client.ts';
-import { devolucaoIdFor, FINAL_ATTEMPT_CODES, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
+import { devolucaoIdFor, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
 import type { ProviderEvent } from '../../payments/provider.ts';
+import { debitFailure, FINAL_DEBIT_REASONS } from '../../payments/pix-api/reasons.ts';
 import type { EngineDeps } from '../subscriptions/cycles.ts';
 import { applyMandate } from '../subscriptions/pix-automatico.ts';
 import { applyProviderEvents, recordRefund, type TransactionDeps } from '../transactions/service.ts';
@@ -47,16 +48,26 @@ const REFUND_SETTLE_MS = 30_000;
 
 /**
  * Applies a confirmed Pix: the transaction becomes PAID with the e2eid as its provider reference.
- * What cannot be applied (paid after it expired or was cancelled here, a different amount, a second
- * payment of the same charge) is logged for a person: that money must be returned to the payer.
+ * A Pix of more than was charged (a charge with a due date paid late) is booked only when the
+ * charge at the PSP is still for the amount charged here (GET /cobv) and the transaction's terms
+ * explain the difference on the day it was paid (applyProviderEvents). What cannot be applied (paid
+ * after it expired or was cancelled here, an amount nothing explains, a second payment of the same
+ * charge) is logged for a person: that money must be returned to the payer.
  */
-async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'transactionId' | 'amountCents'>): Promise<Transaction | null> {
+async function settle(deps: PixApiDeps, pix: Pick<ConfirmedPix, 'e2eid' | 'transactionId' | 'amountCents' | 'settledAt'>): Promise<Transaction | null> {
   const tx = await chargeOf(deps, pix.transactionId);
   if (!tx || tx.provider !== PIX_API_PROVIDER || tx.payment_method !== 'PIX') {
     deps.log.warn({ e2eid: pix.e2eid, transactionId: pix.transactionId }, 'pix-api: a Pix for a txid of ours with no PIX transaction of this provider; ignored');
     return null;
   }
-  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents };
+  if (pix.amountCents !== tx.charged_cents && tx.late_payment && tx.status === 'PENDING') {
+    const original = await deps.provider.dueChargeOriginal(tx.id);
+    if (original !== tx.charged_cents) {
+      deps.log.error({ e2eid: pix.e2eid, transactionId: tx.id, paidCents: pix.amountCents, chargedCents: tx.charged_cents, originalAtPsp: original }, 'pix-api: a late Pix whose charge at the PSP is not for the amount charged here: the payer must be refunded by hand');
+      return null;
+    }
+  }
+  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents, paidAt: pix.settledAt };
   try {
     const [applied] = await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [event]);
     return applied;
@@ -102,7 +113,7 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   const fresh = e2eids.filter((e) => !done.has(e));
   const events = await deps.provider.parseCallback(fresh.map((endToEndId) => ({ endToEndId })));
   let paid = 0;
-  for (const e of events) if (await settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents! })) paid += 1;
+  for (const e of events) if (await settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents!, settledAt: e.paidAt! })) paid += 1;
   if (done.size) await syncRefunds(deps, new Date(), 100, [...done]);
   return { paid };
 }
@@ -295,8 +306,9 @@ export async function receiveCobrNotification(deps: PixApiDeps, body: unknown): 
  * A recurring charge as the PSP reports it, applied: each Pix that paid it is confirmed with GET
  * /pix/{e2eid} and pays the charge's transaction (or the retry its cycle waits on); a debit that
  * failed (the charge rejected, cancelled or expired, or its last attempt rejected or expired) fails
- * the pending transaction: the dunning retries it (POST .../retentativa) unless the PSP rejected the
- * charge for good. An attempt still scheduled changes nothing.
+ * the pending transaction with the reason the standard's codes give (payments/pix-api/reasons.ts):
+ * the dunning retries it (POST .../retentativa) unless that reason is final. An attempt still
+ * scheduled changes nothing.
  */
 export async function syncRecurringCharge(deps: PixApiDeps, txid: string): Promise<boolean> {
   const c = await deps.provider.recurringCharge(txid);
@@ -311,14 +323,12 @@ export async function syncRecurringCharge(deps: PixApiDeps, txid: string): Promi
     }
     return true;
   }
-  const last = c.attempts.at(-1);
-  const chargeFailed = c.status === 'REJEITADA' || c.status === 'CANCELADA' || c.status === 'EXPIRADA';
-  const attemptFailed = last !== undefined && (last.status === 'REJEITADA' || last.status === 'EXPIRADA' || last.status === 'CANCELADA');
-  if (!chargeFailed && !attemptFailed) return true;
+  const reason = debitFailure(c);
+  if (!reason) return true;
   const tx = await chargeOf(deps, transactionId);
   if (!tx || tx.status !== 'PENDING') return true;
-  const final = chargeFailed || (last?.code !== null && last?.code !== undefined && FINAL_ATTEMPT_CODES.has(last.code));
-  const reason = final ? 'PIX_AUTOMATICO_REJECTED' : `PIX_AUTOMATICO_${last?.code ?? 'NOT_DEBITED'}`;
+  const last = c.attempts.at(-1);
+  deps.log.warn({ transactionId: tx.id, txid, reason, final: FINAL_DEBIT_REASONS.has(reason), pixApi: { status: c.status, attempt: last?.status, code: last?.code ?? c.end.code, by: c.end.by } }, 'pix-api: an automatic debit failed');
   try {
     await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [{ transactionId: tx.id, outcome: 'FAILED', reason }]);
   } catch (err) {

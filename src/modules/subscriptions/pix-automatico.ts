@@ -14,6 +14,7 @@ import { inTx } from '../../db/index.ts';
 import type { MandateStatus, Subscription } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
+import { mandateEndReason } from '../../payments/pix-api/reasons.ts';
 import { changeStatus } from '../transactions/service.ts';
 import { cancelPending, endSubscription, lockSubscription, planOf, recordEvent, reschedule, withdrawPending, type EngineDeps } from './cycles.ts';
 
@@ -24,12 +25,6 @@ export interface MandateReport {
   cancelledBy?: string | null;
 }
 
-/** Why a subscription ended or will end because of its authorisation (its cancelReason). */
-export const MANDATE_REASONS = {
-  REJEITADA: 'PIX_AUTOMATICO_REJECTED',
-  EXPIRADA: 'PIX_AUTOMATICO_EXPIRED',
-  CANCELADA: 'PIX_AUTOMATICO_CANCELLED_BY_PAYER',
-} as const;
 
 /**
  * Applies an authorisation's state to its subscription (found by idRec), once: a state already
@@ -52,7 +47,7 @@ export async function applyMandate(deps: EngineDeps, report: MandateReport, wall
     const byUs = report.status === 'CANCELADA' && report.cancelledBy === 'USUARIO_RECEBEDOR';
     if (live && report.status !== 'APROVADA' && !byUs) {
       const plan = await planOf(trx, sub.plan_id);
-      const reason = MANDATE_REASONS[report.status as keyof typeof MANDATE_REASONS];
+      const reason = mandateEndReason(report.status, report.cancelledBy);
       if (report.status === 'CANCELADA') {
         ({ pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason }));
       } else if (sub.status === 'INCOMPLETE') {

@@ -142,6 +142,7 @@ const COLUMNS = [
   ['boleto_barcode', 'text'],
   ['boleto_line', 'text'],
   ['due_date', 'date'],
+  ['late_payment', 'jsonb'],
   ['expires_at', 'timestamptz'],
   ['metadata', 'jsonb'],
   ['tracking_params', 'jsonb'],
@@ -161,7 +162,7 @@ const COLUMNS = [
 /** The value of a column as the statement's array takes it (jsonb as its text). */
 function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unknown {
   if (column === 'metadata' || column === 'tracking_params') return JSON.stringify(r[column]);
-  if (column === 'address') return r.address === null ? null : JSON.stringify(r.address);
+  if (column === 'address' || column === 'late_payment') return r[column] === null ? null : JSON.stringify(r[column]);
   // The client as the upsert stores it (see upsertClientSql).
   if (column === 'client_email') return normalizeEmail(r.client_email);
   return r[column];

@@ -11,6 +11,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
+import type { LatePayment } from '../../payments/late-payment.ts';
 import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail } from '../clients/service.ts';
 import type { CreateTransactionBody } from './schemas.ts';
@@ -48,30 +49,44 @@ export interface CheckedInput {
   metadata: Record<string, unknown>;
   expiresAt: Date | null;
   dueDate: string | null;
+  /** A PIX with a due date: its late-payment terms (defaults filled in). */
+  latePayment: LatePayment | null;
   /** What the customer pays: the amount, plus card interest beyond the interest-free instalments. */
   chargedCents: number;
   installmentCents: number | null;
 }
 
-/** When a PIX code expires / the boleto's due date, from the optional dueDate field. */
-function schedule(input: CreateInput, now: Date, config: Config): { expiresAt: Date | null; dueDate: string | null } {
+/**
+ * When a PIX code expires / the boleto's due date, from the optional dueDate field. A PIX with
+ * late-payment terms has a due date (dueDate as a date) and stays payable `daysAfterDue` days after it.
+ */
+function schedule(input: CreateInput, now: Date, config: Config): { expiresAt: Date | null; dueDate: string | null; latePayment: LatePayment | null } {
   const raw = input.dueDate;
   const dateOnly = raw !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  if (input.latePayment) {
+    if (input.paymentMethod !== 'PIX') throw validation('latePayment', 'is only for PIX payments');
+    if (raw === undefined || !dateOnly) throw validation('latePayment', 'needs dueDate as a date (YYYY-MM-DD): the due date the fine and interest count from');
+    if (raw < spDate(now)) throw validation('dueDate', 'must not be in the past');
+    const { daysAfterDue, fineBp = 0, interestMonthlyBp = 0 } = input.latePayment;
+    const expiresAt = new Date(endOfSpDay(raw).getTime() + daysAfterDue * DAY_MS);
+    if (expiresAt.getTime() > now.getTime() + MAX_DUE_DAYS * DAY_MS) throw validation('dueDate', `with latePayment.daysAfterDue, must be within ${MAX_DUE_DAYS} days`);
+    return { expiresAt, dueDate: raw, latePayment: { daysAfterDue, fineBp, interestMonthlyBp } };
+  }
   if (input.paymentMethod === 'CARD') {
     if (raw !== undefined) throw validation('dueDate', 'is not used for card payments');
-    return { expiresAt: null, dueDate: null };
+    return { expiresAt: null, dueDate: null, latePayment: null };
   }
   const latest = now.getTime() + MAX_DUE_DAYS * DAY_MS;
   if (input.paymentMethod === 'PIX') {
     const expiresAt = raw === undefined ? new Date(now.getTime() + config.pix.ttlSeconds * 1000) : dateOnly ? endOfSpDay(raw) : new Date(raw);
     if (expiresAt.getTime() <= now.getTime()) throw validation('dueDate', 'must be in the future');
     if (expiresAt.getTime() > latest) throw validation('dueDate', `must be within ${MAX_DUE_DAYS} days`);
-    return { expiresAt, dueDate: null };
+    return { expiresAt, dueDate: null, latePayment: null };
   }
   const dueDate = raw === undefined ? spDate(new Date(now.getTime() + config.boleto.defaultDueDays * DAY_MS)) : dateOnly ? raw : spDate(new Date(raw));
   if (dueDate < spDate(now)) throw validation('dueDate', 'must not be in the past');
   if (endOfSpDay(dueDate).getTime() > latest + DAY_MS) throw validation('dueDate', `must be within ${MAX_DUE_DAYS} days`);
-  return { expiresAt: endOfSpDay(dueDate), dueDate };
+  return { expiresAt: endOfSpDay(dueDate), dueDate, latePayment: null };
 }
 
 /** Checks a creation request against the rules no schema can say, and normalises it. Throws 400s. */
@@ -94,7 +109,7 @@ export function checkInput(input: CreateInput, link: PaymentLink | null, config:
   }
   const metadata = sanitizeJson(input.metadata ?? {}) as Record<string, unknown>;
   if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
-  const { expiresAt, dueDate } = schedule(input, now, config);
+  const { expiresAt, dueDate, latePayment } = schedule(input, now, config);
   let chargedCents = input.amountCents;
   let installmentCents: number | null = null;
   if (input.paymentMethod === 'CARD') {
@@ -119,6 +134,7 @@ export function checkInput(input: CreateInput, link: PaymentLink | null, config:
     metadata,
     expiresAt,
     dueDate,
+    latePayment,
     chargedCents,
     installmentCents,
   };
@@ -169,6 +185,7 @@ export function buildDraft(args: {
     boleto_barcode: args.boleto?.barcode ?? null,
     boleto_line: args.boleto?.digitableLine ?? null,
     due_date: c.dueDate,
+    late_payment: c.latePayment && (jsonbOrdered(c.latePayment) as LatePayment),
     expires_at: c.expiresAt,
     payment_link_id: extras.link?.id ?? null,
     coupon_id: extras.couponId ?? null,

@@ -25,6 +25,23 @@ export const CardData = Type.Object(
 
 export const MAX_METADATA_BYTES = 8192;
 
+const lateTerms = {
+  daysAfterDue: Type.Integer({ minimum: 1, maximum: 60, description: 'Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento)' }),
+  fineBp: Type.Integer({ minimum: 0, maximum: 1000, description: 'Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 %' }),
+  interestMonthlyBp: Type.Integer({ minimum: 0, maximum: 1000, description: 'Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m.' }),
+};
+
+export const LatePaymentBody = Type.Object(
+  { daysAfterDue: lateTerms.daysAfterDue, fineBp: Type.Optional(lateTerms.fineBp), interestMonthlyBp: Type.Optional(lateTerms.interestMonthlyBp) },
+  {
+    additionalProperties: false,
+    description:
+      'PIX only, with dueDate given as a date: the PIX stays payable daysAfterDue days after it, with a fine and interest (default 0 each). A late payer pays more: the payment\'s chargedCents becomes what was paid',
+  },
+);
+
+export const LatePaymentView = Type.Object(lateTerms);
+
 export const CreateTransactionBody = Type.Object(
   {
     product: Type.String({ minLength: 1, maxLength: 255, description: 'Name or description of what is sold' }),
@@ -53,6 +70,7 @@ export const CreateTransactionBody = Type.Object(
     trackingParams: Type.Optional(TrackingParams),
     postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events (http only with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, local development)' })),
     card: Type.Optional(CardData),
+    latePayment: Type.Optional(LatePaymentBody),
     capture: Type.Optional(
       Type.Boolean({ description: 'Card only. false: authorise only (AUTHORIZED, nothing credited) and capture later with POST /api/v1/transactions/{id}/capture; default true' }),
     ),
@@ -86,7 +104,7 @@ export const TransactionView = Type.Object({
   displayId: Type.String(),
   product: Type.String(),
   amountCents: Type.Integer(),
-  chargedCents: Type.Integer({ description: 'What the customer pays: amountCents plus card instalment interest' }),
+  chargedCents: Type.Integer({ description: 'What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included)' }),
   discountCents: Type.Integer({ description: 'Coupon discount granted at checkout (already taken off amountCents)' }),
   paymentLinkId: Nullable(Uuid),
   couponId: Nullable(Uuid),
@@ -117,6 +135,8 @@ export const TransactionView = Type.Object({
       qrCodeImage: Type.String({ description: 'URL of the QR code PNG' }),
       txid: Type.String(),
       expiresAt: Timestamp,
+      dueDate: Type.Optional(Type.String({ format: 'date', description: 'A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)' })),
+      latePayment: Type.Optional(LatePaymentView),
     }),
   ),
   boleto: Type.Optional(

@@ -18,7 +18,8 @@ import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
 import type { CreationWriter, KeyAttachment } from './creation.ts';
 import { findTransaction, getTransaction, lockExpired, lockTransaction } from './queries.ts';
-import { DAY_MS } from '../../payments/calendar.ts';
+import { DAY_MS, spDate } from '../../payments/calendar.ts';
+import { explainsLatePayment } from '../../payments/late-payment.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { applyChange, feeReturned, type Change, type StateDeps } from './states.ts';
 
@@ -114,7 +115,7 @@ async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, 
   const id = uuidv7(now.getTime());
   const payer = { name: checked.clientName, email: checked.clientEmail, document: checked.document };
   // A PIX dueDate given as a date is a due date the provider may charge with (API Pix: cobv).
-  const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate } : {};
+  const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate, ...(checked.latePayment ? { latePayment: checked.latePayment } : {}) } : {};
   const automatic = extras.pixAutomatico ? { automatic: extras.pixAutomatico } : {};
   const pix = input.paymentMethod === 'PIX' ? await provider.createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate, ...automatic }) : null;
   if (pix) pixCharged?.(pix);
@@ -212,12 +213,14 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
  * of this scope. An event for a transaction the provider does not hold is refused. A PAID that
  * carries the provider's payment reference stores it: the same reference again changes nothing,
  * another one on a paid transaction is a second payment (409, for a person to refund), and a PAID
- * whose reported amount differs from the amount charged is refused (409).
+ * whose reported amount differs from the amount charged is refused (409), unless it is a PIX with
+ * a due date paid late for what its terms allow that day: the payment is then booked for what was
+ * paid (fine and interest included), with the fee on that.
  */
 export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, provider: PaymentProvider, events: ProviderEvent[]): Promise<Transaction[]> {
   const out: Transaction[] = [];
   for (const e of events) {
-    const change: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
+    let change: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
     const applied = await inTx(deps.db, async (trx) => {
       const tx = await lockTransaction(trx, scope, e.transactionId);
       if (!tx || tx.provider !== provider.name) throw notFound('Transaction');
@@ -226,7 +229,9 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, p
         if (tx.provider_ref !== null) throw new AppError(409, `Transaction ${tx.id} is already paid by another payment (${tx.provider_ref}); ${e.reference} must be returned to the payer`);
       }
       if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
-        throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
+        const late = tx.late_payment && tx.due_date && e.paidAt && explainsLatePayment(tx.charged_cents, tx.late_payment, tx.due_date, spDate(e.paidAt), e.amountCents);
+        if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
+        change = { to: 'PAID', settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
       }
       const changed = await applyChange(deps, trx, tx, change);
       if (e.outcome !== 'PAID' || e.reference === undefined) return changed;
@@ -330,7 +335,7 @@ export async function captureTransaction(deps: TransactionDeps, scope: Scope, id
     const locked = await lockTransaction(trx, scope, id);
     if (!locked) throw notFound('Transaction');
     if (locked.status !== 'AUTHORIZED') throw notCapturable(locked);
-    return applyChange(deps, trx, locked, { to: 'PAID', capture: partial });
+    return applyChange(deps, trx, locked, { to: 'PAID', settled: partial });
   });
 }
 
@@ -367,7 +372,7 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log'>, re
     ? { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() }
     : { status: 'FAILED' as const, failure_reason: result.reason, updated_at: new Date() };
   await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
-  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
 }
 
 /**

@@ -38,8 +38,11 @@ export function canMove(from: TransactionStatus, to: TransactionStatus): boolean
 
 export type Change =
   | { to: 'AUTHORIZED'; until: Date }
-  /** `capture`: a card authorisation captured in part: what is taken, and the fee on it. */
-  | { to: 'PAID'; capture?: { chargedCents: number; feeCents: number } }
+  /**
+   * `settled`: the payment took another amount than charged, with the fee on it: a card
+   * authorisation captured in part, or a PIX with a due date paid late (its fine and interest).
+   */
+  | { to: 'PAID'; settled?: { chargedCents: number; feeCents: number } }
   | { to: 'FAILED'; reason: string }
   | { to: 'EXPIRED' }
   | { to: 'CANCELLED' }
@@ -82,14 +85,17 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
         set.captured_at = now;
         set.expires_at = null;
         events.push('transaction.captured');
-        if (change.capture) {
-          // A partial capture: the payment is what was taken; the rest of the hold is released.
-          set.charged_cents = change.capture.chargedCents;
-          set.amount_cents = Math.min(tx.amount_cents, change.capture.chargedCents);
-          set.fee_cents = change.capture.feeCents;
-          set.installment_cents = Math.ceil(change.capture.chargedCents / tx.installments);
-          tx = { ...tx, charged_cents: change.capture.chargedCents, fee_cents: change.capture.feeCents };
-        }
+      }
+      if (change.settled) {
+        // The payment is what was taken: less (a partial capture: the rest of the hold is released;
+        // the sale's amount shrinks with it) or more (a late PIX: the amount stays the sale's, the
+        // difference is the fine and interest).
+        const { chargedCents, feeCents } = change.settled;
+        set.charged_cents = chargedCents;
+        set.amount_cents = Math.min(tx.amount_cents, chargedCents);
+        set.fee_cents = feeCents;
+        if (tx.installment_cents !== null) set.installment_cents = Math.ceil(chargedCents / tx.installments);
+        tx = { ...tx, charged_cents: chargedCents, fee_cents: feeCents };
       }
       const net = tx.charged_cents - tx.fee_cents;
       const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';

@@ -44,6 +44,7 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
   if (tx.address) view.address = tx.address as NonNullable<Static<typeof TransactionView>['address']>;
   if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
+    if (tx.late_payment && tx.due_date) Object.assign(view.pix, { dueDate: tx.due_date, latePayment: tx.late_payment });
   }
   if (tx.payment_method === 'BOLETO' && tx.boleto_barcode) {
     view.boleto = { barcode: tx.boleto_barcode, digitableLine: tx.boleto_line ?? '', dueDate: tx.due_date ?? '', url: `${urls.checkoutUrl}/boleto/${tx.id}` };

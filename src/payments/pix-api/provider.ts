@@ -7,6 +7,7 @@
 import { AppError } from '../../http/errors.ts';
 import type { PixApiConfig } from '../../config.ts';
 import { spDate } from '../calendar.ts';
+import type { LatePayment } from '../late-payment.ts';
 import { methodNotOffered, type CancelRequest, type PaymentProvider, type PixAutomaticoCharge, type ProviderResult, type PixCharge, type PixRequest, type ProviderEvent, type RefundRequest, type RefundResult } from '../provider.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from './client.ts';
 
@@ -49,6 +50,19 @@ export function toCents(valor: unknown): number | null {
   return Number(reais) * 100 + Number(centavos);
 }
 
+/**
+ * A cobv's `valor`: the amount and the late-payment terms as the standard writes them. The fine is
+ * `multa` modalidade 2 (a percentage, once); the interest `juros` modalidade 3 (percent per month,
+ * calendar days); `valorPerc` is the percentage with 2 decimals (basis points / 100).
+ */
+export function cobvValor(amountCents: number, late: LatePayment | undefined) {
+  return {
+    original: toMoney(amountCents),
+    ...(late?.fineBp ? { multa: { modalidade: 2, valorPerc: toMoney(late.fineBp) } } : {}),
+    ...(late?.interestMonthlyBp ? { juros: { modalidade: 3, valorPerc: toMoney(late.interestMonthlyBp) } } : {}),
+  };
+}
+
 /** A Pix as the PSP reports it, checked: ours (txid), to our key, with its value in cents. */
 export interface ConfirmedPix {
   e2eid: string;
@@ -81,13 +95,10 @@ export interface RecurringCharge {
   attempts: Array<{ date: string; status: string; code: string | null }>;
   /** End-to-end ids of the Pix that paid it (each confirmed with GET /pix before it counts). */
   e2eids: string[];
+  /** Its `encerramento`: who cancelled it (the standard's `solicitante`) and the cancellation's or rejection's code. */
+  end: { by: string | null; code: string | null };
 }
 
-/**
- * Rejection codes of a debit attempt that reject the whole recurring charge (the standard:
- * "causam a rejeição da cobrança recorrente correspondente"): no retry can collect it.
- */
-export const FINAL_ATTEMPT_CODES: ReadonlySet<string> = new Set(['AC05', 'AM09', 'DENC', 'DS27', 'DTED', 'MIDI', 'MSUC', 'NITX', 'RC09']);
 
 /** What a charge's state at the PSP means for the transaction here. */
 export type ChargeState = { status: 'ATIVA' | 'REMOVIDA' | 'MISSING' } | { status: 'CONCLUIDA'; e2eids: string[] };
@@ -132,9 +143,9 @@ export class PixApiProvider implements PaymentProvider {
     const txid = txidFor(req.transactionId);
     const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 200) };
     const solicitacaoPagador = req.description.slice(0, 140);
-    const withDueDate = !req.automatic && req.dueDate !== undefined && req.dueDate > spDate(new Date());
+    const withDueDate = !req.automatic && req.dueDate !== undefined && (req.dueDate > spDate(new Date()) || req.latePayment !== undefined);
     const [path, body] = withDueDate
-      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: 0 }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }]
+      ? [`/cobv/${txid}`, { calendario: { dataDeVencimento: req.dueDate, validadeAposVencimento: req.latePayment?.daysAfterDue ?? 0 }, devedor, valor: cobvValor(req.amountCents, req.latePayment), chave: this.key, solicitacaoPagador }]
       : [`/cob/${txid}`, { calendario: { expiracao: Math.max(1, Math.ceil((req.expiresAt.getTime() - Date.now()) / 1000)) }, devedor, valor: { original: toMoney(req.amountCents) }, chave: this.key, solicitacaoPagador }];
     let answer: { txid?: unknown; pixCopiaECola?: unknown; location?: unknown; status?: unknown };
     try {
@@ -155,8 +166,8 @@ export class PixApiProvider implements PaymentProvider {
    * POST /locrec (a location for the authorisation), POST /rec with `ativacao.dadosJornada.txid` =
    * the charge (politicaRetentativa PERMITE_3R_7D: up to 3 retries within 7 days of a due date),
    * then GET /rec/{idRec}?txid= for the composite BR Code (charge + authorisation: dadosQR,
-   * JORNADA_3), which is what the payer scans. The two POSTs are sent once (the PSP chooses
-   * their ids: a blind retry could make a second authorisation).
+   * JORNADA_3), which is what the payer scans. POST /locrec is sent once (a location lost with its
+   * answer is an unused location, nothing more); POST /rec is recovered by its location (createMandate).
    */
   private async journey3(req: PixRequest, auto: Extract<PixAutomaticoCharge, { kind: 'first' }>, txid: string): Promise<PixCharge> {
     if (!this.pixAutomatico) throw new AppError(503, 'Pix Automático is not available on this gateway (PIX_API_RECEIVER_ACCOUNT is not configured)');
@@ -165,26 +176,60 @@ export class PixApiProvider implements PaymentProvider {
       const loc = await this.client.call<{ id?: unknown }>('POST', '/locrec', undefined, { retry: false });
       if (typeof loc?.id !== 'number' && typeof loc?.id !== 'string') throw new PixApiError('refused', 'location without an id');
       const devedor = { ...(req.payer.document.length === 11 ? { cpf: req.payer.document } : { cnpj: req.payer.document }), nome: req.payer.name.slice(0, 140) };
-      const rec = await this.client.call<{ idRec?: unknown }>(
-        'POST',
-        '/rec',
-        {
-          vinculo: { contrato: auto.contract.slice(0, 35), devedor, objeto: auto.object.slice(0, 35) },
-          calendario: { dataInicial: auto.firstDebitDate, periodicidade: auto.periodicity },
-          politicaRetentativa: 'PERMITE_3R_7D',
-          loc: Number(loc.id),
-          ativacao: { dadosJornada: { txid } },
-        },
-        { retry: false },
-      );
-      if (typeof rec?.idRec !== 'string' || !REC_ID.test(rec.idRec)) throw new PixApiError('refused', 'authorisation without a valid idRec');
-      const full = await this.client.call<{ dadosQR?: { jornada?: unknown; pixCopiaECola?: unknown } }>('GET', `/rec/${rec.idRec}?txid=${txid}`);
+      const contract = auto.contract.slice(0, 35);
+      const idRec = await this.createMandate(context, Number(loc.id), contract, txid, {
+        vinculo: { contrato: contract, devedor, objeto: auto.object.slice(0, 35) },
+        calendario: { dataInicial: auto.firstDebitDate, periodicidade: auto.periodicity },
+        politicaRetentativa: 'PERMITE_3R_7D',
+        loc: Number(loc.id),
+        ativacao: { dadosJornada: { txid } },
+      });
+      const full = await this.client.call<{ dadosQR?: { jornada?: unknown; pixCopiaECola?: unknown } }>('GET', `/rec/${idRec}?txid=${txid}`);
       const code = full?.dadosQR?.pixCopiaECola;
       if (full?.dadosQR?.jornada !== 'JORNADA_3' || typeof code !== 'string' || !code) throw new PixApiError('refused', 'authorisation without the composite BR Code of journey 3');
-      return { txid, brCode: code, recurrenceId: rec.idRec };
+      return { txid, brCode: code, recurrenceId: idRec };
     } catch (err) {
       throw this.merchantError(err, { ...context, call: 'pix automatico journey 3' }, refusedCharge);
     }
+  }
+
+  /**
+   * POST /rec on the location `loc`. The PSP chooses the idRec, so a lost answer (timeout,
+   * connection reset, 5xx) cannot be retried blindly, and GET /rec filters by period, debtor and
+   * status only (no contract or txid). But a location binds one authorisation (the standard refuses
+   * a second rec on it), so the location finds what the lost POST made: GET /locrec/{id} names its
+   * idRec, checked with GET /rec/{idRec} (our contract, our charge). None there yet: the POST is sent
+   * again on the same location (at most 3 in all), which cannot make a second authorisation; one
+   * refused because a late first one took the location is looked up again.
+   */
+  private async createMandate(context: object, loc: number, contract: string, txid: string, body: object): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rec = await this.client.call<{ idRec?: unknown }>('POST', '/rec', body, { retry: false });
+        if (typeof rec?.idRec !== 'string' || !REC_ID.test(rec.idRec)) throw new PixApiError('refused', 'authorisation without a valid idRec');
+        return rec.idRec;
+      } catch (err) {
+        if (!(err instanceof PixApiError) || (err.kind !== 'unavailable' && err.kind !== 'refused')) throw err;
+        const found = await this.mandateAt(loc, contract, txid);
+        if (found) {
+          this.log.warn({ ...context, recurrenceId: found, pixApi: err.toLog() }, 'pix-api: the answer to POST /rec was lost; the authorisation was found by its location');
+          return found;
+        }
+        if (err.kind === 'refused' || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /** The authorisation bound to the location `loc` (GET /locrec/{id}), if it is ours: our contract and charge. */
+  private async mandateAt(loc: number, contract: string, txid: string): Promise<string | null> {
+    const l = await this.client.call<{ idRec?: unknown }>('GET', `/locrec/${loc}`);
+    if (typeof l?.idRec !== 'string' || !REC_ID.test(l.idRec)) return null;
+    const r = await this.client.call<{ idRec?: unknown; vinculo?: { contrato?: unknown }; ativacao?: { dadosJornada?: { txid?: unknown } } }>('GET', `/rec/${l.idRec}`);
+    if (r?.idRec !== l.idRec || r.vinculo?.contrato !== contract || r.ativacao?.dadosJornada?.txid !== txid) {
+      this.log.error({ recurrenceId: l.idRec, loc }, 'pix-api: the location of a new authorisation is bound to another authorisation; not used');
+      return null;
+    }
+    return l.idRec;
   }
 
   /**
@@ -278,7 +323,9 @@ export class PixApiProvider implements PaymentProvider {
       .filter((t: any) => typeof t?.dataLiquidacao === 'string' && typeof t?.status === 'string')
       .map((t: any) => ({ date: t.dataLiquidacao, status: t.status, code: typeof t.rejeicao?.codigo === 'string' ? t.rejeicao.codigo : null }));
     const e2eids = (Array.isArray(c.pix) ? c.pix : []).map((p: any) => p?.endToEndId).filter((e: unknown): e is string => typeof e === 'string' && E2EID.test(e));
-    return { txid, recurrenceId: typeof c.idRec === 'string' ? c.idRec : null, status: c.status, attempts, e2eids };
+    const closing = c.encerramento?.cancelamento ?? c.encerramento?.rejeicao;
+    const end = { by: typeof c.encerramento?.cancelamento?.solicitante === 'string' ? c.encerramento.cancelamento.solicitante : null, code: typeof closing?.codigo === 'string' ? closing.codigo : null };
+    return { txid, recurrenceId: typeof c.idRec === 'string' ? c.idRec : null, status: c.status, attempts, e2eids, end };
   }
 
   /** PUT /webhookrec and /webhookcobr: the PSP notifies `{url}/rec` and `{url}/cobr` (idempotent). */
@@ -344,7 +391,7 @@ export class PixApiProvider implements PaymentProvider {
     const events: ProviderEvent[] = [];
     for (const e2eid of notifiedE2eids(body)) {
       const pix = await this.confirmPix(e2eid);
-      if (pix) events.push({ transactionId: pix.transactionId, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents });
+      if (pix) events.push({ transactionId: pix.transactionId, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents, paidAt: pix.settledAt });
     }
     return events;
   }
@@ -395,6 +442,21 @@ export class PixApiProvider implements PaymentProvider {
       if (!(page + 1 < pages)) break;
     }
     return out;
+  }
+
+  /**
+   * GET /cobv/{txid}: the charge with a due date's `valor.original` in cents, as the PSP holds it
+   * (null when it has no such charge). A Pix that paid more than we charged is booked only when the
+   * charge there is still for the amount we charged: the difference is then its fine and interest.
+   */
+  async dueChargeOriginal(transactionId: string): Promise<number | null> {
+    try {
+      const c = await this.client.call<{ txid?: unknown; valor?: { original?: unknown } }>('GET', `/cobv/${txidFor(transactionId)}`);
+      return c?.txid === txidFor(transactionId) ? toCents(c.valor?.original) : null;
+    } catch (err) {
+      if (err instanceof PixApiError && err.kind === 'not_found') return null;
+      throw err;
+    }
   }
 
   /** GET /cob/{txid}, then /cobv/{txid}: the charge's state at the PSP. */

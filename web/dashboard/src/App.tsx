@@ -2,6 +2,7 @@
 // Shell; the environment is part of each screen's key, so switching it reloads the screen's data.
 import { useEffect } from 'preact/hooks';
 import { api, ok } from './api/client.ts';
+import { lazyScreen } from './components/Lazy.tsx';
 import { Shell } from './components/Shell.tsx';
 import { ErrorState, Loading } from './components/ui.tsx';
 import { useAsync } from './lib/async.ts';
@@ -17,9 +18,15 @@ import { Money } from './screens/Money.tsx';
 import { Operations } from './screens/Operations.tsx';
 import { SaleDetail, Sales } from './screens/Sales.tsx';
 
+// Loaded when first opened (their own chunks).
+const Subscriptions = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.default));
+const SubscriptionDetail = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.SubscriptionDetail));
+const Affiliates = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.default));
+const Referrals = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.Referrals));
+
 const TITLES: Record<string, string> = {
   '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
-  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
+  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
 };
 
 function Screen({ route }: { route: string }) {
@@ -33,6 +40,10 @@ function Screen({ route }: { route: string }) {
   if (match('/dinheiro', path)) return <Money route={route} />;
   if (match('/conta', path)) return <Account />;
   if (match('/operacao', path)) return <Operations route={route} />;
+  if ((p = match('/assinaturas/:id', path))) return <SubscriptionDetail id={p.id} />;
+  if (match('/assinaturas', path)) return <Subscriptions route={route} />;
+  if (match('/afiliados', path)) return <Affiliates route={route} />;
+  if (match('/indicacoes', path)) return <Referrals />;
   return (
     <div>
       <h1>Página não encontrada</h1>

@@ -22656,7 +22656,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -22694,8 +22694,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -22761,7 +22774,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -22799,8 +22812,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -22918,6 +22944,15 @@ export interface operations {
                     dueDate?: string;
                     /** @description Card only */
                     installments?: number;
+                    /** @description PIX only, with dueDate given as a date: the PIX stays payable daysAfterDue days after it, with a fine and interest (default 0 each). A late payer pays more: the payment's chargedCents becomes what was paid */
+                    latePayment?: {
+                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                        daysAfterDue: number;
+                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                        fineBp?: number;
+                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                        interestMonthlyBp?: number;
+                    };
                     /** @description Up to 50 keys; strings are cleaned of markup and script */
                     metadata?: {
                         [key: string]: string | number | boolean | null;
@@ -22990,7 +23025,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23028,8 +23063,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23089,7 +23137,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23127,8 +23175,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23304,7 +23365,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23342,8 +23403,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23403,7 +23477,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23441,8 +23515,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23576,7 +23663,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23614,8 +23701,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23675,7 +23775,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23713,8 +23813,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23891,7 +24004,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -23929,8 +24042,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -23990,7 +24116,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24028,8 +24154,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24225,7 +24364,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24263,8 +24402,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24324,7 +24476,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24362,8 +24514,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24549,7 +24714,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24587,8 +24752,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24648,7 +24826,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24686,8 +24864,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24863,7 +25054,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -24901,8 +25092,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */
@@ -24962,7 +25166,7 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
-                            /** @description What the customer pays: amountCents plus card instalment interest */
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
                                 document: string;
@@ -25000,8 +25204,21 @@ export interface operations {
                             /** @description Hosted page where the customer pays (cards without card data) */
                             paymentUrl?: string;
                             pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
                                 /** Format: date-time */
                                 expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
                                 /** @description BR Code (copia e cola) */
                                 qrCode: string;
                                 /** @description URL of the QR code PNG */

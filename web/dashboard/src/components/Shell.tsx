@@ -12,6 +12,9 @@ const MENU: [string, string][] = [
   ['/vendas', 'Vendas'],
   ['/catalogo', 'Catálogo'],
   ['/dinheiro', 'Dinheiro'],
+  ['/assinaturas', 'Assinaturas'],
+  ['/afiliados', 'Afiliados'],
+  ['/indicacoes', 'Indicações'],
   ['/desenvolvedores', 'Desenvolvedores'],
   ['/conta', 'Conta'],
 ];

@@ -65,7 +65,11 @@ export function Signup() {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [referralCode, setReferral] = useState(() => new URLSearchParams(location.search).get('convite') ?? '');
+  const [referralCode, setReferral] = useState(() => {
+    // ?convite= (Conta's link) or ?ref= (the API's invite link, GET /api/referral/code)
+    const q = new URLSearchParams(location.search);
+    return q.get('convite') ?? q.get('ref') ?? '';
+  });
   const { busy, error, submit } = useSubmit();
   return (
     <AuthFrame title="Criar sua conta">
