@@ -21,6 +21,7 @@ import * as m018 from './018_report_days.ts';
 import * as m019 from './019_pix_automatico.ts';
 import * as m020 from './020_cycle_charge_recovery.ts';
 import * as m022 from './022_pix_late_payment.ts';
+import * as m023 from './023_report_days_per_statement.ts';
 import * as m024 from './024_subscription_metrics_months.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -45,5 +46,6 @@ export const migrations: Record<string, Migration> = {
   '019_pix_automatico': m019,
   '020_cycle_charge_recovery': m020,
   '022_pix_late_payment': m022,
+  '023_report_days_per_statement': m023,
   '024_subscription_metrics_months': m024,
 };
