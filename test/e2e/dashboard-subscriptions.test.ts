@@ -256,9 +256,10 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await page.goto(`${run.base}/dashboard/assinaturas/${id}`);
     const change = page.getByRole('form', { name: 'Trocar de plano' });
     const select = change.getByLabel('Novo plano');
-    // Only the other plans billed on the same cadence (the API's rule) are offered.
+    await select.waitFor();
+    // Only the other plans billed on the same cadence (the API's rule) are offered, cheapest first.
     const offered = await select.locator('option').allInnerTexts();
-    assert.deepEqual(offered, ['Escolha…', 'Clube do café premium · R$ 89,90 por mês', 'Clube do café leve · R$ 29,90 por mês']);
+    assert.deepEqual(offered, ['Escolha…', 'Clube do café leve · R$ 29,90 por mês', 'Clube do café premium · R$ 89,90 por mês']);
 
     // Upgrade: the preview first (nothing changes), then the change with its prorated charge.
     await select.selectOption(premium.id);
@@ -318,7 +319,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     };
     const rejecting = await subscribe('Paulo Reis');
     await page.goto(`${run.base}/dashboard/assinaturas/${rejecting.id}`);
-    await page.locator('.facts', { hasText: 'Aguardando o pagador' }).waitFor();
+    await page.locator('.facts', { hasText: 'Aguardando autorização' }).waitFor();
     const sandbox = page.getByRole('group', { name: 'Pix Automático: o que o pagador e o banco fazem' });
     for (const name of ['Pagador aprova', 'Pagador recusa', 'Pagador cancela']) await sandbox.getByRole('button', { name }).waitFor();
     assert.equal(await sandbox.getByRole('button', { name: 'Débito sem saldo' }).count(), 0, 'no debit is pending yet');
@@ -326,7 +327,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await sandbox.getByRole('button', { name: 'Pagador recusa' }).click();
     await page.locator('.page-header .badge', { hasText: 'Expirada' }).waitFor();
     const facts = await page.locator('.facts').innerText();
-    assert.match(facts, /Autorização do Pix Automático\s+Recusada/);
+    assert.match(facts, /Pix Automático\s+Recusada/);
     assert.match(facts, /Por que terminou\s+o pagador recusou a autorização do Pix Automático/);
     assert.equal(await sandbox.count(), 0, 'an ended subscription has nothing left to simulate');
     const rejected = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${rejecting.id}`, { key: owner.key })).body.subscription;
@@ -341,7 +342,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.equal(paid.status, 200, paid.raw);
     await page.goto(`${run.base}/dashboard/assinaturas/${approving.id}`);
     await sandbox.getByRole('button', { name: 'Pagador aprova' }).click();
-    await page.locator('.facts', { hasText: 'Aprovada' }).waitFor();
+    await page.locator('.facts', { hasText: 'Autorizada' }).waitFor();
     await page.locator('.page-header .badge', { hasText: 'Ativa' }).waitFor();
     const change = page.getByRole('form', { name: 'Trocar de plano' });
     await change.getByLabel('Novo plano').selectOption(premium.id);

@@ -434,7 +434,9 @@ type PlanChange = Json<'changeSubscriptionPlanV1'>['change'];
  * end), then the change itself; the API's refusal shows on the plan field.
  */
 function ChangePlan({ s, plan, plans, done }: { s: Subscription; plan: Plan | undefined; plans: Plan[]; done: (s: Subscription, note: string) => void }) {
-  const options = plans.filter((p) => p.id !== s.planId && p.status === 'ACTIVE' && (!plan || (p.interval === plan.interval && p.intervalCount === plan.intervalCount)));
+  const options = plans
+    .filter((p) => p.id !== s.planId && p.status === 'ACTIVE' && (!plan || (p.interval === plan.interval && p.intervalCount === plan.intervalCount)))
+    .sort((a, b) => a.amountCents - b.amountCents);
   const [planId, setPlanId] = useState('');
   const [preview, setPreview] = useState<PlanChange | null>(null);
   const form = useSubmit();
@@ -597,7 +599,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
             </dd>
             {s.pixAutomatico?.status && (
               <>
-                <dt>Autorização do Pix Automático</dt>
+                <dt>Pix Automático</dt>
                 <dd>
                   <StatusTag kind="mandate" status={s.pixAutomatico.status} />
                 </dd>
