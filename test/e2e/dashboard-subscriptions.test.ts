@@ -124,22 +124,22 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.match(plan.publicUrl, new RegExp(`/subscribe/${planId}$`));
 
     await card.getByRole('button', { name: 'Editar o plano Clube do café' }).click();
-    const editor = page.getByRole('form', { name: 'Editar o plano Clube do café' });
+    const editor = page.getByRole('form', { name: 'Editar “Clube do café”' });
     assert.equal(await editor.getByLabel('Valor de cada cobrança (R$)').inputValue(), '49,90');
     await editor.getByLabel('Valor de cada cobrança (R$)').fill('59,90');
     await editor.getByLabel('Dias de teste grátis').fill('abc');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     assert.equal(await editor.getByLabel('Dias de teste grátis').getAttribute('aria-invalid'), 'true');
     await editor.getByLabel('Dias de teste grátis').fill('0');
     // Offering Pix Automático asks how early its charges go to the PSP (2 to 10 days: the API says so on the field).
     await editor.getByRole('checkbox', { name: 'Pix Automático' }).check();
     const pixDays = editor.getByLabel('Pix Automático enviado quantos dias antes do vencimento');
     await pixDays.fill('1');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     await editor.locator('.field-invalid', { has: page.getByLabel('Pix Automático enviado quantos dias antes do vencimento') }).locator('.field-message').waitFor();
     assert.equal(await pixDays.getAttribute('aria-invalid'), 'true');
     await pixDays.fill('4');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     await card.getByText('R$ 59,90 por mês').waitFor();
     const edited = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan;
     assert.equal(edited.amountCents, 5990);

@@ -8,7 +8,8 @@ import { api, ok } from '../api/client.ts';
 import type { Json, JsonBody } from '../api/json.ts';
 import { MrrChart, monthLabel } from '../components/Chart.tsx';
 import { Link } from '../components/Link.tsx';
-import { CheckGroup, FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
+import { intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
+import { Checkboxes, FormCard } from '../components/Resource.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
@@ -142,51 +143,51 @@ const PLAN_FIELDS = ['name', 'description', 'amountCents', 'interval', 'interval
 function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; cancel?: () => void }) {
   const [f, setF] = useState<PlanForm>(() => formOf(plan));
   const set = (k: keyof PlanForm) => (v: string) => setF({ ...f, [k]: v });
-  const { busy, error, submit } = useSubmit();
   return (
-    <form
-      class="card"
-      aria-label={plan ? `Editar o plano ${plan.name}` : 'Novo plano'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(async () => {
-          const body = bodyOf(f);
-          if (!plan) await ok(api.POST('/api/v1/subscriptions/plans', { body }));
-          else {
-            const diff = changes(body, plan);
-            if (Object.keys(diff).length) await ok(api.PATCH('/api/v1/subscriptions/plans/{id}', { params: { path: { id: plan.id } }, body: diff }));
-          }
-          if (!plan) setF(formOf());
-          done();
-        });
+    <FormCard
+      title="Novo plano"
+      label="Criar plano"
+      edit={plan?.name}
+      fields={PLAN_FIELDS}
+      cancel={cancel}
+      submit={async () => {
+        const body = bodyOf(f);
+        if (!plan) await ok(api.POST('/api/v1/subscriptions/plans', { body }));
+        else {
+          const diff = changes(body, plan);
+          if (Object.keys(diff).length) await ok(api.PATCH('/api/v1/subscriptions/plans/{id}', { params: { path: { id: plan.id } }, body: diff }));
+        }
+        if (!plan) setF(formOf());
+        done();
       }}
     >
-      <h2>{plan ? `Editar “${plan.name}”` : 'Novo plano'}</h2>
-      <FormError error={error} fields={PLAN_FIELDS} />
-      <div class="grid-2">
-        <Field label="Nome do plano" name="name" value={f.name} onValue={set('name')} error={error} required placeholder="Ex.: Clube do café" />
-        <MoneyField label="Valor de cada cobrança (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required hint={plan ? 'Um novo valor vale a partir do próximo período de cada assinante.' : 'Mínimo R$ 5,00.'} />
-        <Select label="Cobrança" name="interval" value={f.interval} onValue={set('interval')} options={INTERVALS.map(([v, l]) => [v, l])} error={error} />
-        <Field label={`A cada quantos períodos`} name="intervalCount" inputMode="numeric" value={f.intervalCount} onValue={set('intervalCount')} error={error} hint={`Hoje: cobra ${every(f.interval, Number(f.intervalCount) || 1)}.`} />
-        <Field label="Dias de teste grátis" name="trialDays" inputMode="numeric" value={f.trialDays} onValue={set('trialDays')} error={error} hint="0 = cobra na assinatura." />
-        <Field label="Limite de assinantes (opcional)" name="maxSubscribers" inputMode="numeric" value={f.maxSubscribers} onValue={set('maxSubscribers')} error={error} hint="Vazio = sem limite." />
-      </div>
-      <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
-      <CheckGroup legend="Formas de pagamento" name="paymentMethods" options={METHODS} value={f.paymentMethods} onValue={(v) => setF({ ...f, paymentMethods: v })} error={error} />
-      <fieldset>
-        <legend>Se a cobrança falhar</legend>
-        <div class="grid-2">
-          <Field label="Novas tentativas no cartão (dias depois da falha)" name="dunning.retryDays" value={f.retryDays} onValue={set('retryDays')} error={error} hint="Ex.: 1, 3, 5, 7. Vazio = sem novas tentativas." />
-          <Select label="Depois da última tentativa" name="dunning.finalAction" value={f.finalAction} onValue={set('finalAction')} options={FINAL_ACTIONS} error={error} />
-          <Field label="PIX enviado quantos dias antes do vencimento" name="dunning.pixDaysBefore" inputMode="numeric" value={f.pixDaysBefore} onValue={set('pixDaysBefore')} error={error} />
-          <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
-          {f.paymentMethods.includes('PIX_AUTOMATICO') && (
-            <Field label="Pix Automático enviado quantos dias antes do vencimento" name="dunning.pixAutomaticoDaysBefore" inputMode="numeric" value={f.pixAutomaticoDaysBefore} onValue={set('pixAutomaticoDaysBefore')} error={error} hint="De 2 a 10 dias, pelas regras do Pix." />
-          )}
-        </div>
-      </fieldset>
-      <FormButtons busy={busy} label={plan ? 'Salvar plano' : 'Criar plano'} cancel={cancel} />
-    </form>
+      {(error) => (
+        <>
+          <div class="grid-2">
+            <Field label="Nome do plano" name="name" value={f.name} onValue={set('name')} error={error} required placeholder="Ex.: Clube do café" />
+            <MoneyField label="Valor de cada cobrança (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required hint={plan ? 'Um novo valor vale a partir do próximo período de cada assinante.' : 'Mínimo R$ 5,00.'} />
+            <Select label="Cobrança" name="interval" value={f.interval} onValue={set('interval')} options={INTERVALS.map(([v, l]) => [v, l])} error={error} />
+            <Field label={`A cada quantos períodos`} name="intervalCount" inputMode="numeric" value={f.intervalCount} onValue={set('intervalCount')} error={error} hint={`Hoje: cobra ${every(f.interval, Number(f.intervalCount) || 1)}.`} />
+            <Field label="Dias de teste grátis" name="trialDays" inputMode="numeric" value={f.trialDays} onValue={set('trialDays')} error={error} hint="0 = cobra na assinatura." />
+            <Field label="Limite de assinantes (opcional)" name="maxSubscribers" inputMode="numeric" value={f.maxSubscribers} onValue={set('maxSubscribers')} error={error} hint="Vazio = sem limite." />
+          </div>
+          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          <Checkboxes legend="Formas de pagamento" name="paymentMethods" options={METHODS} value={f.paymentMethods} onValue={(v) => setF({ ...f, paymentMethods: v })} error={error} />
+          <fieldset>
+            <legend>Se a cobrança falhar</legend>
+            <div class="grid-2">
+              <Field label="Novas tentativas no cartão (dias depois da falha)" name="dunning.retryDays" value={f.retryDays} onValue={set('retryDays')} error={error} hint="Ex.: 1, 3, 5, 7. Vazio = sem novas tentativas." />
+              <Select label="Depois da última tentativa" name="dunning.finalAction" value={f.finalAction} onValue={set('finalAction')} options={FINAL_ACTIONS} error={error} />
+              <Field label="PIX enviado quantos dias antes do vencimento" name="dunning.pixDaysBefore" inputMode="numeric" value={f.pixDaysBefore} onValue={set('pixDaysBefore')} error={error} />
+              <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
+              {f.paymentMethods.includes('PIX_AUTOMATICO') && (
+                <Field label="Pix Automático enviado quantos dias antes do vencimento" name="dunning.pixAutomaticoDaysBefore" inputMode="numeric" value={f.pixAutomaticoDaysBefore} onValue={set('pixAutomaticoDaysBefore')} error={error} hint="De 2 a 10 dias, pelas regras do Pix." />
+              )}
+            </div>
+          </fieldset>
+        </>
+      )}
+    </FormCard>
   );
 }
 
@@ -196,7 +197,7 @@ function PlanCard({ p, reload }: { p: Plan; reload: () => void }) {
   const [note, setNote] = useState('');
   if (edit.open)
     return (
-      <li>
+      <li class="card">
         <PlanEditor plan={p} cancel={edit.cancel} done={edit.done} />
       </li>
     );
