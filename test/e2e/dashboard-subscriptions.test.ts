@@ -1,10 +1,14 @@
 // The dashboard's Assinaturas and Afiliados/Indicações screens in Debian Chromium: a plan created
 // from the dashboard (money typed in reais, the API's field error beside the field), edited, its
 // public link copied; a subscriber made by API with the sandbox card seen in the list and on its
-// page, the clock advanced, paused, resumed and cancelled; the month's metrics and the MRR chart; an
+// page, the clock advanced, paused, resumed and cancelled; the month's metrics and the MRR chart; a
+// subscriber's plan changed from its page (the API's preview in reais, the upgrade's prorated charge,
+// a downgrade at the period's end); in development, a Pix Automático subscription's sandbox outcomes
+// (a rejection, a refused upgrade on the plan field, a debit failed for lack of funds); an
 // affiliate program opened, joined from a second account through the marketplace, approved by its
 // owner, the affiliate's link copied; the invite code and link, which opens the sign-up with the
-// code. axe-core, the 390 px check and the screenshots on every screen (browser.ts checkScreen).
+// code. axe-core, the 390 px check and the screenshots on every screen (browser.ts checkScreen);
+// the set-up is the dashboard kit's (dashboard-kit.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -309,7 +313,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.equal(scheduled.cycles.length, 2, 'nothing charged for a downgrade');
   });
 
-  test('(development) Pix Automático: the payer\'s answers from the sandbox buttons; a rejection, and a refused upgrade on the plan field', async () => {
+  test('(development) Pix Automático: the payer\'s answers from the sandbox buttons; a rejection, a refused upgrade on the plan field, a debit refused for lack of funds', async () => {
     const subscribe = async (name: string) => {
       const r = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', { key: owner.key, body: { planId, paymentMethod: 'PIX_AUTOMATICO', client: { name, email: uniqueEmail('pagador'), document: cpf() } } });
       assert.equal(r.status, 201, r.raw);
@@ -352,6 +356,19 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.equal(await change.getByLabel('Novo plano').getAttribute('aria-invalid'), 'true');
     assert.equal((await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${approving.id}`, { key: owner.key })).body.subscription.planId, planId);
     await checkScreen(page, 'subscription-pix-automatico-upgrade-refused');
+
+    // A month on, the next debit is scheduled (4 days ahead, the plan's setting); the payer's bank refuses it for lack of funds.
+    assert.equal(await sandbox.getByRole('button', { name: 'Débito sem saldo' }).count(), 0, 'no debit pending yet');
+    await page.getByLabel('Avançar o relógio desta assinatura (dias)').fill('27');
+    await page.getByRole('button', { name: 'Simular', exact: true }).click();
+    await sandbox.getByRole('button', { name: 'Débito sem saldo' }).click();
+    await page.locator('.page-header .badge', { hasText: 'Em atraso' }).waitFor();
+    const cycles = page.getByRole('region', { name: 'Cobranças da assinatura' }).locator('tbody tr');
+    assert.match(await cycles.first().innerText(), /saldo insuficiente/);
+    const failed = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${approving.id}`, { key: owner.key })).body.subscription;
+    assert.equal(failed.status, 'PAST_DUE');
+    assert.equal(failed.cycles[0].failureReason, 'INSUFFICIENT_FUNDS');
+    await checkScreen(page, 'subscription-pix-automatico-debit-failed');
   });
 
   test('affiliates: a program on a product, joined from a second account through the marketplace, approved, the link copied', async () => {
