@@ -27,6 +27,13 @@ export function countQueries() {
   };
 }
 
+/** The statements counted since the last call (or reset), cleared. */
+export function takeCounts(): Record<string, number> {
+  const out = Object.fromEntries(counts);
+  counts.clear();
+  return out;
+}
+
 export type ParentMessage =
   | { type: 'reset' }
   | { type: 'stats' }

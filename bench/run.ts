@@ -710,10 +710,9 @@ async function scenarioReports(ctx: Context, gw: Child): Promise<void> {
   console.log(`\nR. reports: ${ROWS.toLocaleString('en-US')} transactions over ${REPORT_DAYS} days for one merchant`);
   const m = await merchant(gw, 'reports');
   const started = Date.now();
-  // Row by row, the triggers would make the bulk seeding several times slower (one statement
-  // updating the same daily rows 100,000 times); the seeded rows are totalled afterwards by
-  // migration 018 itself, as an existing database's rows are.
-  await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days');
+  // The seeded rows are totalled afterwards by migration 018 itself, as an existing database's rows
+  // are (then 023 puts the transactions' triggers per statement back on top of it).
+  await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days_insert');
   await ctx.admin.query('ALTER TABLE refunds DISABLE TRIGGER refunds_report_days');
   await seedTransactions(ctx, m.userId, ROWS, (REPORT_DAYS * 86_400) / ROWS);
   const refunds = await ctx.admin.query(
@@ -725,8 +724,10 @@ async function scenarioReports(ctx: Context, gw: Child): Promise<void> {
   const totalling = Date.now();
   const database = await connect({ url: DATABASE_URL, schema: SCHEMA, poolSize: 1 });
   try {
+    await migrations['023_report_days_per_statement'].down!(database.db);
     await migrations['018_report_days'].down!(database.db);
     await migrations['018_report_days'].up(database.db);
+    await migrations['023_report_days_per_statement'].up(database.db);
   } finally {
     await database.close();
   }
@@ -746,11 +747,11 @@ async function scenarioReports(ctx: Context, gw: Child): Promise<void> {
       'id', gen_random_uuid(), 'display_id', 'W' || md5(random()::text), 'pix_txid', null, 'created_at', now(), 'paid_at', now()))).* FROM transactions t WHERE t.id = $1`;
   for (let round = 0; round < 10; round++) {
     for (const mode of ['with', 'without'] as const) {
-      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days');
+      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions DISABLE TRIGGER transactions_report_days_insert');
       const t0 = performance.now();
       for (let i = 0; i < 100; i++) await ctx.admin.query(insertOne, [sample.id]);
       insertMs[mode].push((performance.now() - t0) / 100);
-      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions ENABLE TRIGGER transactions_report_days');
+      if (mode === 'without') await ctx.admin.query('ALTER TABLE transactions ENABLE TRIGGER transactions_report_days_insert');
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -98,3 +98,35 @@ describe('login', () => {
     assert.equal((await call(ctx.app, 'GET', '/api/auth/me', { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.invalid' })).status, 401);
   });
 });
+
+describe('API key cache', () => {
+  test('requests that miss the cache together share one read of the key; each still gets its answer', async () => {
+    const { Authenticator } = await import('../src/http/auth.ts');
+    const { MemoryLimiter } = await import('../src/http/ratelimit.ts');
+    const { merchant } = await import('./helpers.ts');
+    const m = await merchant(ctx.app);
+    let reads = 0;
+    const db = ctx.database.db.withPlugin({
+      transformQuery(args) {
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node).includes('"api_keys"')) reads++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const limiter = new MemoryLimiter();
+    const auth = new Authenticator({ db, jwtSecret: ctx.config.jwtSecret, limiter, perUserPerMinute: 1000 });
+    const as = (key: string, permission: 'transactions:write' | 'transactions:read' = 'transactions:write') =>
+      auth.authenticate({ headers: { 'api-key': key } } as never, { key: permission });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => as(m.devKey)));
+    assert.equal(reads, 1);
+    assert.ok(answers.every((a) => a.userId === m.id && a.livemode === false && a.via === 'key'));
+    // Cached now: no read; a key that does not exist is read once for all who ask together, and refused.
+    await as(m.devKey);
+    assert.equal(reads, 1);
+    const unknown = `cofre_test_${'x'.repeat(43)}`;
+    const refused = await Promise.allSettled(Array.from({ length: 5 }, () => as(unknown)));
+    assert.equal(reads, 2);
+    assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as { status?: number }).status === 401));
+    await limiter.close();
+  });
+});

@@ -110,6 +110,11 @@ export async function appOver(config: Config, database: Database, opts: Omit<Dep
   return app;
 }
 
+/** A second instance over the test's database (another process, as far as pools, sweeps and providers go), logging nothing. */
+export function secondInstance(ctx: TestContext): Promise<App> {
+  return appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter(), logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+}
+
 export async function startApp(opts: StartOptions = {}): Promise<TestContext> {
   const config = appConfig(opts.env);
   const { database, schema } = await openDatabase();

@@ -245,12 +245,62 @@ describe('reports', () => {
     assert.equal((await call(ctx.app, 'GET', TS)).status, 401);
   });
 
-  test('the migration totals existing transactions as the triggers do (down, then up again)', async () => {
+  test('statements of many rows (a creation batch, an UPDATE and a DELETE of several) keep the daily totals exact', async () => {
+    const who = await merchant(ctx.app);
+    const db = ctx.database.db;
+    /** report_days of the merchant (slots summed, rows of zeros left out) against the transactions recounted from scratch. */
+    const check = async (label: string) => {
+      const { rows } = await sql<{ stored: unknown; recounted: unknown }>`
+        WITH shares AS (
+          SELECT (created_at AT TIME ZONE 'America/Sao_Paulo')::date AS day, payment_method AS method, 0 AS paid, 0::bigint AS gross, 0::bigint AS fee,
+            1 AS created, (paid_at IS NOT NULL)::int AS created_paid, (payment_method = 'CARD' AND card_last4 IS NOT NULL)::int AS tried,
+            (payment_method = 'CARD' AND card_last4 IS NOT NULL AND (authorized_at IS NOT NULL OR paid_at IS NOT NULL))::int AS approved
+          FROM transactions WHERE user_id = ${who.id} AND livemode = false
+          UNION ALL
+          SELECT (paid_at AT TIME ZONE 'America/Sao_Paulo')::date, payment_method, 1, amount_cents, fee_cents, 0, 0, 0, 0
+          FROM transactions WHERE user_id = ${who.id} AND livemode = false AND paid_at IS NOT NULL
+        )
+        SELECT
+          (SELECT coalesce(json_agg(x ORDER BY x.day, x.method), '[]') FROM (
+            SELECT day::text, method, sum(paid_count)::int AS paid, sum(gross_cents)::bigint AS gross, sum(fee_cents)::bigint AS fee, sum(created_count)::int AS created,
+              sum(created_paid)::int AS created_paid, sum(card_attempted)::int AS tried, sum(card_approved)::int AS approved
+            FROM report_days WHERE user_id = ${who.id} AND livemode = false AND method <> 'REFUND' GROUP BY 1, 2
+            HAVING sum(paid_count) <> 0 OR sum(gross_cents) <> 0 OR sum(fee_cents) <> 0 OR sum(created_count) <> 0 OR sum(created_paid) <> 0 OR sum(card_attempted) <> 0 OR sum(card_approved) <> 0) x) AS stored,
+          (SELECT coalesce(json_agg(x ORDER BY x.day, x.method), '[]') FROM (
+            SELECT day::text, method, sum(paid)::int AS paid, sum(gross)::bigint AS gross, sum(fee)::bigint AS fee, sum(created)::int AS created,
+              sum(created_paid)::int AS created_paid, sum(tried)::int AS tried, sum(approved)::int AS approved
+            FROM shares GROUP BY 1, 2) x) AS recounted`.execute(db);
+      assert.deepEqual(rows[0].stored, rows[0].recounted, label);
+      return rows[0].recounted as unknown[];
+    };
+    // 40 creations at once: the creation statement writes them in batches of several rows.
+    const made = await Promise.all(Array.from({ length: 40 }, (_, i) => create(who.devKey, { amountCents: 1000 + i, paymentMethod: i % 3 ? 'PIX' : 'BOLETO' })));
+    assert.equal((await check('after the batched creations') as { created: number }[]).reduce((n, d) => n + d.created, 0), 40);
+    // One UPDATE of 20 rows: paid, spread over three days (some created the day before they are paid); a card tried and approved.
+    const ids = made.map((t) => t.id);
+    await sql`UPDATE transactions SET paid_at = created_at + (row_number * interval '20 hours'), created_at = created_at - interval '1 day'
+      FROM (SELECT id AS rid, row_number() OVER (ORDER BY id) % 3 AS row_number FROM unnest(${ids.slice(0, 20)}::uuid[]) id) r WHERE id = r.rid`.execute(db);
+    await sql`UPDATE transactions SET payment_method = 'CARD', card_last4 = '4242', authorized_at = now() WHERE id = ANY(${ids.slice(15, 25)}::uuid[])`.execute(db);
+    const updated = (await check('after UPDATEs of several rows')) as { paid: number; tried: number; approved: number }[];
+    assert.equal(updated.reduce((n, d) => n + d.paid, 0), 20);
+    assert.equal(updated.reduce((n, d) => n + d.approved, 0), 10);
+    // An UPDATE that changes nothing counted leaves the totals alone; a DELETE of several takes their shares away.
+    await sql`UPDATE transactions SET metadata = '{"x":1}' WHERE id = ANY(${ids}::uuid[])`.execute(db);
+    await check('after an UPDATE of uncounted columns');
+    await sql`DELETE FROM events WHERE user_id = ${who.id}`.execute(db);
+    await sql`DELETE FROM transactions WHERE id = ANY(${ids.slice(10, 30)}::uuid[])`.execute(db);
+    assert.equal((await check('after a DELETE of several rows') as { created: number }[]).reduce((n, d) => n + d.created, 0), 20);
+  });
+
+  test('the migrations total existing transactions as the triggers do (down, then up again)', async () => {
     const before = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
     const summary = await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey });
-    const migration = migrations['018_report_days'];
-    await migration.down!(ctx.database.db);
-    await migration.up(ctx.database.db);
+    // 023 (the transactions' triggers per statement) sits on top of 018: down through it, and up again.
+    const [totals, perStatement] = [migrations['018_report_days'], migrations['023_report_days_per_statement']];
+    await perStatement.down!(ctx.database.db);
+    await totals.down!(ctx.database.db);
+    await totals.up(ctx.database.db);
+    await perStatement.up(ctx.database.db);
     const after = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
     assert.deepEqual(after.map((r) => r.body.data), before.map((r) => r.body.data));
     assert.deepEqual((await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey })).body.data, summary.body.data);

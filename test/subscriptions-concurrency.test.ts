@@ -2,12 +2,10 @@
 // maxSubscribers counted race-safely 50-way, a renewal racing a cancel, two sweeps racing over the
 // same due subscriptions. The ledger is checked after each.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
-import { appOver, call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import type { App } from '../src/deps.ts';
 
 const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
@@ -19,7 +17,7 @@ describe('subscriptions under concurrency', () => {
   before(async () => {
     ctx = await startApp();
     // A second instance on the same database: requests and sweeps race across processes' pools.
-    second = await appOver(ctx.config, ctx.database, { limiter: new MemoryLimiter(), logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    second = await secondInstance(ctx);
     m = await merchant(ctx.app);
   });
   after(async () => {

@@ -121,6 +121,9 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
     await c.end().catch(() => {});
   }
   const pool = new pg.Pool({ connectionString: url, max, options });
+  // A server out of connections (other processes' pools at their peak) refuses a new one at once:
+  // waiting a moment usually finds one, where failing would answer the request with an error.
+  pool.connect = retryWhenBusy(pool.connect.bind(pool) as () => Promise<pg.PoolClient>) as never;
   pool.on('error', () => {}); // idle client errors surface on the next query
   pool.on('connect', usePrepared); // before the new client is handed out
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -140,6 +143,29 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
     async close() {
       await db.destroy();
     },
+  };
+}
+
+/**
+ * A PostgreSQL server that cannot take another connection now: too many clients (53300: every
+ * process's pools together beyond max_connections) or not accepting any (57P03: starting, stopping).
+ */
+export function databaseBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '53300' || code === '57P03';
+}
+
+/** `connect`, tried again after short pauses (jittered, about 1.6 s in all) while the server is busy (databaseBusy). */
+export function retryWhenBusy<T>(connect: () => Promise<T>, pausesMs: readonly number[] = [50, 150, 400, 1000]): () => Promise<T> {
+  return async () => {
+    for (let i = 0; ; i++) {
+      try {
+        return await connect();
+      } catch (err) {
+        if (!databaseBusy(err) || i >= pausesMs.length) throw err;
+        await new Promise((r) => setTimeout(r, pausesMs[i] * (0.5 + Math.random())));
+      }
+    }
   };
 }
 

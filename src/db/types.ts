@@ -851,6 +851,10 @@ export interface SubscriptionCyclesTable {
   paid_at: NullableTimestamp;
   /** When it was withdrawn (VOID: the subscription paused or ended). */
   voided_at: NullableTimestamp;
+  /** The attempt in flight: the transaction id it pays with (the provider's idempotency key), chosen when it was counted. */
+  charge_tx_id: string | null;
+  /** Until when the worker that counted the attempt issues it; after it the sweep finishes the attempt (migration 020). */
+  charge_until: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

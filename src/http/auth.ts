@@ -97,6 +97,8 @@ export interface AuthDeps {
 
 export class Authenticator {
   private cache = new Map<string, CachedKey>();
+  /** Reads of keys under way (by hash), shared by the requests that missed the cache meanwhile. */
+  private reading = new Map<string, Promise<CachedKey | null>>();
   /** Bumped by every revocation: a lookup that raced one is used once but not cached. */
   private revocations = 0;
   private secret: Uint8Array;
@@ -163,11 +165,24 @@ export class Authenticator {
     this.revocations++;
   }
 
-  private async lookupKey(key: string): Promise<CachedKey | null> {
+  /**
+   * The key's entry: from the cache while fresh, else read. Requests that miss together (every
+   * KEY_CACHE_MS, under load, all of a merchant's requests at that moment) share one read.
+   */
+  private lookupKey(key: string): Promise<CachedKey | null> {
     const h = hashKey(key);
-    const now = Date.now();
     const hit = this.cache.get(h);
-    if (hit && hit.expiresAt > now) return hit;
+    if (hit && hit.expiresAt > Date.now()) return Promise.resolve(hit);
+    let read = this.reading.get(h);
+    if (!read) {
+      read = this.readKey(h).finally(() => this.reading.delete(h));
+      this.reading.set(h, read);
+    }
+    return read;
+  }
+
+  private async readKey(h: string): Promise<CachedKey | null> {
+    const now = Date.now();
     const revocations = this.revocations;
     const row = await this.deps.db
       .selectFrom('api_keys')

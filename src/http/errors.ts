@@ -1,5 +1,6 @@
 // One closed error taxonomy and one handler that renders the spec's bodies.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseBusy } from '../db/index.ts';
 
 export interface FieldError {
   field: string;
@@ -125,6 +126,13 @@ export function installErrorHandling(app: FastifyInstance) {
       // Other client errors raised by Fastify itself (e.g. bad URL encoding): plain message, no internals.
       if (fe.statusCode === 400) return sendError(reply, 400, errorBody(req, 'Bad request', 'VALIDATION_ERROR', []));
       return sendError(reply, fe.statusCode, { message: fe.statusCode === 404 ? 'Not found' : 'Request refused' });
+    }
+    if (databaseBusy(err)) {
+      // Not a fault of the request: the database had no connection to give, even after waiting for
+      // one (db/index.ts). What the request had committed before stays (a subscription whose first
+      // charge could not be issued has it finished by the subscriptions sweep).
+      req.log.error({ err }, 'the database refused a connection (busy): answered 503');
+      return sendError(reply, 503, { message: 'The service is busy: please try again in a moment' }, { 'Retry-After': '1' });
     }
     req.log.error({ err }, 'unhandled error');
     return sendError(reply, 500, { message: 'Internal server error' });

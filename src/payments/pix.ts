@@ -48,14 +48,16 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
  */
 export function crc16(payload: string): string {
   let crc = 0xffff;
-  for (const byte of Buffer.from(payload, 'utf8')) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
+  for (const byte of Buffer.from(payload, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[(crc >> 8) ^ byte];
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }
+
+/** The CRC of each byte value alone (the bit loop done once, not 8 times per byte of every BR Code). */
+const CRC16_TABLE = Uint16Array.from({ length: 256 }, (_, byte) => {
+  let crc = byte << 8;
+  for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  return crc;
+});
 
 /**
  * Strips accents (NFKD + drop combining marks), collapses whitespace, drops anything that is not

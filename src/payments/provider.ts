@@ -184,6 +184,14 @@ export interface PaymentProvider {
   /** Charges a stored card once per reference (a merchant-initiated recurring charge: no CVV). */
   chargeToken?(req: TokenChargeRequest): Promise<CardResult>;
   /**
+   * The outcome of the card charge made with this reference (chargeCard / chargeToken), or null when
+   * the provider made none. Re-driving a charge whose outcome was never recorded (a crash, a call
+   * that never answered) asks this first and charges only when none was made (with the same
+   * reference, so a charge made meanwhile is still not made twice). Absent: the re-drive relies on
+   * the reference's idempotency alone.
+   */
+  findCharge?(reference: string): Promise<CardResult | null>;
+  /**
    * Turns a notification from the provider into the status changes it reports. A provider that can
    * be lied to confirms each one with its own API before returning it; the sandbox's notifications
    * are the merchant's own simulations (POST /api/v1/transactions/{id}/simulate).

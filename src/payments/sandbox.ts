@@ -1,7 +1,7 @@
 // The sandbox: the provider of every development (test) payment and payout, and of production ones
 // when an operator sets PAYMENT_PROVIDER / PAYOUT_PROVIDER to `sandbox` (rehearsals). Its magic
 // values decide outcomes (docs/sandbox.md): test card numbers, and PIX keys whose payouts fail.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.ts';
 import { validateCard, type CardInput } from './card.ts';
@@ -98,13 +98,28 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async chargeCard(req: CardChargeRequest): Promise<CardResult> {
-    const seen = this.charges.get(req.reference);
+    return this.once(req.reference, () => SANDBOX_CARDS[req.card.number.replace(/[\s-]/g, '')]);
+  }
+
+  /**
+   * A charge's outcome by reference: what this instance answered, else the outcome decided now
+   * (remembered). The approval's reference is derived from ours, so every instance, after any
+   * restart, answers a reference charged again with the same payment: one charge, as a real
+   * provider's idempotency key.
+   */
+  private once(reference: string, decline: () => { reason: CardDeclineReason; message: string } | undefined): CardResult {
+    const seen = this.charges.get(reference);
     if (seen) return seen;
-    const outcome = SANDBOX_CARDS[req.card.number.replace(/[\s-]/g, '')];
-    const result: CardResult = outcome ? { approved: false, ...outcome } : { approved: true, reference: `sbx_${randomBytes(12).toString('hex')}` };
+    const outcome = decline();
+    const result: CardResult = outcome ? { approved: false, ...outcome } : { approved: true, reference: `sbx_${createHash('sha256').update(reference).digest('hex').slice(0, 24)}` };
     if (this.charges.size >= REMEMBERED_CHARGES) this.charges.delete(this.charges.keys().next().value!);
-    this.charges.set(req.reference, result);
+    this.charges.set(reference, result);
     return result;
+  }
+
+  /** What this instance answered for the reference (null: it charged nothing with it, as far as it remembers). */
+  async findCharge(reference: string): Promise<CardResult | null> {
+    return this.charges.get(reference) ?? null;
   }
 
   /** Every authorisation the sandbox approved can be captured and voided. */
@@ -144,15 +159,9 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async chargeToken(req: TokenChargeRequest): Promise<CardResult> {
-    const seen = this.charges.get(req.reference);
-    if (seen) return seen;
     const m = /^sbx_tok_[0-9a-f]{24}_(ok|\d+)$/.exec(req.token);
     if (!m) return { approved: false, reason: 'PROCESSING_ERROR', message: 'Unknown card token' };
-    const outcome = m[1] === 'ok' ? undefined : Object.values(SANDBOX_CARDS)[Number(m[1])];
-    const result: CardResult = outcome ? { approved: false, ...outcome } : { approved: true, reference: `sbx_${randomBytes(12).toString('hex')}` };
-    if (this.charges.size >= REMEMBERED_CHARGES) this.charges.delete(this.charges.keys().next().value!);
-    this.charges.set(req.reference, result);
-    return result;
+    return this.once(req.reference, () => (m[1] === 'ok' ? undefined : Object.values(SANDBOX_CARDS)[Number(m[1])]));
   }
 
   async refund(): Promise<RefundResult> {

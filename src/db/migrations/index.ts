@@ -19,7 +19,9 @@ import * as m016 from './016_subscription_history.ts';
 import * as m017 from './017_referrals.ts';
 import * as m018 from './018_report_days.ts';
 import * as m019 from './019_pix_automatico.ts';
+import * as m020 from './020_cycle_charge_recovery.ts';
 import * as m022 from './022_pix_late_payment.ts';
+import * as m023 from './023_report_days_per_statement.ts';
 import * as m024 from './024_subscription_metrics_months.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -42,6 +44,8 @@ export const migrations: Record<string, Migration> = {
   '017_referrals': m017,
   '018_report_days': m018,
   '019_pix_automatico': m019,
+  '020_cycle_charge_recovery': m020,
   '022_pix_late_payment': m022,
+  '023_report_days_per_statement': m023,
   '024_subscription_metrics_months': m024,
 };

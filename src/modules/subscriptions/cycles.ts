@@ -9,10 +9,11 @@
 // the cycle's attempt counted first, so a step decided once charges once. The sweep claims due
 // subscriptions with SKIP LOCKED and a lease, so any number of workers share them.
 import type { FastifyBaseLogger } from 'fastify';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Config } from '../../config.ts';
 import { inTx, type Db, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { Subscription, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
+import type { DB, Subscription, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
 import type { Scope } from '../../http/scope.ts';
 import { queueEmail } from '../../mail/outbox.ts';
 import type { MailMessage } from '../../mail/templates.ts';
@@ -21,9 +22,10 @@ import { HARD_DECLINES } from '../../payments/provider.ts';
 import { discountFor } from '../coupons/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
-import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, redriveStoredCharge, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { findTransaction } from '../transactions/queries.ts';
 import type { PixAutomaticoCharge } from '../../payments/provider.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, badRequest } from '../../http/errors.ts';
 import { cadenceLabel, period, type Cadence } from './calendar.ts';
 import { dunningWithDefaults, pixPeriodicity } from './plans.ts';
 import { manageUrl } from './links.ts';
@@ -43,6 +45,13 @@ export const INCOMPLETE_TTL_MS = 23 * 3600_000;
 export const TRIAL_WILL_END_MS = 3 * DAY_MS;
 /** How long a claimed subscription is left to its worker before another may claim it. */
 const LEASE_MS = 5 * 60_000;
+/**
+ * How long a counted charge attempt is left to the worker issuing it (the provider's answer
+ * included) before the sweep finishes it instead (a crash, an answer that never came).
+ */
+export const CHARGE_LEASE_MS = 5 * 60_000;
+/** A charge whose issuing failed (the provider or the database refused) is tried again after this. */
+const ISSUE_FAILED_RETRY_MS = 3600_000;
 /** Subscriptions a sweep advances at once (bounded by half the pool). */
 const SWEEP_LANES = 8;
 /** Steps one subscription may take in one go (a simulation of a year of daily billing stays bounded). */
@@ -61,6 +70,21 @@ export function lockSubscription(trx: Trx, id: string) {
 
 export function planOf(db: Db | Trx, id: string) {
   return db.selectFrom('subscription_plans').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Plans already read, by id: a sweep reads the plans of all the subscriptions it claimed in one
+ * statement and its steps take them from here. A plan changed meanwhile (a price) is seen as it was
+ * when the sweep started, as if the sweep had run a moment earlier: a price change applies from the
+ * next period, and nothing a step decides on a plan is guarded by its row (seats are counted by SQL).
+ */
+export type Plans = Map<string, SubscriptionPlan>;
+
+/** The plan, from `plans` when it is there (else read, and kept there). */
+export async function planFrom(db: Db | Trx, plans: Plans, id: string): Promise<SubscriptionPlan> {
+  let plan = plans.get(id);
+  if (!plan) plans.set(id, (plan = await planOf(db, id)));
+  return plan;
 }
 
 export function unpaidCycles(db: Db | Trx, subscriptionId: string) {
@@ -120,7 +144,7 @@ async function closePause(trx: Trx, subscriptionId: string, now: Date) {
 export async function voidUnpaid(trx: Trx, subscriptionId: string, now: Date): Promise<string[]> {
   const voided = await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'VOID', voided_at: now, next_retry_at: null, updated_at: now })
+    .set({ status: 'VOID', voided_at: now, next_retry_at: null, charge_tx_id: null, charge_until: null, updated_at: now })
     .where('subscription_id', '=', subscriptionId)
     .where('status', 'in', UNPAID)
     .returning('transaction_id')
@@ -214,7 +238,8 @@ export type Step =
   | { kind: 'issue' }
   | { kind: 'roll' }
   | { kind: 'retry'; cycle: SubscriptionCycle }
-  | { kind: 'final'; cycle: SubscriptionCycle };
+  | { kind: 'final'; cycle: SubscriptionCycle }
+  | { kind: 'recover'; cycle: SubscriptionCycle };
 
 /** Retries left after `attempts` charges of a cycle (the first charge is attempt 1). */
 const retriesLeft = (retryDays: number[], c: SubscriptionCycle) => (c.hard_declined ? 0 : Math.max(0, retryDays.length - (c.attempts - 1)));
@@ -226,6 +251,10 @@ const retriesLeft = (retryDays: number[], c: SubscriptionCycle) => (c.hard_decli
 export function agenda(sub: Subscription, plan: SubscriptionPlan, cycles: SubscriptionCycle[]): { at: Date; step: Step }[] {
   const out: { at: Date; step: Step }[] = [];
   const ahead = daysBefore(sub, plan) * DAY_MS;
+  // A charge attempt whose worker did not finish it in time (crashed, or no answer from the provider).
+  for (const c of cycles) {
+    if (c.charge_until && (c.status === 'OPEN' || c.status === 'PAST_DUE')) out.push({ at: c.charge_until, step: { kind: 'recover', cycle: c } });
+  }
   switch (sub.status) {
     case 'PAUSED':
       if (sub.resumes_at) out.push({ at: sub.resumes_at, step: { kind: 'resume' } });
@@ -263,10 +292,14 @@ async function cyclesForAgenda(trx: Trx, sub: Subscription) {
     .execute();
 }
 
-/** Writes when the sweep must look at the subscription next (after any change to it). */
-export async function reschedule(trx: Trx, subscriptionId: string): Promise<Subscription> {
-  const sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirstOrThrow()) as Subscription;
-  const plan = await planOf(trx, sub.plan_id);
+/**
+ * Writes when the sweep must look at the subscription next (after any change to it). `known.sub`:
+ * the row as it stands now, when the caller holds it (its last write's RETURNING); `known.plans`:
+ * plans already read.
+ */
+export async function reschedule(trx: Trx, subscriptionId: string, known: { sub?: Subscription; plans?: Plans } = {}): Promise<Subscription> {
+  const sub = known.sub ?? ((await trx.selectFrom('subscriptions').selectAll().where('id', '=', subscriptionId).executeTakeFirstOrThrow()) as Subscription);
+  const plan = await planFrom(trx, known.plans ?? new Map(), sub.plan_id);
   const next = agenda(sub, plan, await cyclesForAgenda(trx, sub))[0]?.at ?? null;
   return trx
     .updateTable('subscriptions')
@@ -276,36 +309,49 @@ export async function reschedule(trx: Trx, subscriptionId: string): Promise<Subs
 // ---------------------------------------------------------------------------------------------
 // Issuing a cycle's charge
 
-/** The next period cycle's number. */
-async function nextNumber(trx: Trx, subscriptionId: string): Promise<number> {
-  const { n } = await trx
-    .selectFrom('subscription_cycles')
-    .select((eb) => eb.fn.max('number').as('n'))
-    .where('subscription_id', '=', subscriptionId)
-    .where('kind', '=', 'PERIOD')
-    .executeTakeFirstOrThrow();
-  return Number(n ?? 0) + 1;
+/**
+ * The subscription's columns for the metrics' price of a period cycle made now: unchanged, the price
+ * has held since it was set; a new one holds from the period's start (once the cycle exists).
+ */
+function priceColumns(eb: ExpressionBuilder<DB, 'subscriptions'>, plan: SubscriptionPlan, p: { start: Date }, now: Date) {
+  return {
+    price_since: eb.case().when('price_cents', '=', plan.amount_cents).then(eb.ref('price_since')).else(new Date(Math.max(p.start.getTime(), now.getTime()))).end(),
+    price_cents: plan.amount_cents,
+  };
 }
 
-/** Inserts the cycle of a period (its amount: the plan's price now; the coupon on the first one). */
-export async function insertPeriodCycle(trx: Trx, sub: Subscription, plan: SubscriptionPlan, p: { start: Date; end: Date }, due: Date, now: Date, discountCents = 0): Promise<SubscriptionCycle> {
-  // The metrics' price: unchanged, it has held since it was set; a new one holds from this period's start (once the cycle exists).
-  await trx
-    .updateTable('subscriptions')
-    .set((eb) => ({
-      price_since: eb.case().when('price_cents', '=', plan.amount_cents).then(eb.ref('price_since')).else(new Date(Math.max(p.start.getTime(), now.getTime()))).end(),
-      price_cents: plan.amount_cents,
-    }))
-    .where('id', '=', sub.id)
-    .execute();
+/** What counting an attempt writes on its cycle (claimAttempt), also when the cycle is inserted counted. */
+const attemptColumns = (now: Date) => ({ last_attempt_at: now, next_retry_at: null, charge_tx_id: uuidv7(), charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now });
+
+/**
+ * Inserts the cycle of a period (its amount: the plan's price now; the coupon on the first one).
+ * `claimed`: with its first attempt counted (claimAttempt), the charge to follow. `priceSet`: the
+ * caller already wrote the price columns (priceColumns) on the subscription.
+ */
+export async function insertPeriodCycle(
+  trx: Trx,
+  sub: Subscription,
+  plan: SubscriptionPlan,
+  p: { start: Date; end: Date },
+  due: Date,
+  now: Date,
+  discountCents = 0,
+  opts: { claimed?: boolean; priceSet?: boolean } = {},
+): Promise<SubscriptionCycle> {
+  if (!opts.priceSet) await trx.updateTable('subscriptions').set((eb) => priceColumns(eb, plan, p, now)).where('id', '=', sub.id).execute();
   return trx
     .insertInto('subscription_cycles')
-    .values({
+    .values((eb) => ({
       id: uuidv7(now.getTime()),
       subscription_id: sub.id,
       user_id: sub.user_id,
       livemode: sub.livemode,
-      number: await nextNumber(trx, sub.id),
+      // The next period number (the subscription is locked: nobody else inserts one meanwhile).
+      number: eb
+        .selectFrom('subscription_cycles')
+        .select(sql<number>`coalesce(max(number), 0) + 1`.as('n'))
+        .where('subscription_id', '=', sub.id)
+        .where('kind', '=', 'PERIOD'),
       kind: 'PERIOD',
       period_start: p.start,
       period_end: p.end,
@@ -315,37 +361,62 @@ export async function insertPeriodCycle(trx: Trx, sub: Subscription, plan: Subsc
       status: 'OPEN',
       created_at: now,
       updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** Counts an attempt on the cycle (on its locked subscription): from here the charge is decided. */
-export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
-  return trx
-    .updateTable('subscription_cycles')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: now, next_retry_at: null, updated_at: now }))
-    .where('id', '=', cycle.id)
+      ...(opts.claimed ? { attempts: 1, ...attemptColumns(now) } : {}),
+    }))
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /**
- * Issues the charge of a claimed cycle attempt: a card charged by its token, or a PIX / boleto
- * (e-mailed with the hosted page link). The money takes the ordinary transaction path.
+ * Counts an attempt on the cycle (on its locked subscription): from here the charge is decided. The
+ * attempt's transaction id is chosen now (the provider's idempotency key) and the attempt is left to
+ * this worker for CHARGE_LEASE_MS; after that the sweep finishes it with the same id (recover).
  */
-export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date): Promise<Transaction | null> {
+export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
+  const claimed = await trx
+    .updateTable('subscription_cycles')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), ...attemptColumns(now) }))
+    .where('id', '=', cycle.id)
+    .where('charge_tx_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) throw badRequest('INVALID_STATE_TRANSITION', 'A charge of this cycle is already under way', [{ field: 'status', message: 'wait for the outcome of the charge under way' }]);
+  return claimed;
+}
+
+/** Ends the cycle's attempt in flight `txId` (its transaction is recorded on the cycle); false if it had ended already. */
+async function endAttempt(trx: Trx, cycleId: string, txId: string, now: Date): Promise<boolean> {
+  const ended = await trx
+    .updateTable('subscription_cycles')
+    .set({ transaction_id: txId, charge_tx_id: null, charge_until: null, updated_at: now })
+    .where('id', '=', cycleId)
+    .where('charge_tx_id', '=', txId)
+    .executeTakeFirst();
+  return ended.numUpdatedRows > 0n;
+}
+
+/**
+ * Issues the charge of a claimed cycle attempt: a card charged by its token, or a PIX / boleto
+ * (e-mailed with the hosted page link). The money takes the ordinary transaction path, with the
+ * attempt's transaction id (claimAttempt) as the provider's reference. `recovering`: the attempt
+ * was counted by a worker that did not finish it (crash, no answer); what that worker recorded is
+ * finished (a card's outcome asked of the provider by the same reference, a PIX or boleto attached
+ * and e-mailed), and what it did not record is issued with the same id, so never twice.
+ */
+export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date, recovering = false): Promise<Transaction | null> {
   const scope = scopeOf(sub);
-  // A cancel or pause that committed since the step withdrew the cycle: nothing to charge. (One that
-  // commits from here on finds the charge under way and lets it finish: decided before it.)
-  const current = await deps.db.selectFrom('subscription_cycles').select('status').where('id', '=', cycle.id).executeTakeFirst();
-  if (current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') return null;
+  // A cancel or pause that committed since the step withdrew the cycle, or another worker finished
+  // the attempt: nothing to charge. (A cancel that commits from here on finds the charge under way
+  // and lets it finish: decided before it.)
+  const current = await deps.db.selectFrom('subscription_cycles').select(['status', 'charge_tx_id']).where('id', '=', cycle.id).executeTakeFirst();
+  if ((current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') || !current.charge_tx_id || current.charge_tx_id !== cycle.charge_tx_id) return null;
+  const txId = current.charge_tx_id;
+  const recorded = recovering ? await findTransaction(deps.db, txId) : undefined;
   const amount = cycle.amount_cents - cycle.discount_cents;
   if (amount <= 0) {
     // Fully discounted: nothing to collect; the cycle is paid as it is.
     await inTx(deps.db, async (trx) => {
-      await lockSubscription(trx, sub.id);
-      await markPaid(deps, trx, cycle.id, null, now);
+      await markPaid(deps, trx, (await lockSubscription(trx, sub.id)) as Subscription, cycle.id, null, now);
     });
     return null;
   }
@@ -369,8 +440,19 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
-    return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token);
+    if (!recorded) return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token, { id: txId });
+    if (recorded.status === 'PENDING') return redriveStoredCharge(deps.transactions, recorded, sub.card_token);
+    // Its outcome was recorded (the hook ended the attempt with it): nothing left to do.
+    await inTx(deps.db, (trx) => endAttempt(trx, cycle.id, txId, now));
+    return recorded;
   }
+  if (recorded) {
+    await attachIssued(deps, sub, plan, cycle, recorded, now, null);
+    return recorded;
+  }
+  // A Pix Automático charge is made at the PSP with ids it chooses (a second authorisation or debit
+  // could follow a blind retry): one whose worker stopped before recording it is given up instead.
+  if (recovering && sub.payment_method === 'PIX_AUTOMATICO') throw new Error(`subscription ${sub.id}: an interrupted Pix Automático charge is not sent again blindly`);
   // PIX expires, and a boleto falls due, on the cycle's due date (São Paulo); never before tomorrow
   // for a retry or a late issue, and 23 h after the first charge of a subscription.
   const today = spDate(now);
@@ -385,12 +467,21 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     if (automatic.kind === 'retry') due = automatic.date;
   }
   let recurrenceId: string | undefined;
-  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
+  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { id: txId, pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
+  await attachIssued(deps, sub, plan, cycle, tx, now, recurrenceId ?? null);
+  return tx;
+}
+
+/**
+ * Records an issued PIX / boleto on its cycle (ending the attempt) and e-mails it, once: a second
+ * worker finishing the same attempt finds it ended and sends nothing.
+ */
+async function attachIssued(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, tx: Transaction, now: Date, recurrenceId: string | null) {
   await inTx(deps.db, async (trx) => {
-    await trx.updateTable('subscription_cycles').set({ transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    if (!(await endAttempt(trx, cycle.id, tx.id, now))) return;
     if (recurrenceId) await trx.updateTable('subscriptions').set({ pix_rec_id: recurrenceId, pix_rec_status: 'CRIADA', updated_at: now }).where('id', '=', sub.id).execute();
     // An automatic debit has nothing to pay by hand: the payer's bank tells them of it (Pix Automático rules).
-    if (automatic && automatic.kind !== 'first') return;
+    if (sub.payment_method === 'PIX_AUTOMATICO' && !tx.pix_qr_code) return;
     await mail(deps, trx, sub, plan, now, {
       kind: 'charge_issued',
       amountCents: tx.charged_cents,
@@ -401,7 +492,6 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
       payUrl: sub.payment_method === 'PIX' ? `${deps.config.checkoutUrl}/checkout/${tx.id}` : `${deps.config.checkoutUrl}/boleto/${tx.id}`,
     });
   });
-  return tx;
 }
 
 /** Pix Automático's first charge: an immediate PIX carrying the authorisation (journey 3). */
@@ -461,40 +551,42 @@ export async function withdrawPending(deps: EngineDeps, scope: Scope, ids: strin
 // ---------------------------------------------------------------------------------------------
 // What a cycle's payment does (the transaction hook, wired in deps.ts)
 
-async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, cycleId: string, tx: Transaction | null, now: Date) {
-  const cycle = await trx.selectFrom('subscription_cycles').selectAll().where('id', '=', cycleId).forUpdate().executeTakeFirstOrThrow();
+/** A cycle paid (`tx`, or nothing to collect), on its locked subscription `locked` (the row as locked). */
+async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, locked: Subscription, cycleId: string, tx: Transaction | null, now: Date) {
   const paid = await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'PAID', paid_at: now, transaction_id: tx?.id ?? cycle.transaction_id, next_retry_at: null, updated_at: now })
+    .set({ status: 'PAID', paid_at: now, ...(tx ? { transaction_id: tx.id } : {}), next_retry_at: null, charge_tx_id: null, charge_until: null, updated_at: now })
     .where('id', '=', cycleId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  let sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
+  let sub = locked;
   // Its first paid charge is when it first held a place (the metrics' activation).
   if (!sub.activated_at) sub = await trx.updateTable('subscriptions').set({ activated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
   const plan = await planOf(trx, sub.plan_id);
-  if (cycle.kind === 'PERIOD' && (sub.status === 'INCOMPLETE' || sub.status === 'PAST_DUE')) {
+  if (paid.kind === 'PERIOD' && (sub.status === 'INCOMPLETE' || sub.status === 'PAST_DUE')) {
     const others = (await unpaidCycles(trx, sub.id)).filter((c) => c.status === 'PAST_DUE');
     if (!others.length) {
       sub = await trx.updateTable('subscriptions').set({ status: 'ACTIVE', updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
     }
   }
-  if (cycle.kind === 'PERIOD' && !(cycle.number === 1 && sub.trial_end === null)) {
+  if (paid.kind === 'PERIOD' && !(paid.number === 1 && sub.trial_end === null)) {
     await recordEvent(deps, trx, sub, 'subscription.renewed', { cycle: { id: paid.id, number: paid.number, amountCents: paid.amount_cents - paid.discount_cents, transactionId: paid.transaction_id } });
   }
   if (tx) {
     await mail(deps, trx, sub, plan, now, { kind: 'receipt', amountCents: tx.charged_cents, paidAt: now, periodEnd: paid.period_end, method: tx.payment_method, cardLast4: tx.card_last4 });
   }
-  await reschedule(trx, sub.id);
+  await reschedule(trx, sub.id, { sub, plans: new Map([[plan.id, plan]]) });
 }
 
-async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, cycleId: string, tx: Transaction, now: Date) {
+/** A cycle's charge failed or expired, on its locked subscription `sub` (the row as locked). */
+async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, sub: Subscription, cycleId: string, tx: Transaction, now: Date) {
   const cycle = await trx.selectFrom('subscription_cycles').selectAll().where('id', '=', cycleId).forUpdate().executeTakeFirstOrThrow();
   if (cycle.status !== 'OPEN' && cycle.status !== 'PAST_DUE') return; // paid by another charge, or void
   if (cycle.transaction_id && cycle.transaction_id !== tx.id && tx.status !== 'FAILED') return; // an older charge expiring
-  const sub = (await trx.selectFrom('subscriptions').selectAll().where('id', '=', cycle.subscription_id).executeTakeFirstOrThrow()) as Subscription;
   const plan = await planOf(trx, sub.plan_id);
   const reason = tx.status === 'EXPIRED' ? 'EXPIRED' : (tx.failure_reason ?? 'CARD_DECLINED');
+  // The attempt in flight ends with its charge's outcome.
+  const ended = tx.id === cycle.charge_tx_id ? { charge_tx_id: null, charge_until: null } : {};
   // Retries count from the charge that failed (a card) or the due date that passed (PIX, boleto), on
   // the clock that issued it: so a simulated month behaves as a real one.
   let at = tx.status === 'EXPIRED' ? (tx.expires_at ?? now) : (cycle.last_attempt_at ?? now);
@@ -502,7 +594,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   if (sub.payment_method === 'PIX_AUTOMATICO' && at.getTime() < cycle.due_at.getTime()) at = cycle.due_at;
   if (sub.status === 'INCOMPLETE') {
     // The first charge: no dunning. The subscriber may pay again (another card, the retry) until it expires.
-    await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, updated_at: now }).where('id', '=', cycle.id).execute();
+    await trx.updateTable('subscription_cycles').set({ failure_reason: reason, transaction_id: tx.id, ...ended, updated_at: now }).where('id', '=', cycle.id).execute();
     return;
   }
   const first = cycle.first_failed_at ?? at;
@@ -513,7 +605,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   const nextAt = !hard && done < retryDays.length ? first.getTime() + retryDays[done] * DAY_MS : Math.max(at.getTime(), first.getTime() + (retryDays.at(-1) ?? 0) * DAY_MS);
   await trx
     .updateTable('subscription_cycles')
-    .set({ status: 'PAST_DUE', failure_reason: reason, hard_declined: hard, first_failed_at: first, next_retry_at: new Date(nextAt), transaction_id: tx.id, updated_at: now })
+    .set({ status: 'PAST_DUE', failure_reason: reason, hard_declined: hard, first_failed_at: first, next_retry_at: new Date(nextAt), transaction_id: tx.id, ...ended, updated_at: now })
     .where('id', '=', cycle.id)
     .execute();
   let current = sub;
@@ -532,7 +624,7 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
       updateCardUrl: sub.payment_method === 'CARD' ? updateCardUrl(deps.config, sub, now) : manageUrl(deps.config, sub.id, now),
     });
   }
-  await reschedule(trx, sub.id);
+  await reschedule(trx, sub.id, { sub: current, plans: new Map([[plan.id, plan]]) });
 }
 
 /** The hook: a subscription cycle's transaction was paid, failed or expired. */
@@ -541,10 +633,10 @@ export function subscriptionHooks(deps: Pick<EngineDeps, 'events' | 'config'>): 
     async afterChange(trx, before, after, now) {
       if (!after.subscription_cycle_id || before.status === after.status || before.status !== 'PENDING') return;
       // Lock order everywhere: the transaction (held by the caller), then the subscription, then its cycle.
-      const locked = await trx.selectFrom('subscriptions').select('id').where('id', '=', after.subscription_id!).forUpdate().executeTakeFirst();
+      const locked = (await lockSubscription(trx, after.subscription_id!)) as Subscription | undefined;
       if (!locked) return;
-      if (after.status === 'PAID') await markPaid(deps, trx, after.subscription_cycle_id, after, now);
-      else if (after.status === 'FAILED' || after.status === 'EXPIRED') await markFailed(deps, trx, after.subscription_cycle_id, after, now);
+      if (after.status === 'PAID') await markPaid(deps, trx, locked, after.subscription_cycle_id, after, now);
+      else if (after.status === 'FAILED' || after.status === 'EXPIRED') await markFailed(deps, trx, locked, after.subscription_cycle_id, after, now);
     },
   };
 }
@@ -552,8 +644,21 @@ export function subscriptionHooks(deps: Pick<EngineDeps, 'events' | 'config'>): 
 // ---------------------------------------------------------------------------------------------
 // The steps and the sweep
 
-/** Runs one due step of a locked subscription; returns a cycle to charge after commit, if any. */
-async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: SubscriptionPlan, step: Step, now: Date): Promise<{ charge?: SubscriptionCycle; cancel?: string[] }> {
+/**
+ * Runs one due step of a locked subscription (`cycles`: those its agenda was made of); returns a
+ * cycle to charge after commit (`recovering`: an attempt to finish), if any, and the subscription's
+ * row when the step's last write returned it.
+ */
+async function runStep(
+  deps: EngineDeps,
+  trx: Trx,
+  sub: Subscription,
+  plan: SubscriptionPlan,
+  plans: Plans,
+  cycles: SubscriptionCycle[],
+  step: Step,
+  now: Date,
+): Promise<{ charge?: SubscriptionCycle; recovering?: boolean; cancel?: string[]; sub?: Subscription }> {
   const c = cadence(plan);
   switch (step.kind) {
     case 'resume': {
@@ -567,8 +672,7 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
         .executeTakeFirstOrThrow();
       await closePause(trx, sub.id, now);
       await recordEvent(deps, trx, resumed, 'subscription.resumed');
-      const cycle = await insertPeriodCycle(trx, resumed, plan, p, now, now);
-      return { charge: await claimAttempt(trx, cycle, now) };
+      return { charge: await insertPeriodCycle(trx, resumed, plan, p, now, now, 0, { claimed: true }) };
     }
     case 'expire': {
       const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'EXPIRED', reason: 'FIRST_PAYMENT_NOT_MADE' });
@@ -581,18 +685,17 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
     }
     case 'issue': {
       // PIX / boleto: the next period's charge, N days ahead of its due date (the period's start).
-      const target = sub.pending_plan_id ? await planOf(trx, sub.pending_plan_id) : plan;
+      const target = sub.pending_plan_id ? await planFrom(trx, plans, sub.pending_plan_id) : plan;
       const k = sub.period_index + 1;
       const p = sub.status === 'TRIALING' ? period(sub.anchor_at, c, 0) : period(sub.anchor_at, c, k);
-      const cycle = await insertPeriodCycle(trx, sub, target, p, p.start, now, await firstDiscount(trx, sub, target));
-      return { charge: await claimAttempt(trx, cycle, now) };
+      return { charge: await insertPeriodCycle(trx, sub, target, p, p.start, now, await firstDiscount(trx, sub, target), { claimed: true }) };
     }
     case 'roll': {
       if (sub.cancel_at_period_end) {
         const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason: sub.cancel_reason, endedAt: sub.current_period_end });
         return { cancel: pending };
       }
-      let target = sub.pending_plan_id ? await planOf(trx, sub.pending_plan_id) : plan;
+      let target = sub.pending_plan_id ? await planFrom(trx, plans, sub.pending_plan_id) : plan;
       if (target.id !== plan.id) {
         // The downgrade takes effect and its seat moves with it; a plan that filled up meanwhile keeps the subscriber where it is.
         if (await claimSeat(trx, target.id, { activeOnly: false })) await releaseSeat(trx, plan.id);
@@ -600,9 +703,23 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
       }
       const k = sub.period_index + 1;
       const p = period(sub.anchor_at, c, k);
+      // The period's cycle, if its PIX / boleto was issued ahead (among the agenda's cycles: those from the current period's end on).
+      const existing =
+        p.start.getTime() >= sub.current_period_end.getTime()
+          ? cycles.find((x) => x.kind === 'PERIOD' && x.period_start.getTime() === p.start.getTime())
+          : await trx.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', sub.id).where('kind', '=', 'PERIOD').where('period_start', '=', p.start).executeTakeFirst();
       const rolled = await trx
         .updateTable('subscriptions')
-        .set({ plan_id: target.id, pending_plan_id: null, period_index: k, current_period_start: p.start, current_period_end: p.end, status: sub.status === 'TRIALING' ? 'ACTIVE' : sub.status, updated_at: now })
+        .set((eb) => ({
+          plan_id: target.id,
+          pending_plan_id: null,
+          period_index: k,
+          current_period_start: p.start,
+          current_period_end: p.end,
+          status: sub.status === 'TRIALING' ? 'ACTIVE' : sub.status,
+          updated_at: now,
+          ...(existing ? {} : priceColumns(eb, target, p, now)),
+        }))
         .where('id', '=', sub.id)
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -613,13 +730,25 @@ async function runStep(deps: EngineDeps, trx: Trx, sub: Subscription, plan: Subs
           await mail(deps, trx, rolled, target, now, { kind: 'card_expiring', brand: rolled.card_brand ?? '', last4: rolled.card_last4 ?? '', expMonth: rolled.card_exp_month, expYear: rolled.card_exp_year, updateCardUrl: updateCardUrl(deps.config, rolled, now) });
         }
       }
-      const existing = await trx.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', sub.id).where('kind', '=', 'PERIOD').where('period_start', '=', p.start).executeTakeFirst();
-      if (existing) return {}; // PIX / boleto issued ahead
-      const cycle = await insertPeriodCycle(trx, rolled, target, p, p.start, now, await firstDiscount(trx, rolled, target));
-      return { charge: await claimAttempt(trx, cycle, now) };
+      if (existing) return { sub: rolled }; // PIX / boleto issued ahead
+      const charge = await insertPeriodCycle(trx, rolled, target, p, p.start, now, await firstDiscount(trx, rolled, target), { claimed: true, priceSet: true });
+      return { charge, sub: rolled };
     }
     case 'retry':
       return { charge: await claimAttempt(trx, step.cycle, now) };
+    case 'recover': {
+      // The attempt's worker did not finish it in time: this worker takes it over (a fresh lease, the
+      // same transaction id), so a second recoverer finds nothing due; the attempt is not counted again.
+      const taken = await trx
+        .updateTable('subscription_cycles')
+        .set({ charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now })
+        .where('id', '=', step.cycle.id)
+        .where('charge_tx_id', '=', step.cycle.charge_tx_id)
+        .returningAll()
+        .executeTakeFirst();
+      deps.log.warn({ subscriptionId: sub.id, cycleId: step.cycle.id, transactionId: step.cycle.charge_tx_id }, 'subscription: finishing a charge attempt its worker left unfinished');
+      return taken ? { charge: taken, recovering: true } : {};
+    }
     case 'final': {
       const action = plan.dunning.finalAction;
       if (action === 'CANCEL') {
@@ -651,6 +780,29 @@ async function firstDiscount(trx: Trx, sub: Subscription, plan: SubscriptionPlan
   return Number(n) < (coupon.subscription_cycles ?? 1) ? discountFor(coupon, plan.amount_cents) : 0;
 }
 
+/**
+ * Issuing a claimed attempt failed with an error. Its transaction recorded, the attempt stays in
+ * flight and the sweep finishes it once its lease ends (same id). Otherwise it is given up: it stays
+ * counted and the cycle is tried again in an hour as a new attempt (a provider outage is not a
+ * decline; a refusal that lasts runs the dunning to its end; an INCOMPLETE first charge has no
+ * retries and expires).
+ */
+export async function issueFailed(deps: EngineDeps, subscriptionId: string, cycle: SubscriptionCycle, now: Date, err: unknown) {
+  deps.log.error({ err, subscriptionId, cycleId: cycle.id }, 'subscription: issuing a charge failed');
+  await inTx(deps.db, async (trx) => {
+    await lockSubscription(trx, subscriptionId);
+    if (cycle.charge_tx_id && (await findTransaction(trx, cycle.charge_tx_id))) return;
+    await trx
+      .updateTable('subscription_cycles')
+      .set({ next_retry_at: new Date(now.getTime() + ISSUE_FAILED_RETRY_MS), charge_tx_id: null, charge_until: null, updated_at: now })
+      .where('id', '=', cycle.id)
+      .where('charge_tx_id', '=', cycle.charge_tx_id)
+      .where('status', 'in', UNPAID)
+      .execute();
+    await reschedule(trx, subscriptionId);
+  });
+}
+
 /** The subscription's own clock: the wall clock plus its simulation offset (development). */
 export const clockOf = (sub: Pick<Subscription, 'clock_offset_ms'>, wallNow: Date) => new Date(wallNow.getTime() + sub.clock_offset_ms);
 
@@ -665,44 +817,42 @@ const firstDue: Chooser = (_sub, _plan, items, now) => items.find((x) => x.at.ge
  * (if any) issued after that commit, the transactions of voided cycles cancelled. Returns the
  * subscription after the step, or null when no step was chosen.
  */
-export async function performStep(deps: EngineDeps, id: string, wallNow: Date, choose: Chooser): Promise<Subscription | null> {
+export async function performStep(deps: EngineDeps, id: string, wallNow: Date, choose: Chooser, plans: Plans = new Map()): Promise<Subscription | null> {
   const done = await inTx(deps.db, async (trx) => {
     const sub = (await lockSubscription(trx, id)) as Subscription | undefined;
     if (!sub) return null;
     const now = clockOf(sub, wallNow);
-    const plan = await planOf(trx, sub.plan_id);
-    const step = choose(sub, plan, agenda(sub, plan, await cyclesForAgenda(trx, sub)), now);
+    const plan = await planFrom(trx, plans, sub.plan_id);
+    const cycles = await cyclesForAgenda(trx, sub);
+    const step = choose(sub, plan, agenda(sub, plan, cycles), now);
     if (!step) {
-      await reschedule(trx, id);
+      await reschedule(trx, id, { sub, plans });
       return null;
     }
-    const result = await runStep(deps, trx, sub, plan, step, now);
-    return { ...result, sub: await reschedule(trx, id), now };
+    const result = await runStep(deps, trx, sub, plan, plans, cycles, step, now);
+    return { ...result, sub: await reschedule(trx, id, { sub: result.sub, plans }), now };
   });
   if (!done) return null;
   if (done.cancel?.length) await cancelPending(deps, scopeOf(done.sub), done.cancel);
   if (done.sub.payment_method === 'PIX_AUTOMATICO') await releaseMandate(deps, id);
   if (done.charge) {
+    const cycle = done.charge;
     try {
-      await issueCharge(deps, done.sub, await planOf(deps.db, done.sub.plan_id), done.charge, done.now);
+      await issueCharge(deps, done.sub, await planFrom(deps.db, plans, done.sub.plan_id), cycle, done.now, done.recovering);
     } catch (err) {
-      // The attempt stays counted; the cycle is tried again in an hour (a provider outage is not a decline).
-      deps.log.error({ err, subscriptionId: id, cycleId: done.charge.id }, 'subscription: issuing a charge failed');
-      await inTx(deps.db, async (trx) => {
-        await lockSubscription(trx, id);
-        await trx.updateTable('subscription_cycles').set({ next_retry_at: new Date(done.now.getTime() + 3600_000), updated_at: done.now }).where('id', '=', done.charge!.id).where('status', 'in', UNPAID).execute();
-        await reschedule(trx, id);
-      });
+      await issueFailed(deps, id, cycle, done.now, err);
       throw err;
     }
   }
+  // After a charge, its outcome (the hook) rescheduled the subscription: read it again.
+  if (!done.charge) return done.sub;
   return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 /** Runs everything due for one subscription (on its clock), step by step, until nothing is; returns the steps run. */
-export async function advance(deps: EngineDeps, id: string, wallNow: Date): Promise<number> {
+export async function advance(deps: EngineDeps, id: string, wallNow: Date, plans: Plans = new Map()): Promise<number> {
   let steps = 0;
-  for (let sub = await performStep(deps, id, wallNow, firstDue); sub && ++steps < MAX_STEPS; sub = await performStep(deps, id, wallNow, firstDue)) {
+  for (let sub = await performStep(deps, id, wallNow, firstDue, plans); sub && ++steps < MAX_STEPS; sub = await performStep(deps, id, wallNow, firstDue, plans)) {
     // Its next step (rescheduled after this one, in wall-clock time) is not due yet: nothing more to run now.
     if (!sub.next_action_at || sub.next_action_at.getTime() > wallNow.getTime()) break;
   }
@@ -717,8 +867,11 @@ export async function advanceDue(deps: EngineDeps, now: Date, batch = 50): Promi
     .where('id', 'in', (eb) =>
       eb.selectFrom('subscriptions').select('id').where('next_action_at', '<=', now).orderBy('next_action_at').limit(batch).forUpdate().skipLocked(),
     )
-    .returning('id')
+    .returning(['id', 'plan_id', 'pending_plan_id'])
     .execute();
+  // Their plans in one statement, for all their steps (see Plans).
+  const planIds = [...new Set(claimed.flatMap((c) => (c.pending_plan_id ? [c.plan_id, c.pending_plan_id] : [c.plan_id])))];
+  const plans: Plans = new Map(planIds.length ? (await deps.db.selectFrom('subscription_plans').selectAll().where('id', 'in', planIds).execute()).map((p) => [p.id, p]) : []);
   // Several at once (each on its own locked row; a step holds at most two connections), so that a
   // worker is not idle while PostgreSQL answers one subscription's statements.
   let next = 0;
@@ -726,7 +879,7 @@ export async function advanceDue(deps: EngineDeps, now: Date, batch = 50): Promi
     while (next < claimed.length) {
       const { id } = claimed[next++];
       try {
-        await advance(deps, id, now);
+        await advance(deps, id, now, plans);
       } catch (err) {
         deps.log.error({ err, subscriptionId: id }, 'subscription: advancing failed; retried after the lease');
       }

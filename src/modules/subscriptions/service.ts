@@ -16,7 +16,7 @@ import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/s
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
-import { changeStatus, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
+import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import {
   advance,
@@ -27,6 +27,7 @@ import {
   endSubscription,
   insertPeriodCycle,
   issueCharge,
+  issueFailed,
   lockSubscription,
   mail,
   openPause,
@@ -77,7 +78,7 @@ async function tokenize(deps: SubscriptionDeps, livemode: boolean, card: CardInp
   const checked = validateCard(card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
   const provider = providerFor(deps.transactions, livemode);
-  if (!provider.tokenizeCard) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
+  if (!provider.tokenizeCard) throw noStoredCards(provider);
   return provider.tokenizeCard(card);
 }
 
@@ -188,7 +189,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
       .returningAll()
       .executeTakeFirstOrThrow();
     let cycle: SubscriptionCycle | null = null;
-    if (!trialEnd) cycle = await claimAttempt(trx, await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents), now);
+    if (!trialEnd) cycle = await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents, { claimed: true });
     await recordEvent(deps, trx, inserted, 'subscription.created');
     await mail(deps, trx, inserted, plan, now, {
       kind: 'welcome',
@@ -199,7 +200,16 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
     });
     return { sub: await reschedule(trx, id), cycle };
   });
-  const charged = cycle ? await issueCharge(deps, sub, plan, cycle, now) : null;
+  let charged: Transaction | null = null;
+  if (cycle) {
+    try {
+      charged = await issueCharge(deps, sub, plan, cycle, now);
+    } catch (err) {
+      // Not recorded, the first charge is given up (the subscription stays INCOMPLETE and expires).
+      await issueFailed(deps, sub.id, cycle, now, err);
+      throw err;
+    }
+  }
   // The card attempt counts as a decline until it is known to be none (checkout/limits.ts).
   if (method === 'CARD' && scope.livemode && charged?.status !== 'FAILED') await opts.cardGuard?.approved();
   return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()) as Subscription;
@@ -395,14 +405,12 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
           due_at: now,
           amount_cents: prorationCents,
           status: 'OPEN',
-          attempts: 1,
-          last_attempt_at: now,
           created_at: now,
           updated_at: now,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      charge = { sub: moved, plan: target, cycle, now };
+      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, cycle, now), now };
     }
     return { result };
   });

@@ -263,9 +263,6 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       INSERT INTO transactions (user_id, livemode, client_id, client_phone, ${sql.raw(taken.join(', '))})
       SELECT ${u}, ${l}, c.id, COALESCE(f.client_phone, c.phone), ${sql.raw(taken.map((c) => `f.${c}`).join(', '))}
       FROM fresh f JOIN c ON c.document = f.client_document
-      -- In the order of the daily report rows their trigger locks (migration 018: day, method, slot),
-      -- so that two batches in flight take those locks in one order and never deadlock.
-      ORDER BY (f.created_at AT TIME ZONE 'America/Sao_Paulo')::date, f.payment_method, get_byte(uuid_send(f.id), 15) % 8
       RETURNING *
     ),
     ${ev.ctes},

@@ -56,6 +56,11 @@ export interface CreateOptions {
   recorded?: (tx: Transaction) => Promise<void>;
   /** Told what the provider made of a PIX before anything is written (Pix Automático: the authorisation's id). */
   pixCharged?: (pix: PixCharge) => void;
+  /**
+   * The transaction's id, chosen by the caller beforehand (a subscription cycle's attempt): the
+   * provider's reference for the charge, so that issuing the same attempt again finds the same charge.
+   */
+  id?: string;
 }
 
 /** The provider of an environment; with `method`, for a new payment of that method (refused if not offered). */
@@ -73,7 +78,7 @@ export function providerFor(deps: TransactionDeps, livemode: boolean, method?: P
 
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
-  const { draft, provider, card } = await prepare(deps, scope, input, extras, opts.cardGuard, opts.pixCharged);
+  const { draft, provider, card } = await prepare(deps, scope, input, extras, opts);
   const tx = await deps.creations.insert(draft);
   await opts.recorded?.(tx);
   return card ? charge(deps, tx, provider, card, input.capture ?? true, opts.cardGuard) : tx;
@@ -86,12 +91,12 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
  */
 export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment): Promise<string> {
   if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
-  const { draft } = await prepare(deps, scope, input, {}, undefined);
+  const { draft } = await prepare(deps, scope, input, {}, {});
   return deps.creations.insertWith(draft, attach);
 }
 
 /** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
-async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, cardGuard: CardGuard | undefined, pixCharged?: (pix: PixCharge) => void) {
+async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, { cardGuard, pixCharged, id: givenId }: Pick<CreateOptions, 'cardGuard' | 'pixCharged' | 'id'>) {
   const { config } = deps;
   const now = new Date();
   let link: PaymentLink | null = extras.link ?? null;
@@ -112,7 +117,7 @@ async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, 
   const guard = input.card && scope.livemode ? cardGuard : undefined;
   await guard?.before();
 
-  const id = uuidv7(now.getTime());
+  const id = givenId ?? uuidv7(now.getTime());
   const payer = { name: checked.clientName, email: checked.clientEmail, document: checked.document };
   // A PIX dueDate given as a date is a due date the provider may charge with (API Pix: cobv).
   const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate, ...(checked.latePayment ? { latePayment: checked.latePayment } : {}) } : {};
@@ -161,12 +166,32 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
  * recorded first with the card's brand and last 4 claimed, charged with the transaction id as the
  * reference, exactly as a card given at creation (see charge).
  */
-export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string): Promise<Transaction> {
+export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, opts: Pick<CreateOptions, 'id'> = {}): Promise<Transaction> {
   if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
-  const { draft, provider } = await prepare(deps, scope, input, extras, undefined);
+  const { draft, provider } = await prepare(deps, scope, input, extras, opts);
+  if (!provider.chargeToken) throw noStoredCards(provider);
   const tx = await deps.creations.insert(draft);
-  if (!provider.chargeToken) throw new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
-  return recordCharge(deps, tx, () => provider.chargeToken!({ reference: tx.id, token, amountCents: tx.charged_cents }), true, undefined);
+  return recordCharge(deps, tx, () => tokenCharge(provider, tx, token), true, undefined);
+}
+
+/** The 503 of a provider that keeps no cards (no card subscriptions). */
+export const noStoredCards = (provider: PaymentProvider) => new AppError(503, `The payment provider (${provider.name}) does not keep cards: card subscriptions are not available`);
+
+function tokenCharge(provider: PaymentProvider, tx: Transaction, token: string): Promise<CardResult> {
+  if (!provider.chargeToken) throw noStoredCards(provider);
+  return provider.chargeToken({ reference: tx.id, token, amountCents: tx.charged_cents });
+}
+
+/**
+ * Finishes a stored-card charge that was recorded (PENDING, its card claimed) but whose outcome
+ * never was: its worker crashed, or the provider did not answer. The provider is asked for the
+ * outcome of the transaction's reference first and charged (with that same reference) only when it
+ * made no charge; the outcome is applied as for any charge. Returns the transaction as stored.
+ */
+export async function redriveStoredCharge(deps: TransactionDeps, tx: Transaction, token: string): Promise<Transaction> {
+  if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || !tx.card_last4) return tx;
+  const provider = providerOf(deps, tx);
+  return recordCharge(deps, tx, async () => (await provider.findCharge?.(tx.id)) ?? tokenCharge(provider, tx, token), true, undefined);
 }
 
 /**
