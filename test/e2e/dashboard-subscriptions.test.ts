@@ -1,56 +1,62 @@
 // The dashboard's Assinaturas and Afiliados/Indicações screens in Debian Chromium: a plan created
 // from the dashboard (money typed in reais, the API's field error beside the field), edited, its
 // public link copied; a subscriber made by API with the sandbox card seen in the list and on its
-// page, the clock advanced, paused, resumed and cancelled; the month's metrics and the MRR chart; an
+// page, the clock advanced, paused, resumed and cancelled; the month's metrics and the MRR chart; a
+// subscriber's plan changed from its page (the API's preview in reais, the upgrade's prorated charge,
+// a downgrade at the period's end); in development, a Pix Automático subscription's sandbox outcomes
+// (a rejection, a refused upgrade on the plan field, a debit failed for lack of funds); an
 // affiliate program opened, joined from a second account through the marketplace, approved by its
 // owner, the affiliate's link copied; the invite code and link, which opens the sign-up with the
-// code. axe-core, the 390 px check and the screenshots on every screen (browser.ts checkScreen).
+// code. axe-core, the 390 px check and the screenshots on every screen (browser.ts checkScreen);
+// the set-up is the dashboard kit's (dashboard-kit.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildDashboard } from '../../web/dashboard/build.ts';
-import { call, uniqueEmail, type TestContext } from '../helpers.ts';
-import { checkScreen, DESKTOP, launchBrowser, servedApp, skipBrowser } from './browser.ts';
+import type { Page } from 'playwright-core';
+import { call, cpf, uniqueEmail } from '../helpers.ts';
+import { assertLedgerBalanced } from '../ledger-check.ts';
+import { DESKTOP, skipBrowser } from './browser.ts';
+import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
-let ctx: TestContext;
-let base: string;
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const pageErrors: string[] = [];
-const cspViolations: string[] = [];
+let run: DashboardRun;
+const errors = { page: [] as string[], csp: [] as string[] };
 
 const owner = { name: 'Torrefação Serra', email: uniqueEmail('serra'), password: 'cafe-da-serra-2026', token: '', key: '', referralCode: '' };
 const affiliate = { name: 'Márcia Divulga', email: uniqueEmail('marcia'), password: 'marcia-divulga-2026', token: '' };
 let page: Page; // the owner's
 let planId = '';
 let subscriptionId = '';
+let premium: { id: string } = { id: '' };
+
+/** A plan made by API (only what the plan-change tests need). */
+async function newPlan(name: string, amountCents: number, interval: string) {
+  const r = await call(run.ctx.app, 'POST', '/api/v1/subscriptions/plans', { key: owner.key, body: { name, amountCents, interval, paymentMethods: ['CARD', 'PIX_AUTOMATICO'] } });
+  assert.equal(r.status, 201, r.raw);
+  return r.body.plan as { id: string };
+}
 
 async function register(a: { name: string; email: string; password: string }) {
-  const r = await call(ctx.app, 'POST', '/api/auth/register', { body: { name: a.name, email: a.email, password: a.password } });
+  const r = await call(run.ctx.app, 'POST', '/api/auth/register', { body: { name: a.name, email: a.email, password: a.password } });
   assert.equal(r.status, 201, r.raw);
   return r.body;
 }
 
-/** A browser session logged in through the login screen. */
-async function loggedIn(a: { email: string; password: string }): Promise<Page> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR', timezoneId: 'America/Sao_Paulo' });
-  contexts.push(context);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-  context.setDefaultTimeout(10_000);
-  const p = await context.newPage();
-  p.on('pageerror', (err) => pageErrors.push(err.message));
-  p.on('dialog', (d) => void d.accept()); // confirmations are answered yes
-  p.on('console', (msg) => {
-    if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) cspViolations.push(msg.text());
-  });
-  await p.goto(`${base}/dashboard/entrar`);
+async function login(p: Page, a: { email: string; password: string }) {
+  await p.goto(`${run.base}/dashboard/entrar`);
   await p.getByLabel('E-mail').fill(a.email);
   await p.getByLabel('Senha').fill(a.password);
   await p.getByRole('button', { name: 'Entrar' }).click();
   await p.getByRole('heading', { name: 'Início' }).waitFor();
+}
+
+/** A second browser session (the affiliate's), logged in, that may read the clipboard. */
+async function loggedIn(a: { email: string; password: string }): Promise<Page> {
+  const { context, page: p } = await run.newSession();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: run.base });
+  await login(p, a);
   return p;
 }
 
+const checkScreen = (p: Page, name: string) => run.check(name, p);
 const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name });
 /** The figure of a stat card by its title. */
 const stat = (p: Page, title: string) => p.locator('.card.stat', { has: p.getByRole('heading', { name: title, exact: true }) }).locator('.stat-value');
@@ -58,24 +64,20 @@ const clipboard = (p: Page) => p.evaluate(() => navigator.clipboard.readText());
 
 describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip: skipBrowser }, () => {
   before(async () => {
-    await buildDashboard();
-    ({ ctx, base } = await servedApp());
-    browser = await launchBrowser();
+    run = await startDashboard(errors);
     const reg = await register(owner);
     owner.token = reg.token;
     owner.referralCode = reg.user.referralCode;
-    const key = await call(ctx.app, 'POST', '/api/credentials', { token: owner.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
+    const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: owner.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
     assert.equal(key.status, 201, key.raw);
     owner.key = key.body.key;
     affiliate.token = (await register(affiliate)).token;
-    page = await loggedIn(owner);
+    page = run.page;
+    await login(page, owner);
   });
   after(async () => {
-    for (const c of contexts) await c.close();
-    await browser?.close();
-    await ctx?.close();
-    assert.deepEqual(pageErrors, [], 'no script errors');
-    assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violations');
+    await run?.close();
+    assert.deepEqual(errors, { page: [], csp: [] }, 'no script errors, no Content-Security-Policy violations');
   });
 
   test('plans: empty state, the API\'s field error beside the amount, create, copy the public link, edit', async () => {
@@ -102,7 +104,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await page.locator('.field-invalid', { has: trial }).locator('.field-message').waitFor();
     assert.equal(await trial.getAttribute('aria-invalid'), 'true');
     assert.equal(await amount.getAttribute('aria-invalid'), null);
-    let plans = await call(ctx.app, 'GET', '/api/v1/subscriptions/plans', { token: owner.token });
+    let plans = await call(run.ctx.app, 'GET', '/api/v1/subscriptions/plans', { token: owner.token });
     assert.equal(plans.body.plans.length, 0, 'nothing created on a refused form');
     await checkScreen(page, 'subscriptions-plan-error');
     await trial.fill('0');
@@ -111,7 +113,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     const card = page.locator('.cards-list li', { hasText: 'Clube do café' });
     await card.getByText('R$ 49,90 por mês').waitFor();
     assert.match(await card.innerText(), /0 de 10 assinante\(s\)/);
-    plans = await call(ctx.app, 'GET', '/api/v1/subscriptions/plans', { token: owner.token });
+    plans = await call(run.ctx.app, 'GET', '/api/v1/subscriptions/plans', { token: owner.token });
     const plan = plans.body.plans[0];
     planId = plan.id;
     assert.equal(plan.amountCents, 4990);
@@ -126,24 +128,24 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     assert.match(plan.publicUrl, new RegExp(`/subscribe/${planId}$`));
 
     await card.getByRole('button', { name: 'Editar o plano Clube do café' }).click();
-    const editor = page.getByRole('form', { name: 'Editar o plano Clube do café' });
+    const editor = page.getByRole('form', { name: 'Editar “Clube do café”' });
     assert.equal(await editor.getByLabel('Valor de cada cobrança (R$)').inputValue(), '49,90');
     await editor.getByLabel('Valor de cada cobrança (R$)').fill('59,90');
     await editor.getByLabel('Dias de teste grátis').fill('abc');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     assert.equal(await editor.getByLabel('Dias de teste grátis').getAttribute('aria-invalid'), 'true');
     await editor.getByLabel('Dias de teste grátis').fill('0');
     // Offering Pix Automático asks how early its charges go to the PSP (2 to 10 days: the API says so on the field).
     await editor.getByRole('checkbox', { name: 'Pix Automático' }).check();
     const pixDays = editor.getByLabel('Pix Automático enviado quantos dias antes do vencimento');
     await pixDays.fill('1');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     await editor.locator('.field-invalid', { has: page.getByLabel('Pix Automático enviado quantos dias antes do vencimento') }).locator('.field-message').waitFor();
     assert.equal(await pixDays.getAttribute('aria-invalid'), 'true');
     await pixDays.fill('4');
-    await editor.getByRole('button', { name: 'Salvar plano' }).click();
+    await editor.getByRole('button', { name: 'Salvar alterações' }).click();
     await card.getByText('R$ 59,90 por mês').waitFor();
-    const edited = (await call(ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan;
+    const edited = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/plans/${planId}`, { token: owner.token })).body.plan;
     assert.equal(edited.amountCents, 5990);
     assert.deepEqual(edited.paymentMethods, ['CARD', 'PIX', 'PIX_AUTOMATICO']);
     assert.equal(edited.dunning.pixAutomaticoDaysBefore, 4);
@@ -157,7 +159,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
   test('a subscriber made by API with the sandbox card: list with filters, its page, the clock, pause, resume, cancel', async () => {
     await page.getByRole('link', { name: 'Assinantes', exact: true }).click();
     await page.getByText('Nenhum assinante ainda.').waitFor();
-    const sub = await call(ctx.app, 'POST', '/api/v1/subscriptions', {
+    const sub = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', {
       key: owner.key,
       body: {
         planId,
@@ -208,12 +210,12 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await page.locator('.page-header .badge', { hasText: 'Ativa' }).waitFor();
     await page.getByRole('button', { name: 'Cancelar no fim do período' }).click();
     await page.locator('.facts', { hasText: 'no fim do período' }).waitFor();
-    let api = await call(ctx.app, 'GET', `/api/v1/subscriptions/${subscriptionId}`, { key: owner.key });
+    let api = await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${subscriptionId}`, { key: owner.key });
     assert.equal(api.body.subscription.cancelAtPeriodEnd, true);
     assert.equal(api.body.subscription.status, 'ACTIVE');
     await page.getByRole('button', { name: 'Cancelar agora' }).click();
     await page.locator('.page-header .badge', { hasText: 'Cancelada' }).waitFor();
-    api = await call(ctx.app, 'GET', `/api/v1/subscriptions/${subscriptionId}`, { key: owner.key });
+    api = await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${subscriptionId}`, { key: owner.key });
     assert.equal(api.body.subscription.status, 'CANCELLED');
     await page.getByText('Esta assinatura terminou').waitFor();
     await checkScreen(page, 'subscription-cancelled');
@@ -221,13 +223,13 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
 
   test('metrics of the month: MRR, subscribers, churn, movements, and the MRR chart', async () => {
     // A second subscriber, active.
-    const sub = await call(ctx.app, 'POST', '/api/v1/subscriptions', {
+    const sub = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', {
       key: owner.key,
       body: { planId, paymentMethod: 'CARD', client: { name: 'João Lima', email: 'joao@example.com', document: '11144477735' }, card: { number: '4242424242424242', holderName: 'JOAO LIMA', expMonth: 12, expYear: 2030, cvv: '123' } },
     });
     assert.equal(sub.status, 201, sub.raw);
-    const metrics = (await call(ctx.app, 'GET', '/api/v1/subscriptions/metrics', { key: owner.key })).body.metrics;
-    await page.goto(`${base}/dashboard/assinaturas?aba=metricas`);
+    const metrics = (await call(run.ctx.app, 'GET', '/api/v1/subscriptions/metrics', { key: owner.key })).body.metrics;
+    await page.goto(`${run.base}/dashboard/assinaturas?aba=metricas`);
     const mrr = stat(page, 'MRR');
     await mrr.waitFor();
     // Metrics follow the wall clock: the cancelled subscription's clock was moved a month ahead by the
@@ -245,10 +247,134 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await checkScreen(page, 'subscriptions-metrics');
   });
 
+  test('plan change from the subscriber\'s page: the preview in reais, an upgrade charged pro rata now, a downgrade at the period\'s end', async () => {
+    premium = await newPlan('Clube do café premium', 8990, 'MONTHLY');
+    const light = await newPlan('Clube do café leve', 2990, 'MONTHLY');
+    await newPlan('Café da semana', 1990, 'WEEKLY');
+    const sub = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', {
+      key: owner.key,
+      body: { planId, paymentMethod: 'CARD', client: { name: 'Rita Alves', email: 'rita@example.com', document: cpf() }, card: { number: '4242424242424242', holderName: 'RITA ALVES', expMonth: 12, expYear: 2030, cvv: '123' } },
+    });
+    assert.equal(sub.status, 201, sub.raw);
+    const id = sub.body.subscription.id;
+    await page.goto(`${run.base}/dashboard/assinaturas/${id}`);
+    const change = page.getByRole('form', { name: 'Trocar de plano' });
+    const select = change.getByLabel('Novo plano');
+    await select.waitFor();
+    // Only the other plans billed on the same cadence (the API's rule) are offered, cheapest first.
+    const offered = await select.locator('option').allInnerTexts();
+    assert.deepEqual(offered, ['Escolha…', 'Clube do café leve · R$ 29,90 por mês', 'Clube do café premium · R$ 89,90 por mês']);
+
+    // Upgrade: the preview first (nothing changes), then the change with its prorated charge.
+    await select.selectOption(premium.id);
+    await change.getByRole('button', { name: 'Ver valores da troca' }).click();
+    const preview = change.getByRole('status', { name: 'Valores da troca' });
+    await preview.waitFor();
+    const expected = (await call(run.ctx.app, 'POST', `/api/v1/subscriptions/${id}/change-plan`, { key: owner.key, body: { planId: premium.id, preview: true } })).body.change;
+    assert.equal(expected.kind, 'UPGRADE');
+    assert.ok(expected.prorationCents > 0 && expected.prorationCents <= 3000, `proration ${expected.prorationCents}`);
+    const shown = await preview.innerText();
+    assert.match(shown, /a troca vale agora/);
+    assert.ok(shown.includes(`Cobrado agora: ${brl(expected.prorationCents)} (a diferença proporcional aos ${expected.remainingDays} de ${expected.periodDays} dias`), shown);
+    assert.match(shown, /Depois: R\$ 89,90 por mês\./);
+    assert.equal((await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${id}`, { key: owner.key })).body.subscription.planId, planId, 'the preview changes nothing');
+    await checkScreen(page, 'subscription-plan-preview');
+    await change.getByRole('button', { name: 'Confirmar a troca' }).click();
+    await page.getByText(`Plano trocado para “Clube do café premium”. Cobrança proporcional de ${brl(expected.prorationCents)} (paga).`).waitFor();
+    assert.match(await page.locator('.facts').innerText(), /Clube do café premium · R\$ 89,90 por mês/);
+    const cycles = page.getByRole('region', { name: 'Cobranças da assinatura' }).locator('tbody tr');
+    assert.equal(await cycles.count(), 2);
+    assert.match(await cycles.first().innerText(), /ajuste de plano/);
+    assert.ok((await cycles.first().innerText()).includes(brl(expected.prorationCents)));
+    assert.match(await cycles.first().innerText(), /Paga/);
+    const after = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${id}`, { key: owner.key })).body.subscription;
+    assert.equal(after.planId, premium.id);
+    const proration = after.cycles.find((c: { kind: string }) => c.kind === 'PRORATION');
+    assert.equal(proration.amountCents, expected.prorationCents);
+    const tx = (await call(run.ctx.app, 'GET', `/api/v1/transactions/${proration.transactionId}`, { key: owner.key })).body.transaction;
+    assert.equal(tx.status, 'PAID');
+    assert.equal(tx.amountCents, expected.prorationCents);
+    await assertLedgerBalanced(run.ctx.app.deps.db);
+    await checkScreen(page, 'subscription-plan-changed');
+
+    // Downgrade: said to take effect at the period's end, nothing charged.
+    await select.selectOption(light.id);
+    await change.getByRole('button', { name: 'Ver valores da troca' }).click();
+    const down = await preview.innerText();
+    assert.match(down, /Plano mais barato: a troca vale no fim do período, em \d{2}\/\d{2}\/\d{4}\./);
+    assert.match(down, /Nada é cobrado agora/);
+    assert.match(down, /Depois: R\$ 29,90 por mês\./);
+    await change.getByRole('button', { name: 'Confirmar a troca' }).click();
+    await page.getByText(/^Troca agendada: a partir de \d{2}\/\d{2}\/\d{4} o plano passa a ser “Clube do café leve”\.$/).waitFor();
+    assert.match(await page.locator('.facts').innerText(), /Troca de plano\s+para “Clube do café leve” \(R\$ 29,90\) em \d{2}\/\d{2}\/\d{4}/);
+    const scheduled = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${id}`, { key: owner.key })).body.subscription;
+    assert.equal(scheduled.planId, premium.id);
+    assert.equal(scheduled.pendingPlanId, light.id);
+    assert.equal(scheduled.cycles.length, 2, 'nothing charged for a downgrade');
+  });
+
+  test('(development) Pix Automático: the payer\'s answers from the sandbox buttons; a rejection, a refused upgrade on the plan field, a debit refused for lack of funds', async () => {
+    const subscribe = async (name: string) => {
+      const r = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', { key: owner.key, body: { planId, paymentMethod: 'PIX_AUTOMATICO', client: { name, email: uniqueEmail('pagador'), document: cpf() } } });
+      assert.equal(r.status, 201, r.raw);
+      assert.equal(r.body.subscription.status, 'INCOMPLETE');
+      assert.equal(r.body.subscription.pixAutomatico.status, 'CRIADA');
+      return r.body.subscription;
+    };
+    const rejecting = await subscribe('Paulo Reis');
+    await page.goto(`${run.base}/dashboard/assinaturas/${rejecting.id}`);
+    await page.locator('.facts', { hasText: 'Aguardando autorização' }).waitFor();
+    const sandbox = page.getByRole('group', { name: 'Pix Automático: o que o pagador e o banco fazem' });
+    for (const name of ['Pagador aprova', 'Pagador recusa', 'Pagador cancela']) await sandbox.getByRole('button', { name }).waitFor();
+    assert.equal(await sandbox.getByRole('button', { name: 'Débito sem saldo' }).count(), 0, 'no debit is pending yet');
+    await checkScreen(page, 'subscription-pix-automatico');
+    await sandbox.getByRole('button', { name: 'Pagador recusa' }).click();
+    await page.locator('.page-header .badge', { hasText: 'Expirada' }).waitFor();
+    const facts = await page.locator('.facts').innerText();
+    assert.match(facts, /Pix Automático\s+Recusada/);
+    assert.match(facts, /Por que terminou\s+o pagador recusou a autorização do Pix Automático/);
+    assert.equal(await sandbox.count(), 0, 'an ended subscription has nothing left to simulate');
+    const rejected = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${rejecting.id}`, { key: owner.key })).body.subscription;
+    assert.equal(rejected.status, 'EXPIRED');
+    assert.equal(rejected.cancelReason, 'PIX_AUTOMATICO_REJECTED');
+    assert.equal(rejected.pixAutomatico.status, 'REJEITADA');
+    await checkScreen(page, 'subscription-pix-automatico-rejected');
+
+    // Another subscriber pays the first charge and approves: an upgrade is refused, in Portuguese, on the plan field.
+    const approving = await subscribe('Lia Campos');
+    const paid = await call(run.ctx.app, 'POST', `/api/v1/transactions/${approving.cycles[0].transactionId}/simulate`, { key: owner.key, body: { outcome: 'PAID' } });
+    assert.equal(paid.status, 200, paid.raw);
+    await page.goto(`${run.base}/dashboard/assinaturas/${approving.id}`);
+    await sandbox.getByRole('button', { name: 'Pagador aprova' }).click();
+    await page.locator('.facts', { hasText: 'Autorizada' }).waitFor();
+    await page.locator('.page-header .badge', { hasText: 'Ativa' }).waitFor();
+    const change = page.getByRole('form', { name: 'Trocar de plano' });
+    await change.getByLabel('Novo plano').selectOption(premium.id);
+    await change.getByRole('button', { name: 'Ver valores da troca' }).click();
+    await change.locator('.field-invalid .field-message').waitFor();
+    assert.equal(await change.locator('.field-invalid .field-message').innerText(), 'No Pix Automático não dá para cobrar a diferença agora: troque para um plano mais barato, ou cancele no fim do período e assine o novo plano.');
+    assert.equal(await change.getByLabel('Novo plano').getAttribute('aria-invalid'), 'true');
+    assert.equal((await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${approving.id}`, { key: owner.key })).body.subscription.planId, planId);
+    await checkScreen(page, 'subscription-pix-automatico-upgrade-refused');
+
+    // A month on, the next debit is scheduled (4 days ahead, the plan's setting); the payer's bank refuses it for lack of funds.
+    assert.equal(await sandbox.getByRole('button', { name: 'Débito sem saldo' }).count(), 0, 'no debit pending yet');
+    await page.getByLabel('Avançar o relógio desta assinatura (dias)').fill('27');
+    await page.getByRole('button', { name: 'Simular', exact: true }).click();
+    await sandbox.getByRole('button', { name: 'Débito sem saldo' }).click();
+    await page.locator('.page-header .badge', { hasText: 'Em atraso' }).waitFor();
+    const cycles = page.getByRole('region', { name: 'Cobranças da assinatura' }).locator('tbody tr');
+    assert.match(await cycles.first().innerText(), /saldo insuficiente/);
+    const failed = (await call(run.ctx.app, 'GET', `/api/v1/subscriptions/${approving.id}`, { key: owner.key })).body.subscription;
+    assert.equal(failed.status, 'PAST_DUE');
+    assert.equal(failed.cycles[0].failureReason, 'INSUFFICIENT_FUNDS');
+    await checkScreen(page, 'subscription-pix-automatico-debit-failed');
+  });
+
   test('affiliates: a program on a product, joined from a second account through the marketplace, approved, the link copied', async () => {
-    const product = await call(ctx.app, 'POST', '/api/v1/products', { key: owner.key, body: { name: 'Curso de torra', price: 19700 } });
+    const product = await call(run.ctx.app, 'POST', '/api/v1/products', { key: owner.key, body: { name: 'Curso de torra', price: 19700 } });
     assert.equal(product.status, 201, product.raw);
-    const link = await call(ctx.app, 'POST', '/api/v1/payment-links', { key: owner.key, body: { title: 'Curso de torra', products: [{ productId: product.body.product.id, quantity: 1 }] } });
+    const link = await call(run.ctx.app, 'POST', '/api/v1/payment-links', { key: owner.key, body: { title: 'Curso de torra', products: [{ productId: product.body.product.id, quantity: 1 }] } });
     assert.equal(link.status, 201, link.raw);
 
     await menu(page, 'Afiliados').click();
@@ -267,14 +393,14 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await program.getByText('40% do valor pago').waitFor();
     assert.match(await program.innerText(), /Cookie de 60 dia\(s\).*aprovação manual/);
     await page.getByText('Todos os seus produtos já têm um programa').waitFor();
-    const programs = await call(ctx.app, 'GET', '/api/affiliate/programs', { token: owner.token });
+    const programs = await call(run.ctx.app, 'GET', '/api/affiliate/programs', { token: owner.token });
     assert.equal(programs.body.data[0].commissionValue, 4000);
     assert.equal(programs.body.data[0].approval, 'MANUAL');
     await checkScreen(page, 'affiliates-programs');
 
     // The affiliate, in their own browser session: the marketplace.
     const other = await loggedIn(affiliate);
-    await other.goto(`${base}/dashboard/afiliados?aba=vitrine`);
+    await other.goto(`${run.base}/dashboard/afiliados?aba=vitrine`);
     const offer = other.locator('.cards-list li', { hasText: 'Curso de torra' });
     await offer.waitFor();
     assert.match(await offer.innerText(), /Você ganha R\$ 78,80 por venda/);
@@ -300,7 +426,7 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
 
     await other.reload();
     await mine.getByText('Ativo', { exact: true }).waitFor();
-    const links = await call(ctx.app, 'GET', '/api/affiliate/links', { token: affiliate.token });
+    const links = await call(run.ctx.app, 'GET', '/api/affiliate/links', { token: affiliate.token });
     const url = links.body.data[0].urls[0].url as string;
     assert.match(url, /\/pay\/.+\?aff=/);
     await mine.getByText(url).waitFor();
@@ -315,11 +441,11 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     // A buyer comes through the affiliate's link and pays: a commission, pending until the guarantee ends.
     const slug = link.body.paymentLink.slug as string;
     const code = links.body.data[0].code as string;
-    const sale = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
+    const sale = await call(run.ctx.app, 'POST', `/api/payment-links/public/slug/${slug}/checkout`, {
       body: { clientName: 'Joana Lima', clientEmail: 'joana@example.com', clientDocument: '39053344705', paymentMethod: 'PIX', affiliateCode: code },
     });
     assert.equal(sale.status, 201, sale.raw);
-    const paid = await call(ctx.app, 'POST', `/api/v1/transactions/${sale.body.transaction.id}/simulate`, { key: owner.key, body: { outcome: 'PAID' } });
+    const paid = await call(run.ctx.app, 'POST', `/api/v1/transactions/${sale.body.transaction.id}/simulate`, { key: owner.key, body: { outcome: 'PAID' } });
     assert.equal(paid.status, 200, paid.raw);
     await other.reload();
     const commission = other.getByRole('region', { name: 'Comissões' }).locator('tbody tr', { hasText: 'Curso de torra' });
@@ -341,15 +467,14 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await page.getByText(owner.referralCode, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copiar link de convite' }).click();
     const link = await clipboard(page);
-    assert.equal(link, `${base}/cadastro?ref=${owner.referralCode}`);
+    assert.equal(link, `${run.base}/cadastro?ref=${owner.referralCode}`);
     await page.getByText('Nenhuma recompensa ainda.').waitFor();
     assert.equal(await stat(page, 'Contas indicadas').innerText(), '0');
     await checkScreen(page, 'referrals');
 
-    const visitor = await browser.newContext({ viewport: DESKTOP, locale: 'pt-BR' });
-    contexts.push(visitor);
+    const visitor = await run.browser.newContext({ viewport: DESKTOP, locale: 'pt-BR' });
     const v = await visitor.newPage();
-    v.on('pageerror', (err) => pageErrors.push(err.message));
+    v.on('pageerror', (err) => errors.page.push(err.message));
     await v.goto(link);
     await v.waitForURL(/\/dashboard\/cadastro\?ref=/);
     assert.equal(await v.getByLabel('Código de convite (opcional)').inputValue(), owner.referralCode);

@@ -281,7 +281,7 @@ export const ChangePlanResponse = Type.Object({
     remainingDays: Type.Integer(),
     periodDays: Type.Integer(),
   }),
-  subscription: Type.Optional(SubscriptionView),
+  subscription: SubscriptionView,
 });
 
 export const MetricsQuery = Type.Object({ month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM (default: the current month, São Paulo)' })) }, { additionalProperties: false });

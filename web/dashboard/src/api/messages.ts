@@ -107,6 +107,14 @@ const RULES: Rule[] = [
   [/^is \d+ bytes; at most/, () => 'Arquivo grande demais: no máximo 5 MB.'],
   [/^this environment already has (\d+) subscriptions/, (m) => `Este ambiente já tem ${m[1]} webhooks: exclua um antes.`],
   [/^at least one payment method must be enabled$/, () => 'Habilite pelo menos uma forma de pagamento.'],
+  // A subscription's plan change (planId).
+  [/^is the current plan$/, () => 'Este já é o plano do assinante.'],
+  [/^is not a plan of this merchant/, () => 'Plano não encontrado neste ambiente.'],
+  [/^must bill on the same interval/, () => 'Escolha um plano cobrado com a mesma periodicidade do atual.'],
+  [/^a PIX_AUTOMATICO subscription cannot upgrade mid-period/, () => 'No Pix Automático não dá para cobrar a diferença agora: troque para um plano mais barato, ou cancele no fim do período e assine o novo plano.'],
+  [/^the target plan does not accept PIX_AUTOMATICO$/, () => 'Este plano não aceita Pix Automático, a forma de pagamento deste assinante.'],
+  [/^the plan is inactive$/, () => 'Este plano está desativado.'],
+  [/^the plan is full$/, () => 'Este plano atingiu o limite de assinantes.'],
 ];
 
 /** A field's message in Portuguese. */

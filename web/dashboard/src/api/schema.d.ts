@@ -11430,7 +11430,7 @@ export interface operations {
                                 toPlanId: string;
                             };
                             preview: boolean;
-                            subscription?: {
+                            subscription: {
                                 cancelAtPeriodEnd: boolean;
                                 /** Format: date-time */
                                 cancelledAt: string | null;
@@ -11520,7 +11520,7 @@ export interface operations {
                         };
                         message: string;
                         preview: boolean;
-                        subscription?: {
+                        subscription: {
                             cancelAtPeriodEnd: boolean;
                             /** Format: date-time */
                             cancelledAt: string | null;
@@ -20476,7 +20476,7 @@ export interface operations {
                                 toPlanId: string;
                             };
                             preview: boolean;
-                            subscription?: {
+                            subscription: {
                                 cancelAtPeriodEnd: boolean;
                                 /** Format: date-time */
                                 cancelledAt: string | null;
@@ -20566,7 +20566,7 @@ export interface operations {
                         };
                         message: string;
                         preview: boolean;
-                        subscription?: {
+                        subscription: {
                             cancelAtPeriodEnd: boolean;
                             /** Format: date-time */
                             cancelledAt: string | null;

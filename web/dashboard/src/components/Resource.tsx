@@ -1,13 +1,15 @@
 // The shapes every management screen is made of, so that a screen declares what it lists and what
 // its forms send instead of repeating the plumbing:
 // - AsyncList: a list loaded from the API, with its loading, error (retry) and empty states;
-// - FormCard: a form in a card with its title, the API's error above (for what no field shows), the
-//   submit button while busy, and the error handed to the fields so each shows its own message;
+// - FormCard: a form in a card named by its title, the API's error above (for what no field shows),
+//   the submit button while busy (and cancel), and the error handed to the fields so each shows its
+//   own message;
+// - Checkboxes: a list field as checkboxes, with the API's error for the field under them;
 // - Collection: a form to create above the list, each item edited in place with the same form;
 // - SearchForm: the search box above a list;
 // - ApiAction: a button on an item that calls the API (after a confirmation), its error beside it.
 import type { ComponentChildren, JSX } from 'preact';
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
 import { useSubmit, type Async } from '../lib/async.ts';
 import { Action, Empty, ErrorState, Field, FormError, Loading } from './ui.tsx';
@@ -69,10 +71,12 @@ export function FormCard({
   children: (error: ApiError | null) => ComponentChildren;
 }) {
   const form = useSubmit();
+  const titleId = useId();
   if (edit != null) [title, label, busyLabel, embedded] = [`Editar “${edit}”`, 'Salvar alterações', 'Salvando…', true];
   return (
     <form
       class={embedded ? 'edit-form' : 'card'}
+      aria-labelledby={titleId}
       // The API validates (the browser's bubbles would not sit beside the field, nor in the API's words).
       noValidate
       onSubmit={(e) => {
@@ -80,7 +84,7 @@ export function FormCard({
         void form.submit(submit);
       }}
     >
-      <h2>{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       <FormError error={form.error} fields={fields} />
       {children(form.error)}
       <div class="actions">
@@ -94,6 +98,40 @@ export function FormCard({
         )}
       </div>
     </form>
+  );
+}
+
+/**
+ * A list field as checkboxes (payment methods, permissions, event types), the API's error for the
+ * field (`name`) under them; `rows` groups them under a label each (a resource: ler, escrever), and
+ * `class` lays them out (its `-grid` holds the boxes).
+ */
+export function Checkboxes<V extends string>({ legend, name, options = [], rows, value, onValue, error, class: cls }: { legend: string; name: string; options?: [V, ComponentChildren][]; rows?: [string, [V, ComponentChildren][]][]; value: V[]; onValue: (v: V[]) => void; error?: ApiError | null; class?: string }) {
+  const id = useId();
+  const message = error?.fields[name];
+  const box = ([v, label]: [V, ComponentChildren]) => (
+    <label key={v} class="check">
+      <input type="checkbox" name={name} value={v} checked={value.includes(v)} onChange={(e) => onValue(e.currentTarget.checked ? [...value, v] : value.filter((x) => x !== v))} /> {label}
+    </label>
+  );
+  const boxes = rows
+    ? rows.map(([label, opts]) => (
+        <div key={label} class="check-row">
+          <span>{label}</span>
+          {opts.map(box)}
+        </div>
+      ))
+    : options.map(box);
+  return (
+    <fieldset class={[cls, message && 'field-invalid'].filter(Boolean).join(' ') || undefined} aria-describedby={message ? `${id}-err` : undefined}>
+      <legend>{legend}</legend>
+      {cls ? <div class={`${cls}-grid`}>{boxes}</div> : boxes}
+      {message && (
+        <small id={`${id}-err`} class="field-message">
+          {message}
+        </small>
+      )}
+    </fieldset>
   );
 }
 

@@ -13,6 +13,7 @@ const KINDS: Record<string, Record<string, [string, Tone]>> = {
     CANCELLED: ['Cancelada', 'off'],
     EXPIRED: ['Expirada', 'off'],
   },
+  mandate: { CRIADA: ['Aguardando autorização', 'wait'], APROVADA: ['Autorizada', 'ok'], REJEITADA: ['Recusada', 'bad'], EXPIRADA: ['Expirada', 'off'], CANCELADA: ['Cancelada', 'off'] },
   cycle: { OPEN: ['Em aberto', 'wait'], PAID: ['Paga', 'ok'], PAST_DUE: ['Em atraso', 'bad'], VOID: ['Anulada', 'off'], UNCOLLECTIBLE: ['Não recebida', 'bad'] },
   program: { ACTIVE: ['Aberto', 'ok'], INACTIVE: ['Pausado', 'off'] },
   affiliate: { PENDING: ['Aguardando aprovação', 'wait'], ACTIVE: ['Ativo', 'ok'], REFUSED: ['Recusado', 'bad'], BLOCKED: ['Bloqueado', 'bad'] },

@@ -7,9 +7,9 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json, JsonBody } from '../api/json.ts';
 import { Link } from '../components/Link.tsx';
-import { FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
+import { intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
-import { SearchForm } from '../components/Resource.tsx';
+import { FormCard, SearchForm } from '../components/Resource.tsx';
 import { statusLabel, statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
@@ -101,60 +101,60 @@ const PROGRAM_FIELDS = ['productId', 'commissionType', 'commissionValue', 'cooki
 function ProgramEditor({ program, products, done, cancel }: { program?: Program; products: Product[]; done: () => void; cancel?: () => void }) {
   const [f, setF] = useState<ProgramForm>(() => programForm(program));
   const set = (k: keyof ProgramForm) => (v: string) => setF({ ...f, [k]: v });
-  const { busy, error, submit } = useSubmit();
   const product = products.find((p) => p.id === f.productId);
   return (
-    <form
-      class="card"
-      aria-label={program ? 'Editar programa' : 'Novo programa de afiliados'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(async () => {
-          if (program) await ok(api.PATCH('/api/affiliate/programs/{id}', { params: { path: { id: program.id } }, body: programBody(f) }));
-          else {
-            if (!f.productId) throw fieldError('productId', 'Escolha o produto que os afiliados vão divulgar.');
-            await ok(api.POST('/api/affiliate/programs', { body: { productId: f.productId, ...programBody(f) } }));
-            setF(programForm());
-          }
-          done();
-        });
+    <FormCard
+      title="Novo programa de afiliados"
+      label="Criar programa"
+      edit={program && (product?.name ?? 'programa')}
+      fields={PROGRAM_FIELDS}
+      cancel={cancel}
+      submit={async () => {
+        if (program) await ok(api.PATCH('/api/affiliate/programs/{id}', { params: { path: { id: program.id } }, body: programBody(f) }));
+        else {
+          if (!f.productId) throw fieldError('productId', 'Escolha o produto que os afiliados vão divulgar.');
+          await ok(api.POST('/api/affiliate/programs', { body: { productId: f.productId, ...programBody(f) } }));
+          setF(programForm());
+        }
+        done();
       }}
     >
-      <h2>{program ? `Editar o programa de ${product?.name ?? 'produto'}` : 'Novo programa de afiliados'}</h2>
-      <FormError error={error} fields={PROGRAM_FIELDS} />
-      <div class="grid-2">
-        {!program && (
-          <Select label="Produto" name="productId" value={f.productId} onValue={set('productId')} options={[['', 'Escolha um produto'], ...products.map((p) => [p.id, `${p.name} (${brl(p.price)})`] as [string, string])]} error={error} />
-        )}
-        <Select
-          label="Tipo de comissão"
-          name="commissionType"
-          value={f.commissionType}
-          onValue={(v) => setF({ ...f, commissionType: v as 'PERCENTAGE', commission: '' })}
-          options={[
-            ['PERCENTAGE', 'Porcentagem do valor pago'],
-            ['FIXED', 'Valor fixo por venda'],
-          ]}
-          error={error}
-        />
-        {f.commissionType === 'FIXED' ? (
-          <MoneyField label="Comissão por venda (R$)" name="commissionValue" value={f.commission} onValue={set('commission')} error={error} required hint={product ? `No máximo o preço do produto, ${brl(product.price)}.` : undefined} />
-        ) : (
-          <Field label="Comissão (%)" name="commissionValue" inputMode="decimal" value={f.commission} onValue={set('commission')} error={error} required placeholder="Ex.: 40 ou 12,5" />
-        )}
-        <Field label="Validade do clique (dias de cookie)" name="cookieDays" inputMode="numeric" value={f.cookieDays} onValue={set('cookieDays')} error={error} hint="De 1 a 365; vazio = sem limite." />
-        <Select label="Quem leva a venda" name="attribution" value={f.attribution} onValue={set('attribution')} options={ATTRIBUTIONS} error={error} />
-        <Select label="Aprovação de afiliados" name="approval" value={f.approval} onValue={set('approval')} options={APPROVALS} error={error} />
-        <Field label="Garantia (dias até liberar a comissão)" name="guaranteeDays" inputMode="numeric" value={f.guaranteeDays} onValue={set('guaranteeDays')} error={error} hint="O prazo de reembolso; de 0 a 365." />
-        <Field label="Página de vendas (opcional)" name="salesPage" type="url" value={f.salesPage} onValue={set('salesPage')} error={error} placeholder="https://" />
-      </div>
-      <Field label="Descrição para os afiliados (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
-      <Field label="Regras de divulgação (opcional)" name="rules" value={f.rules} onValue={set('rules')} error={error} placeholder="Ex.: sem anúncios com o nome da marca" />
-      <label class="check">
-        <input type="checkbox" checked={f.extendedCommission} onChange={(e) => setF({ ...f, extendedCommission: (e.target as HTMLInputElement).checked })} /> Pagar comissão também nas renovações de assinatura
-      </label>
-      <FormButtons busy={busy} label={program ? 'Salvar programa' : 'Criar programa'} cancel={cancel} />
-    </form>
+      {(error) => (
+        <>
+          <div class="grid-2">
+            {!program && (
+              <Select label="Produto" name="productId" value={f.productId} onValue={set('productId')} options={[['', 'Escolha um produto'], ...products.map((p) => [p.id, `${p.name} (${brl(p.price)})`] as [string, string])]} error={error} />
+            )}
+            <Select
+              label="Tipo de comissão"
+              name="commissionType"
+              value={f.commissionType}
+              onValue={(v) => setF({ ...f, commissionType: v as 'PERCENTAGE', commission: '' })}
+              options={[
+                ['PERCENTAGE', 'Porcentagem do valor pago'],
+                ['FIXED', 'Valor fixo por venda'],
+              ]}
+              error={error}
+            />
+            {f.commissionType === 'FIXED' ? (
+              <MoneyField label="Comissão por venda (R$)" name="commissionValue" value={f.commission} onValue={set('commission')} error={error} required hint={product ? `No máximo o preço do produto, ${brl(product.price)}.` : undefined} />
+            ) : (
+              <Field label="Comissão (%)" name="commissionValue" inputMode="decimal" value={f.commission} onValue={set('commission')} error={error} required placeholder="Ex.: 40 ou 12,5" />
+            )}
+            <Field label="Validade do clique (dias de cookie)" name="cookieDays" inputMode="numeric" value={f.cookieDays} onValue={set('cookieDays')} error={error} hint="De 1 a 365; vazio = sem limite." />
+            <Select label="Quem leva a venda" name="attribution" value={f.attribution} onValue={set('attribution')} options={ATTRIBUTIONS} error={error} />
+            <Select label="Aprovação de afiliados" name="approval" value={f.approval} onValue={set('approval')} options={APPROVALS} error={error} />
+            <Field label="Garantia (dias até liberar a comissão)" name="guaranteeDays" inputMode="numeric" value={f.guaranteeDays} onValue={set('guaranteeDays')} error={error} hint="O prazo de reembolso; de 0 a 365." />
+            <Field label="Página de vendas (opcional)" name="salesPage" type="url" value={f.salesPage} onValue={set('salesPage')} error={error} placeholder="https://" />
+          </div>
+          <Field label="Descrição para os afiliados (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          <Field label="Regras de divulgação (opcional)" name="rules" value={f.rules} onValue={set('rules')} error={error} placeholder="Ex.: sem anúncios com o nome da marca" />
+          <label class="check">
+            <input type="checkbox" checked={f.extendedCommission} onChange={(e) => setF({ ...f, extendedCommission: (e.target as HTMLInputElement).checked })} /> Pagar comissão também nas renovações de assinatura
+          </label>
+        </>
+      )}
+    </FormCard>
   );
 }
 
@@ -204,7 +204,7 @@ function ProgramCard({ p, products, reload }: { p: Program; products: Product[];
   const name = products.find((x) => x.id === p.productId)?.name ?? 'Produto';
   if (edit.open)
     return (
-      <li>
+      <li class="card">
         <ProgramEditor program={p} products={products} cancel={edit.cancel} done={edit.done} />
       </li>
     );

@@ -3,10 +3,10 @@
 // retry) and the list of event types.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, ok, type ApiError } from '../api/client.ts';
+import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { DeliveryLog } from '../components/Deliveries.tsx';
-import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
+import { ApiAction, AsyncList, Checkboxes, FormCard, useFields } from '../components/Resource.tsx';
 import { Badge, CopyButton, ErrorState, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
@@ -48,52 +48,18 @@ function ShownOnce({ title, note, value, copyLabel, close }: { title: string; no
   );
 }
 
-/**
- * A set of checkboxes (permissions, event types) with the API's error for the field under them;
- * `rows` groups them under a label each (a resource: ler, escrever).
- */
-function Checkboxes<V extends string>({ legend, name, options = [], rows, value, onValue, error, class: cls }: { legend: string; name: string; options?: [V, ComponentChildren][]; rows?: [string, [V, ComponentChildren][]][]; value: Set<V>; onValue: (v: Set<V>) => void; error: ApiError | null; class: string }) {
-  const toggle = (v: V) => {
-    const next = new Set(value);
-    if (next.has(v)) next.delete(v);
-    else next.add(v);
-    onValue(next);
-  };
-  const box = ([v, label]: [V, ComponentChildren]) => (
-    <label key={v} class="check">
-      <input type="checkbox" name={name} value={v} checked={value.has(v)} onChange={() => toggle(v)} /> {label}
-    </label>
-  );
-  return (
-    <fieldset class={cls}>
-      <legend>{legend}</legend>
-      <div class={`${cls}-grid`}>
-        {rows
-          ? rows.map(([label, opts]) => (
-              <div key={label} class="check-row">
-                <span>{label}</span>
-                {opts.map(box)}
-              </div>
-            ))
-          : options.map(box)}
-      </div>
-      {error?.fields[name] && <small class="field-message">{error.fields[name]}</small>}
-    </fieldset>
-  );
-}
-
 const PERMISSION_ROWS = RESOURCES.map(([r, label]): [string, [Permission, string][]] => [label, [[`${r}:read` as Permission, 'ler'], [`${r}:write` as Permission, 'escrever']]]);
 
 function NewKey({ created }: { created: () => void }) {
   const env = useCell(session.env);
   const { values: f, set, reset } = useFields({ name: '', environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' });
-  const [perms, setPerms] = useState<Set<Permission>>(new Set(ALL_PERMISSIONS));
+  const [perms, setPerms] = useState<Permission[]>(ALL_PERMISSIONS);
   const [value, setValue] = useState<string | null>(null);
   if (value) return <ShownOnce title="Chave criada" note={<><strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.</>} value={value} copyLabel="Copiar chave" close={() => (setValue(null), reset())} />;
   return (
     <FormCard title="Nova chave de API" label="Criar chave" busyLabel="Criando…" fields={['name', 'environment', 'permissions']}
       submit={async () => {
-        const r = await ok(api.POST('/api/credentials', { body: { name: f.name, environment: f.environment as 'DEVELOPMENT', permissions: [...perms] } }));
+        const r = await ok(api.POST('/api/credentials', { body: { name: f.name, environment: f.environment as 'DEVELOPMENT', permissions: perms } }));
         setValue(r.key);
         created();
       }}
@@ -155,11 +121,11 @@ function useEventTypes() {
 function NewSubscription({ created }: { created: (secret: string) => void }) {
   const types = useEventTypes();
   const { values: f, set, reset } = useFields({ url: '', description: '' });
-  const [events, setEvents] = useState<Set<EventType>>(new Set(['transaction.completed', 'transaction.failed', 'transaction.refunded'] as EventType[]));
+  const [events, setEvents] = useState<EventType[]>(['transaction.completed', 'transaction.failed', 'transaction.refunded']);
   return (
     <FormCard title="Novo webhook" label="Criar webhook" busyLabel="Criando…" fields={['url', 'events', 'description']}
       submit={async () => {
-        const r = await ok(api.POST('/api/v1/webhooks/subscriptions', { body: { url: f.url, events: [...events], ...(f.description ? { description: f.description } : {}) } }));
+        const r = await ok(api.POST('/api/v1/webhooks/subscriptions', { body: { url: f.url, events, ...(f.description ? { description: f.description } : {}) } }));
         reset();
         created(r.subscription.secret);
       }}

@@ -3,12 +3,13 @@
 // cancel now or at the period's end, pause, resume, retry, and in development the clock), and the
 // month's metrics (MRR, subscribers, churn, MRR movements) with the MRR of the last months.
 // All through /api/v1/subscriptions (the dashboard token is accepted there: docs/subscriptions.md).
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json, JsonBody } from '../api/json.ts';
 import { MrrChart, monthLabel } from '../components/Chart.tsx';
 import { Link } from '../components/Link.tsx';
-import { CheckGroup, FormButtons, intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
+import { intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
+import { Checkboxes, FormCard } from '../components/Resource.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
@@ -54,6 +55,17 @@ const FINAL_ACTIONS: [string, string][] = [
   ['PAUSE', 'Pausar a assinatura'],
   ['PAST_DUE', 'Deixar em atraso'],
 ];
+
+/** Why a subscription ended or a charge failed: the API's codes in pt-BR (a merchant's own reason as typed). */
+const REASONS: Record<string, string> = {
+  PIX_AUTOMATICO_REJECTED: 'o pagador recusou a autorização do Pix Automático',
+  PIX_AUTOMATICO_EXPIRED: 'a autorização do Pix Automático expirou sem resposta',
+  PIX_AUTOMATICO_CANCELLED_BY_PAYER: 'o pagador cancelou o Pix Automático',
+  PIX_AUTOMATICO_CANCELLED_BY_PAYER_BANK: 'o banco do pagador cancelou o Pix Automático',
+  PIX_AUTOMATICO_CANCELLED_BY_PSP: 'o provedor cancelou o Pix Automático',
+  INSUFFICIENT_FUNDS: 'saldo insuficiente',
+};
+const reasonLabel = (r: string) => REASONS[r] ?? r;
 
 // ---------------------------------------------------------------------------------------------
 // Plans
@@ -131,51 +143,51 @@ const PLAN_FIELDS = ['name', 'description', 'amountCents', 'interval', 'interval
 function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; cancel?: () => void }) {
   const [f, setF] = useState<PlanForm>(() => formOf(plan));
   const set = (k: keyof PlanForm) => (v: string) => setF({ ...f, [k]: v });
-  const { busy, error, submit } = useSubmit();
   return (
-    <form
-      class="card"
-      aria-label={plan ? `Editar o plano ${plan.name}` : 'Novo plano'}
-      onSubmit={(e) => {
-        e.preventDefault();
-        submit(async () => {
-          const body = bodyOf(f);
-          if (!plan) await ok(api.POST('/api/v1/subscriptions/plans', { body }));
-          else {
-            const diff = changes(body, plan);
-            if (Object.keys(diff).length) await ok(api.PATCH('/api/v1/subscriptions/plans/{id}', { params: { path: { id: plan.id } }, body: diff }));
-          }
-          if (!plan) setF(formOf());
-          done();
-        });
+    <FormCard
+      title="Novo plano"
+      label="Criar plano"
+      edit={plan?.name}
+      fields={PLAN_FIELDS}
+      cancel={cancel}
+      submit={async () => {
+        const body = bodyOf(f);
+        if (!plan) await ok(api.POST('/api/v1/subscriptions/plans', { body }));
+        else {
+          const diff = changes(body, plan);
+          if (Object.keys(diff).length) await ok(api.PATCH('/api/v1/subscriptions/plans/{id}', { params: { path: { id: plan.id } }, body: diff }));
+        }
+        if (!plan) setF(formOf());
+        done();
       }}
     >
-      <h2>{plan ? `Editar “${plan.name}”` : 'Novo plano'}</h2>
-      <FormError error={error} fields={PLAN_FIELDS} />
-      <div class="grid-2">
-        <Field label="Nome do plano" name="name" value={f.name} onValue={set('name')} error={error} required placeholder="Ex.: Clube do café" />
-        <MoneyField label="Valor de cada cobrança (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required hint={plan ? 'Um novo valor vale a partir do próximo período de cada assinante.' : 'Mínimo R$ 5,00.'} />
-        <Select label="Cobrança" name="interval" value={f.interval} onValue={set('interval')} options={INTERVALS.map(([v, l]) => [v, l])} error={error} />
-        <Field label={`A cada quantos períodos`} name="intervalCount" inputMode="numeric" value={f.intervalCount} onValue={set('intervalCount')} error={error} hint={`Hoje: cobra ${every(f.interval, Number(f.intervalCount) || 1)}.`} />
-        <Field label="Dias de teste grátis" name="trialDays" inputMode="numeric" value={f.trialDays} onValue={set('trialDays')} error={error} hint="0 = cobra na assinatura." />
-        <Field label="Limite de assinantes (opcional)" name="maxSubscribers" inputMode="numeric" value={f.maxSubscribers} onValue={set('maxSubscribers')} error={error} hint="Vazio = sem limite." />
-      </div>
-      <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
-      <CheckGroup legend="Formas de pagamento" name="paymentMethods" options={METHODS} value={f.paymentMethods} onValue={(v) => setF({ ...f, paymentMethods: v })} error={error} />
-      <fieldset>
-        <legend>Se a cobrança falhar</legend>
-        <div class="grid-2">
-          <Field label="Novas tentativas no cartão (dias depois da falha)" name="dunning.retryDays" value={f.retryDays} onValue={set('retryDays')} error={error} hint="Ex.: 1, 3, 5, 7. Vazio = sem novas tentativas." />
-          <Select label="Depois da última tentativa" name="dunning.finalAction" value={f.finalAction} onValue={set('finalAction')} options={FINAL_ACTIONS} error={error} />
-          <Field label="PIX enviado quantos dias antes do vencimento" name="dunning.pixDaysBefore" inputMode="numeric" value={f.pixDaysBefore} onValue={set('pixDaysBefore')} error={error} />
-          <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
-          {f.paymentMethods.includes('PIX_AUTOMATICO') && (
-            <Field label="Pix Automático enviado quantos dias antes do vencimento" name="dunning.pixAutomaticoDaysBefore" inputMode="numeric" value={f.pixAutomaticoDaysBefore} onValue={set('pixAutomaticoDaysBefore')} error={error} hint="De 2 a 10 dias, pelas regras do Pix." />
-          )}
-        </div>
-      </fieldset>
-      <FormButtons busy={busy} label={plan ? 'Salvar plano' : 'Criar plano'} cancel={cancel} />
-    </form>
+      {(error) => (
+        <>
+          <div class="grid-2">
+            <Field label="Nome do plano" name="name" value={f.name} onValue={set('name')} error={error} required placeholder="Ex.: Clube do café" />
+            <MoneyField label="Valor de cada cobrança (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required hint={plan ? 'Um novo valor vale a partir do próximo período de cada assinante.' : 'Mínimo R$ 5,00.'} />
+            <Select label="Cobrança" name="interval" value={f.interval} onValue={set('interval')} options={INTERVALS.map(([v, l]) => [v, l])} error={error} />
+            <Field label={`A cada quantos períodos`} name="intervalCount" inputMode="numeric" value={f.intervalCount} onValue={set('intervalCount')} error={error} hint={`Hoje: cobra ${every(f.interval, Number(f.intervalCount) || 1)}.`} />
+            <Field label="Dias de teste grátis" name="trialDays" inputMode="numeric" value={f.trialDays} onValue={set('trialDays')} error={error} hint="0 = cobra na assinatura." />
+            <Field label="Limite de assinantes (opcional)" name="maxSubscribers" inputMode="numeric" value={f.maxSubscribers} onValue={set('maxSubscribers')} error={error} hint="Vazio = sem limite." />
+          </div>
+          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
+          <Checkboxes legend="Formas de pagamento" name="paymentMethods" options={METHODS} value={f.paymentMethods} onValue={(v) => setF({ ...f, paymentMethods: v })} error={error} />
+          <fieldset>
+            <legend>Se a cobrança falhar</legend>
+            <div class="grid-2">
+              <Field label="Novas tentativas no cartão (dias depois da falha)" name="dunning.retryDays" value={f.retryDays} onValue={set('retryDays')} error={error} hint="Ex.: 1, 3, 5, 7. Vazio = sem novas tentativas." />
+              <Select label="Depois da última tentativa" name="dunning.finalAction" value={f.finalAction} onValue={set('finalAction')} options={FINAL_ACTIONS} error={error} />
+              <Field label="PIX enviado quantos dias antes do vencimento" name="dunning.pixDaysBefore" inputMode="numeric" value={f.pixDaysBefore} onValue={set('pixDaysBefore')} error={error} />
+              <Field label="Boleto enviado quantos dias antes do vencimento" name="dunning.boletoDaysBefore" inputMode="numeric" value={f.boletoDaysBefore} onValue={set('boletoDaysBefore')} error={error} />
+              {f.paymentMethods.includes('PIX_AUTOMATICO') && (
+                <Field label="Pix Automático enviado quantos dias antes do vencimento" name="dunning.pixAutomaticoDaysBefore" inputMode="numeric" value={f.pixAutomaticoDaysBefore} onValue={set('pixAutomaticoDaysBefore')} error={error} hint="De 2 a 10 dias, pelas regras do Pix." />
+              )}
+            </div>
+          </fieldset>
+        </>
+      )}
+    </FormCard>
   );
 }
 
@@ -185,7 +197,7 @@ function PlanCard({ p, reload }: { p: Plan; reload: () => void }) {
   const [note, setNote] = useState('');
   if (edit.open)
     return (
-      <li>
+      <li class="card">
         <PlanEditor plan={p} cancel={edit.cancel} done={edit.done} />
       </li>
     );
@@ -355,7 +367,7 @@ function Subscribers() {
   );
 }
 
-function SubscriptionActions({ s, plan, done }: { s: Subscription; plan: Plan | undefined; done: (s: Subscription) => void }) {
+function SubscriptionActions({ s, plan, plans, done }: { s: Subscription; plan: Plan | undefined; plans: Plan[]; done: (s: Subscription, note?: string) => void }) {
   const env = useCell(session.env);
   const act = useSubmit();
   const [days, setDays] = useState('30');
@@ -363,6 +375,7 @@ function SubscriptionActions({ s, plan, done }: { s: Subscription; plan: Plan | 
   const run = (fn: () => Promise<{ subscription: Subscription }>) => () => act.submit(async () => done((await fn()).subscription));
   const ended = s.status === 'CANCELLED' || s.status === 'EXPIRED';
   const failed = s.cycles?.some((c) => c.status === 'PAST_DUE' || (c.status === 'OPEN' && c.failureReason));
+  const outcomes = s.paymentMethod === 'PIX_AUTOMATICO' ? pixAutomaticoOutcomes(s) : [];
   return (
     <section class="card" aria-label="Ações">
       <h2>Ações</h2>
@@ -380,6 +393,7 @@ function SubscriptionActions({ s, plan, done }: { s: Subscription; plan: Plan | 
           <Action label="Cancelar agora" tone="danger" busy={act.busy} ask="Cancelar esta assinatura agora? Cobranças em aberto são retiradas." run={run(() => ok(api.PATCH('/api/v1/subscriptions/{id}/cancel', { ...id, body: {} })))} />
         </div>
       )}
+      {(s.status === 'ACTIVE' || s.status === 'TRIALING') && <ChangePlan s={s} plan={plan} plans={plans} done={done} />}
       {env === 'development' && !ended && (
         <form
           class="inline-form sandbox-box"
@@ -393,6 +407,16 @@ function SubscriptionActions({ s, plan, done }: { s: Subscription; plan: Plan | 
           }}
         >
           <h3 class="grow-all">Simular no sandbox</h3>
+          {outcomes.length > 0 && (
+            <div class="grow-all" role="group" aria-label="Pix Automático: o que o pagador e o banco fazem">
+              <p class="muted">Pix Automático: {outcomes.map(([, , what]) => what).join('; ')}.</p>
+              <div class="actions">
+                {outcomes.map(([o, label]) => (
+                  <Action key={o} label={label} busy={act.busy} run={() => act.submit(async () => done((await ok(api.POST('/api/v1/subscriptions/{id}/simulate', { ...id, body: { pixAutomatico: o } }))).subscription))} />
+                ))}
+              </div>
+            </div>
+          )}
           <Field label="Avançar o relógio desta assinatura (dias)" name="advanceDays" inputMode="numeric" value={days} onValue={setDays} error={act.error} hint="Roda o que venceria nesses dias: fim do teste, renovações, novas tentativas." />
           <button class="btn btn-secondary" type="submit" disabled={act.busy}>
             {act.busy ? 'Simulando…' : 'Simular'}
@@ -403,18 +427,141 @@ function SubscriptionActions({ s, plan, done }: { s: Subscription; plan: Plan | 
   );
 }
 
+type PlanChange = Json<'changeSubscriptionPlanV1'>['change'];
+
+/**
+ * Change the subscriber's plan: the plans billed on the same cadence (the API's rule), the API's
+ * preview of the amounts first (an upgrade now with a prorated charge, a downgrade at the period's
+ * end), then the change itself; the API's refusal shows on the plan field.
+ */
+function ChangePlan({ s, plan, plans, done }: { s: Subscription; plan: Plan | undefined; plans: Plan[]; done: (s: Subscription, note: string) => void }) {
+  const options = plans
+    .filter((p) => p.id !== s.planId && p.status === 'ACTIVE' && (!plan || (p.interval === plan.interval && p.intervalCount === plan.intervalCount)))
+    .sort((a, b) => a.amountCents - b.amountCents);
+  const [planId, setPlanId] = useState('');
+  const [preview, setPreview] = useState<PlanChange | null>(null);
+  const form = useSubmit();
+  const titleId = useId();
+  const id = { params: { path: { id: s.id } } };
+  const target = options.find((p) => p.id === planId);
+  const pick = (v: string) => {
+    setPlanId(v);
+    setPreview(null);
+    form.setError(null);
+  };
+  if (!options.length)
+    return (
+      <p class="muted">
+        Para trocar o plano deste assinante, crie outro plano cobrado {plan ? every(plan.interval, plan.intervalCount) : 'com a mesma periodicidade'} em <Link to="/assinaturas">Planos</Link>.
+      </p>
+    );
+  return (
+    <form
+      class="change-plan"
+      aria-labelledby={titleId}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void form.submit(async () => {
+          if (!planId) throw fieldError('planId', 'Escolha o novo plano.');
+          const r = await ok(api.POST('/api/v1/subscriptions/{id}/change-plan', { ...id, body: { planId, preview: !preview } }));
+          if (!preview) return setPreview(r.change);
+          setPreview(null);
+          setPlanId('');
+          done(r.subscription, changedNote(r.change, target!, r.subscription));
+        });
+      }}
+    >
+      <h3 id={titleId}>Trocar de plano</h3>
+      <Select label="Novo plano" name="planId" value={planId} onValue={pick} options={[['', 'Escolha…'], ...options.map((p): [string, string] => [p.id, `${p.name} · ${brl(p.amountCents)} ${every(p.interval, p.intervalCount)}`])]} error={form.error} />
+      {preview && target && <ChangePreview change={preview} target={target} s={s} />}
+      <div class="actions">
+        <button class="btn btn-primary" type="submit" disabled={form.busy || !planId}>
+          {form.busy ? 'Calculando…' : preview ? 'Confirmar a troca' : 'Ver valores da troca'}
+        </button>
+        {preview && (
+          <button class="btn btn-ghost" type="button" onClick={() => pick('')}>
+            Cancelar
+          </button>
+        )}
+      </div>
+      <FormError error={form.error} fields={['planId']} />
+    </form>
+  );
+}
+
+/** The API's preview, in reais: what is charged now and what from the next period. */
+function ChangePreview({ change, target, s }: { change: PlanChange; target: Plan; s: Subscription }) {
+  const next = `${brl(change.nextAmountCents)} ${every(target.interval, target.intervalCount)}`;
+  return (
+    <div class="notice" role="status" aria-label="Valores da troca">
+      {change.kind === 'UPGRADE' ? (
+        <>
+          <p>
+            <strong>Plano mais caro: a troca vale agora.</strong>
+          </p>
+          <p>
+            Cobrado agora: <strong>{brl(change.prorationCents)}</strong>
+            {change.prorationCents > 0 ? ` (a diferença proporcional aos ${change.remainingDays} de ${change.periodDays} dias que faltam do período)` : s.status === 'TRIALING' ? ' (em teste grátis nada é cobrado)' : ''}.
+          </p>
+        </>
+      ) : (
+        <>
+          <p>
+            <strong>Plano mais barato: a troca vale no fim do período, em {date(s.currentPeriodEnd)}.</strong>
+          </p>
+          <p>Nada é cobrado agora; o período atual continua no plano de hoje.</p>
+        </>
+      )}
+      <p>Depois: {next}.</p>
+    </div>
+  );
+}
+
+/** What the change did, said once it is made (the prorated charge's outcome is the newest cycle). */
+function changedNote(change: PlanChange, target: Plan, s: Subscription): string {
+  if (change.effective === 'PERIOD_END') return `Troca agendada: a partir de ${date(s.currentPeriodEnd)} o plano passa a ser “${target.name}”.`;
+  const charged = change.prorationCents > 0 ? s.cycles?.find((c) => c.kind === 'PRORATION') : undefined;
+  const outcome = !charged ? '' : charged.status === 'PAID' ? ' (paga)' : charged.status === 'OPEN' && !charged.failureReason ? ' (em aberto)' : ' (recusada: veja as cobranças)';
+  return `Plano trocado para “${target.name}”.${charged ? ` Cobrança proporcional de ${brl(charged.amountCents)}${outcome}.` : ''}`;
+}
+
+const PIX_AUTOMATICO_OUTCOMES: [PixAutomaticoOutcome, string, string][] = [
+  // outcome, button, what it plays
+  ['APPROVE', 'Pagador aprova', 'o pagador autoriza os débitos no app do banco'],
+  ['REJECT', 'Pagador recusa', 'o pagador recusa a autorização'],
+  ['PAYER_CANCEL', 'Pagador cancela', 'o pagador cancela a autorização no banco'],
+  ['INSUFFICIENT_FUNDS', 'Débito sem saldo', 'o banco recusa o débito agendado por falta de saldo'],
+];
+type PixAutomaticoOutcome = NonNullable<JsonBody<'simulateSubscriptionV1'>['pixAutomatico']>;
+
+/** The outcomes the API accepts in the authorisation's state (docs/subscriptions.md, Pix Automático). */
+function pixAutomaticoOutcomes(s: Subscription) {
+  const status = s.pixAutomatico?.status;
+  const debitPending = s.cycles?.some((c) => c.status === 'OPEN' && c.transactionId && !c.failureReason) && status === 'APROVADA';
+  return PIX_AUTOMATICO_OUTCOMES.filter(([o]) => (o === 'APPROVE' || o === 'REJECT' ? status === 'CRIADA' : o === 'PAYER_CANCEL' ? status === 'CRIADA' || status === 'APROVADA' : debitPending));
+}
+
 export function SubscriptionDetail({ id }: { id: string }) {
   const [sub, setSub] = useState<Subscription | null>(null);
+  const [note, setNote] = useState('');
+  // The merchant's plans: the subscription's own (also when it is now inactive), the ones to change to.
   const load = useAsync(async () => {
-    const s = (await ok(api.GET('/api/v1/subscriptions/{id}', { params: { path: { id } } }))).subscription;
-    setSub(s);
-    const plan = (await ok(api.GET('/api/v1/subscriptions/plans/{id}', { params: { path: { id: s.planId } } }))).plan;
-    return plan;
+    const [s, plans] = await Promise.all([ok(api.GET('/api/v1/subscriptions/{id}', { params: { path: { id } } })), allPlans()]);
+    setSub(s.subscription);
+    return plans;
   }, [id]);
   if (load.loading && !sub) return <Loading />;
   if (load.error) return <ErrorState error={load.error} retry={load.reload} />;
   const s = sub!;
-  const plan = load.data;
+  const plans = load.data ?? [];
+  const plan = plans.find((p) => p.id === s.planId);
+  const pending = s.pendingPlanId ? plans.find((p) => p.id === s.pendingPlanId) : undefined;
+  const update = (next: Subscription, said = '') => {
+    setSub(next);
+    setNote(said);
+    if (next.planId !== s.planId) load.reload(); // subscriber counts moved
+  };
   return (
     <div>
       <p>
@@ -423,6 +570,11 @@ export function SubscriptionDetail({ id }: { id: string }) {
       <PageHeader title={s.client.name}>
         <StatusTag kind="subscription" status={s.status} />
       </PageHeader>
+      {note && (
+        <p class="notice" role="status">
+          {note}
+        </p>
+      )}
       <div class="grid-2">
         <section class="card" aria-label="Resumo">
           <h2>Resumo</h2>
@@ -433,11 +585,27 @@ export function SubscriptionDetail({ id }: { id: string }) {
             <dd>
               {s.client.email} · {s.client.document}
             </dd>
+            {pending && (
+              <>
+                <dt>Troca de plano</dt>
+                <dd>
+                  para “{pending.name}” ({brl(pending.amountCents)}) em {date(s.currentPeriodEnd)}
+                </dd>
+              </>
+            )}
             <dt>Pagamento</dt>
             <dd>
               {methodLabel(s.paymentMethod)}
               {s.card?.last4 ? ` · ${s.card.brand ?? 'cartão'} final ${s.card.last4}` : ''}
             </dd>
+            {s.pixAutomatico?.status && (
+              <>
+                <dt>Pix Automático</dt>
+                <dd>
+                  <StatusTag kind="mandate" status={s.pixAutomatico.status} />
+                </dd>
+              </>
+            )}
             {s.trialEnd && (
               <>
                 <dt>Teste grátis até</dt>
@@ -451,7 +619,10 @@ export function SubscriptionDetail({ id }: { id: string }) {
             {s.cancelAtPeriodEnd && !s.cancelledAt && (
               <>
                 <dt>Cancelamento</dt>
-                <dd>no fim do período, em {date(s.currentPeriodEnd)}</dd>
+                <dd>
+                  no fim do período, em {date(s.currentPeriodEnd)}
+                  {s.cancelReason ? ` · ${reasonLabel(s.cancelReason)}` : ''}
+                </dd>
               </>
             )}
             {s.pausedAt && (
@@ -468,8 +639,14 @@ export function SubscriptionDetail({ id }: { id: string }) {
                 <dt>Cancelada em</dt>
                 <dd>
                   {dateTime(s.cancelledAt)}
-                  {s.cancelReason ? ` · ${s.cancelReason}` : ''}
+                  {s.cancelReason ? ` · ${reasonLabel(s.cancelReason)}` : ''}
                 </dd>
+              </>
+            )}
+            {s.status === 'EXPIRED' && s.cancelReason && (
+              <>
+                <dt>Por que terminou</dt>
+                <dd>{reasonLabel(s.cancelReason)}</dd>
               </>
             )}
             <dt>Assinou em</dt>
@@ -488,7 +665,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
             </div>
           )}
         </section>
-        <SubscriptionActions s={s} plan={plan} done={setSub} />
+        <SubscriptionActions s={s} plan={plan} plans={plans} done={update} />
       </div>
       <section class="card">
         <h2>Cobranças</h2>
@@ -533,7 +710,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
                       <div>
                         <StatusTag kind="cycle" status={c.status} />
                         {c.paidAt && <span class="sub">paga em {date(c.paidAt)}</span>}
-                        {c.failureReason && <span class="sub">{c.failureReason}</span>}
+                        {c.failureReason && <span class="sub">{reasonLabel(c.failureReason)}</span>}
                         {c.nextRetryAt && <span class="sub">nova tentativa em {date(c.nextRetryAt)}</span>}
                       </div>
                     </td>
