@@ -296,6 +296,15 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await pay.goto(url);
     await pay.getByRole('heading', { name: 'Oficina de cerâmica' }).waitFor();
     assert.match(await pay.locator('body').innerText(), /R\$\s150,00/);
+    // A customer pays the link by PIX (the sales' CPF: one client); the sale shows in Vendas below.
+    await pay.fill('#name', 'Helena Prado');
+    await pay.fill('#email', 'helena@example.com');
+    await pay.fill('#document', '52998224725');
+    await Promise.all([pay.waitForURL(/\/checkout\/[0-9a-f-]{36}$/), pay.click('#submit')]);
+    await pay.waitForSelector('img.qr');
+    const linkSale = pay.url().split('/').pop()!;
+    assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${linkSale}/simulate`, { key: apiKey, body: { outcome: 'PAID' } })).status, 200);
+    await pay.waitForSelector('#status:text("Pagamento confirmado")', { timeout: 15_000 });
     await pay.close();
 
     await page.getByRole('link', { name: 'Cupons' }).click();
@@ -321,6 +330,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await page.locator('.cards-list li', { hasNotText: 'Eva Souza' }).getByRole('link', { name: 'Ver vendas' }).click();
     await page.waitForURL(/\/dashboard\/vendas\?cliente=/);
     await page.locator('tbody tr', { hasText: 'Beatriz Nogueira' }).waitFor();
+    await page.locator('tbody tr', { hasText: 'Helena Prado' }).getByText('Paga').waitFor(); // the link's sale, paid on /pay
   });
 
   test('Dinheiro: statement, a withdrawal requested then cancelled, advances, fees', async () => {
