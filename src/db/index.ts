@@ -123,7 +123,11 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   const pool = new pg.Pool({ connectionString: url, max, options });
   // A server out of connections (other processes' pools at their peak) refuses a new one at once:
   // waiting a moment usually finds one, where failing would answer the request with an error.
-  pool.connect = retryWhenBusy(pool.connect.bind(pool) as () => Promise<pg.PoolClient>) as never;
+  // Only the promise form is wrapped: pg-pool's own query() calls connect(callback), which keeps
+  // the original (a wrapper taking no arguments would drop the callback and hang that query).
+  const connectOnce = pool.connect.bind(pool);
+  const connectRetrying = retryWhenBusy(() => connectOnce());
+  pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
   pool.on('error', () => {}); // idle client errors surface on the next query
   pool.on('connect', usePrepared); // before the new client is handed out
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
