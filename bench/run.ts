@@ -41,6 +41,7 @@ import { Cursors } from '../src/http/pagination.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import type { ChildStats } from './child.ts';
+import { openLoop, type OpenLoopOptions } from './open-loop.ts';
 import { summarizeProfile } from './profile.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -314,22 +315,28 @@ async function load(label: string, opts: autocannon.Options, roles: Record<numbe
     if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
   });
   const r = await instance;
-  const after = cpuSnapshot();
-  const sorted = Float64Array.from(latencies).sort();
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
+  const run = { seconds: r.duration, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes, latencies };
+  return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
+}
+
+/** A fixed-rate load (bench/open-loop.ts): latencies counted from each request's due time. */
+async function loadOpen(label: string, opts: OpenLoopOptions, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
+  const before = cpuSnapshot();
+  const run = await openLoop(opts);
+  return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
+}
+
+function loadResult(label: string, r: Omit<LoadResult, 'label' | 'rps' | 'p50' | 'p99' | 'max' | 'cpu' | 'latencies'> & { latencies: number[] }, cpu: CpuUse, quiet: boolean): LoadResult {
+  const sorted = Float64Array.from(r.latencies).sort();
   const result: LoadResult = {
+    ...r,
     label,
-    seconds: r.duration,
-    ok: r['2xx'],
-    rps: r['2xx'] / r.duration,
+    rps: r.ok / r.seconds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1] : NaN,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    statusCodes,
-    cpu: cpuUse(before, after, roles),
+    cpu,
     latencies: sorted,
   };
   if (!quiet) {
@@ -528,7 +535,6 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
     url: gw.url,
     connections: CONNECTIONS,
     duration,
-    ...(rate ? { overallRate: rate } : {}),
     requests: [
       {
         method: 'POST',
@@ -538,11 +544,16 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
       },
     ],
   });
-  await load('warm-up', opts(WARMUP_SECONDS), roles, true);
+  // With a rate, an open loop (bench/open-loop.ts), not autocannon's overallRate (bursts, see there).
+  const run = (name: string, seconds: number, quiet = false) =>
+    rate
+      ? loadOpen(name, { url: gw.url, rate, seconds, connections: CONNECTIONS, request: () => ({ method: 'POST', path: '/api/v1/transactions', headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `bench-${runId}-${label}-${key++}` }, body: pixBody(ctx) }) }, roles, quiet)
+      : load(name, opts(seconds), roles, quiet);
+  await run('warm-up', WARMUP_SECONDS, true);
   await gw.reset();
   const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-creation.cpuprofile`);
   if (PROFILE) await gw.profileStart();
-  const result = await load(label, opts(SECONDS), roles);
+  const result = await run(label, SECONDS);
   if (PROFILE) await gw.profileStop(profileFile);
   const stats = await gw.stats();
   const sent = Math.max(1, result.ok + result.non2xx);
@@ -567,9 +578,8 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
 }
 
 /**
- * B2: the same creations at a fixed rate (OPEN_LOOP_RATE per second from 50 connections): the
- * latency a steady load sees, rather than the throughput of a saturating one. With 50 connections
- * each sends one request every 50 ms, so only a response slower than that delays the next request.
+ * B2: the same creations at a fixed rate (OPEN_LOOP_RATE per second, one every 1/rate s, over up to
+ * 50 connections): the latency a steady load sees, rather than the throughput of a saturating one.
  */
 async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise<CreationResult> {
   await settle(ctx);
@@ -1068,9 +1078,12 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   are made through the API; then autocannon, 50 connections, 20 s, \`POST /api/v1/transactions\` PIX,
   a unique \`Idempotency-Key\` per request, a valid CPF from a pool of 20,000, the amount varying.
   Any non-2xx response is a failure. The gateway process counts the SQL statements it sends.
-- **B2. Open loop** (issue 17). B at a fixed rate, autocannon \`overallRate\` 1,000/s
-  (\`BENCH_OPEN_LOOP_RATE\`) from 50 connections: the latency of a steady load, not a saturating one.
-  Each connection sends one request every 50 ms, so only a response slower than that delays the next.
+- **B2. Open loop** (issue 17). B at a fixed rate: 1,000 requests/s (\`BENCH_OPEN_LOOP_RATE\`), one
+  every millisecond whatever the answers, over up to 50 keep-alive connections (\`bench/open-loop.ts\`);
+  each latency runs from the request's due time, so a request kept waiting for a free connection
+  counts its wait. Not autocannon's \`overallRate\`: that sends each connection's share of the second
+  back to back as the second starts (bursts of 50 concurrent requests, then silence), which measures
+  a saturated server for part of every second.
 - **B1. Group commit off** (issue 17, the comparison in the same run). B (and B2) against a second
   gateway process with \`BENCH_GROUP_COMMIT=off\`: every creation in a statement of its own.
 - **E. Embedded** (issue 17). B against a gateway on PGlite (no \`DATABASE_URL\`) in a fresh data

@@ -17,12 +17,13 @@ import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestCont
 // The batching writer alone, with a write we control.
 
 /** A GroupCommit whose writes wait until released; records each batch. */
-function controlled(opts: { maxBatch?: number; failIf?: (item: string) => boolean } = {}) {
+function controlled(opts: { maxBatch?: number; minExtraBatch?: number; failIf?: (item: string) => boolean } = {}) {
   const batches: string[][] = [];
   const pending: (() => void)[] = [];
   const gc = new GroupCommit<string, string>({
     maxBatch: opts.maxBatch ?? 200,
     maxInFlight: 2,
+    minExtraBatch: opts.minExtraBatch,
     group: (item) => item.split(':')[0],
     write: async (items) => {
       batches.push(items);
@@ -64,6 +65,21 @@ describe('group commit: how batches form', () => {
     while (pending.length) await release();
     assert.equal(batches.length, 5);
     assert.deepEqual(await Promise.all(results), ['a:1', 'a:2', 'a:3', 'b:1', 'a:4', 'a:5', 'a:6'].map((i) => `${i} written`));
+  });
+
+  test('minExtraBatch: a second batch starts only once that many items wait; fewer go together after the first', async () => {
+    const { gc, batches, release, pending } = controlled({ minExtraBatch: 3 });
+    const results = ['a:1', 'a:2', 'a:3'].map((i) => gc.submit(i));
+    // a:1 alone at once; two waiting are fewer than 3: no second batch yet.
+    assert.deepEqual(batches, [['a:1']]);
+    await release();
+    assert.deepEqual(batches, [['a:1'], ['a:2', 'a:3']]);
+    // With one in flight, a third waiting item starts the second batch.
+    const more = ['a:4', 'a:5', 'a:6'].map((i) => gc.submit(i));
+    assert.deepEqual(batches.at(-1), ['a:4', 'a:5', 'a:6']);
+    while (pending.length) await release();
+    assert.equal(batches.length, 3);
+    assert.deepEqual(await Promise.all([...results, ...more]), ['a:1', 'a:2', 'a:3', 'a:4', 'a:5', 'a:6'].map((i) => `${i} written`));
   });
 
   test('nextTurn (PGlite): items submitted in the same turn make one batch, started on the next turn (no timer)', async () => {
@@ -164,14 +180,14 @@ describe('group commit: the creation statement', () => {
       const drafts = await Promise.all(products.map(cardDraft));
       const { creations } = ctx.app.deps.transactions;
       const render = (row: Transaction) => JSON.stringify({ id: row.id, clientId: row.client_id });
-      // All submitted in one go. PostgreSQL: the first two are written at once (two in flight), the
-      // other 28 wait and make one batch. PGlite: one batch of 30, on the next turn. It fails as a whole.
+      // All submitted in one go. PostgreSQL: the first is written at once, alone; the second slot
+      // takes the next 16 once they wait (minExtraBatch), and the last 13 wait for a free slot: the
+      // batch of 16 holds row 10, the batch of 13 row 20. PGlite: one batch of 30, on the next turn.
+      // Each batch fails as a whole and is written again row by row before the next one starts.
       const settled = await Promise.allSettled(drafts.map((d, i) => (i % 2 ? creations.insertWith(d, { key: keyOf(`inj-${i}`), status: 201, render }) : creations.insert(d))));
-      const first = onPostgres ? [{ rows: 1, ok: true }, { rows: 1, ok: true }, { rows: 28, ok: false }] : [{ rows: 30, ok: false }];
-      assert.deepEqual(spy.statements.slice(0, first.length), first);
-      const failedRows = first.at(-1)!.rows;
-      assert.equal(spy.statements.length, first.length + failedRows);
-      assert.ok(spy.statements.slice(first.length).every((s) => s.rows === 1));
+      const one = { rows: 1, ok: true };
+      const retried = (from: number, to: number) => [{ rows: to - from, ok: false }, ...products.slice(from, to).map((p) => ({ rows: 1, ok: p !== 'Falha injetada' }))];
+      assert.deepEqual(spy.statements, onPostgres ? [one, ...retried(1, 17), ...retried(17, 30)] : retried(0, 30));
 
       const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [i] : []));
       assert.deepEqual(failed, [10, 20]);

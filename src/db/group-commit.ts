@@ -19,6 +19,11 @@ export interface GroupCommitOptions<T, R> {
   /** At most this many batches at a time. */
   maxInFlight: number;
   /**
+   * A batch beyond the first in flight starts only with at least this many items waiting (default 1);
+   * fewer wait for the batch in flight to finish and go together, in a bigger batch.
+   */
+  minExtraBatch?: number;
+  /**
    * Start batches on the next turn of the event loop (setImmediate: no timer, no fixed wait) rather
    * than at once. For a database that runs in this thread (PGlite): while it works nothing else
    * runs, so requests received meanwhile are only read after it; one turn lets them join the batch.
@@ -62,7 +67,7 @@ export class GroupCommit<T, R> {
   }
 
   private start(): void {
-    while (this.inFlight < this.opts.maxInFlight && this.queue.length) {
+    while (this.inFlight < this.opts.maxInFlight && this.queue.length >= (this.inFlight ? (this.opts.minExtraBatch ?? 1) : 1)) {
       const batch = this.take();
       this.inFlight++;
       void this.run(batch).finally(() => {

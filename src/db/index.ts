@@ -1,4 +1,5 @@
 // Database connection: embedded PGlite (default) or real PostgreSQL (DATABASE_URL), behind one Kysely.
+import { withPreparedStatements } from './pglite-prepared.ts';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
@@ -40,7 +41,8 @@ pg.types.setTypeParser(1082, (v: string) => v);
  * and then only bound and executed. Results, errors and transactions are as before. Only texts
  * that are the same for every call may be registered (values as $n parameters; no IN lists of
  * varying length); a builder that makes a few shapes registers each under the same family and gets
- * one name per shape, up to MAX_SHAPES (then the text is simply not prepared). PGlite ignores this.
+ * one name per shape, up to MAX_SHAPES (then the text is simply not prepared). PGlite does the same
+ * outside transactions (db/pglite-prepared.ts).
  */
 const MAX_SHAPES = 16;
 const preparedNames = new Map<string, string>(); // text -> statement name
@@ -221,7 +223,7 @@ async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promis
     unlock();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite, preparedName) }) });
   return {
     db,
     kind: 'pglite',

@@ -16,7 +16,7 @@ import { runSql } from './run-sql.ts';
 // counts on its creation day (created, created and paid, card tried, card approved) and, once paid,
 // on its payment day (paid count, gross, fee); an UPDATE subtracts the old rows' shares and adds the
 // new rows'. Refunds keep 018's row trigger (not on any batched path).
-const SLOTS = 8;
+export const SLOTS = 8;
 
 /** The report columns a transaction's shares add to, in report_days order. */
 const SUMS = ['paid_count', 'gross_cents', 'fee_cents', 'created_count', 'created_paid', 'card_attempted', 'card_approved'] as const;
@@ -25,11 +25,11 @@ const SUMS = ['paid_count', 'gross_cents', 'fee_cents', 'created_count', 'create
  * One upsert of report_days with the summed shares of `source`: rows of transactions with a `sign`
  * (1 to add, -1 to subtract). Report rows whose shares cancel out are left alone.
  */
-function upsertShares(source: string): string {
+function upsertShares(source: string, slot: string): string {
   const cast = (c: string) => (c.endsWith('_cents') ? 'bigint' : 'integer');
   return `
       INSERT INTO report_days AS d (user_id, livemode, day, method, slot, ${SUMS.join(', ')})
-      SELECT t.user_id, t.livemode, v.day, t.payment_method, (get_byte(uuid_send(t.id), 15) % ${SLOTS})::smallint,
+      SELECT t.user_id, t.livemode, v.day, t.payment_method, ${slot},
         ${SUMS.map((c) => `sum(v.${c})::${cast(c)}`).join(', ')}
       FROM (${source}) t,
         LATERAL (SELECT t.payment_method = 'CARD' AND t.card_last4 IS NOT NULL AS tried) card,
@@ -61,17 +61,25 @@ const TRIGGERS: { event: 'INSERT' | 'UPDATE' | 'DELETE'; referencing: string; so
 
 const name = (event: string) => `transactions_report_days_${event.toLowerCase()}`;
 
+/** The three trigger functions, a report row's slot given by `slot` (an SQL expression over t). */
+export function triggerFunctions(slot: string, create: 'CREATE' | 'CREATE OR REPLACE'): string[] {
+  return TRIGGERS.map(
+    ({ event, source }) => `${create} FUNCTION ${name(event)}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN${upsertShares(source, slot)}
+      RETURN NULL;
+    END
+    $$;`,
+  );
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
+  const functions = triggerFunctions(`(get_byte(uuid_send(t.id), 15) % ${SLOTS})::smallint`, 'CREATE');
   await runSql(
     db,
     [
       'DROP TRIGGER transactions_report_days ON transactions;',
-      ...TRIGGERS.flatMap(({ event, referencing, source }) => [
-        `CREATE FUNCTION ${name(event)}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN${upsertShares(source)}
-      RETURN NULL;
-    END
-    $$;`,
+      ...TRIGGERS.flatMap(({ event, referencing }, i) => [
+        functions[i],
         `CREATE TRIGGER ${name(event)} AFTER ${event} ON transactions REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${name(event)}();`,
       ]),
     ].join('\n'),

@@ -23,6 +23,7 @@ import * as m020 from './020_cycle_charge_recovery.ts';
 import * as m022 from './022_pix_late_payment.ts';
 import * as m023 from './023_report_days_per_statement.ts';
 import * as m024 from './024_subscription_metrics_months.ts';
+import * as m025 from './025_report_days_slot_per_statement.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '022_pix_late_payment': m022,
   '023_report_days_per_statement': m023,
   '024_subscription_metrics_months': m024,
+  '025_report_days_slot_per_statement': m025,
 };
