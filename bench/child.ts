@@ -2,6 +2,8 @@
 // a per-statement query counter on pg, the IPC protocol with bench/run.ts, and shutdown.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import type { Server } from 'node:http';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
 
 /** Statements sent to PostgreSQL by this process since the last reset, keyed "verb table". */
@@ -47,7 +49,39 @@ export interface ChildStats {
   cpuMs: number;
   /** The system (kernel) part of cpuMs: socket reads and writes, mostly. */
   systemMs: number;
+  /** How late the event loop ran its turns (ms): what every request in the process waited on top of its own work. */
+  loopDelay: { p50: number; p99: number; max: number };
+  /** Garbage collection pauses since the last reset: count, total and longest (ms). */
+  gc: { count: number; totalMs: number; maxMs: number };
+  /** Time from a request's arrival in Node's HTTP server to the end of its response (ms), as this process saw it. */
+  served: { p50: number; p99: number; max: number };
 }
+
+const served: number[] = [];
+/** Records each request's time inside this process (see ChildStats.served). */
+export function timeRequests(server: Server): void {
+  server.on('request', (_req, res) => {
+    const start = performance.now();
+    res.once('finish', () => served.push(performance.now() - start));
+  });
+}
+function percentileOf(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+// The event loop's lateness and GC pauses, to tell a latency tail of the process from one of the database.
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+const gc = { count: 0, totalMs: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.totalMs += e.duration;
+    gc.maxMs = Math.max(gc.maxMs, e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
 
 /**
  * Tells the parent the port, answers its stats requests and shuts down on 'stop', SIGTERM, SIGINT
@@ -71,10 +105,22 @@ export function serveParent(port: number, close: () => Promise<void>) {
     if (m.type === 'reset') {
       counts.clear();
       cpu = process.cpuUsage();
+      loop.reset();
+      served.length = 0;
+      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
       const used = process.cpuUsage(cpu);
-      const stats: ChildStats = { type: 'stats', queries: Object.fromEntries(counts), cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000 };
+      const ms = (ns: number) => ns / 1e6;
+      const stats: ChildStats = {
+        type: 'stats',
+        queries: Object.fromEntries(counts),
+        cpuMs: (used.user + used.system) / 1000,
+        systemMs: used.system / 1000,
+        loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
+        gc: { ...gc },
+        served: { p50: percentileOf(served, 50), p99: percentileOf(served, 99), max: served.length ? Math.max(...served) : NaN },
+      };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);
     else if (m.type === 'profile-start') void profileStart().then(() => process.send?.({ type: 'profile-started' }));

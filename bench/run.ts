@@ -566,6 +566,11 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
   console.log(`  non-2xx responses: ${result.non2xx}${result.non2xx ? ` (status codes ${JSON.stringify(result.statusCodes)})` : ' (none, as required)'}`);
   console.log(`  statements per request: ${fmt(total, 2)} (${Object.entries(queriesPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')})`);
   console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request (kernel ${fmt(stats.systemMs / sent, 2)} ms)`);
+  console.log(
+    `  gateway event loop delay p50 ${fmt(stats.loopDelay.p50, 1)} ms, p99 ${fmt(stats.loopDelay.p99, 1)} ms, max ${fmt(stats.loopDelay.max, 1)} ms; ` +
+      `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms; ` +
+      `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
+  );
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
   return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
 }

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { connect, migrate } from '../src/db/index.ts';
 import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { countQueries, requireEnv, serveParent } from './child.ts';
+import { countQueries, requireEnv, serveParent, timeRequests } from './child.ts';
 
 countQueries();
 const schema = requireEnv('BENCH_SCHEMA');
@@ -24,6 +24,7 @@ if (embeddedDir) await migrate(database.db);
 const creationBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const limiter = new MemoryLimiter();
 const app = await buildApp(buildDeps(config, database, { limiter, creationBatch }));
+timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : 0;
