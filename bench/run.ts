@@ -2,6 +2,7 @@
 //
 //   A  floor        a bare Fastify route doing one INSERT into a transactions-shaped table
 //   A2 SQL floor    the statement PIX creation sends, from raw pg in a bare route (no app code), after B
+//   A3 floor open loop  A at B2's fixed rate (scenarios floor and openloop): the latency floor for B2
 //   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
 //   B2 open loop    B at a fixed rate (1,000/s): its latency (scenario openloop)
 //   B1 comparison   B (and B2) with group commit off: one statement per creation (scenario creation1)
@@ -370,6 +371,8 @@ interface Results {
   creationSingle?: CreationResult;
   /** B2: B at a fixed rate; with group commit off. */
   openLoop?: CreationResult;
+  /** A3: the floor at B2's rate. */
+  floorOpenLoop?: LoadResult;
   openLoopSingle?: CreationResult;
   /** E: B on embedded PGlite; with group commit off. */
   embedded?: CreationResult;
@@ -483,6 +486,22 @@ async function floorOnly(ctx: Context, floor: Child): Promise<void> {
     const serverCpuMsPerRequest = stats.cpuMs / Math.max(1, result.ok + result.non2xx);
     console.log(`  floor process CPU: ${fmt(serverCpuMsPerRequest, 3)} ms per request`);
     ctx.results.floor = { ...result, serverCpuMsPerRequest };
+  }
+  if (SCENARIOS.includes('openloop')) {
+    // A3: the floor at B2's fixed rate: the latency this machine gives one INSERT per request with
+    // the load generator beside it, for B2 to be read against.
+    await settle(ctx);
+    console.log(`\n[A3] floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop): POST /floor, up to ${CONNECTIONS} connections, ${SECONDS} s`);
+    const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
+    const opts = (seconds: number): OpenLoopOptions => ({
+      url: floor.url,
+      rate: OPEN_LOOP_RATE,
+      seconds,
+      connections: CONNECTIONS,
+      request: () => ({ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body: pixBody(ctx) }),
+    });
+    await loadOpen('warm-up', opts(WARMUP_SECONDS), roles, true);
+    ctx.results.floorOpenLoop = await loadOpen('floor open loop', opts(SECONDS), roles);
   }
 }
 
@@ -915,6 +934,7 @@ function report(results: Results, mach: Machine): string {
     row('A. Floor: one INSERT (POST /floor)', floor, CONNECTIONS),
     ...(results.floorSql ? [row('A2. PIX creation\'s SQL from raw pg (POST /floor-sql)', results.floorSql, CONNECTIONS)] : []),
     row('B. PIX creation (POST /api/v1/transactions)', creation, CONNECTIONS),
+    ...(results.floorOpenLoop ? [row(`A3. Floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop)`, results.floorOpenLoop, CONNECTIONS)] : []),
     ...(results.openLoop ? [row(`B2. PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop)`, results.openLoop, CONNECTIONS)] : []),
     ...(results.creationSingle ? [row('B1. B with group commit off (one statement per creation)', results.creationSingle, CONNECTIONS)] : []),
     ...(results.openLoopSingle ? [row(`B2-1. B2 with group commit off`, results.openLoopSingle, CONNECTIONS)] : []),
@@ -930,7 +950,7 @@ function report(results: Results, mach: Machine): string {
     `| PIX creation >= ${TARGETS.floorShare * 100}% of the floor | ${share !== undefined ? `${fmt(share * 100, 1)}% (${fmt(creation!.rps, 0)} / ${fmt(floor!.rps, 0)})` : '-'} | ${met(share === undefined ? undefined : share >= TARGETS.floorShare)} |`,
     `| PIX creation: 0 non-2xx | ${creation ? creation.non2xx + creation.errors + creation.timeouts : '-'} | ${met(creation && creation.non2xx + creation.errors + creation.timeouts === 0)} |`,
     `| Issue 17: PIX creation >= 100% of the floor, p99 <= ${TARGETS17.creationP99Ms} ms | ${share !== undefined ? `${fmt(share * 100, 1)}%, p99 ${fmt(creation!.p99, 1)} ms` : '-'} | ${met(share === undefined ? undefined : share >= 1 && creation!.p99 <= TARGETS17.creationP99Ms)} |`,
-    `| Issue 17: open loop at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, p99 <= ${TARGETS17.openLoopP99Ms} ms | ${results.openLoop ? `p99 ${fmt(results.openLoop.p99, 1)} ms (${fmt(results.openLoop.rps, 0)}/s served)` : '-'} | ${met(results.openLoop && results.openLoop.p99 <= TARGETS17.openLoopP99Ms)} |`,
+    `| Issue 17: open loop at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, p99 <= ${TARGETS17.openLoopP99Ms} ms | ${results.openLoop ? `p99 ${fmt(results.openLoop.p99, 1)} ms (${fmt(results.openLoop.rps, 0)}/s served)${results.floorOpenLoop ? `; the floor at the same rate (A3): p99 ${fmt(results.floorOpenLoop.p99, 1)} ms` : ''}` : '-'} | ${met(results.openLoop && results.openLoop.p99 <= TARGETS17.openLoopP99Ms)} |`,
     `| Issue 17: embedded (PGlite) >= ${TARGETS17.embeddedPerSecond.toLocaleString('en-US')} creations/s | ${results.embedded ? fmt(results.embedded.rps, 0) : '-'} | ${met(results.embedded && results.embedded.rps >= TARGETS17.embeddedPerSecond)} |`,
     `| Deep page <= ${TARGETS.deepOverFirst}x first page (${list ? list.rows.toLocaleString('en-US') : '-'} rows) | ${p50Ratio !== undefined ? `p50 x${fmt(p50Ratio, 2)}, p99 x${fmt(p99Ratio!, 2)}` : '-'} | ${met(p50Ratio === undefined ? undefined : p50Ratio <= TARGETS.deepOverFirst && p99Ratio! <= TARGETS.deepOverFirst)} |`,
     '',
@@ -939,6 +959,7 @@ function report(results: Results, mach: Machine): string {
     ...(floor ? [`- A: ${cpuLine(floor)}`] : []),
     ...(results.floorSql ? [`- A2: ${cpuLine(results.floorSql)}`] : []),
     ...(creation ? [`- B: ${cpuLine(creation)}`] : []),
+    ...(results.floorOpenLoop ? [`- A3: ${cpuLine(results.floorOpenLoop)}`] : []),
     ...(results.openLoop ? [`- B2: ${cpuLine(results.openLoop)}`] : []),
     ...(results.creationSingle ? [`- B1: ${cpuLine(results.creationSingle)}`] : []),
     ...(results.openLoopSingle ? [`- B2-1: ${cpuLine(results.openLoopSingle)}`] : []),
@@ -1089,6 +1110,8 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   counts its wait. Not autocannon's \`overallRate\`: that sends each connection's share of the second
   back to back as the second starts (bursts of 50 concurrent requests, then silence), which measures
   a saturated server for part of every second.
+- **A3. Floor open loop** (with \`openloop\`). A at B2's fixed rate: what this machine gives one
+  INSERT per request at that rate, the load generator beside it; B2's latencies are read against it.
 - **B1. Group commit off** (issue 17, the comparison in the same run). B (and B2) against a second
   gateway process with \`BENCH_GROUP_COMMIT=off\`: every creation in a statement of its own.
 - **E. Embedded** (issue 17). B against a gateway on PGlite (no \`DATABASE_URL\`) in a fresh data
