@@ -1,8 +1,8 @@
 // Database connection: embedded PGlite (default) or real PostgreSQL (DATABASE_URL), behind one Kysely.
-import { withPreparedStatements } from './pglite-prepared.ts';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type DatabaseIntrospector, type Transaction } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { withPreparedStatements } from './pglite-prepared.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from './types.ts';
@@ -209,7 +209,8 @@ function unreachable(url: string, err: unknown): unknown {
 }
 
 async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+  const lib = await import('@electric-sql/pglite');
+  const { PGlite } = lib;
   let dir: string | undefined;
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -223,7 +224,7 @@ async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promis
     unlock();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite, preparedName) }) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite, lib, preparedName) }) });
   return {
     db,
     kind: 'pglite',

@@ -6,7 +6,10 @@
 // and executed, with PostgreSQL's own plan cache choosing a generic plan after five runs, as on a
 // pooled PostgreSQL connection. Everything else, and every statement inside a transaction (Kysely
 // runs those through PGlite's transaction object), goes through query() unchanged.
-import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import type { PGlite, Results } from '@electric-sql/pglite';
+
+/** PGlite's module (imported lazily by db/index.ts, so that a PostgreSQL process never loads it). */
+type PGliteModule = typeof import('@electric-sql/pglite');
 
 interface Described {
   /** Parameter type OIDs, for PGlite's serializers (as query() does after its own describe). */
@@ -16,7 +19,7 @@ interface Described {
 type QueryOptions = Parameters<PGlite['query']>[2];
 
 /** `pglite` with query() sending the texts named by `nameOf` as named prepared statements. */
-export function withPreparedStatements(pglite: PGlite, nameOf: (text: string) => string | undefined): PGlite {
+export function withPreparedStatements(pglite: PGlite, { parse, protocol }: PGliteModule, nameOf: (text: string) => string | undefined): PGlite {
   const described = new Map<string, Described>();
   const { serialize } = protocol;
   const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
@@ -67,7 +70,7 @@ export function withPreparedStatements(pglite: PGlite, nameOf: (text: string) =>
         } catch (err) {
           // A table the statement reads changed its columns since it was prepared (0A000, "cached
           // plan must not change result type"): prepared anew, once, as on PostgreSQL.
-          if ((err as { code?: string }).code !== '0A000') throw Object.assign(err as object, { query: text, params });
+          if ((err as { code?: string }).code !== '0A000') throw err;
           described.delete(name);
           await send(serialize.close({ type: 'S', name })).catch(() => undefined);
           await send(serialize.sync());

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { runSql } from './run-sql.ts';
 import { SLOTS, triggerFunctions } from './023_report_days_per_statement.ts';
 
-// A statement's report shares go to one slot, chosen by its transaction id, not one slot per row
-// (issue 17). 023 put each transaction's shares in the slot of its own id, so a batch of a dozen
+// A statement's report shares go to one slot, chosen by its database transaction's id
+// (txid_current()), not one slot per row by the payment's id (issue 17). 023 put each transaction's shares in the slot of its own id, so a batch of a dozen
 // creations touched nearly all 8 slots of the merchant's day, and the next batch in flight waited
 // for the first one's commit on those rows: batches of one merchant were written one after the
 // other, each waiting for the other's WAL flush. Consecutive transactions now take consecutive
