@@ -8,6 +8,7 @@ import { GroupCommit } from '../src/db/group-commit.ts';
 import type { Db } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
 import type { RequestKey } from '../src/http/idempotency.ts';
+import { arrayLiteral } from '../src/modules/transactions/creation.ts';
 import { buildDraft, checkInput, type CreateInput } from '../src/modules/transactions/draft.ts';
 import { uuidv7 } from '../src/db/ids.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
@@ -113,7 +114,8 @@ function spyCreations(db: Db) {
   const original = db.executeQuery.bind(db);
   const spied = async (q: CompiledQuery) => {
     if (!q.sql.includes('WITH ORDINALITY AS i(')) return original(q);
-    const s: { rows: number; ok?: boolean } = { rows: (q.parameters[0] as unknown[]).length };
+    // The first parameter is the ids' array literal ({"<uuid>","<uuid>"}): one comma between rows.
+    const s: { rows: number; ok?: boolean } = { rows: (q.parameters[0] as string).split(',').length };
     statements.push(s);
     try {
       const res = await original(q);
@@ -149,6 +151,17 @@ describe('group commit: the creation statement', () => {
     m = await merchant(ctx.app);
   });
   after(() => ctx?.close());
+
+  test('a column travels as an array literal that the database reads back value for value', async () => {
+    const texts = ['', 'NULL', 'null', 'a,b', '{x}', 'say "oi"', 'C:\\dir\\', '\\"', ' spaced ', 'ção 🇧🇷', '<script>', null];
+    const at = [new Date('2026-01-31T23:59:59.999Z'), null, new Date(0)];
+    const { rows } = await sql<{ t: (string | null)[]; n: (string | null)[]; d: (Date | null)[] }>`SELECT ${arrayLiteral(texts)}::text[] AS t,
+      ${arrayLiteral([1, -2, 9_007_199_254_740_991, null])}::bigint[]::text[] AS n, ${arrayLiteral(at)}::timestamptz[] AS d`.execute(ctx.database.db);
+    assert.deepEqual(rows[0].t, texts);
+    assert.deepEqual(rows[0].n, ['1', '-2', '9007199254740991', null]);
+    assert.deepEqual(rows[0].d, at);
+    assert.throws(() => arrayLiteral([{}]), TypeError);
+  });
 
   test('a lone creation is sent at once, in a statement of its own', async () => {
     const spy = spyCreations(ctx.database.db);

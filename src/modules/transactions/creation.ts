@@ -171,6 +171,25 @@ function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unkno
 }
 
 /**
+ * A column's values as PostgreSQL's array literal text (`{"a","b",NULL}`), sent as one string. The
+ * drivers would build the same text from a JS array, element by element with two escaping passes
+ * and their own date formatting: on the creation path that was an eighth of the gateway's CPU per
+ * creation (a batch sends 47 arrays). Every string is quoted (so "", "NULL" and text with commas or
+ * braces stay themselves), with only backslash and double quote escaped; dates as ISO 8601 (UTC).
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const out = values.map((v) => {
+    if (v === null || v === undefined) return 'NULL';
+    if (typeof v === 'string') return `"${/["\\]/.test(v) ? v.replace(/["\\]/g, '\\$&') : v}"`;
+    if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+    if (typeof v === 'boolean') return v ? 't' : 'f';
+    if (v instanceof Date) return `"${v.toISOString()}"`;
+    throw new TypeError(`no array literal for a ${typeof v}`);
+  });
+  return `{${out.join(',')}}`;
+}
+
+/**
  * The creation statement for rows of one merchant and environment, their display ids drawn
  * (exported for the benchmark's SQL floor). Each row comes in as one element of an array per
  * column (unnest), so the text is the same for 1 or 200 rows.
@@ -231,8 +250,8 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
     ['key_expires_at', 'timestamptz'],
   ];
   const arrays = [
-    ...COLUMNS.map(([column, type]) => sql`${rows.map((r) => columnValue(r.draft, column))}::${sql.raw(type)}[]`),
-    ...extras.map(([name, type]) => sql`${rows.map((r) => r[name])}::${sql.raw(type)}[]`),
+    ...COLUMNS.map(([column, type]) => sql`${arrayLiteral(rows.map((r) => columnValue(r.draft, column)))}::${sql.raw(type)}[]`),
+    ...extras.map(([name, type]) => sql`${arrayLiteral(rows.map((r) => r[name]))}::${sql.raw(type)}[]`),
   ];
   const names = sql.raw([...COLUMNS.map(([c]) => c), ...extras.map(([c]) => c), 'n'].join(', '));
   const taken = COLUMNS.filter(([c]) => c !== 'client_id' && c !== 'client_phone').map(([c]) => c);
