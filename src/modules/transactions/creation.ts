@@ -173,7 +173,7 @@ function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unkno
 /**
  * A column's values as PostgreSQL's array literal text (`{"a","b",NULL}`), sent as one string. The
  * drivers would build the same text from a JS array, element by element with two escaping passes
- * and their own date formatting: on the creation path that was an eighth of the gateway's CPU per
+ * and their own date formatting: on the creation path that was a sixth of the gateway's CPU per
  * creation (a batch sends 47 arrays). Every string is quoted (so "", "NULL" and text with commas or
  * braces stay themselves), with only backslash and double quote escaped; dates as ISO 8601 (UTC).
  */
