@@ -5,6 +5,7 @@ import { Session } from 'node:inspector/promises';
 import type { Server } from 'node:http';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
+import { percentile } from './stats.ts';
 
 /** Statements sent to PostgreSQL by this process since the last reset, keyed "verb table". */
 const counts = new Map<string, number>();
@@ -58,17 +59,16 @@ export interface ChildStats {
 }
 
 const served: number[] = [];
+function servedSummary(): ChildStats['served'] {
+  const sorted = Float64Array.from(served).sort();
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+}
 /** Records each request's time inside this process (see ChildStats.served). */
 export function timeRequests(server: Server): void {
   server.on('request', (_req, res) => {
     const start = performance.now();
     res.once('finish', () => served.push(performance.now() - start));
   });
-}
-function percentileOf(values: number[], p: number): number {
-  if (!values.length) return NaN;
-  const sorted = Float64Array.from(values).sort();
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 // The event loop's lateness and GC pauses, to tell a latency tail of the process from one of the database.
@@ -119,7 +119,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
         systemMs: used.system / 1000,
         loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
         gc: { ...gc },
-        served: { p50: percentileOf(served, 50), p99: percentileOf(served, 99), max: served.length ? Math.max(...served) : NaN },
+        served: servedSummary(),
       };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);

@@ -44,6 +44,7 @@ import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import type { ChildStats } from './child.ts';
 import { openLoop, type OpenLoopOptions } from './open-loop.ts';
 import { summarizeProfile } from './profile.ts';
+import { percentile } from './stats.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -300,11 +301,6 @@ function merge(label: string, parts: LoadResult[]): LoadResult {
     cpu: { seconds: cpuSeconds, machineBusy: sum((p) => p.cpu.machineBusy * p.seconds) / seconds },
     latencies,
   };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 /** Runs autocannon and measures 2xx latencies exactly (ms, from autocannon's own timing). */

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { connect } from '../src/db/index.ts';
 import { assertLedgerBalanced } from '../test/ledger-check.ts';
+import { percentile } from './stats.ts';
 import { seedDueCardSubscriptions, seedSubscriptionBook } from './subscriptions-seed.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -52,7 +53,6 @@ export interface RenewalBenchResult {
   verified: { renewedOnce: number; transactions: number; ledgerBalanced: boolean };
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** S1: seeds the book for `userId` and times the endpoint (`url`, development key `key`). */

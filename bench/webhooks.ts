@@ -35,6 +35,7 @@ import { createTransaction } from '../src/modules/transactions/service.ts';
 import { envelope } from '../src/modules/webhooks/enqueue.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { makeCertificate } from '../test/webhook-receiver.ts';
+import { percentile } from './stats.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MAIN = resolve(HERE, '..', 'src', 'main.ts');
@@ -72,7 +73,6 @@ export interface WebhookBenchResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 /** CPU ticks (utime + stime, 1/100 s) of a process from /proc; 0 where /proc is missing. */
 function cpuTicks(pid: number): number {
