@@ -8,12 +8,19 @@
 // runs those through PGlite's transaction object), goes through query() unchanged.
 import type { PGlite, Results } from '@electric-sql/pglite';
 
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
+
 /** PGlite's module (imported lazily by db/index.ts, so that a PostgreSQL process never loads it). */
 type PGliteModule = typeof import('@electric-sql/pglite');
 
 interface Described {
   /** Parameter type OIDs, for PGlite's serializers (as query() does after its own describe). */
   types: number[];
+  /**
+   * The result's columns as the statement's describe gave them (none for a statement without rows):
+   * the same for every execution, so not asked for again (its formats are text, as PGlite binds).
+   */
+  columns: BackendMessage[];
 }
 
 type QueryOptions = Parameters<PGlite['query']>[2];
@@ -33,7 +40,7 @@ export function withPreparedStatements(pglite: PGlite, { parse, protocol }: PGli
       await send(serialize.sync());
     }
     const params = messages.find((m) => m.name === 'parameterDescription') as { dataTypeIDs: number[] } | undefined;
-    return { types: params?.dataTypeIDs ?? [] };
+    return { types: params?.dataTypeIDs ?? [], columns: messages.filter((m) => m.name === 'rowDescription') };
   }
 
   async function run(name: string, text: string, params: unknown[], options: QueryOptions): Promise<Results> {
@@ -49,8 +56,7 @@ export function withPreparedStatements(pglite: PGlite, { parse, protocol }: PGli
     });
     const messages = [];
     try {
-      messages.push(...(await send(serialize.bind({ statement: name, values }))));
-      messages.push(...(await send(serialize.describe({ type: 'P' }))));
+      messages.push(...(await send(serialize.bind({ statement: name, values }))), ...statement.columns);
       messages.push(...(await send(serialize.execute({}))));
     } finally {
       messages.push(...(await send(serialize.sync())));
