@@ -8,7 +8,7 @@ import { GroupCommit } from '../src/db/group-commit.ts';
 import type { Db } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
 import type { RequestKey } from '../src/http/idempotency.ts';
-import { arrayLiteral } from '../src/modules/transactions/creation.ts';
+import { arrayLiteral, jsonTexts } from '../src/modules/transactions/creation.ts';
 import { buildDraft, checkInput, type CreateInput } from '../src/modules/transactions/draft.ts';
 import { uuidv7 } from '../src/db/ids.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
@@ -161,6 +161,15 @@ describe('group commit: the creation statement', () => {
     assert.deepEqual(rows[0].n, ['1', '-2', '9007199254740991', null]);
     assert.deepEqual(rows[0].d, at);
     assert.throws(() => arrayLiteral([{}]), TypeError);
+  });
+
+  test('JSON texts travel joined by a control character and come back value for value', async () => {
+    const texts = [JSON.stringify({ s: 'say "oi", \\ {x} ção 🇧🇷 \u0001\n', n: null }), null, JSON.stringify('a,b'), JSON.stringify(''), '{}'];
+    const read = async (values: (string | null)[]) =>
+      (await sql<{ t: (string | null)[] }>`SELECT string_to_array(${jsonTexts(values)}::text, chr(1), chr(2)) AS t`.execute(ctx.database.db)).rows[0].t;
+    assert.deepEqual(await read(texts), texts);
+    assert.deepEqual(await read([null]), [null]); // one row without a key: one NULL, not an empty array
+    assert.throws(() => jsonTexts(['"\u0001"']), /control character/); // a raw control character: not JSON
   });
 
   test('a lone creation is sent at once, in a statement of its own', async () => {

@@ -24,6 +24,7 @@ import * as m022 from './022_pix_late_payment.ts';
 import * as m023 from './023_report_days_per_statement.ts';
 import * as m024 from './024_subscription_metrics_months.ts';
 import * as m025 from './025_report_days_slot_per_statement.ts';
+import * as m026 from './026_stored_responses_lz4.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '023_report_days_per_statement': m023,
   '024_subscription_metrics_months': m024,
   '025_report_days_slot_per_statement': m025,
+  '026_stored_responses_lz4': m026,
 };
