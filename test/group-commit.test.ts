@@ -113,7 +113,7 @@ function spyCreations(db: Db) {
   const statements: { rows: number; ok?: boolean }[] = [];
   const original = db.executeQuery.bind(db);
   const spied = async (q: CompiledQuery) => {
-    if (!q.sql.includes('WITH ORDINALITY AS i(')) return original(q);
+    if (!q.sql.includes('WITH i AS (SELECT unnest(')) return original(q);
     // The first parameter is the ids' array literal ({"<uuid>","<uuid>"}): one comma between rows.
     const s: { rows: number; ok?: boolean } = { rows: (q.parameters[0] as string).split(',').length };
     statements.push(s);

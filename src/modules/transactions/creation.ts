@@ -262,13 +262,20 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
     ['key_created_at', 'timestamptz'],
     ['key_expires_at', 'timestamptz'],
   ];
-  const arrays = [
-    ...COLUMNS.map(([column, type]) => sql`${arrayLiteral(rows.map((r) => columnValue(r.draft, column)))}::${sql.raw(type)}[]`),
+  // Set-returning functions in the select list run in lockstep, one row per element (ProjectSet);
+  // unnest() in FROM would be ROWS FROM(...), which stores each array's elements in a tuplestore of
+  // its own first: for 57 arrays that was 0.1 ms of every statement before its first row.
+  const elements = [
+    ...COLUMNS.map(([column, type]) => sql`unnest(${arrayLiteral(rows.map((r) => columnValue(r.draft, column)))}::${sql.raw(type)}[]) AS ${sql.raw(column)}`),
     ...extras.map(([name, type]) =>
-      type === 'json' ? sql`string_to_array(${jsonTexts(rows.map((r) => r[name] as string | null))}::text, chr(1), chr(2))` : sql`${arrayLiteral(rows.map((r) => r[name]))}::${sql.raw(type)}[]`,
+      type === 'json'
+        ? sql`unnest(string_to_array(${jsonTexts(rows.map((r) => r[name] as string | null))}::text, chr(1), chr(2))) AS ${sql.raw(name)}`
+        : sql`unnest(${arrayLiteral(rows.map((r) => r[name]))}::${sql.raw(type)}[]) AS ${sql.raw(name)}`,
     ),
+    // Not generate_series(1, $n): on a parameter the planner guesses 1,000 rows, and the generic
+    // plan then looked so dear that PostgreSQL planned every execution anew.
+    sql`unnest(${arrayLiteral(rows.map((_, i) => i + 1))}::int[]) AS n`,
   ];
-  const names = sql.raw([...COLUMNS.map(([c]) => c), ...extras.map(([c]) => c), 'n'].join(', '));
   const taken = COLUMNS.filter(([c]) => c !== 'client_id' && c !== 'client_phone').map(([c]) => c);
   const ev = events.writes(
     scope,
@@ -277,7 +284,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       t.created_at, f.at, t.postback_url, NULL::uuid FROM t JOIN fresh f ON f.id = t.id`,
   );
   return sql<Transaction & { n: number; attached: string | null; fanout: unknown }>`
-    WITH i AS (SELECT * FROM unnest(${sql.join(arrays)}) WITH ORDINALITY AS i(${names})),
+    WITH i AS (SELECT ${sql.join(elements)}),
     stored AS (
       SELECT k.key FROM i
       JOIN LATERAL (SELECT key FROM idempotency_keys WHERE user_id = ${u} AND livemode = ${l} AND key = i.idem_key LIMIT 1) k ON true
