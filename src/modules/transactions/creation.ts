@@ -105,8 +105,8 @@ async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Prom
   for (let attempt = 0; attempt < 5; attempt++) {
     const drafts = batch.map((c) => ({ ...c.draft, display_id: shortCode(10) }));
     try {
-      // Its text depends only on whether a row has a postback URL: a prepared statement on
-      // PostgreSQL (see prepared()), whatever the number of rows.
+      // Its text depends only on whether a row has a postback URL and whether every row has a key:
+      // a prepared statement on PostgreSQL (see prepared()), whatever the number of rows.
       const query = creationStatement(events, drafts.map((draft, i) => ({ draft, attach: batch[i].attach }))).compile(db);
       prepared('tx_create', query.sql);
       const { rows } = await db.executeQuery<Transaction & { n: number; attached: string | null; fanout: unknown }>(query);
@@ -229,6 +229,9 @@ export function jsonTexts(values: readonly (string | null)[]): string {
  */
 export function creationStatement(events: EventLog, creations: Creation[]) {
   const first = creations[0].draft;
+  // With a key on every row (the API's creations), each row answers its stored response: the
+  // transaction's 60-odd columns are not sent back at all (pg read them, NULL, in every row).
+  const keyed = creations.every((c) => c.attach !== null);
   const scope: Scope = { userId: first.user_id, livemode: first.livemode };
   const u = sql`${scope.userId}::uuid`;
   const l = sql`${scope.livemode}::boolean`;
@@ -322,7 +325,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       FROM fresh f JOIN t ON t.id = f.id WHERE f.idem_key IS NOT NULL
       RETURNING key, response_body
     )
-    SELECT i.n, k.response_body AS attached, r.*, ${ev.result} AS fanout
-    FROM i LEFT JOIN k ON k.key = i.idem_key LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL
+    SELECT i.n, k.response_body AS attached, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
+    FROM i LEFT JOIN k ON k.key = i.idem_key ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL`}
     ORDER BY i.n`;
 }
