@@ -172,6 +172,26 @@ describe('group commit: the creation statement', () => {
     assert.throws(() => jsonTexts(['"\u0001"']), /control character/); // a raw control character: not JSON
   });
 
+  test('quotes, backslashes and braces in what a merchant sends survive the statement: response, replay, the stored row and the event', async () => {
+    const product = 'Caneca "Cofre" \\ 50% {edição}, ç/ü';
+    const metadata = { 'pedido "x"': 'a\\b', nested: '{"já":[1,2]}' };
+    const body = { product, amountCents: 4_321, clientName: 'Zé "Q" d\'Ávila', clientEmail: 'ze@example.com', clientDocument: cpf(), paymentMethod: 'PIX', metadata };
+    const first = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, headers: { 'idempotency-key': 'quotes-1' }, body });
+    assert.equal(first.status, 201, first.raw);
+    assert.equal(first.body.transaction.product, product);
+    assert.deepEqual(first.body.transaction.metadata, metadata);
+    const replay = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, headers: { 'idempotency-key': 'quotes-1' }, body });
+    assert.equal(replay.raw, first.raw);
+    const read = await call(ctx.app, 'GET', `/api/v1/transactions/${first.body.transaction.id}`, { key: m.devKey });
+    assert.equal(read.body.transaction.product, product);
+    assert.equal(read.body.transaction.client.name, body.clientName);
+    const event = await ctx.database.db.selectFrom('events').select('data').where(sql<boolean>`data->>'id' = ${first.body.transaction.id}`).executeTakeFirstOrThrow();
+    const data = (typeof event.data === 'string' ? JSON.parse(event.data) : event.data) as { product: string; metadata: unknown; clientId: string };
+    assert.equal(data.product, product);
+    assert.deepEqual(data.metadata, metadata);
+    assert.equal(data.clientId, first.body.transaction.client.id);
+  });
+
   test('a lone creation is sent at once, in a statement of its own', async () => {
     const spy = spyCreations(ctx.database.db);
     try {
