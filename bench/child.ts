@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { Server } from 'node:http';
-import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
 import { percentile } from './stats.ts';
 
@@ -52,8 +52,8 @@ export interface ChildStats {
   systemMs: number;
   /** How late the event loop ran its turns (ms): what every request in the process waited on top of its own work. */
   loopDelay: { p50: number; p99: number; max: number };
-  /** Garbage collection pauses since the last reset: count, total and longest (ms). */
-  gc: { count: number; totalMs: number; maxMs: number };
+  /** Garbage collection pauses since the last reset: count, total and longest (ms); `major` the mark-compacts among them. */
+  gc: { count: number; totalMs: number; maxMs: number; majorCount: number; majorMaxMs: number };
   /** Time from a request's arrival in Node's HTTP server to the end of its response (ms), as this process saw it. */
   served: { p50: number; p99: number; max: number };
 }
@@ -74,12 +74,16 @@ export function timeRequests(server: Server): void {
 // The event loop's lateness and GC pauses, to tell a latency tail of the process from one of the database.
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
-const gc = { count: 0, totalMs: 0, maxMs: 0 };
+const gc = { count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 };
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     gc.count++;
     gc.totalMs += e.duration;
     gc.maxMs = Math.max(gc.maxMs, e.duration);
+    if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+      gc.majorCount++;
+      gc.majorMaxMs = Math.max(gc.majorMaxMs, e.duration);
+    }
   }
 }).observe({ entryTypes: ['gc'] });
 
@@ -107,7 +111,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
       cpu = process.cpuUsage();
       loop.reset();
       served.length = 0;
-      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
+      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 });
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
       const used = process.cpuUsage(cpu);

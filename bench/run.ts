@@ -583,7 +583,7 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
   console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request (kernel ${fmt(stats.systemMs / sent, 2)} ms)`);
   console.log(
     `  gateway event loop delay p50 ${fmt(stats.loopDelay.p50, 1)} ms, p99 ${fmt(stats.loopDelay.p99, 1)} ms, max ${fmt(stats.loopDelay.max, 1)} ms; ` +
-      `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms; ` +
+      `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms (${stats.gc.majorCount} mark-compact, longest ${fmt(stats.gc.majorMaxMs, 1)} ms); ` +
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
   );
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
