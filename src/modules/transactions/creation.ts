@@ -253,6 +253,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
     };
   });
   type Extra = Exclude<keyof (typeof rows)[number], 'draft'>;
+  // 'json': a JSON text, sent with its neighbours' by jsonTexts (an array literal otherwise).
   const extras: [Extra, string][] = [
     ['event_id', 'uuid'],
     ['event_data', 'json'],
