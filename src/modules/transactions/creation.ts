@@ -105,8 +105,8 @@ async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Prom
   for (let attempt = 0; attempt < 5; attempt++) {
     const drafts = batch.map((c) => ({ ...c.draft, display_id: shortCode(10) }));
     try {
-      // Its text depends only on whether a row has a postback URL and whether every row has a key:
-      // a prepared statement on PostgreSQL (see prepared()), whatever the number of rows.
+      // Its text depends only on whether a row has a postback URL or a payment link and whether every
+      // row has a key: a prepared statement on PostgreSQL (see prepared()), whatever the number of rows.
       const query = creationStatement(events, drafts.map((draft, i) => ({ draft, attach: batch[i].attach }))).compile(db);
       prepared('tx_create', query.sql);
       const { rows } = await db.executeQuery<Transaction & { n: number; attached: string | null; fanout: unknown }>(query);
@@ -232,6 +232,8 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
   // With a key on every row (the API's creations), each row answers its stored response: the
   // transaction's 60-odd columns are not sent back at all (pg read them, NULL, in every row).
   const keyed = creations.every((c) => c.attach !== null);
+  // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
+  const linked = creations.some((c) => c.draft.payment_link_id !== null);
   const scope: Scope = { userId: first.user_id, livemode: first.livemode };
   const u = sql`${scope.userId}::uuid`;
   const l = sql`${scope.livemode}::boolean`;
@@ -312,12 +314,16 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       FROM fresh f JOIN c ON c.document = f.client_document
       RETURNING *
     ),
-    ${ev.ctes},
+    ${ev.ctes},${
+      linked
+        ? sql`
     link_use AS (
       UPDATE payment_links SET times_used = times_used + used.n
       FROM (SELECT payment_link_id, count(*) AS n FROM t WHERE payment_link_id IS NOT NULL GROUP BY payment_link_id) used
       WHERE payment_links.user_id = ${u} AND payment_links.id = used.payment_link_id
-    ),
+    ),`
+        : sql``
+    }
     k AS (
       INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
       SELECT ${u}, ${l}, f.idem_key, f.fingerprint, f.key_status,
