@@ -12,6 +12,7 @@
 // busy waits for one, and that wait is part of its latency.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { percentile } from './stats.ts';
 
 export interface OpenLoopOptions {
   url: string;
@@ -32,6 +33,10 @@ export interface OpenLoopResult {
   statusCodes: Record<string, number>;
   /** 2xx latencies in ms, from each request's due time to the end of its response. */
   latencies: number[];
+  /** The client's own share, to tell its stalls from the server's: how late each request was sent
+   *  after its due time (ms), and how many sockets were opened (more than `connections` only if the
+   *  server closed some). */
+  client: { sentLateP99: number; sentLateMax: number; socketsOpened: number };
 }
 
 const TIMEOUT_MS = 30_000;
@@ -41,7 +46,9 @@ export function openLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
   const { hostname, port } = new URL(opts.url);
   const total = Math.round(opts.rate * opts.seconds);
   const interval = 1000 / opts.rate;
-  const result: OpenLoopResult = { seconds: opts.seconds, ok: 0, non2xx: 0, errors: 0, timeouts: 0, statusCodes: {}, latencies: [] };
+  const result: OpenLoopResult = { seconds: opts.seconds, ok: 0, non2xx: 0, errors: 0, timeouts: 0, statusCodes: {}, latencies: [], client: { sentLateP99: 0, sentLateMax: 0, socketsOpened: 0 } };
+  const sentLate: number[] = [];
+  const sockets = new WeakSet<object>();
   let due = 0; // requests scheduled so far
   let done = 0;
   const start = performance.now();
@@ -51,9 +58,13 @@ export function openLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
       if (++done < total) return;
       agent.destroy();
       result.seconds = (performance.now() - start) / 1000;
+      const late = Float64Array.from(sentLate).sort();
+      result.client.sentLateP99 = percentile(late, 99);
+      result.client.sentLateMax = late.length ? late[late.length - 1] : NaN;
       resolve(result);
     };
     const send = (dueAt: number) => {
+      sentLate.push(performance.now() - dueAt);
       const r = opts.request();
       const req = http.request({ agent, hostname, port, method: r.method, path: r.path, headers: r.headers, timeout: TIMEOUT_MS }, (res) => {
         res.resume();
@@ -66,6 +77,11 @@ export function openLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
           } else result.non2xx++;
           finish();
         });
+      });
+      req.on('socket', (socket) => {
+        if (sockets.has(socket)) return;
+        sockets.add(socket);
+        result.client.socketsOpened++;
       });
       let timedOut = false;
       req.on('timeout', () => {

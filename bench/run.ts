@@ -320,8 +320,10 @@ async function load(label: string, opts: autocannon.Options, roles: Record<numbe
 /** A fixed-rate load (bench/open-loop.ts): latencies counted from each request's due time. */
 async function loadOpen(label: string, opts: OpenLoopOptions, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
   const before = cpuSnapshot();
-  const run = await openLoop(opts);
-  return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
+  const { client, ...run } = await openLoop(opts);
+  const result = loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
+  if (!quiet) console.log(`  the client: requests sent late by p99 ${fmt(client.sentLateP99, 1)} ms, at most ${fmt(client.sentLateMax, 1)} ms; ${client.socketsOpened} sockets opened`);
+  return result;
 }
 
 function loadResult(label: string, r: Omit<LoadResult, 'label' | 'rps' | 'p50' | 'p99' | 'max' | 'cpu' | 'latencies'> & { latencies: number[] }, cpu: CpuUse, quiet: boolean): LoadResult {
