@@ -317,6 +317,11 @@ async function load(label: string, opts: autocannon.Options, roles: Record<numbe
   return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
 }
 
+/** `CONNECTIONS` connections as fast as they go for `seconds`, each request made by `request` (its body and headers fresh). */
+function closedLoop(url: string, seconds: number, request: OpenLoopOptions['request']): autocannon.Options {
+  return { url, connections: CONNECTIONS, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }] };
+}
+
 /** A fixed-rate load (bench/open-loop.ts): latencies counted from each request's due time. */
 async function loadOpen(label: string, opts: OpenLoopOptions, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
   const before = cpuSnapshot();
@@ -469,35 +474,21 @@ async function settle(ctx: Context): Promise<void> {
 async function floorOnly(ctx: Context, floor: Child): Promise<void> {
   await settle(ctx);
   console.log(`\n[A] floor: POST /floor, ${CONNECTIONS} connections, ${SECONDS} s`);
-  {
-    const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
-    const opts = (duration: number): autocannon.Options => ({
-      url: floor.url,
-      connections: CONNECTIONS,
-      duration,
-      requests: [{ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: pixBody(ctx) }) }],
-    });
-    await load('warm-up', opts(WARMUP_SECONDS), roles, true);
-    await floor.reset();
-    const result = await load('floor', opts(SECONDS), roles);
-    const stats = await floor.stats();
-    const serverCpuMsPerRequest = stats.cpuMs / Math.max(1, result.ok + result.non2xx);
-    console.log(`  floor process CPU: ${fmt(serverCpuMsPerRequest, 3)} ms per request`);
-    ctx.results.floor = { ...result, serverCpuMsPerRequest };
-  }
+  const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
+  const request = () => ({ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body: pixBody(ctx) });
+  await load('warm-up', closedLoop(floor.url, WARMUP_SECONDS, request), roles, true);
+  await floor.reset();
+  const result = await load('floor', closedLoop(floor.url, SECONDS, request), roles);
+  const stats = await floor.stats();
+  const serverCpuMsPerRequest = stats.cpuMs / Math.max(1, result.ok + result.non2xx);
+  console.log(`  floor process CPU: ${fmt(serverCpuMsPerRequest, 3)} ms per request`);
+  ctx.results.floor = { ...result, serverCpuMsPerRequest };
   if (SCENARIOS.includes('openloop')) {
     // A3: the floor at B2's fixed rate: the latency this machine gives one INSERT per request with
     // the load generator beside it, for B2 to be read against.
     await settle(ctx);
     console.log(`\n[A3] floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop): POST /floor, up to ${CONNECTIONS} connections, ${SECONDS} s`);
-    const roles = { [floor.pid]: 'server', [process.pid]: 'autocannon' };
-    const opts = (seconds: number): OpenLoopOptions => ({
-      url: floor.url,
-      rate: OPEN_LOOP_RATE,
-      seconds,
-      connections: CONNECTIONS,
-      request: () => ({ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body: pixBody(ctx) }),
-    });
+    const opts = (seconds: number): OpenLoopOptions => ({ url: floor.url, rate: OPEN_LOOP_RATE, seconds, connections: CONNECTIONS, request });
     await loadOpen('warm-up', opts(WARMUP_SECONDS), roles, true);
     ctx.results.floorOpenLoop = await loadOpen('floor open loop', opts(SECONDS), roles);
   }
@@ -548,24 +539,17 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
   if (probe.status !== 201 || !probe.body.transaction?.pix?.qrCode) throw new Error(`PIX creation probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
   const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   let key = 0;
-  const opts = (duration: number): autocannon.Options => ({
-    url: gw.url,
-    connections: CONNECTIONS,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        path: '/api/v1/transactions',
-        headers: { 'content-type': 'application/json', 'api-key': m.key },
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${runId}-${label}-${key++}` }, body: pixBody(ctx) }),
-      },
-    ],
+  const request = () => ({
+    method: 'POST',
+    path: '/api/v1/transactions',
+    headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `bench-${runId}-${label}-${key++}` },
+    body: pixBody(ctx),
   });
   // With a rate, an open loop (bench/open-loop.ts), not autocannon's overallRate (bursts, see there).
   const run = (name: string, seconds: number, quiet = false) =>
     rate
-      ? loadOpen(name, { url: gw.url, rate, seconds, connections: CONNECTIONS, request: () => ({ method: 'POST', path: '/api/v1/transactions', headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `bench-${runId}-${label}-${key++}` }, body: pixBody(ctx) }) }, roles, quiet)
-      : load(name, opts(seconds), roles, quiet);
+      ? loadOpen(name, { url: gw.url, rate, seconds, connections: CONNECTIONS, request }, roles, quiet)
+      : load(name, closedLoop(gw.url, seconds, request), roles, quiet);
   await run('warm-up', WARMUP_SECONDS, true);
   await gw.reset();
   const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-creation.cpuprofile`);
