@@ -52,7 +52,7 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
@@ -581,6 +581,54 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
   await settle(ctx);
   console.log(`\n[B] PIX creation: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
   ctx.results.creation = await creationLoad(ctx, gw, 'PIX creation');
+}
+
+/**
+ * F: status changes, the sandbox's POST /api/v1/transactions/{id}/simulate PAID, each on a PENDING
+ * PIX transaction of its own (seeded in SQL), 50 connections: every one a locked row, a ledger
+ * journal on the merchant's accounts, events. Afterwards the ledger is checked.
+ */
+async function scenarioSimulate(ctx: Context, gw: Child): Promise<void> {
+  const m = await merchant(gw, 'simulate');
+  const n = 400_000;
+  const { rows: [client] } = await ctx.admin.query<{ id: string }>(
+    `INSERT INTO clients (id, user_id, livemode, name, email, document, created_at, updated_at)
+     VALUES (gen_random_uuid(), $1, false, 'Cliente Seed', 'seed@example.com', $2, now(), now()) RETURNING id`,
+    [m.userId, ctx.cpfs[0]],
+  );
+  const { rows } = await ctx.admin.query<{ id: string }>(
+    `INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
+       client_id, client_name, client_email, client_document, installments, pix_txid, pix_qr_code, expires_at, provider, created_at, updated_at)
+     SELECT gen_random_uuid(), $1, false, 'F' || lpad(g::text, 9, '0'), 'Pedido', 1000, 1000, 10, 'PENDING', 'PIX', $2, 'Cliente Seed',
+       'seed@example.com', $3, 1, 'SIMU' || lpad(g::text, 21, '0'), $4, now() + interval '1 day', 'sandbox', now(), now()
+     FROM generate_series(1, $5::int) g RETURNING id`,
+    [m.userId, client.id, ctx.cpfs[0], ctx.qrCode, n],
+  );
+  await ctx.admin.query('ANALYZE transactions');
+  await settle(ctx);
+  console.log(`\n[F] status changes: POST /api/v1/transactions/{id}/simulate PAID, ${CONNECTIONS} connections, ${SECONDS} s`);
+  let next = 0;
+  const request = () => ({
+    method: 'POST',
+    path: `/api/v1/transactions/${rows[next++ % n].id}/simulate`,
+    headers: { 'content-type': 'application/json', 'api-key': m.key },
+    body: '{"outcome":"PAID"}',
+  });
+  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
+  await load('warm-up', closedLoop(gw.url, WARMUP_SECONDS, request), roles, true);
+  await gw.reset();
+  const result = await load('F simulate PAID', closedLoop(gw.url, SECONDS, request), roles);
+  const stats = await gw.stats();
+  const sent = Math.max(1, result.ok + result.non2xx);
+  console.log(`  non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}; statements per request ${fmt(Object.values(stats.queries).reduce((a, b) => a + b, 0) / sent, 2)}; gateway CPU ${fmt(stats.cpuMs / sent, 2)} ms per request`);
+  console.log(`  ${cpuLine(result)}`);
+  const { rows: [check] } = await ctx.admin.query(
+    `SELECT (SELECT count(*) FROM transactions WHERE user_id = $1 AND status = 'PAID')::int AS paid,
+            (SELECT coalesce(sum(amount_cents), 0) FROM ledger_entries)::bigint AS entries,
+            (SELECT count(*) FROM ledger_accounts a WHERE a.balance_cents <> (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_entries e WHERE e.account_id = a.id))::int AS off`,
+    [m.userId],
+  );
+  console.log(`  paid ${check.paid} (2xx ${result.ok + 0}), ledger entries sum ${check.entries}, accounts off their entries ${check.off}`);
 }
 
 /**
@@ -1190,6 +1238,7 @@ async function main() {
   const gw = await startGateway();
   try {
     if (SCENARIOS.includes('creation')) await scenarioPixCreation(ctx, gw);
+    if (SCENARIOS.includes('simulate')) await scenarioSimulate(ctx, gw);
     if (SCENARIOS.includes('openloop')) ctx.results.openLoop = await scenarioOpenLoop(ctx, gw, 'B2');
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
     if (SCENARIOS.includes('reports')) await scenarioReports(ctx, gw);

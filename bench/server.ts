@@ -22,8 +22,9 @@ const database = embeddedDir
   : await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
 if (embeddedDir) await migrate(database.db);
 const creationBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
+const changeBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const limiter = new MemoryLimiter();
-const app = await buildApp(buildDeps(config, database, { limiter, creationBatch }));
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch, changeBatch }));
 timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

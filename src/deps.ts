@@ -36,6 +36,7 @@ import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
+import { CHANGE_BATCH, ChangeWriter, type ChangeBatchOptions } from './modules/transactions/changes.ts';
 import { BATCH, CreationWriter, type BatchOptions } from './modules/transactions/creation.ts';
 import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
@@ -95,6 +96,8 @@ export interface DepsOptions {
   mailer?: Mailer;
   /** How creations are batched (default: transactions/creation.ts BATCH; the benchmark compares with one per statement). */
   creationBatch?: BatchOptions;
+  /** How status changes are batched (default: transactions/changes.ts CHANGE_BATCH). */
+  changeBatch?: ChangeBatchOptions;
 }
 
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
@@ -111,7 +114,9 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   // New transactions are written in batches (group commit), as suits the database (creation.ts).
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
-  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations };
+  // So are one merchant's status changes: one database transaction, a savepoint each (changes.ts).
+  const changes = new ChangeWriter(db, opts.changeBatch ?? CHANGE_BATCH[database.kind]);
+  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations, changes };
   const subscriptions = { db, config, events, cursors, transactions, log };
   const pixApi =
     providers.production instanceof PixApiProvider

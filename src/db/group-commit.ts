@@ -3,7 +3,7 @@
 // A write submitted while the database is idle starts at once, alone (no timer, no waiting for
 // company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are in flight queue up; as soon as a batch finishes,
 // everything queued (up to `maxBatch`, of one group) becomes the next batch. At most `maxInFlight`
-// batches run at a time. A batch that fails as a whole is written again one item at a time, so one
+// batches run at a time (and, with `onePerGroup`, one per group). A batch that fails as a whole is written again one item at a time, so one
 // bad item fails alone. Each submitter's promise settles only when its own batch has finished,
 // i.e. after its commit (the statement is run outside any transaction: it commits by itself).
 //
@@ -29,6 +29,12 @@ export interface GroupCommitOptions<T, R> {
    * runs, so requests received meanwhile are only read after it; one turn lets them join the batch.
    */
   nextTurn?: boolean;
+  /**
+   * At most one batch of a group at a time: a group's items wait while a batch of theirs is in
+   * flight (for work that serialises on the group's rows anyway, where two batches of one group
+   * would only wait on each other, or worse, lock rows in opposite orders).
+   */
+  onePerGroup?: boolean;
 }
 
 interface Pending<T, R> {
@@ -41,6 +47,8 @@ interface Pending<T, R> {
 export class GroupCommit<T, R> {
   private queue: Pending<T, R>[] = [];
   private inFlight = 0;
+  /** The groups with a batch in flight (kept only with onePerGroup). */
+  private readonly busy = new Set<string>();
   private scheduled = false;
   private readonly opts: GroupCommitOptions<T, R>;
 
@@ -68,18 +76,22 @@ export class GroupCommit<T, R> {
 
   private start(): void {
     while (this.inFlight < this.opts.maxInFlight && this.queue.length >= (this.inFlight ? (this.opts.minExtraBatch ?? 1) : 1)) {
-      const batch = this.take();
+      const first = this.opts.onePerGroup ? this.queue.find((p) => !this.busy.has(p.group)) : this.queue[0];
+      if (!first) return;
+      const { group } = first;
+      const batch = this.take(group);
       this.inFlight++;
+      if (this.opts.onePerGroup) this.busy.add(group);
       void this.run(batch).finally(() => {
         this.inFlight--;
+        this.busy.delete(group);
         this.pump();
       });
     }
   }
 
-  /** The oldest waiting item and the others of its group, in arrival order, up to maxBatch. */
-  private take(): Pending<T, R>[] {
-    const { group } = this.queue[0];
+  /** The waiting items of this group, in arrival order, up to maxBatch. */
+  private take(group: string): Pending<T, R>[] {
     const batch: Pending<T, R>[] = [];
     const rest: Pending<T, R>[] = [];
     for (const p of this.queue) (p.group === group && batch.length < this.opts.maxBatch ? batch : rest).push(p);

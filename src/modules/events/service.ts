@@ -2,7 +2,7 @@
 // statement as their fan-out. The fan-outs (today: webhook deliveries, see webhooks/enqueue.ts) are
 // given to the EventLog by the composition root (deps.ts): nothing is switched on by an import.
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../../db/index.ts';
+import { prepared, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../http/scope.ts';
 
@@ -126,7 +126,10 @@ export class EventLog {
     );
     const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
     const { ctes, result } = this.writes(scope, shape, sql`VALUES ${sql.join(rows)}`);
-    await sql`WITH ${ctes} SELECT ${result} AS fanout`.execute(trx);
+    // Its text depends only on the number of events and the shape: a prepared statement (prepared()).
+    const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
+    prepared('event_record', query.sql);
+    await trx.executeQuery(query);
     return events;
   }
 }

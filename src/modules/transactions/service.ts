@@ -16,6 +16,7 @@ import { methodNotOffered, type CardResult, type PaymentProvider, type PixCharge
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
+import type { ChangeWriter } from './changes.ts';
 import type { CreationWriter, KeyAttachment } from './creation.ts';
 import { findTransaction, getTransaction, lockExpired, lockTransaction } from './queries.ts';
 import { DAY_MS, spDate } from '../../payments/calendar.ts';
@@ -35,6 +36,8 @@ export interface TransactionDeps extends StateDeps {
   log: FastifyBaseLogger;
   /** Writes new transactions, in batches (creation.ts). */
   creations: CreationWriter;
+  /** Runs status changes, one merchant's in batches (changes.ts). */
+  changes: ChangeWriter;
 }
 
 /** Limits around a card charge made by a customer (checkout/limits.ts). */
@@ -224,7 +227,7 @@ export async function payPendingCard(deps: TransactionDeps, id: string, card: Ca
 
 /** Locks the transaction and applies one status change (state machine, hooks, ledger, events). */
 export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, change: Change, providerRef: string | null = null): Promise<Transaction> {
-  return inTx(deps.db, async (trx) => {
+  return deps.changes.run(scope, async (trx) => {
     const tx = await lockTransaction(trx, scope, id);
     if (!tx) throw notFound('Transaction');
     const applied = await applyChange(deps, trx, tx, change);
@@ -246,7 +249,7 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, p
   const out: Transaction[] = [];
   for (const e of events) {
     let change: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
-    const applied = await inTx(deps.db, async (trx) => {
+    const applied = await deps.changes.run(scope, async (trx) => {
       const tx = await lockTransaction(trx, scope, e.transactionId);
       if (!tx || tx.provider !== provider.name) throw notFound('Transaction');
       if (e.outcome === 'PAID' && e.reference !== undefined) {
@@ -281,7 +284,7 @@ export async function simulate(deps: TransactionDeps, scope: Scope, id: string, 
  * with the refund id as its idempotency key, and the row records what it answered.
  */
 export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents: number | undefined): Promise<Transaction> {
-  const { tx, refundId, amount } = await inTx(deps.db, async (trx) => {
+  const { tx, refundId, amount } = await deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, id);
     if (!locked) throw notFound('Transaction');
     if (locked.status !== 'PAID' && locked.status !== 'PARTIALLY_REFUNDED') {
@@ -356,7 +359,7 @@ export async function captureTransaction(deps: TransactionDeps, scope: Scope, id
   const result = await providerOf(deps, tx).captureCard({ transactionId: tx.id, paymentReference: tx.provider_ref, amountCents: amount });
   if (!result.ok) throw badRequest('INVALID_STATE_TRANSITION', 'The card issuer refused the capture', [{ field: 'status', message: result.message }]);
   const partial = amount < tx.charged_cents ? { chargedCents: amount, feeCents: paymentFee(await deps.fees.of(scope.userId), 'CARD', amount) } : undefined;
-  return inTx(deps.db, async (trx) => {
+  return deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, id);
     if (!locked) throw notFound('Transaction');
     if (locked.status !== 'AUTHORIZED') throw notCapturable(locked);

@@ -1,0 +1,99 @@
+// Status changes in batches (group commit, see db/group-commit.ts and docs/decisions.md): the
+// changes of one merchant and environment that wait while another batch of theirs is being written
+// run in ONE database transaction, each inside a savepoint of its own, and commit together.
+//
+// Why: a change that moves money (PAID, a refund) locks the merchant's ledger accounts until its
+// commit, so one merchant's changes run one after the other, each holding the lock through its own
+// commit and WAL flush. Measured before this (bench F, 50 connections on one merchant): 141-166
+// changes/s, p99 1.4-1.6 s, the connections queued on the accounts' row lock. In a batch the lock
+// is taken once and the commit is shared.
+//
+// Each change keeps its own outcome: one that throws is rolled back to its savepoint (its writes,
+// its row locks and its notifications go; its neighbours' stay) and its caller gets its error. A
+// change that lost a deadlock or a serialization check inside a batch (a batch holds several rows'
+// locks at once, in an order a lone change would not take them) is run again alone, after the
+// batch. A batch that fails as a whole (its commit, a lost connection) is run again one change at
+// a time, as GroupCommit does for any batch.
+import { sql } from 'kysely';
+import { GroupCommit } from '../../db/group-commit.ts';
+import { inTx, type Db, type Trx } from '../../db/index.ts';
+import type { Scope } from '../../http/scope.ts';
+
+/** One change: work on the locked rows of one scope, inside the transaction it is given. */
+interface Unit {
+  scope: Scope;
+  work: (trx: Trx) => Promise<unknown>;
+}
+
+type Outcome = { value: unknown } | { error: unknown } | { alone: true };
+
+export interface ChangeBatchOptions {
+  /** At most this many changes per transaction. */
+  maxBatch: number;
+  /** At most this many batches (of different merchants) at a time. */
+  maxInFlight: number;
+  /** Start batches on the next turn of the event loop (PGlite, see GroupCommit). */
+  nextTurn?: boolean;
+}
+
+/** How status changes are batched on each database. */
+export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
+  // Batches of different merchants run side by side over the pool; one merchant's, one at a time.
+  postgres: { maxBatch: 100, maxInFlight: 8 },
+  pglite: { maxBatch: 100, maxInFlight: 1, nextTurn: true },
+};
+
+/** A lost deadlock or serialization check: the change is run again alone. */
+const retryAlone = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
+
+export class ChangeWriter {
+  private readonly writer: GroupCommit<Unit, Outcome>;
+  private readonly db: Db;
+  /** maxBatch 1: no batching at all, every change in a transaction of its own as it comes. */
+  private readonly alone: boolean;
+
+  constructor(db: Db, opts: ChangeBatchOptions) {
+    this.db = db;
+    this.alone = opts.maxBatch === 1;
+    this.writer = new GroupCommit<Unit, Outcome>({
+      ...opts,
+      onePerGroup: true,
+      group: (u) => `${u.scope.userId}:${u.scope.livemode}`,
+      write: (units) => this.write(units),
+    });
+  }
+
+  /**
+   * Runs `work` in a database transaction, with the other changes of this scope waiting at that
+   * moment; resolves with what it returned once that transaction committed, or rejects with what
+   * it threw (nothing it wrote stays).
+   */
+  async run<T>(scope: Scope, work: (trx: Trx) => Promise<T>): Promise<T> {
+    if (this.alone) return inTx(this.db, work);
+    const outcome = await this.writer.submit({ scope, work });
+    if ('error' in outcome) throw outcome.error;
+    if ('alone' in outcome) return inTx(this.db, work);
+    return outcome.value as T;
+  }
+
+  private async write(units: Unit[]): Promise<Outcome[]> {
+    // Alone: a transaction of its own, its error its caller's (GroupCommit rejects it).
+    if (units.length === 1) return [{ value: await inTx(this.db, units[0].work) }];
+    return inTx(this.db, async (trx) => {
+      const out: Outcome[] = [];
+      for (const unit of units) {
+        await sql`SAVEPOINT change`.execute(trx);
+        try {
+          const value = await unit.work(trx);
+          await sql`RELEASE SAVEPOINT change`.execute(trx);
+          out.push({ value });
+        } catch (error) {
+          await sql`ROLLBACK TO SAVEPOINT change`.execute(trx);
+          await sql`RELEASE SAVEPOINT change`.execute(trx);
+          out.push(retryAlone(error) ? { alone: true } : { error });
+        }
+      }
+      return out;
+    });
+  }
+}

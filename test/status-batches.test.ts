@@ -1,0 +1,141 @@
+// Status changes in batches (transactions/changes.ts): one merchant's concurrent changes share one
+// database transaction, a savepoint each. Every request keeps its own answer, a change that fails
+// inside a batch leaves nothing behind while its neighbours commit, a change that loses a deadlock
+// inside a batch is run again alone, and the ledger balances afterwards. On PostgreSQL the changes
+// really run concurrently (the pool); on PGlite they queue on its one connection.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { GroupCommit } from '../src/db/group-commit.ts';
+import type { Trx } from '../src/db/index.ts';
+import type { Transaction } from '../src/db/types.ts';
+import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
+import { assertLedgerBalanced } from './ledger-check.ts';
+import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+
+describe('status changes in batches', () => {
+  let ctx: TestContext;
+  let m: Merchant;
+  /** The database transaction each change's afterChange ran in, by transaction id (its last attempt). */
+  const ranIn = new Map<string, Trx>();
+  /** Transactions whose change throws after writing (a plain error), and those that lose a deadlock once. */
+  const explode = new Set<string>();
+  const deadlockOnce = new Set<string>();
+  const spy: TransactionHooks = {
+    async afterChange(trx, _before, after: Transaction) {
+      ranIn.set(after.id, trx);
+      if (explode.has(after.id)) throw new Error('hook failed after the change was written');
+      if (deadlockOnce.delete(after.id)) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    },
+  };
+
+  before(async () => {
+    ctx = await startApp({ perUserPerMinute: 1_000_000, deps: { extraHooks: [spy] } });
+    m = await merchant(ctx.app);
+  });
+  after(() => ctx.close());
+
+  const pix = async (): Promise<string> => {
+    const r = await call(ctx.app, 'POST', '/api/v1/transactions', {
+      key: m.devKey,
+      body: { product: 'Pedido', amountCents: 1000, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
+    });
+    assert.equal(r.status, 201, r.raw);
+    return r.body.transaction.id;
+  };
+  const simulate = (id: string, outcome: 'PAID' | 'FAILED' = 'PAID') => call(ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: m.devKey, body: { outcome } });
+  const status = async (id: string) => (await call(ctx.app, 'GET', `/api/v1/transactions/${id}`, { key: m.devKey })).body.transaction.status;
+  const journalsOf = async (ids: string[]) =>
+    Number((await ctx.database.db.selectFrom('ledger_journals').select((eb) => eb.fn.countAll().as('n')).where('reference_id', 'in', ids).executeTakeFirstOrThrow()).n);
+
+  test('concurrent changes of one merchant: each answered as if alone, fewer commits than changes, the ledger balanced', async () => {
+    const ids = await Promise.all(Array.from({ length: 60 }, pix));
+    const failed = ids.slice(0, 3);
+    for (const id of failed) assert.equal((await simulate(id, 'FAILED')).status, 200);
+    const twice = ids.slice(3, 8);
+    const unknown = ['01a20000-0000-7000-8000-000000000001', '01a20000-0000-7000-8000-000000000002'];
+    const requests = [...ids.slice(3), ...twice, ...failed, ...unknown].map((id) => ({ id, res: simulate(id) }));
+    const answers = await Promise.all(requests.map(async (r) => ({ id: r.id, res: await r.res })));
+
+    for (const id of ids.slice(8)) assert.deepEqual(answers.filter((a) => a.id === id).map((a) => [a.res.status, a.res.body.transaction?.status]), [[200, 'PAID']]);
+    // The same transaction twice at once: one pays it, the other finds it paid.
+    for (const id of twice) {
+      const codes = answers.filter((a) => a.id === id).map((a) => (a.res.status === 200 ? 'PAID' : a.res.body.code ?? a.res.status));
+      assert.deepEqual(codes.sort(), ['INVALID_STATE_TRANSITION', 'PAID'], `twice ${id}`);
+    }
+    for (const id of failed) assert.equal(answers.find((a) => a.id === id)!.res.status, 400);
+    for (const id of unknown) assert.equal(answers.find((a) => a.id === id)!.res.status, 404);
+    for (const id of ids.slice(3)) assert.equal(await status(id), 'PAID');
+    for (const id of failed) assert.equal(await status(id), 'FAILED');
+
+    // Batches formed: the 57 PAID changes ran in fewer database transactions than changes.
+    const paid = ids.slice(3);
+    const transactions = new Set(paid.map((id) => ranIn.get(id)));
+    assert.ok(transactions.size < paid.length, `${transactions.size} database transactions for ${paid.length} changes`);
+    assert.equal(await journalsOf(paid), paid.length, 'one PAID journal per transaction');
+
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('a change that fails inside a batch leaves nothing behind; its neighbours commit', async () => {
+    const ids = await Promise.all(Array.from({ length: 30 }, pix));
+    const bad = ids[10];
+    explode.add(bad);
+    const answers = await Promise.all(ids.map((id) => simulate(id)));
+    explode.delete(bad);
+    assert.equal(answers[10].status, 500);
+    assert.equal(await status(bad), 'PENDING');
+    assert.equal(await journalsOf([bad]), 0, 'no journal of the failed change');
+    const good = ids.filter((id) => id !== bad);
+    for (const [i, id] of ids.entries()) if (id !== bad) assert.equal(answers[i].status, 200, answers[i].raw);
+    assert.equal(await journalsOf(good), good.length);
+    // The failed change shared its database transaction with changes that committed.
+    assert.ok(good.some((id) => ranIn.get(id) === ranIn.get(bad)), 'the failing change ran inside a batch');
+    // And it can be made again.
+    assert.equal((await simulate(bad)).status, 200);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('a change that loses a deadlock inside a batch is run again alone and succeeds', async () => {
+    const ids = await Promise.all(Array.from({ length: 30 }, pix));
+    const victim = ids[12];
+    deadlockOnce.add(victim);
+    const answers = await Promise.all(ids.map((id) => simulate(id)));
+    assert.ok(!deadlockOnce.has(victim), 'the deadlock was raised');
+    for (const r of answers) assert.equal(r.status, 200, r.raw);
+    assert.equal(await status(victim), 'PAID');
+    assert.equal(await journalsOf([victim]), 1);
+    // Its last attempt ran in a database transaction of its own.
+    assert.ok(!ids.some((id) => id !== victim && ranIn.get(id) === ranIn.get(victim)), 'the retry ran alone');
+    await assertLedgerBalanced(ctx.database.db);
+  });
+});
+
+describe('group commit: one batch per group', () => {
+  test('a group with a batch in flight waits; other groups start meanwhile', async () => {
+    const batches: string[][] = [];
+    const pending: (() => void)[] = [];
+    const gc = new GroupCommit<string, string>({
+      maxBatch: 10,
+      maxInFlight: 4,
+      onePerGroup: true,
+      group: (item) => item.split(':')[0],
+      write: async (items) => {
+        batches.push(items);
+        await new Promise<void>((resolve) => pending.push(resolve));
+        return items;
+      },
+    });
+    const all = ['a:1', 'a:2', 'b:1', 'a:3', 'b:2'].map((i) => gc.submit(i));
+    // a:1 alone; a:2 waits for it although slots are free; b:1 starts beside a:1.
+    assert.deepEqual(batches, [['a:1'], ['b:1']]);
+    pending.shift()!();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(batches.at(-1), ['a:2', 'a:3']);
+    while (pending.length) {
+      pending.shift()!();
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.deepEqual(batches, [['a:1'], ['b:1'], ['a:2', 'a:3'], ['b:2']]);
+    assert.deepEqual(await Promise.all(all), ['a:1', 'a:2', 'b:1', 'a:3', 'b:2']);
+  });
+});
