@@ -5,7 +5,8 @@
 //   A3 floor open loop  A at B2's fixed rate (scenarios floor and openloop): the latency floor for B2
 //   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
 //   B2 open loop    B at a fixed rate (1,000/s): its latency (scenario openloop)
-//   B1 comparison   B (and B2) with group commit off: one statement per creation (scenario creation1)
+//   B1 comparison   B (and B2, F) with group commit off: one statement per creation (scenario creation1)
+//   F  simulate     status changes of one merchant: POST .../simulate PAID, a PENDING PIX each (F1: batching off)
 //   E  embedded     B on PGlite, with group commit and without (E1) (scenario embedded)
 //   C  list depth   GET /api/v1/transactions first page vs. a page 10,000 pages deep (1M rows)
 //   S1 subsmetrics  GET /api/subscriptions/metrics over 100,000 subscriptions (bench/subscriptions.ts)
@@ -377,6 +378,9 @@ interface Results {
   /** A3: the floor at B2's rate. */
   floorOpenLoop?: LoadResult;
   openLoopSingle?: CreationResult;
+  /** F: status changes of one merchant (simulate PAID); F1 with batching off (scenario creation1). */
+  simulate?: LoadResult;
+  simulateSingle?: LoadResult;
   /** E: B on embedded PGlite; with group commit off. */
   embedded?: CreationResult;
   embeddedSingle?: CreationResult;
@@ -588,25 +592,26 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
  * PIX transaction of its own (seeded in SQL), 50 connections: every one a locked row, a ledger
  * journal on the merchant's accounts, events. Afterwards the ledger is checked.
  */
-async function scenarioSimulate(ctx: Context, gw: Child): Promise<void> {
-  const m = await merchant(gw, 'simulate');
+async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise<LoadResult> {
+  const m = await merchant(gw, label.toLowerCase());
   const n = 400_000;
   const { rows: [client] } = await ctx.admin.query<{ id: string }>(
     `INSERT INTO clients (id, user_id, livemode, name, email, document, created_at, updated_at)
      VALUES (gen_random_uuid(), $1, false, 'Cliente Seed', 'seed@example.com', $2, now(), now()) RETURNING id`,
     [m.userId, ctx.cpfs[0]],
   );
+  // Display ids and txids unique to this label (F and F1 run in one schema).
   const { rows } = await ctx.admin.query<{ id: string }>(
     `INSERT INTO transactions (id, user_id, livemode, display_id, product, amount_cents, charged_cents, fee_cents, status, payment_method,
        client_id, client_name, client_email, client_document, installments, pix_txid, pix_qr_code, expires_at, provider, created_at, updated_at)
-     SELECT gen_random_uuid(), $1, false, 'F' || lpad(g::text, 9, '0'), 'Pedido', 1000, 1000, 10, 'PENDING', 'PIX', $2, 'Cliente Seed',
-       'seed@example.com', $3, 1, 'SIMU' || lpad(g::text, 21, '0'), $4, now() + interval '1 day', 'sandbox', now(), now()
+     SELECT gen_random_uuid(), $1, false, rpad($6, 2, 'X') || lpad(g::text, 8, '0'), 'Pedido', 1000, 1000, 10, 'PENDING', 'PIX', $2, 'Cliente Seed',
+       'seed@example.com', $3, 1, 'S' || rpad($6, 4, 'X') || lpad(g::text, 20, '0'), $4, now() + interval '1 day', 'sandbox', now(), now()
      FROM generate_series(1, $5::int) g RETURNING id`,
-    [m.userId, client.id, ctx.cpfs[0], ctx.qrCode, n],
+    [m.userId, client.id, ctx.cpfs[0], ctx.qrCode, n, label],
   );
   await ctx.admin.query('ANALYZE transactions');
   await settle(ctx);
-  console.log(`\n[F] status changes: POST /api/v1/transactions/{id}/simulate PAID, ${CONNECTIONS} connections, ${SECONDS} s`);
+  console.log(`\n[${label}] status changes: POST /api/v1/transactions/{id}/simulate PAID, ${CONNECTIONS} connections, ${SECONDS} s`);
   let next = 0;
   const request = () => ({
     method: 'POST',
@@ -617,7 +622,7 @@ async function scenarioSimulate(ctx: Context, gw: Child): Promise<void> {
   const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   await load('warm-up', closedLoop(gw.url, WARMUP_SECONDS, request), roles, true);
   await gw.reset();
-  const result = await load('F simulate PAID', closedLoop(gw.url, SECONDS, request), roles);
+  const result = await load(`${label} simulate PAID`, closedLoop(gw.url, SECONDS, request), roles);
   const stats = await gw.stats();
   const sent = Math.max(1, result.ok + result.non2xx);
   console.log(`  non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}; statements per request ${fmt(Object.values(stats.queries).reduce((a, b) => a + b, 0) / sent, 2)}; gateway CPU ${fmt(stats.cpuMs / sent, 2)} ms per request`);
@@ -628,7 +633,9 @@ async function scenarioSimulate(ctx: Context, gw: Child): Promise<void> {
             (SELECT count(*) FROM ledger_accounts a WHERE a.balance_cents <> (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_entries e WHERE e.account_id = a.id))::int AS off`,
     [m.userId],
   );
-  console.log(`  paid ${check.paid} (2xx ${result.ok + 0}), ledger entries sum ${check.entries}, accounts off their entries ${check.off}`);
+  console.log(`  paid ${check.paid} (warm-up included), ledger entries sum ${check.entries}, accounts off their entries ${check.off}`);
+  if (Number(check.entries) !== 0 || check.off !== 0 || result.non2xx + result.errors > 0) process.exitCode = 1;
+  return result;
 }
 
 /**
@@ -665,6 +672,7 @@ async function scenarioSingleStatements(ctx: Context): Promise<void> {
     console.log(`\n[B1] PIX creation, group commit off: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
     ctx.results.creationSingle = await creationLoad(ctx, gw, 'B1 one statement per creation');
     if (SCENARIOS.includes('openloop')) ctx.results.openLoopSingle = await scenarioOpenLoop(ctx, gw, 'B2-1');
+    if (SCENARIOS.includes('simulate')) ctx.results.simulateSingle = await scenarioSimulate(ctx, gw, 'F1');
   } finally {
     await gw.stop();
   }
@@ -968,6 +976,8 @@ function report(results: Results, mach: Machine): string {
     ...(results.openLoop ? [row(`B2. PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop)`, results.openLoop, CONNECTIONS)] : []),
     ...(results.creationSingle ? [row('B1. B with group commit off (one statement per creation)', results.creationSingle, CONNECTIONS)] : []),
     ...(results.openLoopSingle ? [row(`B2-1. B2 with group commit off`, results.openLoopSingle, CONNECTIONS)] : []),
+    ...(results.simulate ? [row('F. Status changes of one merchant (simulate PAID)', results.simulate, CONNECTIONS)] : []),
+    ...(results.simulateSingle ? [row('F1. F with batching off (a transaction per change)', results.simulateSingle, CONNECTIONS)] : []),
     ...(results.embedded ? [row('E. PIX creation, embedded PGlite', results.embedded, CONNECTIONS)] : []),
     ...(results.embeddedSingle ? [row('E1. E with group commit off', results.embeddedSingle, CONNECTIONS)] : []),
     row(`C. List, first page (limit=${LIST_LIMIT})`, list?.first, LIST_CONNECTIONS),
@@ -993,6 +1003,8 @@ function report(results: Results, mach: Machine): string {
     ...(results.openLoop ? [`- B2: ${cpuLine(results.openLoop)}`] : []),
     ...(results.creationSingle ? [`- B1: ${cpuLine(results.creationSingle)}`] : []),
     ...(results.openLoopSingle ? [`- B2-1: ${cpuLine(results.openLoopSingle)}`] : []),
+    ...(results.simulate ? [`- F: ${cpuLine(results.simulate)}`] : []),
+    ...(results.simulateSingle ? [`- F1: ${cpuLine(results.simulateSingle)}`] : []),
     ...(results.embedded ? [`- E: ${cpuLine(results.embedded)} (the gateway process runs PGlite)`] : []),
     ...(results.embeddedSingle ? [`- E1: ${cpuLine(results.embeddedSingle)}`] : []),
     ...(list ? [`- C first page: ${cpuLine(list.first)}`, `- C deep page: ${cpuLine(list.deep)}`] : []),
@@ -1238,7 +1250,7 @@ async function main() {
   const gw = await startGateway();
   try {
     if (SCENARIOS.includes('creation')) await scenarioPixCreation(ctx, gw);
-    if (SCENARIOS.includes('simulate')) await scenarioSimulate(ctx, gw);
+    if (SCENARIOS.includes('simulate')) ctx.results.simulate = await scenarioSimulate(ctx, gw, 'F');
     if (SCENARIOS.includes('openloop')) ctx.results.openLoop = await scenarioOpenLoop(ctx, gw, 'B2');
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
     if (SCENARIOS.includes('reports')) await scenarioReports(ctx, gw);
