@@ -76,6 +76,26 @@ describe('status changes in batches', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
+  test('payments, partial refunds and full refunds of one merchant at once: each as if alone, the ledger balanced', async () => {
+    const paidFirst = await Promise.all(Array.from({ length: 20 }, pix));
+    for (const id of paidFirst) assert.equal((await simulate(id)).status, 200);
+    const fresh = await Promise.all(Array.from({ length: 20 }, pix));
+    const refund = (id: string, amountCents?: number) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/refund`, { key: m.devKey, body: amountCents === undefined ? undefined : { amountCents } });
+    const [pays, partials, fulls] = await Promise.all([
+      Promise.all(fresh.map((id) => simulate(id))),
+      Promise.all(paidFirst.slice(0, 10).map((id) => refund(id, 400))),
+      Promise.all(paidFirst.slice(10).map((id) => refund(id))),
+    ]);
+    for (const r of pays) assert.equal(r.status, 200, r.raw);
+    for (const r of [...partials, ...fulls]) assert.equal(r.status, 200, r.raw);
+    for (const id of paidFirst.slice(0, 10)) assert.equal(await status(id), 'PARTIALLY_REFUNDED');
+    for (const id of paidFirst.slice(10)) assert.equal(await status(id), 'REFUNDED');
+    const refunds = await ctx.database.db.selectFrom('refunds').select(['transaction_id', 'amount_cents']).where('transaction_id', 'in', paidFirst).execute();
+    assert.equal(refunds.length, 20, 'one refund row each');
+    assert.equal(refunds.reduce((s, r) => s + Number(r.amount_cents), 0), 10 * 400 + 10 * 1000);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
   test('a change that fails inside a batch leaves nothing behind; its neighbours commit', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, pix));
     const bad = ids[10];

@@ -30,7 +30,7 @@ type Outcome = { value: unknown } | { error: unknown } | { alone: true };
 export interface ChangeBatchOptions {
   /** At most this many changes per transaction. */
   maxBatch: number;
-  /** At most this many batches (of different merchants) at a time. */
+  /** At most this many batches (of different merchants) at a time; one merchant's, one at a time. */
   maxInFlight: number;
   /** Start batches on the next turn of the event loop (PGlite, see GroupCommit). */
   nextTurn?: boolean;
@@ -38,8 +38,9 @@ export interface ChangeBatchOptions {
 
 /** How status changes are batched on each database. */
 export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
-  // Batches of different merchants run side by side over the pool; one merchant's, one at a time.
-  postgres: { maxBatch: 100, maxInFlight: 8 },
+  // Different merchants' batches run side by side, as many as the pool gives connections to (as
+  // lone changes always did); one merchant's, one at a time.
+  postgres: { maxBatch: 100, maxInFlight: Infinity },
   pglite: { maxBatch: 100, maxInFlight: 1, nextTurn: true },
 };
 
