@@ -5,12 +5,14 @@
 // really run concurrently (the pool); on PGlite they queue on its one connection.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { GroupCommit } from '../src/db/group-commit.ts';
 import type { Trx } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
+import { ChangeWriter } from '../src/modules/transactions/changes.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 describe('status changes in batches', () => {
   let ctx: TestContext;
@@ -96,7 +98,7 @@ describe('status changes in batches', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('a change that fails inside a batch leaves nothing behind; its neighbours commit', async () => {
+  test('a change that fails leaves nothing behind; the changes beside it commit', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, pix));
     const bad = ids[10];
     explode.add(bad);
@@ -108,14 +110,12 @@ describe('status changes in batches', () => {
     const good = ids.filter((id) => id !== bad);
     for (const [i, id] of ids.entries()) if (id !== bad) assert.equal(answers[i].status, 200, answers[i].raw);
     assert.equal(await journalsOf(good), good.length);
-    // The failed change shared its database transaction with changes that committed.
-    assert.ok(good.some((id) => ranIn.get(id) === ranIn.get(bad)), 'the failing change ran inside a batch');
     // And it can be made again.
     assert.equal((await simulate(bad)).status, 200);
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('a change that loses a deadlock inside a batch is run again alone and succeeds', async () => {
+  test('a change that loses a deadlock is run again alone and succeeds', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, pix));
     const victim = ids[12];
     deadlockOnce.add(victim);
@@ -127,6 +127,67 @@ describe('status changes in batches', () => {
     // Its last attempt ran in a database transaction of its own.
     assert.ok(!ids.some((id) => id !== victim && ranIn.get(id) === ranIn.get(victim)), 'the retry ran alone');
     await assertLedgerBalanced(ctx.database.db);
+  });
+});
+
+// The writer itself on the test database, with a batch held open so that the next one forms for certain.
+describe('ChangeWriter: savepoints and retries inside one batch', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await startApp();
+    await sql`CREATE TABLE change_probe (n int PRIMARY KEY)`.execute(ctx.database.db);
+  });
+  after(() => ctx.close());
+
+  test('the changes queued behind a batch form one transaction; one that throws leaves nothing, one that loses a deadlock runs again alone', async () => {
+    const writer = new ChangeWriter(ctx.database.db, { maxBatch: 100, maxInFlight: 4, nextTurn: !onPostgres });
+    const scope = { userId: '01a20000-0000-7000-8000-0000000000aa', livemode: false };
+    const txOf = new Map<number, unknown[]>();
+    const insert = (n: number) => async (trx: Trx) => {
+      txOf.set(n, [...(txOf.get(n) ?? []), trx]);
+      await sql`INSERT INTO change_probe VALUES (${n})`.execute(trx);
+      return n;
+    };
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const first = writer.run(scope, async (trx) => {
+      await gate;
+      return insert(0)(trx);
+    });
+    await new Promise((r) => setTimeout(r, 20)); // the first batch is in flight, holding its gate
+    let lost = false;
+    const queued = [
+      writer.run(scope, insert(1)),
+      writer.run(scope, async (trx) => {
+        await insert(2)(trx);
+        throw new Error('refused after writing');
+      }),
+      writer.run(scope, async (trx) => {
+        await insert(3)(trx);
+        if (!lost) {
+          lost = true;
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }
+        return 3;
+      }),
+      writer.run(scope, insert(4)),
+    ];
+    open();
+    assert.equal(await first, 0);
+    const settled = await Promise.allSettled(queued);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      [1, 'refused after writing', 3, 4],
+    );
+    const rows = await sql<{ n: number }>`SELECT n FROM change_probe ORDER BY n`.execute(ctx.database.db);
+    assert.deepEqual(rows.rows.map((r) => r.n), [0, 1, 3, 4], 'the refused change wrote nothing');
+    // 1, 2, 3 (its first try) and 4 shared one transaction, not the first batch's; 3's second try ran alone.
+    const batch = txOf.get(1)![0];
+    assert.notEqual(batch, txOf.get(0)![0]);
+    for (const n of [2, 4]) assert.equal(txOf.get(n)![0], batch);
+    assert.equal(txOf.get(3)!.length, 2);
+    assert.equal(txOf.get(3)![0], batch);
+    assert.notEqual(txOf.get(3)![1], batch);
   });
 });
 

@@ -10,9 +10,8 @@
 //
 // Each change keeps its own outcome: one that throws is rolled back to its savepoint (its writes,
 // its row locks and its notifications go; its neighbours' stay) and its caller gets its error. A
-// change that lost a deadlock or a serialization check inside a batch (a batch holds several rows'
-// locks at once, in an order a lone change would not take them) is run again alone, after the
-// batch. A batch that fails as a whole (its commit, a lost connection) is run again one change at
+// change that lost a deadlock or a serialization check (a batch holds several rows' locks at once,
+// in an order a lone change would not take them) is run again alone, after its batch. A batch that fails as a whole (its commit, a lost connection) is run again one change at
 // a time, as GroupCommit does for any batch.
 import { sql } from 'kysely';
 import { GroupCommit } from '../../db/group-commit.ts';
@@ -78,8 +77,16 @@ export class ChangeWriter {
   }
 
   private async write(units: Unit[]): Promise<Outcome[]> {
-    // Alone: a transaction of its own, its error its caller's (GroupCommit rejects it).
-    if (units.length === 1) return [{ value: await inTx(this.db, units[0].work) }];
+    // Alone: a transaction of its own, its error its caller's (GroupCommit rejects it); a lost
+    // deadlock is tried once more (the other side may have been a batch).
+    if (units.length === 1) {
+      try {
+        return [{ value: await inTx(this.db, units[0].work) }];
+      } catch (error) {
+        if (retryAlone(error)) return [{ alone: true }];
+        throw error;
+      }
+    }
     return inTx(this.db, async (trx) => {
       const out: Outcome[] = [];
       for (const unit of units) {
