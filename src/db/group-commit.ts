@@ -1,10 +1,11 @@
 // Group commit: many requests' writes in one statement and one commit.
 //
 // A write submitted while the database is idle starts at once, alone (no timer, no waiting for
-// company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are in flight queue up; as soon as a batch finishes,
-// everything queued (up to `maxBatch`, of one group) becomes the next batch. At most `maxInFlight`
-// batches run at a time (and, with `onePerGroup`, one per group). A batch that fails as a whole is written again one item at a time, so one
-// bad item fails alone. Each submitter's promise settles only when its own batch has finished,
+// company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are
+// in flight queue up; as soon as a batch finishes, everything queued (up to `maxBatch`, of one
+// group) becomes the next batch. At most `maxInFlight` batches run at a time (and, with
+// `onePerGroup`, one per group). A batch that fails as a whole is written again one item at a time,
+// so one bad item fails alone. Each submitter's promise settles only when its own batch has finished,
 // i.e. after its commit (the statement is run outside any transaction: it commits by itself).
 //
 // It knows nothing of SQL: `write` is given the items of a batch and returns one result per item.

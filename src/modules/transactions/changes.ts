@@ -6,13 +6,15 @@
 // commit, so one merchant's changes run one after the other, each holding the lock through its own
 // commit and WAL flush. Measured before this (bench F, 50 connections on one merchant): 141-166
 // changes/s, p99 1.4-1.6 s, the connections queued on the accounts' row lock. In a batch the lock
-// is taken once and the commit is shared.
+// is taken once and the commit is shared. Every change's work must be safe to run again (it is
+// only database work on the transaction it is given).
 //
 // Each change keeps its own outcome: one that throws is rolled back to its savepoint (its writes,
 // its row locks and its notifications go; its neighbours' stay) and its caller gets its error. A
 // change that lost a deadlock or a serialization check (a batch holds several rows' locks at once,
-// in an order a lone change would not take them) is run again alone, after its batch. A batch that fails as a whole (its commit, a lost connection) is run again one change at
-// a time, as GroupCommit does for any batch.
+// in an order a lone change would not take them) is run again alone, after its batch. A batch that
+// fails as a whole (its commit, a lost connection) is run again one change at a time, as
+// GroupCommit does for any batch.
 import { sql } from 'kysely';
 import { GroupCommit } from '../../db/group-commit.ts';
 import { inTx, type Db, type Trx } from '../../db/index.ts';
