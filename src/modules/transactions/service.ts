@@ -248,8 +248,9 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
 export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, provider: PaymentProvider, events: ProviderEvent[]): Promise<Transaction[]> {
   const out: Transaction[] = [];
   for (const e of events) {
-    let change: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
+    const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
     const applied = await deps.changes.run(scope, async (trx) => {
+      let change = reported;
       const tx = await lockTransaction(trx, scope, e.transactionId);
       if (!tx || tx.provider !== provider.name) throw notFound('Transaction');
       if (e.outcome === 'PAID' && e.reference !== undefined) {
