@@ -20,7 +20,7 @@
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
 // BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
-// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B,
+// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180).
 // Each scenario is a small function taking the shared context; webhook deliveries live in webhooks.ts.
@@ -622,9 +622,13 @@ async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise
   const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   await load('warm-up', closedLoop(gw.url, WARMUP_SECONDS, request), roles, true);
   await gw.reset();
+  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label}.cpuprofile`);
+  if (PROFILE) await gw.profileStart();
   const result = await load(`${label} simulate PAID`, closedLoop(gw.url, SECONDS, request), roles);
+  if (PROFILE) await gw.profileStop(profileFile);
   const stats = await gw.stats();
   const sent = Math.max(1, result.ok + result.non2xx);
+  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
   console.log(`  non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}; statements per request ${fmt(Object.values(stats.queries).reduce((a, b) => a + b, 0) / sent, 2)}; gateway CPU ${fmt(stats.cpuMs / sent, 2)} ms per request`);
   console.log(`  ${cpuLine(result)}`);
   const { rows: [check] } = await ctx.admin.query(
