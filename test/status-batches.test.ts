@@ -220,3 +220,51 @@ describe('group commit: one batch per group', () => {
     assert.deepEqual(await Promise.all(all), ['a:1', 'a:2', 'b:1', 'a:3', 'b:2']);
   });
 });
+
+// Two merchants' batches paying sales of the same two affiliates in opposite orders: each batch
+// holds the first affiliate's accounts while it locks the second's, which lone changes never did.
+// Whichever change PostgreSQL picks as a deadlock's victim is run again alone; every sale is paid
+// once, with one commission, and the ledger balances.
+describe('status changes in batches across merchants (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await startApp({ perUserPerMinute: 1_000_000 });
+  });
+  after(() => ctx.close());
+
+  test('sellers paying sales of shared affiliates in opposite orders: every sale paid once, one commission each', async () => {
+    const [s1, s2, x, y] = await Promise.all([merchant(ctx.app), merchant(ctx.app), merchant(ctx.app), merchant(ctx.app)]);
+    /** A product of `owner` with a program `affiliate` joined: its link's slug and the affiliate's code. */
+    const program = async (owner: Merchant, affiliate: Merchant) => {
+      const p = await call(ctx.app, 'POST', '/api/v1/products', { key: owner.devKey, body: { name: 'Curso', price: 10000 } });
+      const l = await call(ctx.app, 'POST', '/api/v1/payment-links', { key: owner.devKey, body: { title: 'Curso', products: [{ productId: p.body.product.id, quantity: 1 }] } });
+      const pr = await call(ctx.app, 'POST', '/api/affiliate/programs', { key: owner.devKey, body: { productId: p.body.product.id, commissionType: 'PERCENTAGE', commissionValue: 1000 } });
+      const j = await call(ctx.app, 'POST', `/api/affiliate/join/${pr.body.data.id}`, { key: affiliate.devKey });
+      assert.equal(j.status, 201, j.raw);
+      return { slug: l.body.paymentLink.slug as string, code: j.body.data.code as string };
+    };
+    const sale = async (p: { slug: string; code: string }) => {
+      const r = await call(ctx.app, 'POST', `/api/payment-links/public/slug/${p.slug}/checkout`, {
+        body: { clientName: 'Joana Lima', clientEmail: 'joana@example.com', clientDocument: cpf(), paymentMethod: 'PIX', affiliateCode: p.code },
+      });
+      assert.equal(r.status, 201, r.raw);
+      return r.body.transaction.id as string;
+    };
+    const [s1x, s1y, s2x, s2y] = await Promise.all([program(s1, x), program(s1, y), program(s2, x), program(s2, y)]);
+    const rounds = 12;
+    // s1's sales alternate x, y; s2's alternate y, x.
+    const s1Sales: string[] = [];
+    const s2Sales: string[] = [];
+    for (let i = 0; i < rounds; i++) {
+      s1Sales.push(await sale(i % 2 ? s1y : s1x));
+      s2Sales.push(await sale(i % 2 ? s2x : s2y));
+    }
+    const pay = (id: string, m: Merchant) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } });
+    const answers = await Promise.all(s1Sales.flatMap((id, i) => [pay(id, s1), pay(s2Sales[i], s2)]));
+    for (const r of answers) assert.equal(r.status, 200, r.raw);
+    const commissions = await ctx.database.db.selectFrom('affiliate_commissions').select('transaction_id').where('transaction_id', 'in', [...s1Sales, ...s2Sales]).execute();
+    assert.equal(commissions.length, 2 * rounds, 'one commission per sale');
+    assert.equal(new Set(commissions.map((c) => c.transaction_id)).size, 2 * rounds);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+});
