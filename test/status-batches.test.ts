@@ -1,8 +1,10 @@
 // Status changes in batches (transactions/changes.ts): one merchant's concurrent changes share one
-// database transaction, a savepoint each. Every request keeps its own answer, a change that fails
-// inside a batch leaves nothing behind while its neighbours commit, a change that loses a deadlock
-// inside a batch is run again alone, and the ledger balances afterwards. On PostgreSQL the changes
-// really run concurrently (the pool); on PGlite they queue on its one connection.
+// database transaction, a savepoint each. Every request keeps its own answer (payments, refunds,
+// the same payment twice, unknown ids), a change that fails leaves nothing behind while its
+// neighbours commit, a change that loses a deadlock is run again alone (a simulated one through
+// the API and in a batch held open; real ones between two merchants' batches on PostgreSQL), and
+// the ledger balances afterwards. On PostgreSQL the changes really run concurrently (the pool); on
+// PGlite they queue on its one connection.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
