@@ -122,6 +122,19 @@ describe('payment', () => {
     assert.equal((await get(b.id)).status, 'PAID');
   });
 
+  test('two notifications at once, each carrying the same twelve Pix of one merchant: each transaction paid once by its Pix', async () => {
+    const txs = await Promise.all(Array.from({ length: 12 }, () => createPix()));
+    const pix = [];
+    for (const tx of txs) pix.push(await env.psp.pay(txidFor(tx.id), { mode: 'none' }));
+    assert.deepEqual(await Promise.all([env.psp.notify(pix), env.psp.notify([...pix].reverse())]), [200, 200]);
+    for (const [i, tx] of txs.entries()) {
+      assert.equal((await get(tx.id)).status, 'PAID');
+      assert.equal((await row(tx.id)).provider_ref, pix[i].endToEndId);
+      assert.deepEqual((await journals(tx.id)).map((j) => j.kind), ['payment']);
+    }
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('a lost notification is recovered by the reconciliation (GET /pix?inicio&fim)', async () => {
     const tx = await createPix();
     const pix = await env.psp.pay(txidFor(tx.id), { mode: 'none' });

@@ -112,8 +112,12 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   const done = await known(deps, e2eids);
   const fresh = e2eids.filter((e) => !done.has(e));
   const events = await deps.provider.parseCallback(fresh.map((endToEndId) => ({ endToEndId })));
-  let paid = 0;
-  for (const e of events) if (await settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents!, settledAt: e.paidAt! })) paid += 1;
+  // All at once: a merchant's Pix of one notification are then paid in one database transaction
+  // (transactions/changes.ts), each as if alone. A failure is thrown once all have finished.
+  const settled = await Promise.allSettled(events.map((e) => settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents!, settledAt: e.paidAt! })));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const paid = settled.filter((r) => r.status === 'fulfilled' && r.value).length;
   if (done.size) await syncRefunds(deps, new Date(), 100, [...done]);
   return { paid };
 }
