@@ -112,8 +112,9 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   const done = await known(deps, e2eids);
   const fresh = e2eids.filter((e) => !done.has(e));
   const events = await deps.provider.parseCallback(fresh.map((endToEndId) => ({ endToEndId })));
-  // All at once: a merchant's Pix of one notification are then paid in one database transaction
-  // (transactions/changes.ts), each as if alone. A failure is thrown once all have finished.
+  // All at once: a merchant's Pix of one notification are then paid in batches, not a database
+  // transaction each (transactions/changes.ts), each as if alone. A failure is thrown once all have
+  // finished.
   const settled = await Promise.allSettled(events.map((e) => settle(deps, { e2eid: e.reference!, transactionId: e.transactionId, amountCents: e.amountCents!, settledAt: e.paidAt! })));
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
