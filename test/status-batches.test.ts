@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { GroupCommit } from '../src/db/group-commit.ts';
 import type { Trx } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
 import { ChangeWriter } from '../src/modules/transactions/changes.ts';
@@ -190,36 +189,6 @@ describe('ChangeWriter: savepoints and retries inside one batch', () => {
     assert.equal(txOf.get(3)!.length, 2);
     assert.equal(txOf.get(3)![0], batch);
     assert.notEqual(txOf.get(3)![1], batch);
-  });
-});
-
-describe('group commit: one batch per group', () => {
-  test('a group with a batch in flight waits; other groups start meanwhile', async () => {
-    const batches: string[][] = [];
-    const pending: (() => void)[] = [];
-    const gc = new GroupCommit<string, string>({
-      maxBatch: 10,
-      maxInFlight: 4,
-      onePerGroup: true,
-      group: (item) => item.split(':')[0],
-      write: async (items) => {
-        batches.push(items);
-        await new Promise<void>((resolve) => pending.push(resolve));
-        return items;
-      },
-    });
-    const all = ['a:1', 'a:2', 'b:1', 'a:3', 'b:2'].map((i) => gc.submit(i));
-    // a:1 alone; a:2 waits for it although slots are free; b:1 starts beside a:1.
-    assert.deepEqual(batches, [['a:1'], ['b:1']]);
-    pending.shift()!();
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(batches.at(-1), ['a:2', 'a:3']);
-    while (pending.length) {
-      pending.shift()!();
-      await new Promise((r) => setImmediate(r));
-    }
-    assert.deepEqual(batches, [['a:1'], ['b:1'], ['a:2', 'a:3'], ['b:2']]);
-    assert.deepEqual(await Promise.all(all), ['a:1', 'a:2', 'b:1', 'a:3', 'b:2']);
   });
 });
 
