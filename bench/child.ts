@@ -74,7 +74,8 @@ export function timeRequests(server: Server): void {
 // The event loop's lateness and GC pauses, to tell a latency tail of the process from one of the database.
 const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
-const gc = { count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 };
+const noGc = () => ({ count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 });
+const gc = noGc();
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     gc.count++;
@@ -111,7 +112,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
       cpu = process.cpuUsage();
       loop.reset();
       served.length = 0;
-      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, majorCount: 0, majorMaxMs: 0 });
+      Object.assign(gc, noGc());
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
       const used = process.cpuUsage(cpu);

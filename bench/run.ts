@@ -370,20 +370,20 @@ interface Context {
 interface Results {
   floor?: LoadResult & { serverCpuMsPerRequest: number };
   floorSql?: LoadResult & { serverCpuMsPerRequest: number };
-  creation?: CreationResult;
+  creation?: GatewayResult;
   /** B1: B with group commit off. */
-  creationSingle?: CreationResult;
+  creationSingle?: GatewayResult;
   /** B2: B at a fixed rate; with group commit off. */
-  openLoop?: CreationResult;
+  openLoop?: GatewayResult;
   /** A3: the floor at B2's rate. */
   floorOpenLoop?: LoadResult;
-  openLoopSingle?: CreationResult;
+  openLoopSingle?: GatewayResult;
   /** F: status changes of one merchant (simulate PAID); F1 with batching off (scenario creation1). */
-  simulate?: LoadResult;
-  simulateSingle?: LoadResult;
+  simulate?: GatewayResult;
+  simulateSingle?: GatewayResult;
   /** E: B on embedded PGlite; with group commit off. */
-  embedded?: CreationResult;
-  embeddedSingle?: CreationResult;
+  embedded?: GatewayResult;
+  embeddedSingle?: GatewayResult;
   webhooks?: WebhookBenchResult;
   checkout?: CheckoutBenchResult;
   subsMetrics?: MetricsBenchResult;
@@ -530,18 +530,18 @@ async function scenarioFloorSql(ctx: Context, floor: Child): Promise<void> {
   ctx.results.floorSql = { ...result, serverCpuMsPerRequest: stats.cpuMs / sent };
 }
 
-type CreationResult = LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
+/** A load on the gateway process, with what that process reported of it. */
+type GatewayResult = LoadResult & { queriesPerRequest: Record<string, number>; serverCpuMsPerRequest: number; serverSystemMsPerRequest: number };
 
 /**
  * PIX creations through a gateway process, a unique Idempotency-Key per request: 50 connections as
  * fast as they go, or with `rate`, that many requests per second from all of them together.
  */
-async function creationLoad(ctx: Context, gw: Child, label: string, rate?: number): Promise<CreationResult> {
+async function creationLoad(ctx: Context, gw: Child, label: string, rate?: number): Promise<GatewayResult> {
   const m = await merchant(gw, label.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   // One request first, to check the shape before hammering.
   const probe = await api(gw.url, 'POST', '/api/v1/transactions', JSON.parse(pixBody(ctx)), { 'api-key': m.key, 'idempotency-key': `probe-${runId}-${label}` });
   if (probe.status !== 201 || !probe.body.transaction?.pix?.qrCode) throw new Error(`PIX creation probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
-  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   let key = 0;
   const request = () => ({
     method: 'POST',
@@ -549,14 +549,23 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
     headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `bench-${runId}-${label}-${key++}` },
     body: pixBody(ctx),
   });
-  // With a rate, an open loop (bench/open-loop.ts), not autocannon's overallRate (bursts, see there).
+  return gatewayLoad(gw, label, request, rate);
+}
+
+/**
+ * A warm-up, then SECONDS of `request` against the gateway (with a rate, an open loop, bench/open-loop.ts,
+ * not autocannon's overallRate: bursts, see there; else a closed loop), and what the gateway
+ * process reports of it: statements, CPU, event loop, GC, its CPU profile with BENCH_PROFILE.
+ */
+async function gatewayLoad(gw: Child, label: string, request: OpenLoopOptions['request'], rate?: number): Promise<GatewayResult> {
+  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   const run = (name: string, seconds: number, quiet = false) =>
     rate
       ? loadOpen(name, { url: gw.url, rate, seconds, connections: CONNECTIONS, request }, roles, quiet)
       : load(name, closedLoop(gw.url, seconds, request), roles, quiet);
   await run('warm-up', WARMUP_SECONDS, true);
   await gw.reset();
-  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-creation.cpuprofile`);
+  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`);
   if (PROFILE) await gw.profileStart();
   const result = await run(label, SECONDS);
   if (PROFILE) await gw.profileStop(profileFile);
@@ -592,7 +601,7 @@ async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
  * PIX transaction of its own (seeded in SQL), 50 connections: every one a locked row, a ledger
  * journal on the merchant's accounts, events. Afterwards the ledger is checked.
  */
-async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise<LoadResult> {
+async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise<GatewayResult> {
   const m = await merchant(gw, label.toLowerCase());
   const n = 400_000;
   const { rows: [client] } = await ctx.admin.query<{ id: string }>(
@@ -619,17 +628,7 @@ async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise
     headers: { 'content-type': 'application/json', 'api-key': m.key },
     body: '{"outcome":"PAID"}',
   });
-  const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
-  await load('warm-up', closedLoop(gw.url, WARMUP_SECONDS, request), roles, true);
-  await gw.reset();
-  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label}.cpuprofile`);
-  if (PROFILE) await gw.profileStart();
-  const result = await load(`${label} simulate PAID`, closedLoop(gw.url, SECONDS, request), roles);
-  if (PROFILE) await gw.profileStop(profileFile);
-  const stats = await gw.stats();
-  const sent = Math.max(1, result.ok + result.non2xx);
-  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
-  console.log(`  non-2xx ${result.non2xx} ${JSON.stringify(result.statusCodes)}; statements per request ${fmt(Object.values(stats.queries).reduce((a, b) => a + b, 0) / sent, 2)}; gateway CPU ${fmt(stats.cpuMs / sent, 2)} ms per request`);
+  const result = await gatewayLoad(gw, `${label} simulate PAID`, request);
   console.log(`  ${cpuLine(result)}`);
   const { rows: [check] } = await ctx.admin.query(
     `SELECT (SELECT count(*) FROM transactions WHERE user_id = $1 AND status = 'PAID')::int AS paid,
@@ -646,7 +645,7 @@ async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise
  * B2: the same creations at a fixed rate (OPEN_LOOP_RATE per second, one every 1/rate s, over up to
  * 50 connections): the latency a steady load sees, rather than the throughput of a saturating one.
  */
-async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise<CreationResult> {
+async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise<GatewayResult> {
   await settle(ctx);
   console.log(`\n[${label}] PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
   return creationLoad(ctx, gw, `${label} open loop`, OPEN_LOOP_RATE);
@@ -1025,9 +1024,9 @@ function report(results: Results, mach: Machine): string {
         (floor ? `; PostgreSQL CPU per request: creation ${fmt(((creation.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, creation.ok), 2)} ms, floor ${fmt(((floor.cpu.seconds.postgres ?? 0) * 1000) / Math.max(1, floor.ok), 2)} ms.` : '.'),
     );
   }
-  const statements = (r: CreationResult) => fmt(Object.values(r.queriesPerRequest).reduce((a, b) => a + b, 0), 2);
+  const statements = (r: GatewayResult) => fmt(Object.values(r.queriesPerRequest).reduce((a, b) => a + b, 0), 2);
   // The embedded gateway runs its database itself: its CPU is the gateway's (no PostgreSQL figure).
-  const perRequest = (name: string, r: CreationResult | undefined, embedded = false) =>
+  const perRequest = (name: string, r: GatewayResult | undefined, embedded = false) =>
     r
       ? [
           `- ${name}: ${embedded ? '' : `${statements(r)} statements, `}${fmt(r.serverCpuMsPerRequest, 2)} ms of gateway CPU` +

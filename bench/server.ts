@@ -2,7 +2,8 @@
 // bench/run.ts created and migrated. Prints PORT=<n> once it listens on 127.0.0.1.
 // Environment (set by bench/run.ts): DATABASE_URL, BENCH_SCHEMA, JWT_SECRET, DATABASE_POOL_SIZE,
 // RATE_LIMIT_PER_MINUTE, LOG_LEVEL, RUN_JOBS=false; and for the comparison scenarios:
-// - BENCH_GROUP_COMMIT=off: every creation in a statement of its own, as before group commit;
+// - BENCH_GROUP_COMMIT=off: every creation in a statement of its own and every status change in a
+//   transaction of its own, as before group commit;
 // - BENCH_EMBEDDED_DIR=<dir>: embedded PGlite in that data directory (migrated here) instead of
 //   PostgreSQL, as `cofre serve` runs without DATABASE_URL.
 import { buildApp } from '../src/app.ts';
@@ -21,10 +22,10 @@ const database = embeddedDir
   ? await connect({ url: null, dataDir: embeddedDir })
   : await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
 if (embeddedDir) await migrate(database.db);
-const creationBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
-const changeBatch = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
+// Off: creations and status changes alike one at a time, as they came.
+const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const limiter = new MemoryLimiter();
-const app = await buildApp(buildDeps(config, database, { limiter, creationBatch, changeBatch }));
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch: unbatched, changeBatch: unbatched }));
 timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
