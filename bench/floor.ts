@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
-import { prepared, preparedName } from '../src/db/index.ts';
+import { preparedName } from '../src/db/index.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
 import type { RequestKey } from '../src/http/idempotency.ts';
 import { EventLog } from '../src/modules/events/service.ts';
@@ -145,10 +145,12 @@ app.post('/floor-sql', async (req, reply) => {
     updated_at: now,
   };
   const render = (tx: Transaction) => JSON.stringify({ message: 'Transaction created', transaction: tx });
-  const q = creationStatement(events, [{ draft: row, attach: { key, status: 201, render } }]).compile(compiler);
-  const t = await named(prepared('tx_create', q.sql), q.parameters as unknown[]);
-  const body: string = t.rows[0].attached;
-  return reply.code(201).type('application/json').send(body);
+  const statement = creationStatement(events, [{ draft: row, attach: { key, status: 201, render } }]);
+  const q = statement.compile(compiler);
+  const t = await named(q.sql, q.parameters as unknown[]);
+  const written = statement.written(t.rows[0]);
+  if (!('attached' in written)) return reply.code(409).send({ message: 'Idempotency-Key taken' });
+  return reply.code(201).type('application/json').send(written.attached);
 });
 
 await app.listen({ port: 0, host: '127.0.0.1' });

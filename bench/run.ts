@@ -4,6 +4,8 @@
 //   A2 SQL floor    the statement PIX creation sends, from raw pg in a bare route (no app code), after B
 //   A3 floor open loop  A at B2's fixed rate (scenarios floor and openloop): the latency floor for B2
 //   B  PIX creation POST /api/v1/transactions, unique Idempotency-Key per request
+//   AB interleaved  A and B (and A3 and B2 with openloop) in alternating slices of a few seconds, both
+//                   servers up: the ratio B / A as both see the same moments of a drifting host
 //   B2 open loop    B at a fixed rate (1,000/s): its latency (scenario openloop)
 //   B1 comparison   B (and B2, F) with group commit off: one statement per creation (scenario creation1)
 //   F  simulate     status changes of one merchant: POST .../simulate PAID, a PENDING PIX each (F1: batching off)
@@ -19,7 +21,7 @@
 //
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
-// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180).
@@ -53,7 +55,7 @@ const SECONDS = positiveInt('BENCH_SECONDS', 20);
 const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
+const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
@@ -62,6 +64,8 @@ const CONNECTIONS = 50;
 const LIST_CONNECTIONS = 10;
 const POOL_SIZE = positiveInt('BENCH_POOL_SIZE', 50);
 const WARMUP_SECONDS = 3;
+/** AB: the length of one slice of A or B. */
+const SLICE_SECONDS = positiveInt('BENCH_SLICE_SECONDS', 3);
 /** Creations per second of the open-loop scenario (B2). */
 const OPEN_LOOP_RATE = positiveInt('BENCH_OPEN_LOOP_RATE', 1000);
 const LIST_LIMIT = 20;
@@ -368,6 +372,8 @@ interface Context {
 }
 
 interface Results {
+  /** AB: A and B (A3 and B2) measured in alternating slices; the ratio of each pair of neighbouring slices. */
+  interleaved?: { floor: LoadResult; creation: GatewayResult; ratios: number[]; floorOpenLoop?: LoadResult; openLoop?: GatewayResult };
   floor?: LoadResult & { serverCpuMsPerRequest: number };
   floorSql?: LoadResult & { serverCpuMsPerRequest: number };
   creation?: GatewayResult;
@@ -649,6 +655,73 @@ async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise
   await settle(ctx);
   console.log(`\n[${label}] PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
   return creationLoad(ctx, gw, `${label} open loop`, OPEN_LOOP_RATE);
+}
+
+/**
+ * AB: the floor (A) and PIX creation (B) in alternating slices of SLICE_SECONDS (A B, then B A, ...),
+ * both servers up, until each has run SECONDS; with openloop, A3 and B2 the same way. A run of A
+ * then a run of B a minute apart measures two moments of a host whose speed drifts by tens of per
+ * cent in minutes (bench/README.md); slices put both in the same moments, and the ratio of each
+ * pair of neighbouring slices shows how much a single ratio can be trusted. Both pools at once:
+ * the floor's 50 connections and the few the gateway's group commit uses stay under max_connections.
+ */
+async function scenarioInterleaved(ctx: Context): Promise<void> {
+  await withFloor(ctx, async (floor) => {
+    const gw = await startGateway();
+    try {
+      const m = await merchant(gw, 'interleaved');
+      let key = 0;
+      const floorRequest = () => ({ method: 'POST', path: '/floor', headers: { 'content-type': 'application/json' }, body: pixBody(ctx) });
+      const creationRequest = () => ({
+        method: 'POST',
+        path: '/api/v1/transactions',
+        headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `ab-${runId}-${key++}` },
+        body: pixBody(ctx),
+      });
+      const roles = { [floor.pid]: 'server', [gw.pid]: 'server', [process.pid]: 'autocannon' };
+      const rounds = Math.max(2, Math.round(SECONDS / SLICE_SECONDS));
+      const slices = async (label: string, rate: number | undefined) => {
+        const run = (url: string, request: OpenLoopOptions['request'], seconds: number) =>
+          rate ? loadOpen(label, { url, rate, seconds, connections: CONNECTIONS, request }, roles, true) : load(label, closedLoop(url, seconds, request), roles, true);
+        await settle(ctx);
+        console.log(`\n[${label}] ${rate ? `A3 and B2 at ${rate.toLocaleString('en-US')}/s` : 'A and B'} in alternating slices: ${rounds} x ${SLICE_SECONDS} s each, ${CONNECTIONS} connections`);
+        await run(floor.url, floorRequest, WARMUP_SECONDS);
+        await run(gw.url, creationRequest, WARMUP_SECONDS);
+        await floor.reset();
+        await gw.reset();
+        const a: LoadResult[] = [];
+        const b: LoadResult[] = [];
+        for (let round = 0; round < rounds; round++) {
+          for (const side of round % 2 ? ['B', 'A'] : ['A', 'B']) {
+            if (side === 'A') a.push(await run(floor.url, floorRequest, SLICE_SECONDS));
+            else b.push(await run(gw.url, creationRequest, SLICE_SECONDS));
+          }
+        }
+        const [floorStats, gwStats] = [await floor.stats(), await gw.stats()];
+        const A = merge(rate ? 'floor open loop' : 'floor', a);
+        const B = merge(rate ? 'B2 open loop' : 'PIX creation', b);
+        const served = (r: LoadResult) => Math.max(1, r.ok + r.non2xx);
+        const pg = (r: LoadResult) => ((r.cpu.seconds.postgres ?? 0) * 1000) / served(r);
+        for (const r of [A, B]) {
+          console.log(`  ${r.label}: ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 1)} ms, p99 ${fmt(r.p99, 1)} ms, 2xx ${r.ok}, non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}`);
+        }
+        console.log(`  CPU per request: floor process ${fmt(floorStats.cpuMs / served(A), 3)} ms, PostgreSQL ${fmt(pg(A), 3)} ms; gateway ${fmt(gwStats.cpuMs / served(B), 3)} ms, PostgreSQL ${fmt(pg(B), 3)} ms`);
+        const creation: GatewayResult = { ...B, queriesPerRequest: {}, serverCpuMsPerRequest: gwStats.cpuMs / served(B), serverSystemMsPerRequest: gwStats.systemMs / served(B) };
+        return { A, B: creation, ratios: b.map((x, i) => x.rps / a[i].rps) };
+      };
+      const closed = await slices('AB', undefined);
+      const sorted = [...closed.ratios].sort((x, y) => x - y);
+      console.log(`  B / A: ${fmt((closed.B.rps / closed.A.rps) * 100, 1)}% over all slices; per pair of neighbouring slices median ${fmt(sorted[sorted.length >> 1] * 100, 1)}%, from ${fmt(sorted[0] * 100, 1)}% to ${fmt(sorted[sorted.length - 1] * 100, 1)}%`);
+      ctx.results.interleaved = { floor: closed.A, creation: closed.B, ratios: closed.ratios };
+      if (SCENARIOS.includes('openloop')) {
+        const open = await slices('AB open loop', OPEN_LOOP_RATE);
+        Object.assign(ctx.results.interleaved, { floorOpenLoop: open.A, openLoop: open.B });
+      }
+      if (closed.B.non2xx + closed.B.errors + closed.B.timeouts > 0) process.exitCode = 1;
+    } finally {
+      await gw.stop();
+    }
+  });
 }
 
 /** A gateway process of its own for a comparison scenario (run while no other gateway is up: pools of 50). */
@@ -964,6 +1037,9 @@ function report(results: Results, mach: Machine): string {
       : `| ${name} | - | - | not run | | | | | | |`;
   const met = (ok: boolean | undefined) => (ok === undefined ? 'not run' : ok ? '**met**' : '**missed**');
   const share = floor && creation ? creation.rps / floor.rps : undefined;
+  const ab = results.interleaved;
+  const abShare = ab ? ab.creation.rps / ab.floor.rps : undefined;
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
   const p50Ratio = list ? list.deep.p50 / list.first.p50 : undefined;
   const p99Ratio = list ? list.deep.p99 / list.first.p99 : undefined;
   const lines = [
@@ -983,6 +1059,14 @@ function report(results: Results, mach: Machine): string {
     ...(results.simulateSingle ? [row('F1. F with batching off (a transaction per change)', results.simulateSingle, CONNECTIONS)] : []),
     ...(results.embedded ? [row('E. PIX creation, embedded PGlite', results.embedded, CONNECTIONS)] : []),
     ...(results.embeddedSingle ? [row('E1. E with group commit off', results.embeddedSingle, CONNECTIONS)] : []),
+    ...(ab
+      ? [
+          row('AB. Floor, in alternating slices with B', ab.floor, CONNECTIONS),
+          row('AB. PIX creation, in alternating slices with A', ab.creation, CONNECTIONS),
+          ...(ab.floorOpenLoop ? [row(`AB. Floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, in slices with B2`, ab.floorOpenLoop, CONNECTIONS)] : []),
+          ...(ab.openLoop ? [row(`AB. PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, in slices with A3`, ab.openLoop, CONNECTIONS)] : []),
+        ]
+      : []),
     row(`C. List, first page (limit=${LIST_LIMIT})`, list?.first, LIST_CONNECTIONS),
     row(`C. List, page ${list ? list.depthPages.toLocaleString('en-US') : DEPTH_PAGES.toLocaleString('en-US')} (limit=${LIST_LIMIT})`, list?.deep, LIST_CONNECTIONS),
     '',
@@ -993,6 +1077,14 @@ function report(results: Results, mach: Machine): string {
     `| PIX creation >= ${TARGETS.floorShare * 100}% of the floor | ${share !== undefined ? `${fmt(share * 100, 1)}% (${fmt(creation!.rps, 0)} / ${fmt(floor!.rps, 0)})` : '-'} | ${met(share === undefined ? undefined : share >= TARGETS.floorShare)} |`,
     `| PIX creation: 0 non-2xx | ${creation ? creation.non2xx + creation.errors + creation.timeouts : '-'} | ${met(creation && creation.non2xx + creation.errors + creation.timeouts === 0)} |`,
     `| Issue 17: PIX creation >= 100% of the floor, p99 <= ${TARGETS17.creationP99Ms} ms | ${share !== undefined ? `${fmt(share * 100, 1)}%, p99 ${fmt(creation!.p99, 1)} ms` : '-'} | ${met(share === undefined ? undefined : share >= 1 && creation!.p99 <= TARGETS17.creationP99Ms)} |`,
+    ...(ab
+      ? [
+          `| Issue 17, A and B in alternating slices: PIX creation >= 100% of the floor, p99 <= ${TARGETS17.creationP99Ms} ms | ${fmt(abShare! * 100, 1)}% (per pair of slices: median ${fmt(median(ab.ratios) * 100, 1)}%, ${fmt(Math.min(...ab.ratios) * 100, 1)}-${fmt(Math.max(...ab.ratios) * 100, 1)}%), p99 ${fmt(ab.creation.p99, 1)} ms (the floor's ${fmt(ab.floor.p99, 1)} ms) | ${met(abShare! >= 1 && ab.creation.p99 <= TARGETS17.creationP99Ms)} |`,
+          ...(ab.openLoop
+            ? [`| Issue 17, A3 and B2 in alternating slices: open loop at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, p99 <= ${TARGETS17.openLoopP99Ms} ms | p99 ${fmt(ab.openLoop.p99, 1)} ms (the floor's ${fmt(ab.floorOpenLoop!.p99, 1)} ms) | ${met(ab.openLoop.p99 <= TARGETS17.openLoopP99Ms)} |`]
+            : []),
+        ]
+      : []),
     `| Issue 17: open loop at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s, p99 <= ${TARGETS17.openLoopP99Ms} ms | ${results.openLoop ? `p99 ${fmt(results.openLoop.p99, 1)} ms (${fmt(results.openLoop.rps, 0)}/s served)${results.floorOpenLoop ? `; the floor at the same rate (A3): p99 ${fmt(results.floorOpenLoop.p99, 1)} ms` : ''}` : '-'} | ${met(results.openLoop && results.openLoop.p99 <= TARGETS17.openLoopP99Ms)} |`,
     `| Issue 17: embedded (PGlite) >= ${TARGETS17.embeddedPerSecond.toLocaleString('en-US')} creations/s | ${results.embedded ? fmt(results.embedded.rps, 0) : '-'} | ${met(results.embedded && results.embedded.rps >= TARGETS17.embeddedPerSecond)} |`,
     `| Deep page <= ${TARGETS.deepOverFirst}x first page (${list ? list.rows.toLocaleString('en-US') : '-'} rows) | ${p50Ratio !== undefined ? `p50 x${fmt(p50Ratio, 2)}, p99 x${fmt(p99Ratio!, 2)}` : '-'} | ${met(p50Ratio === undefined ? undefined : p50Ratio <= TARGETS.deepOverFirst && p99Ratio! <= TARGETS.deepOverFirst)} |`,
@@ -1002,6 +1094,7 @@ function report(results: Results, mach: Machine): string {
     ...(floor ? [`- A: ${cpuLine(floor)}`] : []),
     ...(results.floorSql ? [`- A2: ${cpuLine(results.floorSql)}`] : []),
     ...(creation ? [`- B: ${cpuLine(creation)}`] : []),
+    ...(ab ? [`- AB, A's slices: ${cpuLine(ab.floor)}`, `- AB, B's slices: ${cpuLine(ab.creation)}`] : []),
     ...(results.floorOpenLoop ? [`- A3: ${cpuLine(results.floorOpenLoop)}`] : []),
     ...(results.openLoop ? [`- B2: ${cpuLine(results.openLoop)}`] : []),
     ...(results.creationSingle ? [`- B1: ${cpuLine(results.creationSingle)}`] : []),
@@ -1271,6 +1364,7 @@ async function main() {
   } finally {
     await gw.stop();
   }
+  if (SCENARIOS.includes('interleaved')) await scenarioInterleaved(ctx);
   if (SCENARIOS.includes('creation1')) await scenarioSingleStatements(ctx);
   if (SCENARIOS.includes('embedded')) await scenarioEmbedded(ctx);
   // After the gateway stopped (its pool of 50 and the workers' would crowd max_connections).

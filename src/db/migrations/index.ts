@@ -25,6 +25,7 @@ import * as m023 from './023_report_days_per_statement.ts';
 import * as m024 from './024_subscription_metrics_months.ts';
 import * as m025 from './025_report_days_slot_per_statement.ts';
 import * as m026 from './026_stored_responses_lz4.ts';
+import * as m027 from './027_hot_path_user_fks.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '024_subscription_metrics_months': m024,
   '025_report_days_slot_per_statement': m025,
   '026_stored_responses_lz4': m026,
+  '027_hot_path_user_fks': m027,
 };

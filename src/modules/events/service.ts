@@ -55,7 +55,8 @@ export interface EventRecord {
 /**
  * The events a statement writes are the relation `ev`, one row per event, with these columns:
  * - id uuid, type text, created_at timestamptz;
- * - data json: the JSON text as built in JS (json keeps its key order; the events table stores it as jsonb);
+ * - data text: the JSON text as built in JS (the events table stores it as jsonb, parsed once there;
+ *   a fan-out that needs it as JSON casts it to json, which keeps its key order);
  * - at text: created_at in ISO 8601 as JS writes it (Date#toISOString);
  * - postback_url text: the URL of the transaction's postback when the caller knows it (a transaction
  *   inserted by the same statement is not visible to a lookup);
@@ -122,7 +123,7 @@ export class EventLog {
     const at = now.toISOString();
     const events = items.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, createdAt: now }));
     const rows = events.map(
-      (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::json, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
+      (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::text, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
     );
     const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
     const { ctes, result } = this.writes(scope, shape, sql`VALUES ${sql.join(rows)}`);

@@ -6,7 +6,7 @@
 // The statement does for every row what a creation has always done, in one go: the client upsert,
 // the transaction, its transaction.created event with the event's fan-out (see EventLog), the
 // payment link's use count, and, for a request with an Idempotency-Key, the key with its response.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
 import { prepared, type Db } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
@@ -103,14 +103,11 @@ export class CreationWriter {
  */
 async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Promise<Written[]> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const drafts = batch.map((c) => ({ ...c.draft, display_id: shortCode(10) }));
+    const creations = batch.map((c) => ({ draft: { ...c.draft, display_id: shortCode(10) }, attach: c.attach }));
     try {
-      // Its text depends only on whether a row has a postback URL or a payment link and whether every
-      // row has a key: a prepared statement on PostgreSQL (see prepared()), whatever the number of rows.
-      const query = creationStatement(events, drafts.map((draft, i) => ({ draft, attach: batch[i].attach }))).compile(db);
-      prepared('tx_create', query.sql);
-      const { rows } = await db.executeQuery<Transaction & { n: number; attached: string | null; fanout: unknown }>(query);
-      return rows.map(({ n: _, attached, fanout: __, ...row }) => (attached !== null ? { attached } : row.id !== null ? { row } : { taken: true }));
+      const statement = creationStatement(events, creations);
+      const { rows } = await db.executeQuery<CreatedRow>(statement.compile(db));
+      return rows.map((r) => statement.written(r));
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
@@ -202,42 +199,93 @@ export function jsonTexts(values: readonly (string | null)[]): string {
   return values.map((v) => v ?? '\x02').join('\x01');
 }
 
+/** A row the creation statement answers: per creation (`n`), its client, or the stored row of a creation without a key. */
+type CreatedRow = Transaction & { n: number; written_client_id: string | null; phone_json: string | null; fanout: unknown };
+
+/** A parameter of the creation statement that is worked out for each batch (see Shape). */
+class Slot {
+  readonly name: string;
+  readonly value: (rows: readonly StatementRow[]) => unknown;
+  constructor(name: string, value: (rows: readonly StatementRow[]) => unknown) {
+    this.name = name;
+    this.value = value;
+  }
+}
+
+/** A creation as the statement takes it: the draft, its key, and what is rendered before the statement. */
+interface StatementRow {
+  draft: Transaction;
+  event_id: string;
+  event_data: string;
+  at: string;
+  idem_key: string | null;
+  fingerprint: string | null;
+  key_status: number | null;
+  key_body: string | null;
+  phone_mark: string;
+  key_created_at: Date | null;
+  key_expires_at: Date | null;
+}
+type Extra = Exclude<keyof StatementRow, 'draft'>;
+
+/** The extras of a row beside its columns, with their SQL types; 'json': a JSON text, sent with its neighbours' by jsonTexts. */
+const EXTRAS: [Extra, string][] = [
+  ['event_id', 'uuid'],
+  ['event_data', 'json'],
+  ['at', 'text'],
+  ['idem_key', 'text'],
+  ['fingerprint', 'text'],
+  ['key_status', 'integer'],
+  ['key_body', 'json'],
+  ['phone_mark', 'text'],
+  ['key_created_at', 'timestamptz'],
+  ['key_expires_at', 'timestamptz'],
+];
+
+const SLOTS = {
+  columns: COLUMNS.map(([column, type]) => [new Slot(column, (rows) => arrayLiteral(rows.map((r) => columnValue(r.draft, column)))), type] as const),
+  extras: EXTRAS.map(
+    ([name, type]) =>
+      [new Slot(name, (rows) => (type === 'json' ? jsonTexts(rows.map((r) => r[name] as string | null)) : arrayLiteral(rows.map((r) => r[name])))), type] as const,
+  ),
+  n: new Slot('n', (rows) => arrayLiteral(rows.map((_, i) => i + 1))),
+  userId: new Slot('userId', (rows) => rows[0].draft.user_id),
+  livemode: new Slot('livemode', (rows) => rows[0].draft.livemode),
+};
+
 /**
- * The creation statement for rows of one merchant and environment, their display ids drawn
- * (exported for the benchmark's SQL floor). Each row comes in as one element of an array per
- * column (unnest), so the text is the same for 1 or 200 rows.
- *
- * - `fresh`: the rows whose Idempotency-Key is not stored (or that have none). `stored` looks each
- *   key up by the primary key (LATERAL ... LIMIT 1: one index probe per row, never a scan of the
- *   merchant's keys); `fresh` filters with NOT IN, whose estimate (about half the rows, where a
- *   join's anti-filter says 1) keeps the joins below hash joins, not nested loops over the batch. A
- *   row whose key is stored writes nothing at all and comes back with neither row nor
- *   response (`taken`). The key
- *   cannot gate the rest by ON CONFLICT ... RETURNING: its stored response needs the client's id,
- *   which the client upsert gives, and the upsert must not run for a request that is not written.
- *   A key stored meanwhile by another process makes the key INSERT fail, so the statement as a
- *   whole (the batch is then written row by row, and that row finds its key stored).
- * - `c`: one client upsert per document (two rows of a batch for the same client would make
- *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
- *   one after the other, those without a phone last: the client keeps the last row's name and
- *   e-mail and the last phone given (`last_phone`); each transaction keeps its own name and e-mail,
- *   and its phone, else the client's.
- * - The event's data and the stored response are rendered in JS before the statement; the two
- *   values only the upsert knows (the client's id and stored phone) are put in by the statement, in
- *   place of marks: the row's own `client_id` (a fresh random UUID, found nowhere else) and a fresh
- *   random phone.
+ * The statement's text for one shape of batch, compiled once, and its parameters: a Slot where a
+ * batch's value goes (worked out per batch, once per slot), any other a constant of the text. The
+ * text depends only on the shape, never on the number of rows: a prepared statement on PostgreSQL
+ * (see prepared()). Building and compiling the text anew for every batch cost the gateway as much
+ * as working out the values.
+ */
+interface Shape {
+  sql: string;
+  parameters: readonly unknown[];
+}
+const shapes = new WeakMap<EventLog, Map<string, Shape>>();
+
+function shapeOf(db: Db, events: EventLog, keyed: boolean, linked: boolean, postbackUrls: boolean): Shape {
+  const id = `${keyed}:${linked}:${postbackUrls}`;
+  let byId = shapes.get(events);
+  if (!byId) shapes.set(events, (byId = new Map()));
+  let shape = byId.get(id);
+  if (!shape) {
+    const query = statementText(events, keyed, linked, postbackUrls).compile(db);
+    shape = { sql: prepared('tx_create', query.sql), parameters: query.parameters };
+    byId.set(id, shape);
+  }
+  return shape;
+}
+
+/**
+ * The creation statement for creations of one merchant and environment, their display ids drawn
+ * (exported for the benchmark's SQL floor): `compile(db)` gives the query to run, `written(row)`
+ * what it did for the creation of each row it answers.
  */
 export function creationStatement(events: EventLog, creations: Creation[]) {
-  const first = creations[0].draft;
-  // With a key on every row (the API's creations), each row answers its stored response: the
-  // transaction's 60-odd columns are not sent back at all (pg read them, NULL, in every row).
-  const keyed = creations.every((c) => c.attach !== null);
-  // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
-  const linked = creations.some((c) => c.draft.payment_link_id !== null);
-  const scope: Scope = { userId: first.user_id, livemode: first.livemode };
-  const u = sql`${scope.userId}::uuid`;
-  const l = sql`${scope.livemode}::boolean`;
-  const rows = creations.map(({ draft, attach }) => {
+  const rows: StatementRow[] = creations.map(({ draft, attach }) => {
     const phoneMark = uuidv7();
     const key = attach?.key ?? null;
     return {
@@ -254,42 +302,89 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       key_expires_at: key ? keyExpiry(key) : null,
     };
   });
-  type Extra = Exclude<keyof (typeof rows)[number], 'draft'>;
-  // 'json': a JSON text, sent with its neighbours' by jsonTexts (an array literal otherwise).
-  const extras: [Extra, string][] = [
-    ['event_id', 'uuid'],
-    ['event_data', 'json'],
-    ['at', 'text'],
-    ['idem_key', 'text'],
-    ['fingerprint', 'text'],
-    ['key_status', 'integer'],
-    ['key_body', 'json'],
-    ['phone_mark', 'text'],
-    ['key_created_at', 'timestamptz'],
-    ['key_expires_at', 'timestamptz'],
-  ];
+  // With a key on every row (the API's creations), each row answers only its client: the response
+  // is the text rendered here, with the client's id and phone put in place of their marks, exactly
+  // as the statement stores it. The transaction's 60-odd columns are not sent back at all.
+  const keyed = creations.every((c) => c.attach !== null);
+  // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
+  const linked = creations.some((c) => c.draft.payment_link_id !== null);
+  const postbackUrls = creations.some((c) => c.draft.postback_url !== null);
+  return {
+    compile(db: Db): CompiledQuery<CreatedRow> {
+      const shape = shapeOf(db, events, keyed, linked, postbackUrls);
+      const values = new Map<Slot, unknown>();
+      const parameters = shape.parameters.map((p) => {
+        if (!(p instanceof Slot)) return p;
+        if (!values.has(p)) values.set(p, p.value(rows));
+        return values.get(p);
+      });
+      return CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<CreatedRow>;
+    },
+    written(r: CreatedRow): Written {
+      const row = rows[r.n - 1];
+      if (row.key_body === null) return { row: omitAnswer(r) };
+      if (r.written_client_id === null) return { taken: true };
+      return { attached: row.key_body.replaceAll(row.draft.client_id, r.written_client_id).replaceAll(row.phone_mark, r.phone_json!) };
+    },
+  };
+}
+
+function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____, ...row }: CreatedRow): Transaction {
+  return row;
+}
+
+/**
+ * The text of the creation statement (see creationStatement): each creation comes in as one element
+ * of an array per column (unnest), so the text is the same for 1 or 200 creations.
+ *
+ * - `fresh`: the rows whose Idempotency-Key is not stored (or that have none). `stored` looks each
+ *   key up by the primary key (LATERAL ... LIMIT 1: one index probe per row, never a scan of the
+ *   merchant's keys); `fresh` filters with NOT IN, whose estimate (about half the rows, where a
+ *   join's anti-filter says 1) keeps the joins below hash joins, not nested loops over the batch. A
+ *   row whose key is stored writes nothing at all and comes back without a client (`taken`). The
+ *   key cannot gate the rest by ON CONFLICT ... RETURNING: its stored response needs the client's
+ *   id, which the client upsert gives, and the upsert must not run for a request that is not
+ *   written. A key stored meanwhile by another process makes the key INSERT fail, so the statement
+ *   as a whole (the batch is then written row by row, and that row finds its key stored).
+ * - `c`: one client upsert per document (two rows of a batch for the same client would make
+ *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
+ *   one after the other, those without a phone last: the client keeps the last row's name and
+ *   e-mail and the last phone given (`last_phone`); each transaction keeps its own name and e-mail,
+ *   and its phone, else the client's.
+ * - `fc`: each fresh row with its client's id and the phone it keeps, worked out once: the
+ *   transaction, its event, its key and the answer all read them here.
+ * - The event's data and the stored response are rendered in JS before the statement; the two
+ *   values only the upsert knows (the client's id and stored phone) are put in by the statement, in
+ *   place of marks: the row's own `client_id` (a fresh random UUID, found nowhere else) and a fresh
+ *   random phone. The answer carries the two values, and the gateway puts them in its own copy of
+ *   the response the same way (creationStatement's `written`).
+ */
+function statementText(events: EventLog, keyed: boolean, linked: boolean, postbackUrls: boolean) {
+  const scope = { userId: SLOTS.userId, livemode: SLOTS.livemode } as unknown as Scope;
+  const u = sql`${SLOTS.userId}::uuid`;
+  const l = sql`${SLOTS.livemode}::boolean`;
   // Set-returning functions in the select list run in lockstep, one row per element (ProjectSet);
   // unnest() in FROM would be ROWS FROM(...), which stores each array's elements in a tuplestore of
   // its own first: for 57 arrays that was 0.1 ms of every statement before its first row.
   const elements = [
-    ...COLUMNS.map(([column, type]) => sql`unnest(${arrayLiteral(rows.map((r) => columnValue(r.draft, column)))}::${sql.raw(type)}[]) AS ${sql.raw(column)}`),
-    ...extras.map(([name, type]) =>
+    ...SLOTS.columns.map(([slot, type]) => sql`unnest(${slot}::${sql.raw(type)}[]) AS ${sql.raw(slot.name)}`),
+    ...SLOTS.extras.map(([slot, type]) =>
       type === 'json'
-        ? sql`unnest(string_to_array(${jsonTexts(rows.map((r) => r[name] as string | null))}::text, chr(1), chr(2))) AS ${sql.raw(name)}`
-        : sql`unnest(${arrayLiteral(rows.map((r) => r[name]))}::${sql.raw(type)}[]) AS ${sql.raw(name)}`,
+        ? sql`unnest(string_to_array(${slot}::text, chr(1), chr(2))) AS ${sql.raw(slot.name)}`
+        : sql`unnest(${slot}::${sql.raw(type)}[]) AS ${sql.raw(slot.name)}`,
     ),
     // Not generate_series(1, $n): on a parameter the planner guesses 1,000 rows, and the generic
     // plan then looked so dear that PostgreSQL planned every execution anew.
-    sql`unnest(${arrayLiteral(rows.map((_, i) => i + 1))}::int[]) AS n`,
+    sql`unnest(${SLOTS.n}::int[]) AS n`,
   ];
   const taken = COLUMNS.filter(([c]) => c !== 'client_id' && c !== 'client_phone').map(([c]) => c);
+  const phoneJson = sql`COALESCE(to_json(f.phone)::text, 'null')`;
   const ev = events.writes(
     scope,
-    { postbackUrls: creations.some((c) => c.draft.postback_url !== null), postbackLookups: false },
-    sql`SELECT f.event_id, 'transaction.created'::text, replace(f.event_data, f.client_id::text, t.client_id::text)::json,
-      t.created_at, f.at, t.postback_url, NULL::uuid FROM t JOIN fresh f ON f.id = t.id`,
+    { postbackUrls, postbackLookups: false },
+    sql`SELECT f.event_id, 'transaction.created'::text, replace(f.event_data, f.client_id::text, f.cid::text), f.created_at, f.at, f.postback_url, NULL::uuid FROM fc f`,
   );
-  return sql<Transaction & { n: number; attached: string | null; fanout: unknown }>`
+  return sql`
     WITH i AS (SELECT ${sql.join(elements)}),
     stored AS (
       SELECT k.key FROM i
@@ -308,18 +403,19 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       ${CLIENT_UPSERT_CONFLICT}
       RETURNING id, document, phone
     ),
+    fc AS (SELECT fresh.*, c.id AS cid, COALESCE(fresh.client_phone, c.phone) AS phone FROM fresh JOIN c ON c.document = fresh.client_document),
     t AS (
       INSERT INTO transactions (user_id, livemode, client_id, client_phone, ${sql.raw(taken.join(', '))})
-      SELECT ${u}, ${l}, c.id, COALESCE(f.client_phone, c.phone), ${sql.raw(taken.map((c) => `f.${c}`).join(', '))}
-      FROM fresh f JOIN c ON c.document = f.client_document
-      RETURNING *
+      SELECT ${u}, ${l}, f.cid, f.phone, ${sql.raw(taken.map((c) => `f.${c}`).join(', '))}
+      FROM fc f
+      ${keyed ? sql`` : sql`RETURNING *`}
     ),
     ${ev.ctes},${
       linked
         ? sql`
     link_use AS (
       UPDATE payment_links SET times_used = times_used + used.n
-      FROM (SELECT payment_link_id, count(*) AS n FROM t WHERE payment_link_id IS NOT NULL GROUP BY payment_link_id) used
+      FROM (SELECT payment_link_id, count(*) AS n FROM fc WHERE payment_link_id IS NOT NULL GROUP BY payment_link_id) used
       WHERE payment_links.user_id = ${u} AND payment_links.id = used.payment_link_id
     ),`
         : sql``
@@ -327,12 +423,10 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
     k AS (
       INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
       SELECT ${u}, ${l}, f.idem_key, f.fingerprint, f.key_status,
-        replace(replace(f.key_body, f.client_id::text, t.client_id::text), f.phone_mark, COALESCE(to_json(t.client_phone)::text, 'null')),
-        f.key_created_at, f.key_expires_at
-      FROM fresh f JOIN t ON t.id = f.id WHERE f.idem_key IS NOT NULL
-      RETURNING key, response_body
+        replace(replace(f.key_body, f.client_id::text, f.cid::text), f.phone_mark, ${phoneJson}), f.key_created_at, f.key_expires_at
+      FROM fc f WHERE f.idem_key IS NOT NULL
     )
-    SELECT i.n, k.response_body AS attached, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
-    FROM i LEFT JOIN k ON k.key = i.idem_key ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL`}
+    SELECT i.n, f.cid AS written_client_id, ${phoneJson} AS phone_json, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
+    FROM i LEFT JOIN fc f ON f.n = i.n ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL`}
     ORDER BY i.n`;
 }

@@ -48,7 +48,7 @@ export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<u
   const body = envelopeSql({
     id: sql`x.event_id`,
     type: sql`x.type`,
-    data: sql`x.data`,
+    data: sql`x.data::json`,
     at: sql`x.at`,
     subscription: sql`json_build_object('id', x.subscription_id, 'url', x.url)`,
     livemode: l,
