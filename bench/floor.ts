@@ -148,7 +148,7 @@ app.post('/floor-sql', async (req, reply) => {
   const statement = creationStatement(events, [{ draft: row, attach: { key, status: 201, render } }]);
   const q = statement.compile(compiler);
   const t = await named(q.sql, q.parameters as unknown[]);
-  const written = statement.written(t.rows[0]);
+  const [written] = statement.written(t.rows);
   if (!('attached' in written)) return reply.code(409).send({ message: 'Idempotency-Key taken' });
   return reply.code(201).type('application/json').send(written.attached);
 });

@@ -5,12 +5,15 @@
 // - BENCH_GROUP_COMMIT=off: every creation in a statement of its own and every status change in a
 //   transaction of its own, as before group commit;
 // - BENCH_EMBEDDED_DIR=<dir>: embedded PGlite in that data directory (migrated here) instead of
-//   PostgreSQL, as `cofre serve` runs without DATABASE_URL.
+//   PostgreSQL, as `cofre serve` runs without DATABASE_URL;
+// - BENCH_CREATION_BATCH='{"maxInFlight":3,"minExtraBatch":8}': creations batched with these options
+//   over the database's defaults (BATCH in transactions/creation.ts), to try other settings.
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect, migrate } from '../src/db/index.ts';
 import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
+import { BATCH, type BatchOptions } from '../src/modules/transactions/creation.ts';
 import { countQueries, requireEnv, serveParent, timeRequests } from './child.ts';
 
 countQueries();
@@ -24,8 +27,9 @@ const database = embeddedDir
 if (embeddedDir) await migrate(database.db);
 // Off: creations and status changes alike one at a time, as they came.
 const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
+const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
-const app = await buildApp(buildDeps(config, database, { limiter, creationBatch: unbatched, changeBatch: unbatched }));
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch: unbatched ?? tried, changeBatch: unbatched }));
 timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

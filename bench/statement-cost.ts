@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { migrate } from '../src/db/index.ts';
+import { migrate, preparedName } from '../src/db/index.ts';
 import { shortCode, uuidv7 } from '../src/db/ids.ts';
 import type { DB, Transaction } from '../src/db/types.ts';
 import type { RequestKey } from '../src/http/idempotency.ts';
@@ -75,7 +75,13 @@ async function prepare(name: string) {
   } = await client.query('SELECT pg_backend_pid() AS pid');
   const batch = async () => {
     const q = variant.statement(db, Array.from({ length: BATCH }, () => creation(user.id)));
-    await client.query({ name: 'tx_create', text: q.sql, values: q.parameters as unknown[] });
+    await client.query({ name: preparedName(q.sql), text: q.sql, values: q.parameters as unknown[] });
+  };
+  const stats = async () => (await client.query(`SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('clients', 'transactions', 'events', 'idempotency_keys', 'report_days')`)).rows;
+  const explain = async () => {
+    const q = variant.statement(db, Array.from({ length: BATCH }, () => creation(user.id)));
+    const { rows } = await client.query({ text: `EXPLAIN (ANALYZE, COSTS OFF, SUMMARY ON) ${q.sql}`, values: q.parameters as unknown[] });
+    return rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
   };
   // CPU time on the CPU in ns (schedstat), finer than /proc/<pid>/stat's ticks.
   const cpuNs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
@@ -84,7 +90,7 @@ async function prepare(name: string) {
     await db.destroy();
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
   };
-  return { name, batch, cpuNs, close, cpu: [] as number[], wall: [] as number[] };
+  return { name, batch, explain, stats, cpuNs, close, cpu: [] as number[], wall: [] as number[] };
 }
 
 function creation(userId: string): Creation {
@@ -118,6 +124,12 @@ const runs = [];
 try {
   for (const name of names) runs.push(await prepare(name));
   for (const r of runs) for (let i = 0; i < 200; i++) await r.batch(); // warm-up
+  if (process.env.BENCH_SIGNAL) console.error('measuring');
+  if (process.env.BENCH_EXPLAIN) {
+    const r = runs[0];
+    const plan = await r.explain();
+    console.log(plan);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     for (const r of runs) {
       const t0 = r.cpuNs();
@@ -127,6 +139,7 @@ try {
       r.cpu.push((r.cpuNs() - t0) / 1e3 / (PER_ROUND * BATCH));
     }
   }
+  if (process.env.BENCH_EXPLAIN) for (const r of runs) console.log(await r.stats());
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   for (const r of runs) {
     console.log(`${r.name.padEnd(10)} batch ${BATCH}: PostgreSQL CPU per creation ${median(r.cpu).toFixed(1)} us (rounds ${r.cpu.map((x) => x.toFixed(0)).join(' ')}); wall per batch ${median(r.wall).toFixed(2)} ms`);

@@ -107,7 +107,7 @@ async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Prom
     try {
       const statement = creationStatement(events, creations);
       const { rows } = await db.executeQuery<CreatedRow>(statement.compile(db));
-      return rows.map((r) => statement.written(r));
+      return statement.written(rows);
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === 'transactions_user_display') continue;
@@ -266,13 +266,25 @@ interface Shape {
 }
 const shapes = new WeakMap<EventLog, Map<string, Shape>>();
 
-function shapeOf(db: Db, events: EventLog, keyed: boolean, linked: boolean, postbackUrls: boolean): Shape {
-  const id = `${keyed}:${linked}:${postbackUrls}`;
+/** What a batch's statement text depends on. */
+interface ShapeOf {
+  /** Every row has an Idempotency-Key (the API's creations): rows answer their client, not the stored row. */
+  keyed: boolean;
+  /** Some row is a payment link's sale: the statement counts the link's uses. */
+  linked: boolean;
+  /** Some row has a postback URL: the event fan-out includes it. */
+  postbackUrls: boolean;
+  /** Two rows share a client (a document): the client upsert takes one row per client. */
+  sharedClients: boolean;
+}
+
+function shapeOf(db: Db, events: EventLog, flags: ShapeOf): Shape {
+  const id = `${flags.keyed}:${flags.linked}:${flags.postbackUrls}:${flags.sharedClients}`;
   let byId = shapes.get(events);
   if (!byId) shapes.set(events, (byId = new Map()));
   let shape = byId.get(id);
   if (!shape) {
-    const query = statementText(events, keyed, linked, postbackUrls).compile(db);
+    const query = statementText(events, flags).compile(db);
     shape = { sql: prepared('tx_create', query.sql), parameters: query.parameters };
     byId.set(id, shape);
   }
@@ -281,8 +293,8 @@ function shapeOf(db: Db, events: EventLog, keyed: boolean, linked: boolean, post
 
 /**
  * The creation statement for creations of one merchant and environment, their display ids drawn
- * (exported for the benchmark's SQL floor): `compile(db)` gives the query to run, `written(row)`
- * what it did for the creation of each row it answers.
+ * (exported for the benchmark's SQL floor): `compile(db)` gives the query to run, `written(rows)`
+ * what it did for each creation, from the rows it answered (one per creation written).
  */
 export function creationStatement(events: EventLog, creations: Creation[]) {
   const rows: StatementRow[] = creations.map(({ draft, attach }) => {
@@ -305,13 +317,16 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
   // With a key on every row (the API's creations), each row answers only its client: the response
   // is the text rendered here, with the client's id and phone put in place of their marks, exactly
   // as the statement stores it. The transaction's 60-odd columns are not sent back at all.
-  const keyed = creations.every((c) => c.attach !== null);
-  // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
-  const linked = creations.some((c) => c.draft.payment_link_id !== null);
-  const postbackUrls = creations.some((c) => c.draft.postback_url !== null);
+  const flags: ShapeOf = {
+    keyed: creations.every((c) => c.attach !== null),
+    // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
+    linked: creations.some((c) => c.draft.payment_link_id !== null),
+    postbackUrls: creations.some((c) => c.draft.postback_url !== null),
+    sharedClients: new Set(creations.map((c) => c.draft.client_document)).size < creations.length,
+  };
   return {
     compile(db: Db): CompiledQuery<CreatedRow> {
-      const shape = shapeOf(db, events, keyed, linked, postbackUrls);
+      const shape = shapeOf(db, events, flags);
       const values = new Map<Slot, unknown>();
       const parameters = shape.parameters.map((p) => {
         if (!(p instanceof Slot)) return p;
@@ -320,11 +335,17 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       });
       return CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<CreatedRow>;
     },
-    written(r: CreatedRow): Written {
-      const row = rows[r.n - 1];
-      if (row.key_body === null) return { row: omitAnswer(r) };
-      if (r.written_client_id === null) return { taken: true };
-      return { attached: row.key_body.replaceAll(row.draft.client_id, r.written_client_id).replaceAll(row.phone_mark, r.phone_json!) };
+    /** What the statement did for each creation, in their order, from the rows it answered. */
+    written(answered: readonly CreatedRow[]): Written[] {
+      const out: Written[] = rows.map(() => ({ taken: true }));
+      for (const r of answered) {
+        const row = rows[r.n - 1];
+        out[r.n - 1] =
+          row.key_body === null
+            ? { row: omitAnswer(r) }
+            : { attached: row.key_body.replaceAll(row.draft.client_id, r.written_client_id!).replaceAll(row.phone_mark, r.phone_json!) };
+      }
+      return out;
     },
   };
 }
@@ -350,7 +371,9 @@ function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____
  *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
  *   one after the other, those without a phone last: the client keeps the last row's name and
  *   e-mail and the last phone given (`last_phone`); each transaction keeps its own name and e-mail,
- *   and its phone, else the client's.
+ *   and its phone, else the client's. A batch whose rows are all of different clients (the usual
+ *   case) upserts its rows as they are: the window, the two sorts and the DISTINCT ON are a text of
+ *   their own (`sharedClients`), which a lone creation never pays for.
  * - `fc`: each fresh row with its client's id and the phone it keeps, worked out once: the
  *   transaction, its event, its key and the answer all read them here.
  * - The event's data and the stored response are rendered in JS before the statement; the two
@@ -359,7 +382,7 @@ function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____
  *   random phone. The answer carries the two values, and the gateway puts them in its own copy of
  *   the response the same way (creationStatement's `written`).
  */
-function statementText(events: EventLog, keyed: boolean, linked: boolean, postbackUrls: boolean) {
+function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedClients }: ShapeOf) {
   const scope = { userId: SLOTS.userId, livemode: SLOTS.livemode } as unknown as Scope;
   const u = sql`${SLOTS.userId}::uuid`;
   const l = sql`${SLOTS.livemode}::boolean`;
@@ -393,13 +416,17 @@ function statementText(events: EventLog, keyed: boolean, linked: boolean, postba
     fresh AS (SELECT * FROM i WHERE i.idem_key IS NULL OR i.idem_key NOT IN (SELECT key FROM stored)),
     c AS (
       INSERT INTO clients (id, user_id, livemode, name, email, document, phone, created_at, updated_at)
-      SELECT DISTINCT ON (f.client_document) f.client_id, ${u}, ${l}, f.client_name, f.client_email, f.client_document, f.last_phone, f.created_at, f.created_at
+      ${
+        sharedClients
+          ? sql`SELECT DISTINCT ON (f.client_document) f.client_id, ${u}, ${l}, f.client_name, f.client_email, f.client_document, f.last_phone, f.created_at, f.created_at
       FROM (
         SELECT fresh.*, last_value(client_phone) OVER (PARTITION BY client_document ORDER BY client_phone IS NOT NULL, n
           ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last_phone
         FROM fresh
       ) f
-      ORDER BY f.client_document, f.client_phone IS NULL DESC, f.n DESC
+      ORDER BY f.client_document, f.client_phone IS NULL DESC, f.n DESC`
+          : sql`SELECT f.client_id, ${u}, ${l}, f.client_name, f.client_email, f.client_document, f.client_phone, f.created_at, f.created_at FROM fresh f`
+      }
       ${CLIENT_UPSERT_CONFLICT}
       RETURNING id, document, phone
     ),
@@ -426,7 +453,6 @@ function statementText(events: EventLog, keyed: boolean, linked: boolean, postba
         replace(replace(f.key_body, f.client_id::text, f.cid::text), f.phone_mark, ${phoneJson}), f.key_created_at, f.key_expires_at
       FROM fc f WHERE f.idem_key IS NOT NULL
     )
-    SELECT i.n, f.cid AS written_client_id, ${phoneJson} AS phone_json, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
-    FROM i LEFT JOIN fc f ON f.n = i.n ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = i.id AND i.idem_key IS NULL`}
-    ORDER BY i.n`;
+    SELECT f.n, f.cid AS written_client_id, ${phoneJson} AS phone_json, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
+    FROM fc f ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = f.id AND f.idem_key IS NULL`}`;
 }
