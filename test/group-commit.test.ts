@@ -8,7 +8,7 @@ import { GroupCommit } from '../src/db/group-commit.ts';
 import type { Db } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
 import type { RequestKey } from '../src/http/idempotency.ts';
-import { arrayLiteral, jsonTexts } from '../src/modules/transactions/creation.ts';
+import { arrayLiteral, BATCH, jsonTexts } from '../src/modules/transactions/creation.ts';
 import { buildDraft, checkInput, type CreateInput } from '../src/modules/transactions/draft.ts';
 import { uuidv7 } from '../src/db/ids.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
@@ -231,29 +231,33 @@ describe('group commit: the creation statement', () => {
     await sql`CREATE TRIGGER gc_injected_failure BEFORE INSERT ON transactions FOR EACH ROW WHEN (NEW.product = 'Falha injetada') EXECUTE FUNCTION gc_injected_failure()`.execute(db);
     const spy = spyCreations(db);
     try {
-      const products = Array.from({ length: 30 }, (_, i) => (i === 10 || i === 20 ? 'Falha injetada' : `Pedido ${i}`));
+      // All submitted in one go. PostgreSQL: the first is written at once, alone; the second slot
+      // takes the next `extra` once they wait (minExtraBatch), and the last 13 wait for a free slot:
+      // one bad row in each of those two batches. PGlite: one batch of them all, on the next turn.
+      // Each batch fails as a whole and is written again row by row before the next one starts.
+      const extra = BATCH.postgres.minExtraBatch!;
+      const total = 1 + extra + 13;
+      const bad = [10, 1 + extra + 4 + ((1 + extra) % 2)]; // even: rows without a key (see below)
+      const products = Array.from({ length: total }, (_, i) => (bad.includes(i) ? 'Falha injetada' : `Pedido ${i}`));
       const drafts = await Promise.all(products.map(cardDraft));
       const { creations } = ctx.app.deps.transactions;
       const render = (row: Transaction) => JSON.stringify({ id: row.id, clientId: row.client_id });
-      // All submitted in one go. PostgreSQL: the first is written at once, alone; the second slot
-      // takes the next 16 once they wait (minExtraBatch), and the last 13 wait for a free slot: the
-      // batch of 16 holds row 10, the batch of 13 row 20. PGlite: one batch of 30, on the next turn.
-      // Each batch fails as a whole and is written again row by row before the next one starts.
       const settled = await Promise.allSettled(drafts.map((d, i) => (i % 2 ? creations.insertWith(d, { key: keyOf(`inj-${i}`), status: 201, render }) : creations.insert(d))));
       const one = { rows: 1, ok: true };
       const retried = (from: number, to: number) => [{ rows: to - from, ok: false }, ...products.slice(from, to).map((p) => ({ rows: 1, ok: p !== 'Falha injetada' }))];
-      assert.deepEqual(spy.statements, onPostgres ? [one, ...retried(1, 17), ...retried(17, 30)] : retried(0, 30));
+      assert.deepEqual(spy.statements, onPostgres ? [one, ...retried(1, 1 + extra), ...retried(1 + extra, total)] : retried(0, total));
 
       const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [i] : []));
-      assert.deepEqual(failed, [10, 20]);
+      assert.deepEqual(failed, bad);
       for (const i of failed) assert.match(String((settled[i] as PromiseRejectedResult).reason), /injected failure/);
       const stored = await db.selectFrom('transactions').select(['id', 'client_id']).where('id', 'in', drafts.map((d) => d.id)).execute();
       assert.deepEqual(new Set(stored.map((r) => r.id)), new Set(drafts.filter((_, i) => !failed.includes(i)).map((d) => d.id)));
       const events = await db.selectFrom('events').select(sql<string>`data->>'id'`.as('tx')).where('type', '=', 'transaction.created').where('user_id', '=', m.id).execute();
       for (const r of stored) assert.equal(events.filter((e) => e.tx === r.id).length, 1);
-      // Keys: stored with their rendered responses for the written rows; none for a failed row (i=21 is odd and written, 10 and 20 even).
+      // Keys: stored with their rendered responses for the written rows (the odd ones); none for a failed row (both even).
       const keys = await db.selectFrom('idempotency_keys').select(['key', 'response_body']).where('user_id', '=', m.id).where('key', 'like', 'inj-%').execute();
-      assert.equal(keys.length, 15);
+      assert.ok(bad.every((i) => i % 2 === 0));
+      assert.equal(keys.length, Math.floor(total / 2));
       for (const k of keys) {
         const i = Number(k.key.slice(4));
         const row = stored.find((r) => r.id === drafts[i].id)!;
@@ -284,6 +288,65 @@ describe('group commit: the creation statement', () => {
     assert.equal((results[2] as PromiseRejectedResult).reason.constructor.name, 'KeyTaken');
     const stored = await ctx.database.db.selectFrom('transactions').select('id').where('id', 'in', [a.id, b.id, c.id]).execute();
     assert.deepEqual(new Set(stored.map((r) => r.id)), new Set([a.id, c.id]));
+  });
+});
+
+describe('group commit: the client upsert, with and without two rows of one client in a batch', () => {
+  before(async () => {
+    ctx = await startApp();
+    m = await merchant(ctx.app);
+  });
+  after(() => ctx?.close());
+
+  test('one batch: the shared client ends as if its rows ran in turn (those without a phone last); each answer and stored reply carries its own client', async () => {
+    const { db } = ctx.database;
+    const { creations } = ctx.app.deps.transactions;
+    const spy = spyCreations(db);
+    try {
+      const shared = cpf();
+      const known = cpf();
+      // A client stored beforehand with a phone: a creation without one takes it.
+      await creations.insert({ ...(await cardDraft('Antes')), client_document: known, client_phone: '+55 11 90000-0000' });
+      const render = (row: Transaction) => JSON.stringify({ id: row.id, client: { id: row.client_id, phone: row.client_phone } });
+      const rows = await Promise.all(['Primeiro', 'A', 'B', 'C', 'D', 'E'].map(cardDraft));
+      const [primer, a, b, c, d, e] = rows;
+      Object.assign(a, { client_document: shared, client_name: 'Ana 1', client_phone: '+55 11 91111-1111' });
+      Object.assign(b, { client_document: shared, client_name: 'Ana 2', client_phone: null });
+      Object.assign(c, { client_document: shared, client_name: 'Ana 3', client_phone: '+55 11 93333-3333' });
+      Object.assign(d, { client_document: known, client_name: 'Bia', client_phone: null });
+      // PostgreSQL writes the first at once, alone, and the rest together once it is done; PGlite
+      // all of them together, on the next turn.
+      const answers = await Promise.all(rows.map((r, i) => creations.insertWith(r, { key: keyOf(`shape-${i}`), status: 201, render })));
+      assert.ok(spy.statements.some((st) => st.rows >= 5 && st.ok), JSON.stringify(spy.statements));
+
+      const clients = await db.selectFrom('clients').select(['id', 'document', 'name', 'phone']).where('user_id', '=', m.id).where('document', 'in', [shared, known]).execute();
+      const sharedClient = clients.find((x) => x.document === shared)!;
+      const knownClient = clients.find((x) => x.document === known)!;
+      assert.equal(clients.length, 2);
+      assert.equal(sharedClient.name, 'Ana 2'); // the last row (no phone: run last)
+      assert.equal(sharedClient.phone, '+55 11 93333-3333'); // the last phone given
+      assert.equal(knownClient.phone, '+55 11 90000-0000');
+      const stored = await db.selectFrom('transactions').select(['id', 'client_id', 'client_phone', 'client_name']).where('id', 'in', rows.map((r) => r.id)).execute();
+      const byId = new Map(stored.map((r) => [r.id, r]));
+      const expect = new Map([
+        [a.id, { client: sharedClient.id, phone: '+55 11 91111-1111', name: 'Ana 1' }],
+        [b.id, { client: sharedClient.id, phone: '+55 11 93333-3333', name: 'Ana 2' }],
+        [c.id, { client: sharedClient.id, phone: '+55 11 93333-3333', name: 'Ana 3' }],
+        [d.id, { client: knownClient.id, phone: '+55 11 90000-0000', name: 'Bia' }],
+      ]);
+      for (const [id, x] of expect) assert.deepEqual({ client: byId.get(id)!.client_id, phone: byId.get(id)!.client_phone, name: byId.get(id)!.client_name }, x);
+      const keys = await db.selectFrom('idempotency_keys').select(['key', 'response_body']).where('user_id', '=', m.id).where('key', 'like', 'shape-%').execute();
+      assert.equal(keys.length, rows.length);
+      rows.forEach((r, i) => {
+        const row = byId.get(r.id)!;
+        // The answer is the response the statement stored, byte for byte, with the client put in.
+        assert.equal(answers[i], keys.find((k) => k.key === `shape-${i}`)!.response_body);
+        assert.deepEqual(JSON.parse(answers[i]), { id: r.id, client: { id: row.client_id, phone: row.client_phone } });
+      });
+      assert.ok([primer, e].every((r) => byId.get(r.id)!.client_phone === null));
+    } finally {
+      spy.restore();
+    }
   });
 });
 
