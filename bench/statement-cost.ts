@@ -8,6 +8,9 @@
 // own): what a busy or drifting host does to one does it to the other.
 //   node bench/statement-cost.ts      (TEST_DATABASE_URL or DATABASE_URL, default local postgres)
 //   BENCH_VARIANTS=current,userfks node bench/statement-cost.ts   (variants alternated; see VARIANTS)
+// BENCH_PER_ROUND: batches per round (100); BENCH_EXPLAIN=1: the first variant's plan of one batch
+// (EXPLAIN ANALYZE) and every variant's table counters (inserts, updates, HOT updates) at the end;
+// BENCH_SIGNAL=1: "measuring" on stderr once the warm-up is over (to start a profiler then).
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -125,11 +128,7 @@ try {
   for (const name of names) runs.push(await prepare(name));
   for (const r of runs) for (let i = 0; i < 200; i++) await r.batch(); // warm-up
   if (process.env.BENCH_SIGNAL) console.error('measuring');
-  if (process.env.BENCH_EXPLAIN) {
-    const r = runs[0];
-    const plan = await r.explain();
-    console.log(plan);
-  }
+  if (process.env.BENCH_EXPLAIN) console.log(await runs[0].explain());
   for (let round = 0; round < ROUNDS; round++) {
     for (const r of runs) {
       const t0 = r.cpuNs();
