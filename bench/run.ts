@@ -1277,7 +1277,7 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=floor,floorsql,creation,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports\`,
+\`BENCH_SCENARIOS=floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports\`,
 \`BENCH_OPEN_LOOP_RATE\`, \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
 slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.

@@ -347,7 +347,8 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
         out[r.n - 1] =
           row.key_body === null
             ? { row: omitAnswer(r) }
-            : { attached: row.key_body.replaceAll(row.draft.client_id, r.written_client_id!).replaceAll(row.phone_mark, r.phone_json!) };
+            : // Replacers as functions: a replacement string would read "$&" and the like in a phone.
+              { attached: row.key_body.replaceAll(row.draft.client_id, () => r.written_client_id!).replaceAll(row.phone_mark, () => r.phone_json!) };
       }
       return out;
     },
