@@ -289,16 +289,8 @@ describe('group commit: the creation statement', () => {
     const stored = await ctx.database.db.selectFrom('transactions').select('id').where('id', 'in', [a.id, b.id, c.id]).execute();
     assert.deepEqual(new Set(stored.map((r) => r.id)), new Set([a.id, c.id]));
   });
-});
 
-describe('group commit: the client upsert, with and without two rows of one client in a batch', () => {
-  before(async () => {
-    ctx = await startApp();
-    m = await merchant(ctx.app);
-  });
-  after(() => ctx?.close());
-
-  test('one batch: the shared client ends as if its rows ran in turn (those without a phone last); each answer and stored reply carries its own client', async () => {
+  test('the client upsert, with two rows of one client in a batch: the shared client ends as if its rows ran in turn (those without a phone last); each answer and stored reply carries its own client', async () => {
     const { db } = ctx.database;
     const { creations } = ctx.app.deps.transactions;
     const spy = spyCreations(db);
