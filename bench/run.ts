@@ -24,14 +24,16 @@
 // BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
-// processes to leave the CPUs alone before starting, default 180).
+// processes to leave the CPUs alone before starting, default 180), BENCH_SERVER_FLAGS (Node and V8
+// flags for the server processes, e.g. `--trace-gc-nvp`) with BENCH_SERVER_STDOUT (a file their
+// standard output is appended to, where such flags print).
 // Each scenario is a small function taking the shared context; webhook deliveries live in webhooks.ts.
 import { fork, type ChildProcess } from 'node:child_process';
 import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from './checkout.ts';
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
 import { metricsScenario, renewalScenario, SUBSCRIPTION_TARGETS, type MetricsBenchResult, type RenewalBenchResult } from './subscriptions.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -60,6 +62,9 @@ const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
+/** Node and V8 flags for the servers (e.g. `--trace-gc`), and the file their standard output is appended to. */
+const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+const SERVER_STDOUT = process.env.BENCH_SERVER_STDOUT;
 const CONNECTIONS = 50;
 const LIST_CONNECTIONS = 10;
 const POOL_SIZE = positiveInt('BENCH_POOL_SIZE', 50);
@@ -182,10 +187,12 @@ function request<T>(proc: ChildProcess, message: object, reply: string): Promise
 async function startChild(name: string, file: string, env: Record<string, string>): Promise<Child> {
   const proc = fork(join(HERE, file), [], {
     execPath: process.execPath,
+    execArgv: [...process.execArgv, ...SERVER_FLAGS],
     env: { ...process.env, ...env, DATABASE_URL, BENCH_SCHEMA: SCHEMA, PGAPPNAME: APP_NAME },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  proc.stdout?.on('data', () => {}); // PORT=<n> line (the port also comes over IPC)
+  // The PORT=<n> line (the port also comes over IPC), and what BENCH_SERVER_FLAGS make V8 print.
+  proc.stdout?.on('data', (d: Buffer) => SERVER_STDOUT && appendFileSync(SERVER_STDOUT, d));
   let exited = false;
   const exit = new Promise<void>((resolve) => proc.once('exit', () => ((exited = true), resolve())));
   const stop = async () => {
@@ -1277,10 +1284,10 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports\`,
-\`BENCH_OPEN_LOOP_RATE\`, \`BENCH_WRITE_README=0\` (print only; also when
-not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B, summarised; it
-slows the gateway down). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
+\`BENCH_SCENARIOS=${ALL_SCENARIOS.join(',')}\`, \`BENCH_OPEN_LOOP_RATE\` (B2), \`BENCH_SLICE_SECONDS\` (AB), \`BENCH_CREATION_BATCH\` (the gateway's creation batching, as JSON over its defaults, e.g. \`{"maxInFlight":3,"minExtraBatch":8}\`), \`BENCH_REPORT_DAYS\` / \`BENCH_REPORT_SECONDS\` / \`BENCH_REPORT_CONNECTIONS\` (R), \`BENCH_WRITE_README=0\` (print only; also when
+not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B and F, summarised; it
+slows the gateway down), \`BENCH_SERVER_FLAGS\` (Node and V8 flags for the server processes, e.g. \`--trace-gc-nvp\`) with
+\`BENCH_SERVER_STDOUT=<file>\` (where what they print goes). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
 `;
 
 function writeReadme(section: string) {

@@ -63,3 +63,9 @@ test('a named statement that fails rejects with the database error; the connecti
   const at = new Date('2026-01-02T03:04:05.678Z');
   assert.deepEqual((await run(arrays, [[1, 2, 3], null, at])).rows, [{ n: 3, missing: null, at }]);
 });
+
+test('an unnamed statement answers and fails as pg answers: rows, and the error with its code and constraint', async () => {
+  assert.deepEqual((await run('INSERT INTO prep_t (id, a) VALUES ($1, $2) RETURNING a', [10, 'u'])).rows, [{ a: 'u' }]);
+  await assert.rejects(run('INSERT INTO prep_t (id, a) VALUES ($1, $2)', [10, 'again']), (err: { code?: string; constraint?: string }) => err.code === '23505' && err.constraint === 'prep_t_pkey');
+  assert.deepEqual((await run('SELECT a FROM prep_t WHERE id = $1', [10])).rows, [{ a: 'u' }]);
+});
