@@ -25,7 +25,8 @@
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
 // summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180), BENCH_SERVER_FLAGS (Node and V8
-// flags for the server processes, e.g. `--trace-gc-nvp`) with BENCH_SERVER_STDOUT (a file their
+// flags for the floor and gateway processes started here, not the checkout and webhook scenarios'
+// own; e.g. `--trace-gc-nvp`) with BENCH_SERVER_STDOUT (a file their
 // standard output is appended to, where such flags print).
 // Each scenario is a small function taking the shared context; webhook deliveries live in webhooks.ts.
 import { fork, type ChildProcess } from 'node:child_process';

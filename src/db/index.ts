@@ -89,7 +89,7 @@ function usePrepared(client: pg.PoolClient): void {
     const stale = c.getTransactionStatus() === 'I' && name in c.connection.parsedStatements;
     return run().catch(async (err: { code?: string }) => {
       if (err?.code !== '0A000' || !stale) throw err;
-      await query.call(this, `DEALLOCATE ${name}`);
+      await send(this, { text: `DEALLOCATE ${name}` });
       delete c.connection.parsedStatements[name];
       return run();
     });
