@@ -41,8 +41,10 @@ export type ParentMessage =
   | { type: 'reset' }
   | { type: 'stats' }
   | { type: 'stop' }
-  | { type: 'profile-start' }
+  | { type: 'profile-start'; kind: ProfileKind }
   | { type: 'profile-stop'; file: string };
+/** A CPU profile (where the time goes) or a sampling heap profile of every allocation, collected or not (where the bytes go). */
+export type ProfileKind = 'cpu' | 'alloc' | 'promoted';
 export interface ChildStats {
   type: 'stats';
   queries: Record<string, number>;
@@ -128,7 +130,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
       };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);
-    else if (m.type === 'profile-start') void profileStart().then(() => process.send?.({ type: 'profile-started' }));
+    else if (m.type === 'profile-start') void profileStart(m.kind).then(() => process.send?.({ type: 'profile-started' }));
     else if (m.type === 'profile-stop') void profileStop(m.file).then(() => process.send?.({ type: 'profile-stopped', file: m.file }));
   });
   process.on('disconnect', () => void shutdown(0));
@@ -147,18 +149,28 @@ export function requireEnv(name: string): string {
   return v;
 }
 
-// CPU profile of a chosen window (BENCH_PROFILE=1 in bench/run.ts), through the inspector.
+// A profile of a chosen window (BENCH_PROFILE in bench/run.ts), through the inspector.
 let session: Session | null = null;
-async function profileStart() {
+let sessionKind: ProfileKind = 'cpu';
+async function profileStart(kind: ProfileKind) {
   session = new Session();
   session.connect();
+  sessionKind = kind;
+  if (kind !== 'cpu') {
+    // Allocations sampled (one per 16 KB on average), also those a GC has freed since; for
+    // 'promoted', only those no young-generation collection (scavenge) freed: what survived to the
+    // old generation (or is still alive when the profile stops).
+    await session.post('HeapProfiler.enable');
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: kind === 'alloc' });
+    return;
+  }
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
 }
 async function profileStop(file: string) {
   if (!session) return;
-  const { profile } = await session.post('Profiler.stop');
+  const { profile } = sessionKind !== 'cpu' ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
   writeFileSync(file, JSON.stringify(profile));
   session.disconnect();
   session = null;

@@ -1,5 +1,6 @@
-// Summary of a V8 .cpuprofile (written by a child on BENCH_PROFILE=1): where the CPU went,
-// by package/area (self time) and by function (self and inclusive time).
+// Summary of a profile written by a child: a V8 .cpuprofile (BENCH_PROFILE=1), where the CPU went, or a
+// sampling heap profile (BENCH_PROFILE=alloc), where the bytes were allocated; by package/area (self)
+// and by function (self and inclusive).
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -30,11 +31,41 @@ function area(url: string, fn: string): string {
   return url;
 }
 
+interface HeapNode {
+  id: number;
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Summary of the profile a child wrote: a .cpuprofile (time) or, from BENCH_PROFILE=alloc, a .heapprofile (bytes allocated). */
 export function summarizeProfile(file: string, requests: number, top = 25): string {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const data = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile | { head: HeapNode };
+  const nodes: ProfileNode[] = [];
+  /** What each node weighs by itself: CPU microseconds, or bytes allocated. */
+  const weight = new Map<number, number>();
+  let idle = 0;
+  if ('head' in data) {
+    const walk = (n: HeapNode) => {
+      nodes.push({ id: n.id, callFrame: n.callFrame, children: n.children.map((c) => c.id) });
+      weight.set(n.id, n.selfSize);
+      n.children.forEach(walk);
+    };
+    walk(data.head);
+  } else {
+    nodes.push(...data.nodes);
+    const idleIds = new Set(nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+    for (let i = 0; i < data.samples.length; i++) {
+      const id = data.samples[i];
+      const dt = data.timeDeltas[i] ?? 0;
+      if (idleIds.has(id)) idle += dt;
+      else weight.set(id, (weight.get(id) ?? 0) + dt);
+    }
+  }
+  const bytes = 'head' in data;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const key = (n: ProfileNode) => {
     const shortUrl = area(n.callFrame.url, n.callFrame.functionName);
     return `${n.callFrame.functionName || '(anonymous)'} ${shortUrl}${n.callFrame.url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
@@ -43,43 +74,40 @@ export function summarizeProfile(file: string, requests: number, top = 25): stri
   const selfByFn = new Map<string, number>();
   const inclByFn = new Map<string, number>();
   let total = 0;
-  let idle = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const dt = p.timeDeltas[i] ?? 0;
-    const leaf = byId.get(p.samples[i]);
-    if (!leaf) continue;
-    if (leaf.callFrame.functionName === '(idle)') {
-      idle += dt;
-      continue;
-    }
-    total += dt;
+  for (const [id, w] of weight) {
+    const leaf = byId.get(id);
+    if (!leaf || !w) continue;
+    total += w;
     const a = area(leaf.callFrame.url, leaf.callFrame.functionName);
-    selfByArea.set(a, (selfByArea.get(a) ?? 0) + dt);
+    selfByArea.set(a, (selfByArea.get(a) ?? 0) + w);
     const k = key(leaf);
-    selfByFn.set(k, (selfByFn.get(k) ?? 0) + dt);
+    selfByFn.set(k, (selfByFn.get(k) ?? 0) + w);
     const seen = new Set<string>();
-    for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
-      const n = byId.get(id)!;
-      const nk = key(n);
+    for (let up: number | undefined = leaf.id; up !== undefined; up = parent.get(up)) {
+      const nk = key(byId.get(up)!);
       if (seen.has(nk)) continue;
       seen.add(nk);
-      inclByFn.set(nk, (inclByFn.get(nk) ?? 0) + dt);
+      inclByFn.set(nk, (inclByFn.get(nk) ?? 0) + w);
     }
   }
-  const perReq = (us: number) => `${(us / 1000 / Math.max(1, requests)).toFixed(3)} ms/req`;
-  const pct = (us: number) => `${((100 * us) / Math.max(1, total)).toFixed(1)}%`;
-  const list = (m: Map<string, number>, n: number) =>
+  const n = Math.max(1, requests);
+  const perReq = (w: number) => (bytes ? `${(w / 1024 / n).toFixed(1)} KB/req` : `${(w / 1000 / n).toFixed(3)} ms/req`);
+  const pct = (w: number) => `${((100 * w) / Math.max(1, total)).toFixed(1)}%`;
+  const list = (m: Map<string, number>, count: number) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
+      .slice(0, count)
       .map(([k, v]) => `    ${pct(v).padStart(6)}  ${perReq(v).padStart(16)}  ${k}`);
+  const what = bytes ? 'allocated' : 'time';
   return [
-    `  CPU profile ${file}: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle, ${requests} requests -> ${perReq(total)}`,
-    '  self time by area:',
+    bytes
+      ? `  Allocation profile ${file}: ${(total / 2 ** 20).toFixed(0)} MB allocated (sampled), ${requests} requests -> ${perReq(total)}`
+      : `  CPU profile ${file}: ${(total / 1000).toFixed(0)} ms busy, ${(idle / 1000).toFixed(0)} ms idle, ${requests} requests -> ${perReq(total)}`,
+    `  self ${what} by area:`,
     ...list(selfByArea, 20),
-    '  self time by function:',
+    `  self ${what} by function:`,
     ...list(selfByFn, top),
-    '  inclusive time by function:',
+    `  inclusive ${what} by function:`,
     ...list(inclByFn, top * 2),
   ].join('\n');
 }

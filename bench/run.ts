@@ -47,7 +47,7 @@ import { migrations } from '../src/db/migrations/index.ts';
 import { Cursors } from '../src/http/pagination.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
-import type { ChildStats } from './child.ts';
+import type { ChildStats, ProfileKind } from './child.ts';
 import { openLoop, type OpenLoopOptions } from './open-loop.ts';
 import { summarizeProfile } from './profile.ts';
 import { percentile } from './stats.ts';
@@ -61,7 +61,8 @@ const WRITE_README = process.env.BENCH_WRITE_README !== '0';
 const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
-const PROFILE = process.env.BENCH_PROFILE === '1';
+/** BENCH_PROFILE=1: a CPU profile of the gateway during B and F; =alloc: an allocation profile. */
+const PROFILE: ProfileKind | null = process.env.BENCH_PROFILE === '1' ? 'cpu' : process.env.BENCH_PROFILE === 'alloc' || process.env.BENCH_PROFILE === 'promoted' ? process.env.BENCH_PROFILE : null;
 const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
 /** Node and V8 flags for the servers (e.g. `--trace-gc`), and the file their standard output is appended to. */
 const SERVER_FLAGS = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
@@ -168,7 +169,7 @@ interface Child {
   url: string;
   reset(): Promise<void>;
   stats(): Promise<ChildStats>;
-  profileStart(): Promise<void>;
+  profileStart(kind: ProfileKind): Promise<void>;
   profileStop(file: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -216,7 +217,7 @@ async function startChild(name: string, file: string, env: Record<string, string
     url: `http://127.0.0.1:${port}`,
     reset: () => request(proc, { type: 'reset' }, 'reset'),
     stats: () => request<ChildStats>(proc, { type: 'stats' }, 'stats'),
-    profileStart: () => request(proc, { type: 'profile-start' }, 'profile-started'),
+    profileStart: (kind) => request(proc, { type: 'profile-start', kind }, 'profile-started'),
     profileStop: (file) => request(proc, { type: 'profile-stop', file }, 'profile-stopped'),
     stop,
   };
@@ -579,8 +580,8 @@ async function gatewayLoad(gw: Child, label: string, request: OpenLoopOptions['r
       : load(name, closedLoop(gw.url, seconds, request), roles, quiet);
   await run('warm-up', WARMUP_SECONDS, true);
   await gw.reset();
-  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`);
-  if (PROFILE) await gw.profileStart();
+  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label.replace(/[^A-Za-z0-9]+/g, '-')}.${PROFILE === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
+  if (PROFILE) await gw.profileStart(PROFILE);
   const result = await run(label, SECONDS);
   if (PROFILE) await gw.profileStop(profileFile);
   const stats = await gw.stats();
