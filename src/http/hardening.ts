@@ -105,20 +105,20 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
     parse(req, text, done);
   });
 
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     const bad = badTextField(req);
-    if (bad) throw new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [bad]);
+    done(bad ? new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [bad]) : undefined);
   });
 
   const headers = securityHeaders(opts.baseUrl);
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     for (const [name, value] of Object.entries(headers)) {
       if (!reply.hasHeader(name)) reply.header(name, value);
     }
     // A page's own policy still refuses to be framed unless it says otherwise.
     const csp = reply.getHeader('Content-Security-Policy');
     if (typeof csp === 'string' && !/frame-ancestors/i.test(csp)) reply.header('Content-Security-Policy', `${csp}; frame-ancestors 'none'`);
-    return payload;
+    done(null, payload);
   });
 }
 

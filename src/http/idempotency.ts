@@ -112,31 +112,42 @@ export function sendJsonText(reply: FastifyReply, status: number, text: string) 
 export function installIdempotency(app: FastifyInstance, db: Db) {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (req, reply) => {
+  // Callback-style hooks (here and below): an async hook costs every request a promise and a turn of
+  // the microtask queue even when it has nothing to do, and an async onSend hook leaves the reply
+  // unsent when the handler returns it, so Fastify waits for the response's end through stream
+  // listeners (Reply.then): see docs/decisions.md, group commit, eighth pass.
+  app.addHook('preHandler', (req, reply, done) => {
     // Any authenticated POST: an API key's or a dashboard token's (a withdrawal from the dashboard
     // moves money as surely as one from the API). The token's environment is its X-Environment.
     const mode = req.routeOptions.config.idempotency;
-    if (req.method !== 'POST' || !req.auth || mode === 'off') return;
+    if (req.method !== 'POST' || !req.auth || mode === 'off') return done();
     const header = req.headers['idempotency-key'];
-    if (header === undefined) return;
+    if (header === undefined) return done();
     const key = String(header);
-    if (!key.length || key.length > 255) throw validation('Idempotency-Key', 'must be 1 to 255 characters');
+    if (!key.length || key.length > 255) return done(validation('Idempotency-Key', 'must be 1 to 255 characters'));
     const { userId, livemode } = req.auth;
     req.idempotency = { userId, livemode, key, fingerprint: fingerprint(req), createdAt: new Date(), state: 'inline' };
-    if (mode?.inline(req.body)) return;
-    if (!(await claimKey(db, req, reply))) return reply;
+    if (mode?.inline(req.body)) return done();
+    // Claimed: on to the handler. Else the stored response is being sent: done() is not called, so
+    // Fastify goes no further (it may still be writing, e.g. compressed, when this settles).
+    claimKey(db, req, reply).then((claimed) => claimed && done(), done);
   });
 
   // Registered before compression, so the payload here is still the JSON text.
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const k = req.idempotency;
-    if (k?.state !== 'claimed' && k?.state !== 'held') return payload;
+    if (k?.state !== 'claimed' && k?.state !== 'held') return done(null, payload);
     const { userId, livemode, key } = k;
-    if (reply.statusCode < 500) await db.executeQuery(CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]));
-    // A 5xx of a claimed request means nothing was done: the key is freed so the client can retry
-    // with it. A held key keeps its provisional response: something was done.
-    else if (k.state === 'claimed') await db.executeQuery(CompiledQuery.raw(FREE, [userId, livemode, key]));
-    return payload;
+    const stored =
+      reply.statusCode < 500
+        ? db.executeQuery(CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]))
+        : // A 5xx of a claimed request means nothing was done: the key is freed so the client can
+          // retry with it. A held key keeps its provisional response: something was done.
+          k.state === 'claimed'
+          ? db.executeQuery(CompiledQuery.raw(FREE, [userId, livemode, key]))
+          : null;
+    if (!stored) return done(null, payload);
+    stored.then(() => done(null, payload), done);
   });
 }
 
