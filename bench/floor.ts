@@ -14,8 +14,10 @@ import { EventLog } from '../src/modules/events/service.ts';
 import { creationStatement } from '../src/modules/transactions/creation.ts';
 import { webhookFanout } from '../src/modules/webhooks/enqueue.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
+import { tuneRuntime } from '../src/runtime.ts';
 import { countQueries, requireEnv, serveParent } from './child.ts';
 
+tuneRuntime(); // the gateway's V8 settings, so that the two compare on the same runtime
 countQueries();
 // The gateway's event log, with the webhook fan-out deps.ts gives it.
 const events = new EventLog([webhookFanout]);

@@ -14,8 +14,10 @@ import { connect, migrate } from '../src/db/index.ts';
 import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { BATCH, type BatchOptions } from '../src/modules/transactions/creation.ts';
+import { tuneRuntime } from '../src/runtime.ts';
 import { countQueries, requireEnv, serveParent, timeRequests } from './child.ts';
 
+tuneRuntime(); // as `serve` does
 countQueries();
 const schema = requireEnv('BENCH_SCHEMA');
 const config = loadConfig(process.env);

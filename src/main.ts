@@ -10,6 +10,7 @@ import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
 import { ensureWebhook } from './modules/pix-api/service.ts';
+import { tuneRuntime } from './runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
@@ -88,8 +89,10 @@ async function main(argv: string[]) {
   const config = loadConfig();
   switch (command) {
     case 'serve':
+      tuneRuntime();
       return serve(config);
     case 'worker':
+      tuneRuntime();
       return worker(config);
     case 'migrate': {
       const database = await open(config);
