@@ -23,7 +23,8 @@
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
 // BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
-// summarised; slows it down, so not for the figures), BENCH_QUIET_WAIT (seconds to wait for other
+// summarised; slows it down, so not for the figures; =alloc / =promoted: the bytes it allocates, or
+// those of them that survive the young generation, by function), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180), BENCH_SERVER_FLAGS (Node and V8
 // flags for the floor and gateway processes started here, not the checkout and webhook scenarios'
 // own; e.g. `--trace-gc-nvp`) with BENCH_SERVER_STDOUT (a file their
@@ -61,7 +62,7 @@ const WRITE_README = process.env.BENCH_WRITE_README !== '0';
 const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
 const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
-/** BENCH_PROFILE=1: a CPU profile of the gateway during B and F; =alloc: an allocation profile. */
+/** BENCH_PROFILE=1: a CPU profile of the gateway during B and F; =alloc / =promoted: an allocation profile (see child.ts). */
 const PROFILE: ProfileKind | null = process.env.BENCH_PROFILE === '1' ? 'cpu' : process.env.BENCH_PROFILE === 'alloc' || process.env.BENCH_PROFILE === 'promoted' ? process.env.BENCH_PROFILE : null;
 const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
 /** Node and V8 flags for the servers (e.g. `--trace-gc`), and the file their standard output is appended to. */
@@ -1288,7 +1289,8 @@ A run killed outright (kill -9) leaves its schema behind; the next run drops suc
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
 \`BENCH_SCENARIOS=${ALL_SCENARIOS.join(',')}\`, \`BENCH_OPEN_LOOP_RATE\` (B2), \`BENCH_SLICE_SECONDS\` (AB), \`BENCH_CREATION_BATCH\` (the gateway's creation batching, as JSON over its defaults, e.g. \`{"maxInFlight":3,"minExtraBatch":8}\`), \`BENCH_REPORT_DAYS\` / \`BENCH_REPORT_SECONDS\` / \`BENCH_REPORT_CONNECTIONS\` (R), \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B and F, summarised; it
-slows the gateway down), \`BENCH_SERVER_FLAGS\` (Node and V8 flags for the server processes, e.g. \`--trace-gc-nvp\`) with
+slows the gateway down; \`=alloc\`: where its bytes are allocated, \`=promoted\`: which of them survive
+the young generation, both through V8's sampling heap profiler), \`BENCH_SERVER_FLAGS\` (Node and V8 flags for the server processes, e.g. \`--trace-gc-nvp\`) with
 \`BENCH_SERVER_STDOUT=<file>\` (where what they print goes). Quick check: \`BENCH_SECONDS=5 BENCH_ROWS=100000 BENCH_WRITE_README=0 npm run bench\`.
 `;
 
