@@ -1,5 +1,6 @@
 // Transactions through the API's contract: idempotency, listing, tenant isolation, production keys.
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { appConfig, appOver, call, cpf, merchant, type Merchant, type Res, type TestContext } from './helpers.ts';
@@ -25,6 +26,27 @@ describe('idempotency', () => {
     // Without a key every POST is a new transaction.
     await post(i.devKey, b);
     assert.equal(await txCount(i.id), 2);
+  });
+
+  test('a replay compressed for the client (claimed path) is the stored response, and the work is not done again', async () => {
+    const i = await merchant(ctx.app);
+    const cardBody = body({ amountCents: 4321, card: card(), paymentMethod: 'CARD' }); // claimed before the work
+    const first = await post(i.devKey, cardBody, idem('gzip-replay'));
+    assert.equal(first.status, 201, first.raw);
+    assert.ok(Buffer.byteLength(first.raw) > 1024, 'large enough to be compressed');
+    const events = (await eventsFor(first.body.transaction.id)).length;
+    const replay = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/transactions',
+      headers: { 'api-key': i.devKey, 'content-type': 'application/json', 'accept-encoding': 'gzip', ...idem('gzip-replay') },
+      payload: JSON.stringify(cardBody),
+    });
+    assert.equal(replay.statusCode, 201);
+    assert.equal(replay.headers['content-encoding'], 'gzip');
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(JSON.parse(gunzipSync(replay.rawPayload).toString('utf8')).transaction, first.body.transaction);
+    assert.equal(await txCount(i.id), 1);
+    assert.equal((await eventsFor(first.body.transaction.id)).length, events);
   });
 
   test('a key claimed by a request that never answered (its process died) holds for a minute, then a retry proceeds', async () => {
