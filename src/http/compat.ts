@@ -56,8 +56,20 @@ export function installCompat(app: FastifyInstance, table: CompatTable) {
     if (!entry || methods.length !== 1) return;
     seen.add(key);
     const spellings = entry.spellings;
-    // An async hook (a plain function would have to call done()).
-    if (spellings) route.preValidation = [async (req: FastifyRequest) => spellings(req), ...asArray(route.preValidation)];
+    // Callback-style: most spellings are rewritten in place, with no promise to wait for.
+    if (spellings) {
+      const hook = (req: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
+        let pending;
+        try {
+          pending = spellings(req);
+        } catch (err) {
+          return done(err as Error);
+        }
+        if (pending) pending.then(() => done(), done);
+        else done();
+      };
+      route.preValidation = [hook, ...asArray(route.preValidation)];
+    }
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     for (const alias of entry.aliases ?? []) {
       const method = alias.method ?? methods[0];

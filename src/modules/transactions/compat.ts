@@ -46,7 +46,7 @@ const CLIENT_FIELDS = [
  * resolved here (a read of the merchant's own client), so the Idempotency-Key fingerprint and the
  * validation see the same flat fields as a request that sent them.
  */
-export async function transactionSpellings(req: FastifyRequest) {
+export function transactionSpellings(req: FastifyRequest): void | Promise<void> {
   const b = req.body as Record<string, unknown> | undefined;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return;
   b.paymentMethod = b.paymentMethod === undefined ? 'PIX' : canonicalMethod(b.paymentMethod);
@@ -69,15 +69,20 @@ export async function transactionSpellings(req: FastifyRequest) {
       if (name !== 'phone' && b[flat] !== undefined) throw validation('clientId', `names the client: send clientId or ${flat} (and the other client fields), not both`);
     }
     if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw validation('clientId', 'must be a client id (UUID)');
-    const client = await getClient(req.server.deps.db, req.auth, id.toLowerCase()).catch((err) => {
-      if (err instanceof AppError && err.status === 404) throw validation('clientId', 'is not a client of this merchant and environment');
-      throw err;
-    });
-    b.clientName = client.name;
-    b.clientEmail = client.email;
-    b.clientDocument = client.document;
-    if (b.clientPhone === undefined && client.phone) b.clientPhone = client.phone;
+    return clientFields(req, b, id.toLowerCase());
   }
+}
+
+/** The fields of the merchant's client `id`, as if the request had sent them. */
+async function clientFields(req: FastifyRequest, b: Record<string, unknown>, id: string): Promise<void> {
+  const client = await getClient(req.server.deps.db, req.auth, id).catch((err) => {
+    if (err instanceof AppError && err.status === 404) throw validation('clientId', 'is not a client of this merchant and environment');
+    throw err;
+  });
+  b.clientName = client.name;
+  b.clientEmail = client.email;
+  b.clientDocument = client.document;
+  if (b.clientPhone === undefined && client.phone) b.clientPhone = client.phone;
 }
 
 /** preValidation of GET /api/v1/transactions: CREDIT_CARD = CARD in the method filters. */
