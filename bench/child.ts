@@ -43,7 +43,7 @@ export type ParentMessage =
   | { type: 'stop' }
   | { type: 'profile-start'; kind: ProfileKind }
   | { type: 'profile-stop'; file: string };
-/** A CPU profile (where the time goes) or a sampling heap profile of every allocation, collected or not (where the bytes go). */
+/** A CPU profile (where the time goes), or a sampling heap profile: of every allocation, freed or not ('alloc': where the bytes go), or of those no scavenge freed ('promoted'). */
 export type ProfileKind = 'cpu' | 'alloc' | 'promoted';
 export interface ChildStats {
   type: 'stats';
