@@ -1,6 +1,7 @@
 // Summary of a profile written by a child: a V8 .cpuprofile (BENCH_PROFILE=1), where the CPU went, or a
-// sampling heap profile (BENCH_PROFILE=alloc), where the bytes were allocated; by package/area (self)
-// and by function (self and inclusive).
+// sampling heap profile (BENCH_PROFILE=alloc or =promoted), where the bytes were allocated (or those
+// of them that survived the young generation); by package/area (self) and by function (self and
+// inclusive).
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -38,7 +39,7 @@ interface HeapNode {
   children: HeapNode[];
 }
 
-/** Summary of the profile a child wrote: a .cpuprofile (time) or, from BENCH_PROFILE=alloc, a .heapprofile (bytes allocated). */
+/** Summary of the profile a child wrote: a .cpuprofile (time) or, from BENCH_PROFILE=alloc / =promoted, a .heapprofile (bytes). */
 export function summarizeProfile(file: string, requests: number, top = 25): string {
   const data = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile | { head: HeapNode };
   const nodes: ProfileNode[] = [];

@@ -138,16 +138,13 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
     const k = req.idempotency;
     if (k?.state !== 'claimed' && k?.state !== 'held') return done(null, payload);
     const { userId, livemode, key } = k;
-    const stored =
-      reply.statusCode < 500
-        ? db.executeQuery(CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]))
-        : // A 5xx of a claimed request means nothing was done: the key is freed so the client can
-          // retry with it. A held key keeps its provisional response: something was done.
-          k.state === 'claimed'
-          ? db.executeQuery(CompiledQuery.raw(FREE, [userId, livemode, key]))
-          : null;
-    if (!stored) return done(null, payload);
-    stored.then(() => done(null, payload), done);
+    // A 5xx of a claimed request means nothing was done: the key is freed so the client can retry
+    // with it. A held key keeps its provisional response: something was done.
+    let query: CompiledQuery | null = null;
+    if (reply.statusCode < 500) query = CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]);
+    else if (k.state === 'claimed') query = CompiledQuery.raw(FREE, [userId, livemode, key]);
+    if (!query) return done(null, payload);
+    db.executeQuery(query).then(() => done(null, payload), done);
   });
 }
 
