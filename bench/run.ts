@@ -20,7 +20,8 @@
 // PostgreSQL too), which is why CPU time per process is recorded beside every figure.
 //
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
-// (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000),
+// (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000), BENCH_OPEN_LOOP_WARMUP_SECONDS
+// (default 30: an open loop's warm-up at its rate, before the checkpoint and the usual 3 s; 0 = none),
 // BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
 // README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
 // summarised; slows it down, so not for the figures; =alloc / =promoted: the bytes it allocates, or
@@ -33,6 +34,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from './checkout.ts';
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
+import { deviceOf, stallsLine, watchDisk, type DiskStalls } from './disk.ts';
 import { metricsScenario, renewalScenario, SUBSCRIPTION_TARGETS, type MetricsBenchResult, type RenewalBenchResult } from './subscriptions.ts';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,6 +76,8 @@ const POOL_SIZE = positiveInt('BENCH_POOL_SIZE', 50);
 const WARMUP_SECONDS = 3;
 /** AB: the length of one slice of A or B. */
 const SLICE_SECONDS = positiveInt('BENCH_SLICE_SECONDS', 3);
+/** An open loop's warm-up at its rate before the checkpoint (warmUpOpen); 0 = none, as before 2026-11-27. */
+const OPEN_LOOP_WARMUP_SECONDS = nonNegativeInt('BENCH_OPEN_LOOP_WARMUP_SECONDS', 30);
 /** Creations per second of the open-loop scenario (B2). */
 const OPEN_LOOP_RATE = positiveInt('BENCH_OPEN_LOOP_RATE', 1000);
 const LIST_LIMIT = 20;
@@ -88,12 +92,15 @@ const REPORT_SECONDS = positiveInt('BENCH_REPORT_SECONDS', 10);
 const REPORT_CONNECTIONS = positiveInt('BENCH_REPORT_CONNECTIONS', 1);
 const TARGETS17 = { creationP99Ms: 15, openLoopP99Ms: 10, embeddedPerSecond: 1000 };
 
-function positiveInt(name: string, fallback: number): number {
+function positiveInt(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (!raw) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be ${min ? 'a positive' : 'a non-negative'} integer (got "${raw}")`);
   return n;
+}
+function nonNegativeInt(name: string, fallback: number): number {
+  return positiveInt(name, fallback, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,6 +295,8 @@ interface LoadResult {
   timeouts: number;
   statusCodes: Record<string, number>;
   cpu: CpuUse;
+  /** The stalls of PostgreSQL's disk during the load (bench/disk.ts); null when not on this machine. */
+  disk?: DiskStalls | null;
   /** Sorted 2xx latencies (ms); kept to merge rounds. */
   latencies: Float64Array;
 }
@@ -314,6 +323,9 @@ function merge(label: string, parts: LoadResult[]): LoadResult {
     timeouts: sum((p) => p.timeouts),
     statusCodes,
     cpu: { seconds: cpuSeconds, machineBusy: sum((p) => p.cpu.machineBusy * p.seconds) / seconds },
+    disk: parts.some((p) => p.disk)
+      ? { count: sum((p) => p.disk?.count ?? 0), longestMs: Math.max(...parts.map((p) => p.disk?.longestMs ?? 0)), totalMs: sum((p) => p.disk?.totalMs ?? 0) }
+      : null,
     latencies,
   };
 }
@@ -322,13 +334,14 @@ function merge(label: string, parts: LoadResult[]): LoadResult {
 async function load(label: string, opts: autocannon.Options, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
   const latencies: number[] = [];
   const before = cpuSnapshot();
+  const stopDisk = watchDisk(diskDevice);
   const instance = autocannon({ renderProgressBar: false, renderResultsTable: false, timeout: 30, ...opts });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, ms: number) => {
     if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
   });
   const r = await instance;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
-  const run = { seconds: r.duration, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes, latencies };
+  const run = { seconds: r.duration, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes, latencies, disk: stopDisk() };
   return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
 }
 
@@ -337,11 +350,27 @@ function closedLoop(url: string, seconds: number, request: OpenLoopOptions['requ
   return { url, connections: CONNECTIONS, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }] };
 }
 
+/**
+ * The warm-up of a fixed-rate load: OPEN_LOOP_WARMUP_SECONDS at the rate, a checkpoint (settle: the
+ * database as every measurement starts it), then `opts.seconds` more at the rate. V8 optimises a
+ * process's code for what it has seen: a fresh gateway and its client, warmed by 3,000 requests,
+ * still compiled with TurboFan during the measurement (perf, 2026-11-27: both processes' compiler
+ * threads at once, about 10,500 requests in, up to a core of the 2 for some 200 ms, and again later),
+ * and every request of those moments waited; a warm-up at five times the rate left code optimised
+ * for big batches, deoptimised and compiled again at the rate. bench/README.md, 2026-11-27.
+ */
+async function warmUpOpen(ctx: Context, opts: OpenLoopOptions, roles: Record<number, string>): Promise<void> {
+  if (OPEN_LOOP_WARMUP_SECONDS) await loadOpen('warm-up', { ...opts, seconds: OPEN_LOOP_WARMUP_SECONDS }, roles, true);
+  await settle(ctx);
+  await loadOpen('warm-up', opts, roles, true);
+}
+
 /** A fixed-rate load (bench/open-loop.ts): latencies counted from each request's due time. */
 async function loadOpen(label: string, opts: OpenLoopOptions, roles: Record<number, string>, quiet = false): Promise<LoadResult> {
   const before = cpuSnapshot();
+  const stopDisk = watchDisk(diskDevice);
   const { client, ...run } = await openLoop(opts);
-  const result = loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
+  const result = loadResult(label, { ...run, disk: stopDisk() }, cpuUse(before, cpuSnapshot(), roles), quiet);
   if (!quiet) console.log(`  the client: requests sent late by p99 ${fmt(client.sentLateP99, 1)} ms, at most ${fmt(client.sentLateMax, 1)} ms; ${client.socketsOpened} sockets opened`);
   return result;
 }
@@ -361,7 +390,7 @@ function loadResult(label: string, r: Omit<LoadResult, 'label' | 'rps' | 'p50' |
   if (!quiet) {
     console.log(
       `  ${label}: ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms, ` +
-        `2xx ${result.ok}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+        `2xx ${result.ok}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}${result.disk ? `; ${stallsLine(result.disk)}` : ''}`,
     );
   }
   return result;
@@ -509,7 +538,7 @@ async function floorOnly(ctx: Context, floor: Child): Promise<void> {
     await settle(ctx);
     console.log(`\n[A3] floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop): POST /floor, up to ${CONNECTIONS} connections, ${SECONDS} s`);
     const opts = (seconds: number): OpenLoopOptions => ({ url: floor.url, rate: OPEN_LOOP_RATE, seconds, connections: CONNECTIONS, request });
-    await loadOpen('warm-up', opts(WARMUP_SECONDS), roles, true);
+    await warmUpOpen(ctx, opts(WARMUP_SECONDS), roles);
     ctx.results.floorOpenLoop = await loadOpen('floor open loop', opts(SECONDS), roles);
   }
 }
@@ -565,7 +594,7 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
     headers: { 'content-type': 'application/json', 'api-key': m.key, 'idempotency-key': `bench-${runId}-${label}-${key++}` },
     body: pixBody(ctx),
   });
-  return gatewayLoad(gw, label, request, rate);
+  return gatewayLoad(ctx, gw, label, request, rate);
 }
 
 /**
@@ -573,13 +602,14 @@ async function creationLoad(ctx: Context, gw: Child, label: string, rate?: numbe
  * not autocannon's overallRate: bursts, see there; else a closed loop), and what the gateway
  * process reports of it: statements, CPU, event loop, GC, its CPU profile with BENCH_PROFILE.
  */
-async function gatewayLoad(gw: Child, label: string, request: OpenLoopOptions['request'], rate?: number): Promise<GatewayResult> {
+async function gatewayLoad(ctx: Context, gw: Child, label: string, request: OpenLoopOptions['request'], rate?: number): Promise<GatewayResult> {
   const roles = { [gw.pid]: 'server', [process.pid]: 'autocannon' };
   const run = (name: string, seconds: number, quiet = false) =>
     rate
       ? loadOpen(name, { url: gw.url, rate, seconds, connections: CONNECTIONS, request }, roles, quiet)
       : load(name, closedLoop(gw.url, seconds, request), roles, quiet);
-  await run('warm-up', WARMUP_SECONDS, true);
+  if (rate) await warmUpOpen(ctx, { url: gw.url, rate, seconds: WARMUP_SECONDS, connections: CONNECTIONS, request }, roles);
+  else await run('warm-up', WARMUP_SECONDS, true);
   await gw.reset();
   const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-${label.replace(/[^A-Za-z0-9]+/g, '-')}.${PROFILE === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
   if (PROFILE) await gw.profileStart(PROFILE);
@@ -644,7 +674,7 @@ async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise
     headers: { 'content-type': 'application/json', 'api-key': m.key },
     body: '{"outcome":"PAID"}',
   });
-  const result = await gatewayLoad(gw, `${label} simulate PAID`, request);
+  const result = await gatewayLoad(ctx, gw, `${label} simulate PAID`, request);
   console.log(`  ${cpuLine(result)}`);
   const { rows: [check] } = await ctx.admin.query(
     `SELECT (SELECT count(*) FROM transactions WHERE user_id = $1 AND status = 'PAID')::int AS paid,
@@ -695,8 +725,10 @@ async function scenarioInterleaved(ctx: Context): Promise<void> {
           rate ? loadOpen(label, { url, rate, seconds, connections: CONNECTIONS, request }, roles, true) : load(label, closedLoop(url, seconds, request), roles, true);
         await settle(ctx);
         console.log(`\n[${label}] ${rate ? `A3 and B2 at ${rate.toLocaleString('en-US')}/s` : 'A and B'} in alternating slices: ${rounds} x ${SLICE_SECONDS} s each, ${CONNECTIONS} connections`);
-        await run(floor.url, floorRequest, WARMUP_SECONDS);
-        await run(gw.url, creationRequest, WARMUP_SECONDS);
+        const warmUp = (url: string, request: OpenLoopOptions['request']) =>
+          rate ? warmUpOpen(ctx, { url, rate, seconds: WARMUP_SECONDS, connections: CONNECTIONS, request }, roles) : run(url, request, WARMUP_SECONDS);
+        await warmUp(floor.url, floorRequest);
+        await warmUp(gw.url, creationRequest);
         await floor.reset();
         await gw.reset();
         const a: LoadResult[] = [];
@@ -1033,10 +1065,22 @@ async function machine(admin: pg.Client): Promise<Machine> {
   };
 }
 
+/** The disk under PostgreSQL's data directory when PostgreSQL runs on this machine (bench/disk.ts), else null. */
+let diskDevice: string | null = null;
+async function postgresDisk(admin: pg.Client): Promise<string | null> {
+  if (!['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(DATABASE_URL).hostname)) return null;
+  try {
+    const { rows } = await admin.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
+    return deviceOf(rows[0].dir);
+  } catch {
+    return null; // not allowed to read the setting
+  }
+}
+
 function cpuLine(r: LoadResult): string {
   const s = r.cpu.seconds;
   const parts = ['server', 'postgres', 'autocannon', 'other'].map((k) => `${k} ${fmt((s[k] ?? 0) / r.seconds, 2)}`);
-  return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy`;
+  return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy${r.disk ? `; ${stallsLine(r.disk)}` : ''}`;
 }
 
 function report(results: Results, mach: Machine): string {
@@ -1271,7 +1315,10 @@ dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of
   signed here the way the server signs it (the server gets a fixed \`JWT_SECRET\`) and checked to
   return the right rows; both queries' plans are recorded. autocannon, 10 connections, 10 s each, in
   alternating 1 s rounds (first, deep, first, ...) so that a burst of other work hits both alike.
-- Warm-up before each measurement (3 s; 1 s per page for C). Latencies are exact percentiles of the
+- Warm-up before each measurement (3 s; 1 s per page for C). An open loop (A3, B2) first runs
+  ${OPEN_LOOP_WARMUP_SECONDS} s at its rate (\`BENCH_OPEN_LOOP_WARMUP_SECONDS\`), then the checkpoint, then its 3 s:
+  3,000 requests leave V8 compiling the request path during the measurement, a closed loop's
+  warm-up sends five times as many (2026-11-27 below). Latencies are exact percentiles of the
   2xx responses' times as autocannon measures them; req/s counts 2xx responses only. Floor and
   gateway run one after the other, not together: two pools of 50 would reach max_connections (100).
 
@@ -1283,11 +1330,17 @@ distorts the figures: the run waits up to \`BENCH_QUIET_WAIT\` s, default 180, f
 before each part, then measures anyway and shows it). The gateway is one Node process: it can use
 at most one of the two cores.
 
+**The disk.** Each line also counts the stalls of the disk under PostgreSQL's data directory (when
+PostgreSQL runs on this machine; bench/disk.ts reads /proc/diskstats every 20 ms): moments of 50 ms
+or more in which it had requests in flight and completed none. Every commit of such a moment waits
+for its WAL flush, the floor's as the gateway's; at 1,000/s one stall of 100 ms alone puts an open
+loop's p99 above 10 ms.
+
 A run killed outright (kill -9) leaves its schema behind; the next run drops such schemas (a
 \`bench_*\` schema that no connection is using as its application_name).
 
 Options: \`BENCH_SECONDS\`, \`BENCH_LIST_SECONDS\`, \`BENCH_ROWS\`, \`BENCH_POOL_SIZE\`,
-\`BENCH_SCENARIOS=${ALL_SCENARIOS.join(',')}\`, \`BENCH_OPEN_LOOP_RATE\` (B2), \`BENCH_SLICE_SECONDS\` (AB), \`BENCH_CREATION_BATCH\` (the gateway's creation batching, as JSON over its defaults, e.g. \`{"maxInFlight":3,"minExtraBatch":8}\`), \`BENCH_REPORT_DAYS\` / \`BENCH_REPORT_SECONDS\` / \`BENCH_REPORT_CONNECTIONS\` (R), \`BENCH_WRITE_README=0\` (print only; also when
+\`BENCH_SCENARIOS=${ALL_SCENARIOS.join(',')}\`, \`BENCH_OPEN_LOOP_RATE\` (B2), \`BENCH_OPEN_LOOP_WARMUP_SECONDS\` (A3, B2: the warm-up at the rate before the checkpoint, default 30), \`BENCH_SLICE_SECONDS\` (AB), \`BENCH_CREATION_BATCH\` (the gateway's creation batching, as JSON over its defaults, e.g. \`{"maxInFlight":3,"minExtraBatch":8}\`), \`BENCH_REPORT_DAYS\` / \`BENCH_REPORT_SECONDS\` / \`BENCH_REPORT_CONNECTIONS\` (R), \`BENCH_WRITE_README=0\` (print only; also when
 not every scenario ran), \`BENCH_PROFILE=1\` (CPU profile of the gateway during B and F, summarised; it
 slows the gateway down; \`=alloc\`: where its bytes are allocated, \`=promoted\`: which of them survive
 the young generation, both through V8's sampling heap profiler), \`BENCH_SERVER_FLAGS\` (Node and V8 flags for the server processes, e.g. \`--trace-gc-nvp\`) with
@@ -1351,6 +1404,7 @@ async function main() {
   const qrCode = buildBrCode({ pixKey: 'pix@cofre.com.br', merchantName: 'COFRE PAGAMENTOS', merchantCity: 'SAO PAULO', amountCents: 1990, txid: newTxid() });
   const ctx: Context = { admin, cpfs, qrCode, results: {} };
   const mach = await machine(admin);
+  diskDevice = await postgresDisk(admin);
 
   if (SCENARIOS.includes('floor')) await withFloor(ctx, (floor) => floorOnly(ctx, floor));
 
