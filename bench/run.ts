@@ -534,8 +534,7 @@ async function floorOnly(ctx: Context, floor: Child): Promise<void> {
   ctx.results.floor = { ...result, serverCpuMsPerRequest };
   if (SCENARIOS.includes('openloop')) {
     // A3: the floor at B2's fixed rate: the latency this machine gives one INSERT per request with
-    // the load generator beside it, for B2 to be read against.
-    await settle(ctx);
+    // the load generator beside it, for B2 to be read against (settled by its warm-up).
     console.log(`\n[A3] floor at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s (open loop): POST /floor, up to ${CONNECTIONS} connections, ${SECONDS} s`);
     const opts = (seconds: number): OpenLoopOptions => ({ url: floor.url, rate: OPEN_LOOP_RATE, seconds, connections: CONNECTIONS, request });
     await warmUpOpen(ctx, opts(WARMUP_SECONDS), roles);
@@ -692,7 +691,7 @@ async function scenarioSimulate(ctx: Context, gw: Child, label: string): Promise
  * 50 connections): the latency a steady load sees, rather than the throughput of a saturating one.
  */
 async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise<GatewayResult> {
-  await settle(ctx);
+  // Settled by its warm-up (warmUpOpen).
   console.log(`\n[${label}] PIX creation at ${OPEN_LOOP_RATE.toLocaleString('en-US')}/s: POST /api/v1/transactions, ${CONNECTIONS} connections, ${SECONDS} s`);
   return creationLoad(ctx, gw, `${label} open loop`, OPEN_LOOP_RATE);
 }
