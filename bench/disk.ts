@@ -80,8 +80,8 @@ export function watchDisk(device: string | null): () => DiskStalls | null {
   };
 }
 
-/** "disk 2 stalls >= 50 ms (longest 124 ms, 180 ms in all)", or "" without a device. */
-export function stallsLine(s: DiskStalls | null | undefined): string {
+/** "; disk 2 stalls >= 50 ms (longest 124 ms, 180 ms in all)", to end a result's line; "" without a device. */
+export function stallsSuffix(s: DiskStalls | null | undefined): string {
   if (!s) return '';
-  return `disk ${s.count} stall${s.count === 1 ? '' : 's'} >= ${STALL_MS} ms${s.count ? ` (longest ${Math.round(s.longestMs)} ms, ${Math.round(s.totalMs)} ms in all)` : ''}`;
+  return `; disk ${s.count} stall${s.count === 1 ? '' : 's'} >= ${STALL_MS} ms${s.count ? ` (longest ${Math.round(s.longestMs)} ms, ${Math.round(s.totalMs)} ms in all)` : ''}`;
 }

@@ -34,7 +34,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { CHECKOUT_TARGETS, checkoutPageScenario, type CheckoutBenchResult } from './checkout.ts';
 import { webhookScenarios, type WebhookBenchResult } from './webhooks.ts';
-import { deviceOf, stallsLine, watchDisk, type DiskStalls } from './disk.ts';
+import { deviceOf, stallsSuffix, watchDisk, type DiskStalls } from './disk.ts';
 import { metricsScenario, renewalScenario, SUBSCRIPTION_TARGETS, type MetricsBenchResult, type RenewalBenchResult } from './subscriptions.ts';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -390,7 +390,7 @@ function loadResult(label: string, r: Omit<LoadResult, 'label' | 'rps' | 'p50' |
   if (!quiet) {
     console.log(
       `  ${label}: ${fmt(result.rps, 0)} req/s, p50 ${fmt(result.p50, 1)} ms, p99 ${fmt(result.p99, 1)} ms, ` +
-        `2xx ${result.ok}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}${result.disk ? `; ${stallsLine(result.disk)}` : ''}`,
+        `2xx ${result.ok}, non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}${stallsSuffix(result.disk)}`,
     );
   }
   return result;
@@ -1079,7 +1079,7 @@ async function postgresDisk(admin: pg.Client): Promise<string | null> {
 function cpuLine(r: LoadResult): string {
   const s = r.cpu.seconds;
   const parts = ['server', 'postgres', 'autocannon', 'other'].map((k) => `${k} ${fmt((s[k] ?? 0) / r.seconds, 2)}`);
-  return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy${r.disk ? `; ${stallsLine(r.disk)}` : ''}`;
+  return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy${stallsSuffix(r.disk)}`;
 }
 
 function report(results: Results, mach: Machine): string {
