@@ -58,9 +58,34 @@ export interface ChildStats {
   gc: { count: number; totalMs: number; maxMs: number; majorCount: number; majorMaxMs: number };
   /** Time from a request's arrival in Node's HTTP server to the end of its response (ms), as this process saw it. */
   served: { p50: number; p99: number; max: number };
+  /**
+   * The creation batches written since the last reset (see observeBatches): how many, their rows,
+   * how long each ran (from its start to its commit's answer, ms) and how long its oldest creation
+   * had waited for it to start (ms). Null in a process that does not batch (the floor).
+   */
+  batches: { count: number; rows: number; ran: { p50: number; p99: number }; waited: { p50: number; p99: number } } | null;
 }
 
 const served: number[] = [];
+const batches = { observed: false, rows: 0, ran: [] as number[], waited: [] as number[] };
+/** The creation writer's `observe` (BatchOptions): each batch's size, wait and run, for ChildStats.batches. */
+export function observeBatches(size: number, waitedMs: number, ranMs: number): void {
+  batches.observed = true;
+  batches.rows += size;
+  batches.ran.push(ranMs);
+  batches.waited.push(waitedMs);
+}
+function batchesSummary(): ChildStats['batches'] {
+  if (!batches.observed) return null;
+  const ran = Float64Array.from(batches.ran).sort();
+  const waited = Float64Array.from(batches.waited).sort();
+  return {
+    count: ran.length,
+    rows: batches.rows,
+    ran: { p50: percentile(ran, 50), p99: percentile(ran, 99) },
+    waited: { p50: percentile(waited, 50), p99: percentile(waited, 99) },
+  };
+}
 function servedSummary(): ChildStats['served'] {
   const sorted = Float64Array.from(served).sort();
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
@@ -114,6 +139,9 @@ export function serveParent(port: number, close: () => Promise<void>) {
       cpu = process.cpuUsage();
       loop.reset();
       served.length = 0;
+      batches.rows = 0;
+      batches.ran.length = 0;
+      batches.waited.length = 0;
       Object.assign(gc, noGc());
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
@@ -127,6 +155,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
         loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
         gc: { ...gc },
         served: servedSummary(),
+        batches: batchesSummary(),
       };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);

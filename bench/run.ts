@@ -630,6 +630,13 @@ async function gatewayLoad(ctx: Context, gw: Child, label: string, request: Open
       `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms (${stats.gc.majorCount} mark-compact, longest ${fmt(stats.gc.majorMaxMs, 1)} ms); ` +
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
   );
+  const b = stats.batches;
+  if (b?.count) {
+    console.log(
+      `  creation batches: ${b.count} (${fmt(b.rows / b.count, 1)} creations each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
+        `its oldest creation had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`,
+    );
+  }
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
   return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
 }

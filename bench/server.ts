@@ -15,7 +15,7 @@ import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
 import { BATCH, type BatchOptions } from '../src/modules/transactions/creation.ts';
 import { tuneRuntime } from '../src/runtime.ts';
-import { countQueries, requireEnv, serveParent, timeRequests } from './child.ts';
+import { countQueries, observeBatches, requireEnv, serveParent, timeRequests } from './child.ts';
 
 tuneRuntime(); // as `serve` does
 countQueries();
@@ -31,7 +31,9 @@ if (embeddedDir) await migrate(database.db);
 const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
-const app = await buildApp(buildDeps(config, database, { limiter, creationBatch: unbatched ?? tried, changeBatch: unbatched }));
+// Every creation batch is reported to the parent's stats (observeBatches), whatever the batching.
+const creationBatch = { ...(unbatched ?? tried ?? BATCH[database.kind]), observe: observeBatches };
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch, changeBatch: unbatched }));
 timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

@@ -116,6 +116,32 @@ describe('group commit: how batches form', () => {
     assert.deepEqual(batches.slice(3), [['a:3'], ['a:bad'], ['a:4']]);
     assert.deepEqual(await Promise.all(results), ['a:1 written', 'a:2 written', 'a:3 written', 'failed: statement failed', 'a:4 written']);
   });
+
+  test('observe is told of each batch once it has finished: its size, how long its oldest item waited, how long it ran', async () => {
+    const seen: { size: number; waitedMs: number; ranMs: number }[] = [];
+    let release = () => {};
+    const gc = new GroupCommit<string, string>({
+      maxBatch: 200,
+      maxInFlight: 1,
+      group: () => 'a',
+      write: async (items) => (await new Promise<void>((r) => (release = r)), items),
+      observe: (size, waitedMs, ranMs) => seen.push({ size, waitedMs, ranMs }),
+    });
+    const first = gc.submit('a:1');
+    const rest = ['a:2', 'a:3'].map((i) => gc.submit(i));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(seen.length, 0, 'nothing is told before a batch has finished');
+    release();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    release();
+    await Promise.all(rest);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(seen.map((s) => s.size), [1, 2]);
+    // The lone item started at once; the two others waited for the first batch, which ran >= 20 ms.
+    assert.ok(seen[0].waitedMs < 5 && seen[0].ranMs >= 19, JSON.stringify(seen[0]));
+    assert.ok(seen[1].waitedMs >= 19 && seen[1].ranMs >= 0, JSON.stringify(seen[1]));
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -36,11 +36,18 @@ export interface GroupCommitOptions<T, R> {
    * would only wait on each other, or worse, lock rows in opposite orders).
    */
   onePerGroup?: boolean;
+  /**
+   * Told of every batch once it has finished (for measurements, e.g. the benchmark's): its size, how
+   * long its oldest item waited for it to start, and how long it ran (ms).
+   */
+  observe?(size: number, waitedMs: number, ranMs: number): void;
 }
 
 interface Pending<T, R> {
   item: T;
   group: string;
+  /** When it was submitted (performance.now()), kept only with `observe`. */
+  at: number;
   resolve(result: R): void;
   reject(err: unknown): void;
 }
@@ -60,7 +67,7 @@ export class GroupCommit<T, R> {
   /** Writes `item` with whatever else is waiting; settles after its batch committed (or failed). */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, group: this.opts.group(item), resolve, reject });
+      this.queue.push({ item, group: this.opts.group(item), at: this.opts.observe ? performance.now() : 0, resolve, reject });
       this.pump();
     });
   }
@@ -83,7 +90,9 @@ export class GroupCommit<T, R> {
       const batch = this.take(group);
       this.inFlight++;
       if (this.opts.onePerGroup) this.busy.add(group);
+      const started = this.opts.observe ? performance.now() : 0;
       void this.run(batch).finally(() => {
+        this.opts.observe?.(batch.length, started - batch[0].at, performance.now() - started);
         this.inFlight--;
         this.busy.delete(group);
         this.pump();

@@ -37,7 +37,7 @@ export interface Creation {
 /** What the statement did for one creation: stored it (the row, or with a key the response text), or found its key taken. */
 export type Written = { row: Transaction } | { attached: string } | { taken: true };
 
-export type BatchOptions = Pick<GroupCommitOptions<Creation, Written>, 'maxBatch' | 'maxInFlight' | 'minExtraBatch' | 'nextTurn'>;
+export type BatchOptions = Pick<GroupCommitOptions<Creation, Written>, 'maxBatch' | 'maxInFlight' | 'minExtraBatch' | 'nextTurn' | 'observe'>;
 
 /** How creations are batched on each database (see GroupCommit). */
 export const BATCH: Record<'postgres' | 'pglite', BatchOptions> = {
