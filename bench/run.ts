@@ -1256,7 +1256,8 @@ const README_HEAD = `# Benchmarks
 
 \`npm run bench\` (bench/run.ts) measures the gateway on real PostgreSQL
 (\`DATABASE_URL\`, default \`postgres://postgres@127.0.0.1:5432/test\`) in a fresh schema \`bench_<random>\`,
-dropped at the end, also on failure or Ctrl-C. It takes about 4 minutes, most of it seeding.
+dropped at the end, also on failure or Ctrl-C. With every scenario it takes well over half an hour on a
+2-core machine (S2's 100,000 renewals alone took about 25 minutes on 2026-11-23); \`BENCH_SCENARIOS\` picks some.
 
 ## Targets (issue 3)
 
