@@ -61,22 +61,21 @@ export interface ChildStats {
   /**
    * The creation batches written since the last reset (see observeBatches): how many, their rows,
    * how long each ran (from its start to its commit's answer, ms) and how long its oldest creation
-   * had waited for it to start (ms). Null in a process that does not batch (the floor).
+   * had waited for it to start (ms). Null when none was written (the floor never batches).
    */
   batches: { count: number; rows: number; ran: { p50: number; p99: number }; waited: { p50: number; p99: number } } | null;
 }
 
 const served: number[] = [];
-const batches = { observed: false, rows: 0, ran: [] as number[], waited: [] as number[] };
+const batches = { rows: 0, ran: [] as number[], waited: [] as number[] };
 /** The creation writer's `observe` (BatchOptions): each batch's size, wait and run, for ChildStats.batches. */
 export function observeBatches(size: number, waitedMs: number, ranMs: number): void {
-  batches.observed = true;
   batches.rows += size;
   batches.ran.push(ranMs);
   batches.waited.push(waitedMs);
 }
 function batchesSummary(): ChildStats['batches'] {
-  if (!batches.observed) return null;
+  if (!batches.ran.length) return null;
   const ran = Float64Array.from(batches.ran).sort();
   const waited = Float64Array.from(batches.waited).sort();
   return {

@@ -631,7 +631,7 @@ async function gatewayLoad(ctx: Context, gw: Child, label: string, request: Open
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
   );
   const b = stats.batches;
-  if (b?.count) {
+  if (b) {
     console.log(
       `  creation batches: ${b.count} (${fmt(b.rows / b.count, 1)} creations each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
         `its oldest creation had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`,
