@@ -5,7 +5,9 @@ import { Session } from 'node:inspector/promises';
 import type { Server } from 'node:http';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import pg from 'pg';
-import { percentile } from './stats.ts';
+import { spread } from './stats.ts';
+
+type Spread = ReturnType<typeof spread>;
 
 /** Statements sent to PostgreSQL by this process since the last reset, keyed "verb table". */
 const counts = new Map<string, number>();
@@ -57,13 +59,13 @@ export interface ChildStats {
   /** Garbage collection pauses since the last reset: count, total and longest (ms); `major` the mark-compacts among them. */
   gc: { count: number; totalMs: number; maxMs: number; majorCount: number; majorMaxMs: number };
   /** Time from a request's arrival in Node's HTTP server to the end of its response (ms), as this process saw it. */
-  served: { p50: number; p99: number; max: number };
+  served: Spread;
   /**
    * The creation batches written since the last reset (see observeBatches): how many, their rows,
    * how long each ran (from its start to its commit's answer, ms) and how long its oldest creation
    * had waited for it to start (ms). Null when none was written (the floor never batches).
    */
-  batches: { count: number; rows: number; ran: { p50: number; p99: number }; waited: { p50: number; p99: number } } | null;
+  batches: { count: number; rows: number; ran: Spread; waited: Spread } | null;
 }
 
 const served: number[] = [];
@@ -76,18 +78,7 @@ export function observeBatches(size: number, waitedMs: number, ranMs: number): v
 }
 function batchesSummary(): ChildStats['batches'] {
   if (!batches.ran.length) return null;
-  const ran = Float64Array.from(batches.ran).sort();
-  const waited = Float64Array.from(batches.waited).sort();
-  return {
-    count: ran.length,
-    rows: batches.rows,
-    ran: { p50: percentile(ran, 50), p99: percentile(ran, 99) },
-    waited: { p50: percentile(waited, 50), p99: percentile(waited, 99) },
-  };
-}
-function servedSummary(): ChildStats['served'] {
-  const sorted = Float64Array.from(served).sort();
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+  return { count: batches.ran.length, rows: batches.rows, ran: spread(batches.ran), waited: spread(batches.waited) };
 }
 /** Records each request's time inside this process (see ChildStats.served). */
 export function timeRequests(server: Server): void {
@@ -153,7 +144,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
         systemMs: used.system / 1000,
         loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
         gc: { ...gc },
-        served: servedSummary(),
+        served: spread(served),
         batches: batchesSummary(),
       };
       process.send?.(stats);

@@ -12,7 +12,7 @@
 // busy waits for one, and that wait is part of its latency.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { percentile } from './stats.ts';
+import { spread } from './stats.ts';
 
 export interface OpenLoopOptions {
   url: string;
@@ -58,9 +58,9 @@ export function openLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
       if (++done < total) return;
       agent.destroy();
       result.seconds = (performance.now() - start) / 1000;
-      const late = Float64Array.from(sentLate).sort();
-      result.client.sentLateP99 = percentile(late, 99);
-      result.client.sentLateMax = late.length ? late[late.length - 1] : NaN;
+      const late = spread(sentLate);
+      result.client.sentLateP99 = late.p99;
+      result.client.sentLateMax = late.max;
       resolve(result);
     };
     const send = (dueAt: number) => {

@@ -5,3 +5,9 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
+
+/** p50, p99 and the largest of `values` (any order); NaN for each when there are none. */
+export function spread(values: ArrayLike<number>): { p50: number; p99: number; max: number } {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
+}
