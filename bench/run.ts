@@ -839,7 +839,7 @@ async function scenarioListDepth(ctx: Context, gw: Child): Promise<void> {
     [m.userId, offset - 1],
   );
   const cursors = new Cursors(loadConfig({ JWT_SECRET, DATABASE_URL }).cursorSecret);
-  const cursor = cursors.encode({ order, value: rows[0].created_at.toISOString(), id: rows[0].id });
+  const cursor = cursors.of('transactions', { userId: m.userId, livemode: false }).encode({ order, value: rows[0].created_at.toISOString(), id: rows[0].id });
   const firstPath = `/api/v1/transactions?limit=${LIST_LIMIT}`;
   const deepPath = `/api/v1/transactions?limit=${LIST_LIMIT}&cursor=${encodeURIComponent(cursor)}`;
   // The deep page must be the one that follows row `offset - 1`: its first row is row `offset`.

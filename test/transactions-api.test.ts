@@ -371,6 +371,20 @@ describe('listing', () => {
     const amountCursor = (await list(l.devKey, '?limit=7&orderBy=amountCents')).body.pagination.nextCursor;
     assert400(await list(l.devKey, `?limit=7&orderBy=status&cursor=${encodeURIComponent(amountCursor)}`), 'INVALID_CURSOR', ['cursor']);
   });
+
+  test('a cursor works only on the list, merchant and environment that it came from: anywhere else -> 400 INVALID_CURSOR', async () => {
+    const w = await merchant(ctx.app, { live: true });
+    const other = await merchant(ctx.app);
+    for (let i = 0; i < 3; i++) await create(w.devKey);
+    const cursor: string = (await list(w.devKey, '?limit=1')).body.pagination.nextCursor;
+    const q = `?limit=1&cursor=${encodeURIComponent(cursor)}`;
+    assert.equal((await list(w.devKey, q)).status, 200);
+    assert400(await list(other.devKey, q), 'INVALID_CURSOR', ['cursor']); // another merchant
+    assert400(await list(w.liveKey!, q), 'INVALID_CURSOR', ['cursor']); // the same merchant's production
+    for (const path of ['/api/v1/payment-links', '/api/v1/webhooks/subscriptions', '/api/v1/webhooks/deliveries', '/api/v1/cart-abandonments', '/api/v1/balance/entries']) {
+      assert400(await call(ctx.app, 'GET', `${path}${q}`, { key: w.devKey }), 'INVALID_CURSOR', ['cursor']); // another list
+    }
+  });
 });
 
 describe('isolation between merchants', () => {

@@ -37,6 +37,19 @@ describe('refunds', () => {
     assert.equal((await balance(r.devKey)).available, b0.available - t.netAmountCents);
     assert400(await refund(r.devKey, t.id, 1), 'INVALID_STATE_TRANSITION');
     assert400(await refund(r.devKey, t.id), 'INVALID_STATE_TRANSITION');
+    // Three transaction.refunded; transaction.updated only where the status changed (PAID ->
+    // PARTIALLY_REFUNDED -> REFUNDED), not for the second partial refund, and each says from what.
+    const events = (await eventsFor(t.id)).filter((e) => (e.type === 'transaction.refunded' || e.type === 'transaction.updated') && e.data.refundedCents > 0);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.data.status} ${e.data.refundedCents} ${e.data.previousStatus ?? '-'}`).sort(),
+      [
+        'transaction.refunded PARTIALLY_REFUNDED 4000 PAID',
+        'transaction.refunded PARTIALLY_REFUNDED 5000 -',
+        'transaction.refunded REFUNDED 10000 PARTIALLY_REFUNDED',
+        'transaction.updated PARTIALLY_REFUNDED 4000 PAID',
+        'transaction.updated REFUNDED 10000 PARTIALLY_REFUNDED',
+      ],
+    );
     await assertLedgerConsistent();
   });
 

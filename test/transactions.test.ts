@@ -212,6 +212,10 @@ describe('creation bounds', () => {
     assert.ok(unknown.body.errors.every((e: { field: string }) => e.field.startsWith('trackingParams')), unknown.raw);
     assert.ok(unknown.body.errors.some((e: { field: string }) => e.field.includes('gclid')), unknown.raw);
     assert400(await post(m.devKey, body({ trackingParams: { utm_source: 5 } })), 'VALIDATION_ERROR', ['trackingParams.utm_source']);
+    // Shown on the dashboard: markup is stripped on the way in, as in every stored text.
+    const marked = await create(m.devKey, { trackingParams: { utm_source: '<script>alert(1)</script>ig', utm_term: '<img src=x onerror=alert(1)>promo' } });
+    before_++;
+    assert.deepEqual((await get(m.devKey, marked.id)).body.transaction.trackingParams, { utm_source: 'ig', utm_term: 'promo' });
   });
 
   test('metadata is stored and returned without tags or javascript: URLs; other values survive', async () => {

@@ -159,6 +159,8 @@ describe('subscriptions', () => {
     assert.equal(patched.body.subscription.description, null);
     assert.equal(patched.body.subscription.status, 'DISABLED');
     assert.equal(patched.body.subscription.disabledReason, 'Disabled by request');
+    const marked = await call(ctx.app, 'PATCH', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey, body: { description: '<script>alert(1)</script>ERP <b>novo</b>' } });
+    assert.equal(marked.body.subscription.description, 'ERP novo', 'markup stripped from the stored text the dashboard shows');
     const enabled = await call(ctx.app, 'PATCH', `/api/v1/webhooks/subscriptions/${sub.id}`, { key: m.devKey, body: { status: 'ACTIVE' } });
     assert.equal(enabled.body.subscription.status, 'ACTIVE');
     assert.equal(enabled.body.subscription.disabledReason, null);

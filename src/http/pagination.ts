@@ -2,6 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 import { badRequest } from './errors.ts';
+import type { Scope } from './scope.ts';
 
 export interface PageInfo {
   page: number;
@@ -22,8 +23,9 @@ export interface CursorState {
 }
 
 /**
- * Opaque, tamper-evident cursors: base64url(JSON) + "." + truncated HMAC-SHA256.
- * A cursor that was altered, made for another order, or not made by us is a 400 INVALID_CURSOR.
+ * Opaque, tamper-evident cursors: base64url(JSON) + "." + truncated HMAC-SHA256. Each list of each
+ * tenant signs its own (`of`): a cursor that was altered, made by another list or for another
+ * merchant or environment, or for another order, is a 400 INVALID_CURSOR.
  */
 export class Cursors {
   private secret: string;
@@ -31,8 +33,23 @@ export class Cursors {
     this.secret = secret;
   }
 
+  /** The cursors of one list (its name, e.g. "transactions") as one tenant reads it. */
+  of(list: string, scope: Scope): ListCursors {
+    return new ListCursors(this.secret, `${list}\n${scope.userId}\n${scope.livemode}\n`);
+  }
+}
+
+export class ListCursors {
+  private readonly secret: string;
+  /** The list and tenant, signed with every cursor's body (not carried in it). */
+  private readonly context: string;
+  constructor(secret: string, context: string) {
+    this.secret = secret;
+    this.context = context;
+  }
+
   private mac(body: string) {
-    return createHmac('sha256', this.secret).update(body).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.secret).update(this.context).update(body).digest('base64url').slice(0, 22);
   }
 
   encode(state: CursorState): string {
@@ -87,7 +104,7 @@ export interface KeysetOptions<R> {
  * Fetches one row more than asked to know whether another page follows.
  */
 export async function keysetPage<R extends { id: string }>(
-  cursors: Cursors,
+  cursors: ListCursors,
   base: SelectQueryBuilder<any, any, R>,
   o: KeysetOptions<R>,
 ): Promise<{ rows: R[]; pagination: CursorPageInfo }> {
@@ -127,7 +144,7 @@ export interface CursorPageQuery {
  * the id as tie-breaker. `column`/`idColumn` name them when the query joins tables.
  */
 export function createdAtPage<R extends { id: string; created_at: Date }>(
-  cursors: Cursors,
+  cursors: ListCursors,
   base: SelectQueryBuilder<any, any, R>,
   q: CursorPageQuery,
   columns: { column?: string; idColumn?: string } = {},

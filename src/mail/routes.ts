@@ -62,7 +62,7 @@ export default async function emailRoutes(app: App) {
       let q = db.selectFrom('emails').selectAll().where('user_id', '=', req.auth.userId).where('livemode', '=', false);
       if (req.query.to) q = q.where('to_address', '=', req.query.to.trim().toLowerCase());
       if (req.query.relatedId) q = q.where('related_id', '=', req.query.relatedId);
-      const { rows, pagination } = await createdAtPage(cursors, q, req.query);
+      const { rows, pagination } = await createdAtPage(cursors.of('emails', req.auth), q, req.query);
       return { message: 'OK', emails: rows.map(view), pagination };
     },
   );

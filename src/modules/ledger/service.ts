@@ -280,7 +280,7 @@ export async function listEntries(db: Executor, cursors: Cursors, scope: Scope, 
     .where('e.user_id', '=', scope.userId)
     .where('e.livemode', '=', scope.livemode)
     .where('e.account_kind', 'in', MERCHANT_ACCOUNTS);
-  const page = await createdAtPage(cursors, query, q, { column: 'e.created_at', idColumn: 'e.id' });
+  const page = await createdAtPage(cursors.of('ledger-entries', scope), query, q, { column: 'e.created_at', idColumn: 'e.id' });
   return {
     entries: page.rows.map((r) => ({
       id: r.id,

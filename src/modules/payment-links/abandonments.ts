@@ -98,5 +98,5 @@ export async function listAbandonments(db: Executor, cursors: Cursors, scope: Sc
   let query = db.selectFrom('cart_abandonments').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
   if (q.paymentLinkId) query = query.where('link_id', '=', q.paymentLinkId);
   if (q.recovered !== undefined) query = query.where('recovered_at', q.recovered ? 'is not' : 'is', null);
-  return createdAtPage(cursors, query, q);
+  return createdAtPage(cursors.of('cart-abandonments', scope), query, q);
 }

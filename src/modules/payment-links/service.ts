@@ -294,7 +294,7 @@ export async function deleteLink(deps: LinkDeps, scope: Scope, id: string): Prom
 export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ListLinksQuery>) {
   let query = owned(db, 'payment_links', scope).selectAll();
   if (q.status) query = query.where('status', '=', q.status);
-  const { rows, pagination } = await createdAtPage(cursors, query, q);
+  const { rows, pagination } = await createdAtPage(cursors.of('payment-links', scope), query, q);
   const products = rows.length
     ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', rows.map((l) => l.id)).orderBy('position').execute()
     : [];

@@ -151,7 +151,7 @@ export async function getPlan(db: Executor, scope: Scope, id: string): Promise<S
 export async function listPlans(db: Executor, cursors: Cursors, scope: Scope, q: { limit: number; cursor?: string; orderDirection?: 'asc' | 'desc'; status?: 'ACTIVE' | 'INACTIVE' }) {
   let base = ownedPlans(db, scope).selectAll();
   if (q.status) base = base.where('status', '=', q.status);
-  return createdAtPage(cursors, base, q);
+  return createdAtPage(cursors.of('subscription-plans', scope), base, q);
 }
 
 export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id: string, input: UpdatePlanInput): Promise<SubscriptionPlan> {

@@ -234,7 +234,7 @@ export async function listSubscriptions(db: Executor, cursors: Cursors, scope: S
   if (q.planId) base = base.where('plan_id', '=', q.planId);
   if (q.clientId) base = base.where('client_id', '=', q.clientId);
   if (q.clientEmail) base = base.where('client_email', '=', normalizeEmail(q.clientEmail));
-  return createdAtPage(cursors, base, q);
+  return createdAtPage(cursors.of('subscriptions', scope), base, q);
 }
 
 // ---------------------------------------------------------------------------------------------

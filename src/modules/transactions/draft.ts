@@ -193,7 +193,7 @@ export function buildDraft(args: {
     discount_cents: extras.discountCents ?? 0,
     address: extras.address ?? null,
     metadata: jsonbOrdered(c.metadata) as Record<string, unknown>,
-    tracking_params: jsonbOrdered(input.trackingParams ?? {}) as Record<string, string>,
+    tracking_params: jsonbOrdered(sanitizeJson(input.trackingParams ?? {})) as Record<string, string>,
     postback_url: input.postbackUrl ?? null,
     subscription_id: extras.subscription?.id ?? null,
     subscription_cycle_id: extras.subscription?.cycleId ?? null,

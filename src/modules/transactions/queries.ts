@@ -48,8 +48,9 @@ export async function listTransactions(db: Executor, cursors: Cursors, scope: Sc
   if (q.clientId) query = query.where('client_id', '=', q.clientId);
   if (q.createdFrom) query = query.where('created_at', '>=', new Date(q.createdFrom));
   if (q.createdTo) query = query.where('created_at', '<=', new Date(q.createdTo));
-  if (column === 'created_at') return createdAtPage(cursors, query, q);
-  return keysetPage(cursors, query, { by: q.orderBy, column, direction: q.orderDirection, limit: q.limit, cursor: q.cursor, value: (row) => row[column] });
+  const pages = cursors.of('transactions', scope);
+  if (column === 'created_at') return createdAtPage(pages, query, q);
+  return keysetPage(pages, query, { by: q.orderBy, column, direction: q.orderDirection, limit: q.limit, cursor: q.cursor, value: (row) => row[column] });
 }
 
 /**

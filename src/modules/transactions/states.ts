@@ -68,7 +68,8 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
     }
   }
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
-  const events: EventType[] = ['transaction.updated'];
+  // transaction.updated says the status changed: not sent for a second partial refund (PARTIALLY_REFUNDED again).
+  const events: EventType[] = tx.status === change.to ? [] : ['transaction.updated'];
   const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
 

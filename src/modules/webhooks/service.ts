@@ -8,6 +8,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
+import { sanitizeOptional } from '../../http/sanitize.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import { ATTEMPT_STARTED, attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
@@ -109,7 +110,7 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
       livemode: scope.livemode,
       url: input.url,
       events: JSON.stringify(input.events),
-      description: input.description ?? null,
+      description: sanitizeOptional(input.description) ?? null,
       secret: newSecret(),
       status: input.status ?? 'ACTIVE',
       disabled_reason: input.status === 'DISABLED' ? 'Disabled by request' : null,
@@ -131,7 +132,7 @@ export async function getSubscription(db: Executor, scope: Scope, id: string): P
 
 export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<typeof ListSubscriptionsQuery>) {
   const query = owned(wh.db, 'webhook_subscriptions', scope).selectAll();
-  return createdAtPage(wh.cursors, query, q);
+  return createdAtPage(wh.cursors.of('webhook-subscriptions', scope), query, q);
 }
 
 export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {
@@ -140,7 +141,7 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
   const set: Record<string, unknown> = { updated_at: new Date() };
   if (input.url !== undefined) set.url = input.url;
   if (input.events !== undefined) set.events = JSON.stringify(input.events);
-  if (input.description !== undefined) set.description = input.description;
+  if (input.description !== undefined) set.description = sanitizeOptional(input.description) ?? null;
   if (input.status === 'ACTIVE') Object.assign(set, { status: 'ACTIVE', disabled_reason: null, failing_since: null });
   if (input.status === 'DISABLED') Object.assign(set, { status: 'DISABLED', disabled_reason: 'Disabled by request' });
   const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
@@ -241,7 +242,7 @@ export async function listDeliveries(wh: Webhooks, scope: Scope, q: Static<typeo
     const events = await eventsOfTransaction(wh.db, scope, q.transactionId);
     query = query.where('created_at', '>=', events.since).where('event_id', 'in', events.ids);
   }
-  const result = await createdAtPage(wh.cursors, query, q);
+  const result = await createdAtPage(wh.cursors.of('webhook-deliveries', scope), query, q);
   const attempts = await attemptsOf(wh.db, scope.userId, result.rows.map((r) => r.id));
   return { deliveries: result.rows.map((d) => deliveryView(d, attempts.get(d.id) ?? [])), pagination: result.pagination };
 }
