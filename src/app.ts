@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import Fastify from 'fastify';
 import { uuidv7 } from './db/ids.ts';
 import type { App, Deps } from './deps.ts';
@@ -49,11 +50,31 @@ export const API_VERSION = '2.30.0';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/** Dates (format date and date-time) from year 1900 to 9999: earlier ones are out of the database's range once shifted to São Paulo time (year 0 does not exist), and no payment is that old. */
+const DATE_YEARS = { min: 1900, max: 9999 };
+
+/** ajv-formats' formats, with `date` and `date-time` also held to DATE_YEARS. */
+function withFormats(ajv: Ajv.default): Ajv.default {
+  addFormats.default(ajv);
+  for (const name of ['date', 'date-time'] as const) {
+    const base = fullFormats[name] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+    ajv.addFormat(name, {
+      type: 'string',
+      validate: (s: string) => {
+        const year = Number(s.slice(0, 4));
+        return year >= DATE_YEARS.min && year <= DATE_YEARS.max && base.validate(s);
+      },
+      compare: base.compare,
+    });
+  }
+  return ajv;
+}
+
 /** Body JSON is taken strictly (no type coercion); query strings, params and headers are coerced. */
 function validatorCompiler() {
   const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
-  const strictAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
-  const coercingAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
+  const strictAjv = withFormats(new Ajv.default({ ...common, coerceTypes: false }));
+  const coercingAjv = withFormats(new Ajv.default({ ...common, coerceTypes: 'array' }));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 }

@@ -372,6 +372,14 @@ describe('listing', () => {
     assert400(await list(l.devKey, `?limit=7&orderBy=status&cursor=${encodeURIComponent(amountCursor)}`), 'INVALID_CURSOR', ['cursor']);
   });
 
+  test('createdFrom / createdTo before 1900 -> 400 naming the field, for the list and the export alike (not a 500 or a cut-off file)', async () => {
+    for (const [query, field] of [['createdFrom=0000-01-01T00:00:00Z', 'querystring.createdFrom'], ['createdTo=0001-01-01T00:00:00Z', 'querystring.createdTo']]) {
+      assert400(await list(l.devKey, `?${query}`), 'VALIDATION_ERROR', [field]);
+      assert400(await call(ctx.app, 'GET', `/api/v1/transactions/export?format=csv&${query}`, { key: l.devKey }), 'VALIDATION_ERROR', [field]);
+    }
+    assert.equal((await list(l.devKey, '?createdFrom=1900-01-01T00:00:00Z')).status, 200);
+  });
+
   test('a cursor works only on the list, merchant and environment that it came from: anywhere else -> 400 INVALID_CURSOR', async () => {
     const w = await merchant(ctx.app, { live: true });
     const other = await merchant(ctx.app);

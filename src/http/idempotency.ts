@@ -65,6 +65,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotency: RequestKey | null;
+    /**
+     * What the Idempotency-Key fingerprint is taken of when it is not the body as validated: set
+     * where the body was filled in from stored data (a `clientId` resolved to the client's fields),
+     * so that a retry still matches after that data changed.
+     */
+    fingerprintBody?: unknown;
   }
 }
 
@@ -81,7 +87,7 @@ function canonical(value: unknown): string {
 }
 
 function fingerprint(req: FastifyRequest): string {
-  return createHash('sha256').update(`${req.method} ${req.url}\n${canonical(req.body ?? null)}`).digest('hex');
+  return createHash('sha256').update(`${req.method} ${req.url}\n${canonical(req.fingerprintBody ?? req.body ?? null)}`).digest('hex');
 }
 
 /** When a key taken now stops holding its response (24 h). */

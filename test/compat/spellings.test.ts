@@ -56,6 +56,15 @@ describe('transactions', () => {
     failureOn(await createTx(base({ clientId: devClient.id }), both.liveKey), 'VALIDATION_ERROR', 'clientId');
     failureOn(await createTx(base({ clientId: 'not-a-uuid' })), 'VALIDATION_ERROR', 'clientId');
     failureOn(await createTx(base({ clientId: c.id, clientName: 'Outra' })), 'VALIDATION_ERROR', 'clientId');
+    // With an Idempotency-Key: the retry replays the first answer even after the client's data
+    // changed (a sale to the same document with another name updates the client).
+    const keyed = await createTx(base({ clientId: c.id }), m.devKey, { 'Idempotency-Key': 'client-id-retry' });
+    data(keyed, 201);
+    data(await createTx(base({ clientName: 'Carla Reis Souza', clientEmail: 'carla.souza@example.com', clientDocument: c.document })), 201);
+    const retry = await createTx(base({ clientId: c.id }), m.devKey, { 'Idempotency-Key': 'client-id-retry' });
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.text, keyed.text);
+    failure(await createTx(base({ clientId: c.id, amountCents: 10_001 }), m.devKey, { 'Idempotency-Key': 'client-id-retry' }), 400, 'IDEMPOTENCY_KEY_REUSED');
     // An archived client is no longer one to charge.
     data(await send(o, 'DELETE', `/api/clients/${c.id}`, { key: m.devKey }));
     failureOn(await createTx(base({ clientId: c.id })), 'VALIDATION_ERROR', 'clientId');

@@ -43,8 +43,10 @@ const CLIENT_FIELDS = [
 
 /**
  * preValidation of POST /api/v1/transactions: the origin's spellings become ours. A `clientId` is
- * resolved here (a read of the merchant's own client), so the Idempotency-Key fingerprint and the
- * validation see the same flat fields as a request that sent them.
+ * resolved here (a read of the merchant's own client), so that validation sees the same flat fields
+ * as a request that sent them; the Idempotency-Key fingerprint is taken of the request with its
+ * `clientId` (fingerprintBody), so a retry still matches once that client's data changed (every
+ * sale to the same document updates it).
  */
 export function transactionSpellings(req: FastifyRequest): void | Promise<void> {
   const b = req.body as Record<string, unknown> | undefined;
@@ -69,6 +71,7 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
       if (name !== 'phone' && b[flat] !== undefined) throw validation('clientId', `names the client: send clientId or ${flat} (and the other client fields), not both`);
     }
     if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw validation('clientId', 'must be a client id (UUID)');
+    req.fingerprintBody = { ...b, clientId: id.toLowerCase() };
     return clientFields(req, b, id.toLowerCase());
   }
 }
