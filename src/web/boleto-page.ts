@@ -84,7 +84,7 @@ ${top(d.merchantName, d.sandbox, 'Boleto bancário')}
   <ul class="instructions">
     <li>Pague no app ou no internet banking do seu banco (opção “pagar boleto”: escaneie o código de barras ou cole a linha digitável), em casas lotéricas ou em agências bancárias.</li>
     <li>Pague até ${due}. Não receber após o vencimento.</li>
-    <li>O banco confirma o pagamento após a compensação, normalmente em até 3 dias úteis.</li>
+    <li>O banco confirma o pagamento após a compensação, normalmente em até 2 dias úteis.</li>
     <li>Dúvidas sobre o pedido: fale com ${e(d.merchantName)}.</li>
   </ul>
 </section>

@@ -26,6 +26,8 @@ class QrCache {
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export default async function webRoutes(app: App) {
   const { db } = app.deps;
   const qr = new QrCache(2000);
@@ -56,12 +58,13 @@ export default async function webRoutes(app: App) {
         tags: ['Public'],
         operationId: 'getBoletoPage',
         summary: 'Printable boleto page (HTML)',
-        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        // Any text: a person who opened a mistyped address gets the page's "not found", not a JSON 400.
+        params: Type.Object({ id: Type.String({ maxLength: 64, description: "The boleto transaction's id (a UUID)" }) }),
         response: { 200: Type.String({ description: 'HTML page' }), 404: Type.String({ description: 'HTML page' }) },
       },
     },
     async (req, reply) => {
-      const tx = await boletoForPage(db, req.params.id);
+      const tx = UUID.test(req.params.id) ? await boletoForPage(db, req.params.id.toLowerCase()) : undefined;
       reply.type('text/html; charset=utf-8').header('Content-Security-Policy', BOLETO_CSP);
       reply.serializer((x: unknown) => x as string);
       if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {

@@ -103,7 +103,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await product.getByLabel('Preço (R$)').fill('1.099,00');
     await product.getByRole('button', { name: 'Salvar alterações' }).click();
     await product.getByText('R$ 1.099,00').waitFor();
-    assert.match(await product.innerText(), /Travessa oval grande[\s\S]*Inativa/);
+    assert.match(await product.innerText(), /Travessa oval grande[\s\S]*Inativo/);
     const products = await call(run.ctx.app, 'GET', '/api/v1/products?status=INACTIVE', { key: apiKey });
     const saved = products.body.products.find((p: { name: string }) => p.name === 'Travessa oval grande');
     assert.deepEqual([saved?.price, saved?.status], [109900, 'INACTIVE']);
@@ -142,7 +142,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await coupon.getByLabel('Situação').selectOption('INACTIVE');
     await coupon.getByRole('button', { name: 'Salvar alterações' }).click();
     await coupon.getByText(/R\$ 5,00 de desconto/).waitFor();
-    assert.match(await coupon.innerText(), /Inativa/);
+    assert.match(await coupon.innerText(), /Inativo/);
     await checkScreen('catalog-coupons-edited');
   });
 

@@ -284,6 +284,14 @@
       ev.preventDefault();
       formError.textContent = '';
       if (!check()) { formError.textContent = 'Confira os campos destacados.'; return; }
+      // A code typed but not applied: say so, rather than charge the full price without it.
+      if (!coupon && couponInput && couponInput.value.trim()) {
+        couponMsg.textContent = 'Toque em Aplicar para usar o cupom, ou apague o código para pagar sem ele.';
+        couponMsg.className = 'err';
+        formError.textContent = 'O cupom digitado ainda não foi aplicado.';
+        couponInput.focus();
+        return;
+      }
       var m = method();
       var body = {
         clientName: $('name').value.trim(),

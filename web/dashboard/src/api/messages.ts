@@ -107,6 +107,12 @@ const RULES: Rule[] = [
   [/^is \d+ bytes; at most/, () => 'Arquivo grande demais: no máximo 5 MB.'],
   [/^this environment already has (\d+) subscriptions/, (m) => `Este ambiente já tem ${m[1]} webhooks: exclua um antes.`],
   [/^at least one payment method must be enabled$/, () => 'Habilite pelo menos uma forma de pagamento.'],
+  // A webhook's URL (the gateway's SSRF checks, src/http/ssrf.ts).
+  [/^must be an absolute URL$|^must have a host$/, () => 'Informe o endereço completo, começando com https://.'],
+  [/^must use https/, () => 'Use um endereço https:// (http só é aceito com o gateway em desenvolvimento local, WEBHOOK_ALLOW_PRIVATE_TARGETS=true).'],
+  [/^must not contain credentials$/, () => 'Tire o usuário e a senha do endereço.'],
+  [/^(points to|host is|host resolves to) /, () => 'Este endereço é de uma rede interna ou local: use um endereço público https://.'],
+  [/^host name does not resolve/, () => 'Este domínio não foi encontrado: confira o endereço.'],
   // A subscription's plan change (planId).
   [/^is the current plan$/, () => 'Este já é o plano do assinante.'],
   [/^is not a plan of this merchant/, () => 'Plano não encontrado neste ambiente.'],

@@ -62,15 +62,55 @@ export const STATUS_LABELS: Record<string, string> = {
   REFUNDED: 'Estornada',
   PARTIALLY_REFUNDED: 'Estornada em parte',
   SUCCEEDED: 'Entregue',
-  ACTIVE: 'Ativa',
-  DISABLED: 'Desativada',
-  INACTIVE: 'Inativa',
+  ACTIVE: 'Ativo', // products, links, coupons, webhooks: all masculine
+  DISABLED: 'Desativado',
+  INACTIVE: 'Inativo',
   PROCESSING: 'Processando',
   COMPLETED: 'Concluída',
   APPROVED: 'Aprovada',
   REJECTED: 'Rejeitada',
   SUBMITTED: 'Em análise',
   NOT_SUBMITTED: 'Não enviado',
+};
+
+const PIX_KEY_TYPES: Record<string, string> = { cpf: 'CPF', cnpj: 'CNPJ', email: 'e-mail', phone: 'telefone', random: 'aleatória' };
+const referral = (kind: string) => (kind === 'reward' ? 'Bônus de indicação' : 'Comissão de indicação');
+
+/** The API's ledger descriptions (English, src/modules/**) as the Extrato shows them; an unknown one as it is. */
+const ENTRY_DESCRIPTIONS: [RegExp, (m: RegExpMatchArray) => string][] = [
+  [/^Payment (\S+) \((\w+)\)$/, (m) => `Pagamento ${m[1]} (${METHOD_LABELS[m[2]] ?? m[2]})`],
+  [/^Refund of (\S+)$/, (m) => `Estorno de ${m[1]}`],
+  [/^Card instalment (\d+) settled$/, (m) => `Parcela ${m[1]} do cartão liberada`],
+  [/^Advance of (\d+) card instalment\(s\)$/, (m) => `Antecipação de ${m[1]} parcela(s) do cartão`],
+  [/^Withdrawal to PIX key \((\w+)\) requested$/, (m) => `Saque para chave PIX (${PIX_KEY_TYPES[m[1]] ?? m[1]}) solicitado`],
+  [/^Withdrawal paid to PIX key \((\w+)\)$/, (m) => `Saque pago na chave PIX (${PIX_KEY_TYPES[m[1]] ?? m[1]})`],
+  [/^Withdrawal cancelled: funds returned$/, () => 'Saque cancelado: valor devolvido'],
+  [/^Withdrawal failed \((.+)\): funds returned$/, (m) => `Saque falhou (${m[1]}): valor devolvido`],
+  [/^Affiliate commission released \(transaction (\S+)\)$/, (m) => `Comissão de afiliado liberada (venda ${m[1]})`],
+  [/^Referral (reward|commission) for sale (\S+)$/, (m) => `${referral(m[1])} pela venda ${m[2]}`],
+  [/^Referral (reward|commission) released \(sale (\S+)\)$/, (m) => `${referral(m[1])} liberado(a) (venda ${m[2]})`],
+  [/^Referral (reward|commission) (clawed back|cancelled): sale (\S+) refunded$/, (m) => `${referral(m[1])} ${m[2] === 'cancelled' ? 'cancelado(a)' : 'devolvido(a)'}: venda ${m[3]} estornada`],
+];
+
+export function entryDescription(text: string): string {
+  for (const [re, say] of ENTRY_DESCRIPTIONS) {
+    const m = re.exec(text);
+    if (m) return say(m);
+  }
+  return text;
+}
+
+/** Why a payment failed (a transaction's failureReason), as the checkout tells the customer. */
+export const FAILURE_LABELS: Record<string, string> = {
+  CARD_DECLINED: 'Cartão recusado pelo emissor',
+  INSUFFICIENT_FUNDS: 'Saldo ou limite insuficiente',
+  EXPIRED_CARD: 'Cartão vencido',
+  INCORRECT_CVV: 'Código de segurança incorreto',
+  PROCESSING_ERROR: 'Erro de processamento no emissor',
+  STOLEN_CARD: 'Cartão bloqueado pelo emissor',
+  OUT_OF_STOCK: 'Produto esgotado antes da confirmação',
+  SIMULATED_FAILURE: 'Falha simulada (sandbox)',
+  EXPIRED: 'Prazo de pagamento terminou',
 };
 
 export const METHOD_LABELS: Record<string, string> = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' };

@@ -16,7 +16,7 @@ type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200][
 type Coupon = paths['/api/v1/coupons/{id}']['get']['responses'][200]['content']['application/json']['coupon'];
 
 const DISCOUNT_TYPES: [string, string][] = [['PERCENTAGE', 'Porcentagem (%)'], ['FIXED', 'Valor fixo (R$)']];
-const STATUS_OPTIONS: [string, string][] = [['ACTIVE', 'Ativa: à venda, aceita pagamentos'], ['INACTIVE', 'Inativa: fora de venda']];
+const STATUS_OPTIONS: [string, string][] = [['ACTIVE', 'Ativo: à venda, aceita pagamentos'], ['INACTIVE', 'Inativo: fora de venda']];
 
 function ProductForm({ item: product, done, cancel }: { item?: Product; done: () => void; cancel?: () => void }) {
   const { values: f, set, reset } = useFields({ name: product?.name ?? '', price: product ? moneyInput(product.price) : '', description: product?.description ?? '', status: product?.status ?? 'ACTIVE' });

@@ -13,6 +13,45 @@ import { dateTime } from '../lib/format.ts';
 import { session, SESSION_KEY_NAME } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 
+/** When each event type is sent, in pt-BR (the API's catalog, GET /api/v1/webhooks/events, is in English). */
+const EVENTS_PT: Record<string, string> = {
+  'transaction.created': 'Uma venda é criada (PENDING)',
+  'transaction.updated': 'O status de uma venda muda',
+  'transaction.completed': 'Pagamento confirmado e saldo creditado (PAID)',
+  'transaction.failed': 'O pagamento falhou (FAILED)',
+  'transaction.refunded': 'Um estorno foi concluído',
+  'transaction.authorized': 'Um cartão foi autorizado sem captura (AUTHORIZED; nada creditado ainda)',
+  'transaction.captured': 'Uma autorização foi capturada (PAID)',
+  'transaction.cancelled': 'Uma autorização foi cancelada ou um pagamento pendente cancelado (CANCELLED)',
+  'payment_link.created': 'Um link de pagamento é criado',
+  'payment_link.updated': 'Um link de pagamento é alterado',
+  'balance.updated': 'O saldo da carteira muda',
+  'subscription.cancelled': 'Uma assinatura é cancelada',
+  'kyc.submitted': 'Verificação da conta (KYC) enviada para análise',
+  'kyc.approved': 'Verificação da conta (KYC) aprovada',
+  'kyc.rejected': 'Verificação da conta (KYC) rejeitada',
+  'advance.created': 'Uma antecipação é solicitada',
+  'advance.approved': 'Uma antecipação é aprovada (e creditada)',
+  'advance.rejected': 'Uma antecipação é rejeitada',
+  'withdrawal.requested': 'Um saque é solicitado',
+  'withdrawal.completed': 'Um saque chegou à chave PIX',
+  'withdrawal.failed': 'Um saque falhou (valor devolvido)',
+  'affiliate.joined': 'Um afiliado entrou num programa (ao dono do programa e ao afiliado)',
+  'affiliate.approved': 'Um afiliado foi aprovado num programa',
+  'commission.created': 'Uma comissão foi separada de uma venda (a liberar)',
+  'commission.paid': 'Uma comissão foi liberada ao afiliado (disponível)',
+  'commission.cancelled': 'Uma comissão foi cancelada (estorno antes da liberação, ou compra do próprio afiliado)',
+  'plan.created': 'Um plano de assinatura é criado',
+  'plan.updated': 'Um plano de assinatura é alterado ou desativado',
+  'subscription.created': 'Um cliente assinou',
+  'subscription.trial_will_end': 'Um teste grátis termina em 3 dias',
+  'subscription.mandate_updated': 'A autorização de Pix Automático mudou no banco do pagador (aprovada, recusada, expirada, cancelada)',
+  'subscription.renewed': 'Um período da assinatura foi pago (renovada)',
+  'subscription.past_due': 'Uma cobrança da assinatura falhou ou não foi paga (em atraso)',
+  'subscription.paused': 'Uma assinatura é pausada',
+  'subscription.resumed': 'Uma assinatura é retomada',
+};
+
 type Permission = NonNullable<paths['/api/credentials']['post']['requestBody']>['content']['application/json']['permissions'] extends (infer P)[] | undefined ? P : never;
 type EventType = paths['/api/v1/webhooks/subscriptions']['post']['requestBody']['content']['application/json']['events'][number];
 
@@ -238,7 +277,7 @@ function Events() {
               <td>
                 <code>{e.type}</code>
               </td>
-              <td>{e.description}</td>
+              <td>{EVENTS_PT[e.type] ?? e.description}</td>
             </tr>
           ))}
         </tbody>

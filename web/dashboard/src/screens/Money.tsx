@@ -7,7 +7,7 @@ import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resourc
 import { Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { bp } from '../lib/fees.ts';
-import { brl, date, dateTime } from '../lib/format.ts';
+import { brl, date, dateTime, entryDescription } from '../lib/format.ts';
 
 type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
 
@@ -57,7 +57,7 @@ function Statement() {
               <td>{dateTime(e.createdAt)}</td>
               <td>
                 {KINDS[e.kind] ?? e.kind}
-                {e.description && <span class="sub">{e.description}</span>}
+                {e.description && <span class="sub">{entryDescription(e.description)}</span>}
               </td>
               <td>{ACCOUNTS[e.account] ?? e.account}</td>
               <td class={e.amountCents < 0 ? 'num neg' : 'num'}>{brl(e.amountCents)}</td>

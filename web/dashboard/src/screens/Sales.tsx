@@ -10,10 +10,13 @@ import { Link } from '../components/Link.tsx';
 import { Badge, CopyButton, DateField, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
-import { brl, date, dateTime, dayStartSP, integer, METHOD_LABELS, moneyInput, STATUS_LABELS } from '../lib/format.ts';
+import { brl, date, dateTime, dayStartSP, FAILURE_LABELS, integer, METHOD_LABELS, moneyInput, STATUS_LABELS } from '../lib/format.ts';
 import { navigate, queryOf } from '../lib/router.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
+
+/** Sales that never took money: no fee, nothing net to show. */
+const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
 
 type Tx = paths['/api/v1/transactions/{id}']['get']['responses'][200]['content']['application/json']['transaction'];
 type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters']['query']>;
@@ -339,10 +342,14 @@ export function SaleDetail({ id }: { id: string }) {
                 <dd>{brl(t.discountCents)}</dd>
               </>
             )}
-            <dt>Taxa</dt>
-            <dd>{brl(t.feeCents)}</dd>
-            <dt>Líquido</dt>
-            <dd>{brl(t.netAmountCents)}</dd>
+            {!UNPAID.has(t.status) && (
+              <>
+                <dt>Taxa</dt>
+                <dd>{brl(t.feeCents)}</dd>
+                <dt>Líquido</dt>
+                <dd>{brl(t.netAmountCents)}</dd>
+              </>
+            )}
             {t.refundedCents > 0 && (
               <>
                 <dt>Estornado</dt>
@@ -364,7 +371,7 @@ export function SaleDetail({ id }: { id: string }) {
             {t.failureReason && (
               <>
                 <dt>Motivo</dt>
-                <dd>{t.failureReason}</dd>
+                <dd>{FAILURE_LABELS[t.failureReason] ?? t.failureReason}</dd>
               </>
             )}
             <dt>Identificador</dt>

@@ -702,7 +702,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
                     <td data-label="Vencimento">{date(c.dueAt)}</td>
                     <td data-label="Valor" class="num">
                       <div>
-                        {brl(c.amountCents - c.discountCents)}
+                        {brl(c.amountCents)}
                         {c.discountCents > 0 && <span class="sub">desconto {brl(c.discountCents)}</span>}
                       </div>
                     </td>
