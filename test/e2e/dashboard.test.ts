@@ -337,8 +337,8 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await page.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Dinheiro' }).click();
     await page.getByRole('region', { name: 'Extrato' }).waitFor();
     const statement = await page.getByRole('region', { name: 'Extrato' }).innerText();
-    assert.match(statement, /Venda\s+Payment \w+ \(PIX\)\s+Disponível\s+R\$ 1\.222,34/, statement); // R$ 1.234,56 less the PIX fee
-    assert.match(statement, /Estorno/);
+    assert.match(statement, /Venda\s+Pagamento \w+ \(PIX\)\s+Disponível\s+R\$ 1\.222,34/, statement); // R$ 1.234,56 less the PIX fee
+    assert.match(statement, /Estorno\s+Estorno de \w+/);
     await checkScreen('money-statement');
     await page.getByRole('link', { name: 'Saques' }).click();
     await page.getByLabel('Valor (R$)').fill('5.000,00');

@@ -50,6 +50,23 @@ export function moneyInput(cents: number): string {
 export const percent = (rate: number | null | undefined) =>
   rate == null ? '—' : new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 1 }).format(rate);
 
+/** A CPF (000.000.000-00) or CNPJ (00.000.000/0000-00, letters allowed in the first 12) as people write it; anything else as it is. */
+export function documentText(doc: string | null | undefined): string {
+  if (!doc) return '—';
+  if (/^\d{11}$/.test(doc)) return doc.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
+  if (/^[0-9A-Z]{12}\d{2}$/.test(doc)) return doc.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, '$1.$2.$3/$4-$5');
+  return doc;
+}
+
+/** A Brazilian phone as (11) 99999-0000 (with or without +55); anything else as it is. */
+export function phoneText(phone: string | null | undefined): string {
+  if (!phone) return '—';
+  const d = phone.replace(/^\+?55(?=\d{10,11}$)/, '');
+  if (/^\d{11}$/.test(d)) return d.replace(/^(\d{2})(\d{5})(\d{4})$/, '($1) $2-$3');
+  if (/^\d{10}$/.test(d)) return d.replace(/^(\d{2})(\d{4})(\d{4})$/, '($1) $2-$3');
+  return phone;
+}
+
 export const integer = (n: number) => new Intl.NumberFormat('pt-BR').format(n);
 
 export const STATUS_LABELS: Record<string, string> = {

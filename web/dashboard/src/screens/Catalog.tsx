@@ -9,7 +9,7 @@ import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
 import { Action, Badge, CopyButton, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync } from '../lib/async.ts';
-import { brl, date, moneyInput } from '../lib/format.ts';
+import { brl, date, documentText, moneyInput, phoneText } from '../lib/format.ts';
 
 type Product = paths['/api/v1/products/{id}']['get']['responses'][200]['content']['application/json']['product'];
 type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
@@ -212,8 +212,8 @@ function Clients() {
             <div class="grow">
               <strong>{c.name}</strong>
               <p class="muted">
-                {c.email} · {c.document}
-                {c.phone ? ` · ${c.phone}` : ''}
+                {c.email} · {documentText(c.document)}
+                {c.phone ? ` · ${phoneText(c.phone)}` : ''}
               </p>
             </div>
             <Link class="btn btn-secondary btn-small" to={`/vendas?cliente=${c.id}&clienteNome=${encodeURIComponent(c.name)}`}>

@@ -37,7 +37,7 @@ function Statement() {
   if (!rows.items.length) return <Empty title="Nenhum lançamento ainda.">Cada venda paga, estorno, saque e antecipação aparece aqui com o saldo depois dele.</Empty>;
   return (
     <div class="card table-wrap" tabIndex={0} role="region" aria-label="Extrato">
-      <table>
+      <table class="table-stack">
         <thead>
           <tr>
             <th scope="col">Data</th>
@@ -54,14 +54,20 @@ function Statement() {
         <tbody>
           {rows.items.map((e) => (
             <tr key={e.id}>
-              <td>{dateTime(e.createdAt)}</td>
-              <td>
-                {KINDS[e.kind] ?? e.kind}
-                {e.description && <span class="sub">{entryDescription(e.description)}</span>}
+              <td data-label="Data">{dateTime(e.createdAt)}</td>
+              <td data-label="Lançamento">
+                <span>
+                  {KINDS[e.kind] ?? e.kind}
+                  {e.description && <span class="sub">{entryDescription(e.description)}</span>}
+                </span>
               </td>
-              <td>{ACCOUNTS[e.account] ?? e.account}</td>
-              <td class={e.amountCents < 0 ? 'num neg' : 'num'}>{brl(e.amountCents)}</td>
-              <td class="num">{brl(e.balanceAfterCents)}</td>
+              <td data-label="Saldo">{ACCOUNTS[e.account] ?? e.account}</td>
+              <td data-label="Valor" class={e.amountCents < 0 ? 'num neg' : 'num'}>
+                {brl(e.amountCents)}
+              </td>
+              <td data-label="Saldo depois" class="num">
+                {brl(e.balanceAfterCents)}
+              </td>
             </tr>
           ))}
         </tbody>

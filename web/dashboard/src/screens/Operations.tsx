@@ -9,7 +9,7 @@ import { Action, Badge, ErrorState, Field, FormError, Loading, TabbedScreen } fr
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
 import { FEE_FIELDS, feeInput, feeText, parseFee, type FeeField } from '../lib/fees.ts';
-import { brl, date, dateTime } from '../lib/format.ts';
+import { brl, date, dateTime, documentText } from '../lib/format.ts';
 
 type Submission = paths['/api/admin/kyc/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
@@ -38,7 +38,7 @@ function KycReview({ s, done }: { s: Submission; done: () => void }) {
         <dt>Tipo</dt>
         <dd>{s.personType === 'PF' ? 'Pessoa física' : 'Empresa'}</dd>
         <dt>Documento</dt>
-        <dd>{s.document}</dd>
+        <dd>{documentText(s.document)}</dd>
         <dt>{s.personType === 'PF' ? 'Nascimento' : 'Fundação'}</dt>
         <dd>{date(s.birthDate ?? s.foundingDate)}</dd>
         <dt>Endereço</dt>

@@ -10,7 +10,7 @@ import { Link } from '../components/Link.tsx';
 import { Badge, CopyButton, DateField, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
-import { brl, date, dateTime, dayStartSP, FAILURE_LABELS, integer, METHOD_LABELS, moneyInput, STATUS_LABELS } from '../lib/format.ts';
+import { brl, date, dateTime, dayStartSP, documentText, FAILURE_LABELS, integer, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { navigate, queryOf } from '../lib/router.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
@@ -391,11 +391,11 @@ export function SaleDetail({ id }: { id: string }) {
             <dt>E-mail</dt>
             <dd>{t.client.email}</dd>
             <dt>Documento</dt>
-            <dd>{t.client.document}</dd>
+            <dd>{documentText(t.client.document)}</dd>
             {t.client.phone && (
               <>
                 <dt>Telefone</dt>
-                <dd>{t.client.phone}</dd>
+                <dd>{phoneText(t.client.phone)}</dd>
               </>
             )}
           </dl>

@@ -14,7 +14,7 @@ import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { statusOptions, StatusTag } from '../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
-import { brl, date, dateTime, integer, moneyInput, percent, todaySP } from '../lib/format.ts';
+import { brl, date, dateTime, documentText, integer, moneyInput, percent, todaySP } from '../lib/format.ts';
 import { useMore } from '../lib/more.ts';
 import { navigate, queryOf, route as routeCell } from '../lib/router.ts';
 import { session } from '../lib/session.ts';
@@ -583,7 +583,7 @@ export function SubscriptionDetail({ id }: { id: string }) {
             <dd>{plan ? `${plan.name} · ${brl(plan.amountCents)} ${every(plan.interval, plan.intervalCount)}` : '—'}</dd>
             <dt>Cliente</dt>
             <dd>
-              {s.client.email} · {s.client.document}
+              {s.client.email} · {documentText(s.client.document)}
             </dd>
             {pending && (
               <>
