@@ -20,7 +20,7 @@ fieldset{border:0;padding:0;margin:16px 0 0}legend{font-weight:600;padding:0;mar
 .row{display:flex;gap:8px}.row>*{flex:1}.row .narrow{flex:0 0 34%}
 .items{list-style:none;padding:0;margin:12px 0}.items li,.total{display:flex;justify-content:space-between;gap:12px;padding:6px 0}
 .items li{border-bottom:1px solid #eef0f4}.total{font-size:1.1rem;align-items:baseline;margin:0}
-#discount-line{font-size:1rem;padding-top:0}
+#discount-line{font-size:1rem;padding-top:0}#discount{white-space:nowrap}
 .tabs{display:grid;grid-template-columns:repeat(auto-fit,minmax(90px,1fr));gap:8px}
 .tab{position:relative;margin:0;padding:12px 8px;border:2px solid #b8c0cc;border-radius:10px;text-align:center;cursor:pointer;font-weight:600}
 .tab input{position:absolute;opacity:0;width:1px;height:1px}

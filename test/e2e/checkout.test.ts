@@ -195,6 +195,8 @@ describe('hosted checkout in Chromium', { skip }, () => {
       assert.equal(page.url(), l.url);
       await page.click('#apply-coupon');
       await page.waitForSelector('#coupon-msg:text("aplicado")');
+      assert.equal(await page.textContent('#form-error'), '', 'the "not applied" message goes once it is applied');
+      await page.waitForSelector('#coupon-msg:text("aplicado")');
       assert.equal(await page.textContent('#total'), 'R$\u00a090,00');
       assert.match((await page.textContent('#discount'))!, /R\$\s10,00/);
       assert.equal(await page.textContent('#submit'), 'Pagar R$\u00a090,00');

@@ -233,11 +233,12 @@
         applyBtn.disabled = false;
         if (res.status === 200 && res.body && res.body.valid) {
           coupon = { code: res.body.coupon.code, discount: res.body.discountAmount };
-          couponMsg.textContent = 'Cupom ' + coupon.code + ' aplicado: − ' + money(coupon.discount) + '. Novo total: ' + money(amount()) + '.';
+          couponMsg.textContent = 'Cupom ' + coupon.code + ' aplicado: −\u00a0' + money(coupon.discount) + '. Novo total: ' + money(amount()) + '.';
           couponMsg.className = 'ok';
           couponInput.value = coupon.code;
           couponInput.disabled = true;
           applyBtn.textContent = 'Remover';
+          formError.textContent = ''; // "not applied yet", if a payment was tried before
         } else {
           couponMsg.textContent = couponFailure(res);
           couponMsg.className = 'err';
@@ -256,7 +257,7 @@
       var name = $('name'), email = $('email');
       need(name, name.value.trim().length > 0, 'Informe seu nome completo');
       need(email, /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.value.trim()), 'Informe um e-mail válido');
-      need(doc, validDocument(doc.value), clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
+      need(doc, validDocument(doc.value), !clean(doc.value) ? 'Informe seu CPF ou CNPJ' : clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
       var phone = $('phone');
       if (phone && (phone.required || phone.value)) need(phone, digits(phone.value).length >= 10, 'Informe um celular com DDD');
       var req = form.querySelectorAll('fieldset input[required]');
@@ -484,7 +485,7 @@
       function need(el, ok, msg) { setError(el, ok ? '' : msg); if (!ok && !first) first = el; }
       need($('name'), $('name').value.trim().length > 0, 'Informe seu nome completo');
       need($('email'), /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test($('email').value.trim()), 'Informe um e-mail válido');
-      need(doc, validDocument(doc.value), clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
+      need(doc, validDocument(doc.value), !clean(doc.value) ? 'Informe seu CPF ou CNPJ' : clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
       if ($('phone').value) need($('phone'), digits($('phone').value).length >= 10, 'Informe um celular com DDD');
       if (method() === 'CARD' && !cardFieldsValid() && !first) first = $('card-number');
       if (first) { first.focus(); formError.textContent = 'Confira os campos destacados.'; return; }

@@ -27,7 +27,7 @@ function DeliveryDetail({ id, changed }: { id: string; changed: () => void }) {
         <ol class="attempts">
           {del.attempts.map((a) => (
             <li key={a.attempt}>
-              #{a.attempt} · {dateTime(a.createdAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'sem resposta')} · {a.durationMs} ms
+              {dateTime(a.createdAt)} · {a.statusCode ? `HTTP ${a.statusCode}` : (a.error ?? 'sem resposta')} · {a.durationMs} ms
             </li>
           ))}
         </ol>

@@ -72,8 +72,8 @@ function Figures({ cur, prev }: { cur: Totals; prev: Totals }) {
         <Delta now={cur.averageTicketCents} before={prev.averageTicketCents} money />
       </div>
       <RateCard title="Aprovação no cartão" rate={cur.card.approvalRate} before={prev.card.approvalRate} detail={`${integer(cur.card.approved)} de ${integer(cur.card.attempted)} tentativas`} />
-      <RateCard title="Conversão PIX" rate={cur.pix.conversionRate} before={prev.pix.conversionRate} detail={`${integer(cur.pix.paid)} pagos de ${integer(cur.pix.issued)} gerados`} />
-      <RateCard title="Conversão boleto" rate={cur.boleto.conversionRate} before={prev.boleto.conversionRate} detail={`${integer(cur.boleto.paid)} pagos de ${integer(cur.boleto.issued)} emitidos`} />
+      <RateCard title="Conversão PIX" rate={cur.pix.conversionRate} before={prev.pix.conversionRate} detail={`pagos: ${integer(cur.pix.paid)} de ${integer(cur.pix.issued)} gerados`} />
+      <RateCard title="Conversão boleto" rate={cur.boleto.conversionRate} before={prev.boleto.conversionRate} detail={`pagos: ${integer(cur.boleto.paid)} de ${integer(cur.boleto.issued)} emitidos`} />
       <div class="card stat">
         <h2>Estornos</h2>
         <p class="stat-value">{brl(cur.refundedCents)}</p>
