@@ -479,6 +479,30 @@ describe('dashboard: Assinaturas and Afiliados/Indicações in Chromium', { skip
     await v.waitForURL(/\/dashboard\/cadastro\?ref=/);
     assert.equal(await v.getByLabel('Código de convite (opcional)').inputValue(), owner.referralCode);
   });
+
+  test('a subscription with a coupon: its charge shows what was charged, and the discount beside it', async () => {
+    const coupon = await call(run.ctx.app, 'POST', '/api/v1/coupons', { key: owner.key, body: { code: 'ASSINA10', discountType: 'PERCENTAGE', discountValue: 10 } });
+    assert.equal(coupon.status, 201, coupon.raw);
+    const sub = await call(run.ctx.app, 'POST', '/api/v1/subscriptions', {
+      key: owner.key,
+      body: {
+        planId,
+        paymentMethod: 'CARD',
+        couponCode: 'ASSINA10',
+        client: { name: 'Clara Nunes', email: 'clara@example.com', document: '39053344705' },
+        card: { number: '4242424242424242', holderName: 'CLARA NUNES', expMonth: 12, expYear: 2030, cvv: '123' },
+      },
+    });
+    assert.equal(sub.status, 201, sub.raw);
+    const cycle = sub.body.subscription.cycles[0];
+    assert.ok(cycle.discountCents > 0, sub.raw);
+    await page.goto(`${run.base}/dashboard/assinaturas/${sub.body.subscription.id}`);
+    const row = page.getByRole('region', { name: 'Cobranças da assinatura' }).locator('tbody tr').first();
+    await row.waitFor();
+    const text = await row.innerText();
+    assert.match(text, new RegExp(brl(cycle.amountCents).replace(/[$.]/g, '\\$&')), text); // the amount charged, as the API and the sale say
+    assert.match(text, new RegExp(`desconto ${brl(cycle.discountCents).replace(/[$.]/g, '\\$&')}`), text);
+  });
 });
 
 function brl(cents: number) {
