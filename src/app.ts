@@ -50,7 +50,10 @@ export const API_VERSION = '2.30.0';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
-/** Dates (format date and date-time) from year 1900 to 9999: earlier ones are out of the database's range once shifted to São Paulo time (year 0 does not exist), and no payment is that old. */
+/**
+ * Dates (formats date and date-time) from year 1900 to 9999: earlier ones fall out of the database's
+ * range once shifted to São Paulo time (there is no year 0), and no payment is that old.
+ */
 const DATE_YEARS = { min: 1900, max: 9999 };
 
 /** ajv-formats' formats, with `date` and `date-time` also held to DATE_YEARS. */
