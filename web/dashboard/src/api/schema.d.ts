@@ -29036,6 +29036,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The boleto transaction's id (a UUID) */
                 id: string;
             };
             cookie?: never;
