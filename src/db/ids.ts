@@ -18,6 +18,9 @@ function random(n: number): Buffer {
   return out;
 }
 
+/** A UUID in its text form, any version, either case. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** UUID v7: time-ordered, so new rows land at the right edge of indexes. */
 export function uuidv7(now = Date.now()): string {
   const b = random(16);

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
-import { uuidv7 } from '../db/ids.ts';
+import { UUID, uuidv7 } from '../db/ids.ts';
 import type { Db } from '../db/index.ts';
 import { forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
 import { enforce, type RateLimiter } from './ratelimit.ts';
@@ -68,7 +68,6 @@ declare module 'fastify' {
 }
 
 export const KEY_PATTERN = /^cofre_(test|live)_[A-Za-z0-9_-]{43}$/;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 interface CachedKey {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { PaymentLinkSettings, Transaction } from '../db/types.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { formatDigitableLine } from '../payments/boleto.ts';
+import { DECLINE_PT } from '../payments/declines.ts';
 import { formatBRL } from './format.ts';
 import { page, PAGE_CSP } from './layout.ts';
 
@@ -40,16 +41,6 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 `;
 
 export const METHOD_LABEL = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' } as const;
-const DECLINE_PT: Record<string, string> = {
-  CARD_DECLINED: 'o cartão foi recusado pelo emissor',
-  INSUFFICIENT_FUNDS: 'saldo ou limite insuficiente',
-  EXPIRED_CARD: 'cartão vencido',
-  INCORRECT_CVV: 'código de segurança incorreto',
-  PROCESSING_ERROR: 'erro de processamento no emissor',
-  STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
-  OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
-  SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
-};
 
 export interface AssetRef {
   /** e.g. /assets/checkout.js?v=1a2b3c4d */

@@ -1,6 +1,7 @@
 // Hosted checkout pages and their one script: /pay/{slug}, /checkout/{transactionId}, /assets/checkout.js.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UUID } from '../db/ids.ts';
 import type { App } from '../deps.ts';
 import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks } from '../modules/affiliates/attribution.ts';
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
@@ -133,7 +134,7 @@ export default async function checkoutPageRoutes(app: App) {
     },
     async (req, reply) => {
       const id = req.params.id;
-      const data = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? await findForCheckoutPage(db, id) : null;
+      const data = UUID.test(id) ? await findForCheckoutPage(db, id) : null;
       if (!data) return send(reply, 404, messagePage(assets, 'Pagamento não encontrado', 'Confira o endereço recebido do vendedor.'));
       return send(reply, 200, checkoutPage(data, assets));
     },

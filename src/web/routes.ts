@@ -1,6 +1,7 @@
 // Public pages and assets that need no credentials: the PIX QR image and the printable boleto.
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
+import { UUID } from '../db/ids.ts';
 import type { App } from '../deps.ts';
 import { boletoForPage, pixCodeByTxid } from '../modules/transactions/queries.ts';
 import { BOLETO_CSP, formatBoletoDocument } from './boleto-page.ts';
@@ -25,8 +26,6 @@ class QrCache {
     return png;
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export default async function webRoutes(app: App) {
   const { db } = app.deps;

@@ -5,7 +5,7 @@ import type { Db, Executor } from '../../db/index.ts';
 import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { User } from '../../db/types.ts';
 import type { AuthLimits } from '../../config.ts';
-import { UUID } from '../../http/auth.ts';
+import { UUID } from '../../db/ids.ts';
 import { badRequest, notFound, unauthorized, validation } from '../../http/errors.ts';
 import { enforce, type RateLimiter } from '../../http/ratelimit.ts';
 import { pageInfo } from '../../http/pagination.ts';

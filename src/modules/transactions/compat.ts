@@ -2,6 +2,7 @@
 // before the transaction service sees the request: it only ever gets the canonical input.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { UUID } from '../../db/ids.ts';
 import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -70,9 +71,10 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
     for (const [name, flat] of CLIENT_FIELDS) {
       if (name !== 'phone' && b[flat] !== undefined) throw validation('clientId', `names the client: send clientId or ${flat} (and the other client fields), not both`);
     }
-    if (typeof id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw validation('clientId', 'must be a client id (UUID)');
-    req.fingerprintBody = { ...b, clientId: id.toLowerCase() };
-    return clientFields(req, b, id.toLowerCase());
+    if (typeof id !== 'string' || !UUID.test(id)) throw validation('clientId', 'must be a client id (UUID)');
+    const clientId = id.toLowerCase();
+    req.fingerprintBody = { ...b, clientId };
+    return clientFields(req, b, clientId);
   }
 }
 

@@ -54,6 +54,11 @@
     }
     return false;
   }
+  /** What to tell a person whose CPF/CNPJ field does not pass validDocument. */
+  function documentProblem(s) {
+    var v = clean(s);
+    return !v ? 'Informe seu CPF ou CNPJ' : v.length > 11 ? 'CNPJ inválido' : 'CPF inválido';
+  }
   function maskDocument(s) {
     var v = clean(s).replace(/[^A-Z0-9]/g, '').slice(0, 14);
     if (v.length <= 11 && /^\d*$/.test(v)) {
@@ -257,7 +262,7 @@
       var name = $('name'), email = $('email');
       need(name, name.value.trim().length > 0, 'Informe seu nome completo');
       need(email, /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.value.trim()), 'Informe um e-mail válido');
-      need(doc, validDocument(doc.value), !clean(doc.value) ? 'Informe seu CPF ou CNPJ' : clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
+      need(doc, validDocument(doc.value), documentProblem(doc.value));
       var phone = $('phone');
       if (phone && (phone.required || phone.value)) need(phone, digits(phone.value).length >= 10, 'Informe um celular com DDD');
       var req = form.querySelectorAll('fieldset input[required]');
@@ -485,7 +490,7 @@
       function need(el, ok, msg) { setError(el, ok ? '' : msg); if (!ok && !first) first = el; }
       need($('name'), $('name').value.trim().length > 0, 'Informe seu nome completo');
       need($('email'), /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test($('email').value.trim()), 'Informe um e-mail válido');
-      need(doc, validDocument(doc.value), !clean(doc.value) ? 'Informe seu CPF ou CNPJ' : clean(doc.value).length > 11 ? 'CNPJ inválido' : 'CPF inválido');
+      need(doc, validDocument(doc.value), documentProblem(doc.value));
       if ($('phone').value) need($('phone'), digits($('phone').value).length >= 10, 'Informe um celular com DDD');
       if (method() === 'CARD' && !cardFieldsValid() && !first) first = $('card-number');
       if (first) { first.focus(); formError.textContent = 'Confira os campos destacados.'; return; }

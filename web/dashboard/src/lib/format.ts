@@ -1,5 +1,7 @@
 // pt-BR formatting: money R$ 1.234,56 (the hosted pages' formatter), dates dd/mm/aaaa in
 // America/Sao_Paulo, and money typed by a person ("1.234,56") to cents.
+import { DECLINE_PT } from '../../../../src/payments/declines.ts';
+import { formatDocument } from '../../../../src/payments/documents.ts';
 import { formatBRL } from '../../../../src/web/format.ts';
 
 export const TZ = 'America/Sao_Paulo';
@@ -50,13 +52,8 @@ export function moneyInput(cents: number): string {
 export const percent = (rate: number | null | undefined) =>
   rate == null ? '—' : new Intl.NumberFormat('pt-BR', { style: 'percent', maximumFractionDigits: 1 }).format(rate);
 
-/** A CPF (000.000.000-00) or CNPJ (00.000.000/0000-00, letters allowed in the first 12) as people write it; anything else as it is. */
-export function documentText(doc: string | null | undefined): string {
-  if (!doc) return '—';
-  if (/^\d{11}$/.test(doc)) return doc.replace(/^(\d{3})(\d{3})(\d{3})(\d{2})$/, '$1.$2.$3-$4');
-  if (/^[0-9A-Z]{12}\d{2}$/.test(doc)) return doc.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, '$1.$2.$3/$4-$5');
-  return doc;
-}
+/** A CPF (000.000.000-00) or CNPJ (00.000.000/0000-00, letters allowed in the first 12) as people write it: the gateway's own formatDocument. */
+export const documentText = (doc: string | null | undefined): string => (doc ? formatDocument(doc) : '—');
 
 /** A Brazilian phone as (11) 99999-0000 (with or without +55); anything else as it is. */
 export function phoneText(phone: string | null | undefined): string {
@@ -117,17 +114,10 @@ export function entryDescription(text: string): string {
   return text;
 }
 
-/** Why a payment failed (a transaction's failureReason), as the checkout tells the customer. */
-export const FAILURE_LABELS: Record<string, string> = {
-  CARD_DECLINED: 'Cartão recusado pelo emissor',
-  INSUFFICIENT_FUNDS: 'Saldo ou limite insuficiente',
-  EXPIRED_CARD: 'Cartão vencido',
-  INCORRECT_CVV: 'Código de segurança incorreto',
-  PROCESSING_ERROR: 'Erro de processamento no emissor',
-  STOLEN_CARD: 'Cartão bloqueado pelo emissor',
-  OUT_OF_STOCK: 'Produto esgotado antes da confirmação',
-  SIMULATED_FAILURE: 'Falha simulada (sandbox)',
-  EXPIRED: 'Prazo de pagamento terminou',
-};
+/** Why a payment failed (a transaction's failureReason), as the checkout tells the customer; an unknown code as it is. */
+export function failureText(reason: string): string {
+  const text = DECLINE_PT[reason];
+  return text ? text[0].toUpperCase() + text.slice(1) : reason;
+}
 
 export const METHOD_LABELS: Record<string, string> = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' };

@@ -10,7 +10,7 @@ import { Link } from '../components/Link.tsx';
 import { Badge, CopyButton, DateField, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
-import { brl, date, dateTime, dayStartSP, documentText, FAILURE_LABELS, integer, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
+import { brl, date, dateTime, dayStartSP, documentText, failureText, integer, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { navigate, queryOf } from '../lib/router.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
@@ -371,7 +371,7 @@ export function SaleDetail({ id }: { id: string }) {
             {t.failureReason && (
               <>
                 <dt>Motivo</dt>
-                <dd>{FAILURE_LABELS[t.failureReason] ?? t.failureReason}</dd>
+                <dd>{failureText(t.failureReason)}</dd>
               </>
             )}
             <dt>Identificador</dt>
