@@ -41,6 +41,7 @@ const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, liv
   WHERE idempotency_keys.expires_at < $5 OR (idempotency_keys.response_status IS NULL AND idempotency_keys.created_at < $7)
   RETURNING key`);
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 
@@ -192,6 +193,12 @@ export async function holdKey(db: Db, req: FastifyRequest, status: number, text:
   if (k?.state !== 'claimed') return;
   await db.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
   k.state = 'held';
+}
+
+/** Whether the scope holds `key` unexpired (answered or in flight): a request under it is not run again. */
+export async function keyStored(db: Db, scope: { userId: string; livemode: boolean }, key: string): Promise<boolean> {
+  const { rows } = await db.executeQuery(CompiledQuery.raw(HELD, [scope.userId, scope.livemode, key, new Date()]));
+  return rows.length > 0;
 }
 
 /** Deletes idempotency records past their 24 h life (a background sweep). */

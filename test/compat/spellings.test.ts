@@ -65,9 +65,17 @@ describe('transactions', () => {
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
     assert.equal(retry.text, keyed.text);
     failure(await createTx(base({ clientId: c.id, amountCents: 10_001 }), m.devKey, { 'Idempotency-Key': 'client-id-retry' }), 400, 'IDEMPOTENCY_KEY_REUSED');
-    // An archived client is no longer one to charge.
+    // An archived client is no longer one to charge; a retry of a creation made before still
+    // replays its answer (a new key, or another body under the old one, is refused).
     data(await send(o, 'DELETE', `/api/clients/${c.id}`, { key: m.devKey }));
     failureOn(await createTx(base({ clientId: c.id })), 'VALIDATION_ERROR', 'clientId');
+    failureOn(await createTx(base({ clientId: c.id }), m.devKey, { 'Idempotency-Key': 'client-id-new' }), 'VALIDATION_ERROR', 'clientId');
+    const late = await createTx(base({ clientId: c.id }), m.devKey, { 'Idempotency-Key': 'client-id-retry' });
+    assert.equal(late.headers.get('idempotent-replayed'), 'true');
+    assert.equal(late.text, keyed.text);
+    failure(await createTx(base({ clientId: c.id, amountCents: 10_001 }), m.devKey, { 'Idempotency-Key': 'client-id-retry' }), 400, 'IDEMPOTENCY_KEY_REUSED');
+    // Another merchant's key of the same name does not open this merchant's archived client.
+    failureOn(await createTx(base({ clientId: c.id }), other.devKey, { 'Idempotency-Key': 'client-id-retry' }), 'VALIDATION_ERROR', 'clientId');
   });
 
   test('couponCode: applied as the checkout applies it, recorded on the transaction, counted when paid', async () => {

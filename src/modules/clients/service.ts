@@ -83,8 +83,9 @@ export function upsertClientSql(scope: Scope, id: string, now: Date, input: { na
     RETURNING *`;
 }
 
-export async function getClient(db: Executor, scope: Scope, id: string): Promise<Client> {
-  const c = await owned(db, 'clients', scope)
+/** The scope's client `id`; an archived one only with `archived` (a creation's replay needs it). */
+export async function getClient(db: Executor, scope: Scope, id: string, opts: { archived?: boolean } = {}): Promise<Client> {
+  const c = await (opts.archived ? db.selectFrom('clients').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode) : owned(db, 'clients', scope))
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();

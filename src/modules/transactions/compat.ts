@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { UUID } from '../../db/ids.ts';
 import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, validation } from '../../http/errors.ts';
+import { keyStored } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { getClient } from '../clients/service.ts';
 import type { Transaction } from '../../db/types.ts';
@@ -80,9 +81,15 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
 
 /** The fields of the merchant's client `id`, as if the request had sent them. */
 async function clientFields(req: FastifyRequest, b: Record<string, unknown>, id: string): Promise<void> {
-  const client = await getClient(req.server.deps.db, req.auth, id).catch((err) => {
-    if (err instanceof AppError && err.status === 404) throw validation('clientId', 'is not a client of this merchant and environment');
-    throw err;
+  const db = req.server.deps.db;
+  const client = await getClient(db, req.auth, id).catch(async (err) => {
+    if (!(err instanceof AppError && err.status === 404)) throw err;
+    // A retry of a creation whose client was archived since: its stored answer is replayed (or the
+    // key refused as reused) by the idempotency hook, which needs a body that passes validation.
+    const key = req.headers['idempotency-key'];
+    const archived = typeof key === 'string' && (await keyStored(db, req.auth, key)) ? await getClient(db, req.auth, id, { archived: true }).catch(() => null) : null;
+    if (archived) return archived;
+    throw validation('clientId', 'is not a client of this merchant and environment');
   });
   b.clientName = client.name;
   b.clientEmail = client.email;
