@@ -406,8 +406,17 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await go('/vendas');
     await page.locator('tbody tr').first().waitFor();
     await page.getByRole('radio', { name: 'Produção' }).click();
-    // Production keys need approved KYC: the screen says what to do.
-    await page.getByRole('alert').getByText(/envie seu cadastro \(KYC\)/).waitFor();
+    // Production needs approved KYC: the KYC sent from Conta is under review, and the screens that
+    // production keys serve say so instead of showing what would be refused (403).
+    const closed = page.getByRole('status').filter({ hasText: 'Produção ainda não liberada' });
+    await closed.getByText(/está em análise/).waitFor();
+    assert.equal(await closed.getByRole('link', { name: 'Ver meu cadastro' }).getAttribute('href'), '/dashboard/conta');
+    await checkScreen('production-closed');
+    await page.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Desenvolvedores' }).click();
+    await page.getByText(/Chaves de produção são liberadas quando seu cadastro/).waitFor();
+    assert.deepEqual(await page.getByLabel('Ambiente').locator('option').allTextContents(), ['Desenvolvimento (sandbox)']);
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await closed.waitFor();
     // An operator approves the KYC sent from Conta, in Operação (another browser session).
     const operator = { email: uniqueEmail('operador'), password: 'operador-cofre-2026' };
     await createUser(ctx.database.db, { name: 'Olga Operadora', email: operator.email, password: operator.password, role: 'ADMIN' });
@@ -431,7 +440,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     } finally {
       await opContext.close();
     }
-    await page.getByRole('button', { name: 'Tentar de novo' }).click();
+    await go('/vendas');
     await page.getByText('Você ainda não tem vendas neste ambiente.').waitFor();
     assert.equal(await page.locator('.sandbox-bar').count(), 0);
     await checkScreen('sales-production');

@@ -3,6 +3,7 @@
 import { useEffect } from 'preact/hooks';
 import { api, ok } from './api/client.ts';
 import { lazyScreen } from './components/Lazy.tsx';
+import { NeedsKyc } from './components/NeedsKyc.tsx';
 import { Shell } from './components/Shell.tsx';
 import { ErrorState, Loading } from './components/ui.tsx';
 import { useAsync } from './lib/async.ts';
@@ -33,8 +34,8 @@ function Screen({ route }: { route: string }) {
   const path = pathOf(route);
   let p: Record<string, string> | null;
   if (path === '/') return <Home />;
-  if ((p = match('/vendas/:id', path))) return <SaleDetail id={p.id} />;
-  if (match('/vendas', path)) return <Sales route={route} />;
+  if ((p = match('/vendas/:id', path))) return <NeedsKyc title="Venda"><SaleDetail id={p.id} /></NeedsKyc>;
+  if (match('/vendas', path)) return <NeedsKyc title="Vendas"><Sales route={route} /></NeedsKyc>;
   if (match('/desenvolvedores', path)) return <Developers route={route} />;
   if (match('/catalogo', path)) return <Catalog route={route} />;
   if (match('/dinheiro', path)) return <Money route={route} />;

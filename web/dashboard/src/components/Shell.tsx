@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { logout } from '../api/client.ts';
 import { pathOf } from '../lib/router.ts';
 import { session, type Environment } from '../lib/session.ts';
+import { useCurrentInView } from '../lib/scroll.ts';
 import { useCell } from '../lib/state.ts';
 import { Link } from './Link.tsx';
 
@@ -44,6 +45,7 @@ export function Shell({ route, children }: { route: string; children: ComponentC
   const path = pathOf(route);
   const section = '/' + (path.split('/')[1] ?? '');
   const menu = user?.role === 'ADMIN' ? [...MENU, ['/operacao', 'Operação'] as [string, string]] : MENU;
+  const menuRow = useCurrentInView<HTMLElement>(section);
   return (
     <div class={`shell env-is-${env}`}>
       <a class="skip" href="#conteudo">
@@ -66,7 +68,7 @@ export function Shell({ route, children }: { route: string; children: ComponentC
           </button>
         </div>
       </header>
-      <nav class="menu" aria-label="Menu principal">
+      <nav class="menu" aria-label="Menu principal" ref={menuRow}>
         {menu.map(([to, label]) => (
           <Link key={to} to={to} class="menu-item" current={to === section || (to === '/' && path === '/')}>
             {label}

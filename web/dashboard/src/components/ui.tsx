@@ -3,7 +3,6 @@
 import type { ComponentChildren, InputHTMLAttributes } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
-import { navigate as navigateTo } from '../lib/router.ts';
 import { STATUS_LABELS } from '../lib/format.ts';
 
 export function Loading({ label = 'Carregando…' }: { label?: string }) {
@@ -162,27 +161,6 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
   );
 }
 
-export function Tabs({ tabs, current, onSelect }: { tabs: [string, string][]; current: string; onSelect: (t: string) => void }) {
-  return (
-    <nav class="tabs" aria-label="Seções">
-      {tabs.map(([key, label]) => (
-        <a
-          key={key}
-          href={`?aba=${key}`}
-          class={key === current ? 'tab tab-current' : 'tab'}
-          aria-current={key === current ? 'page' : undefined}
-          onClick={(e) => {
-            e.preventDefault();
-            onSelect(key);
-          }}
-        >
-          {label}
-        </a>
-      ))}
-    </nav>
-  );
-}
-
 /** A small button that runs an action, after a confirmation question when `ask` is given. */
 export function Action({ label, ask, run, busy, tone = 'secondary', ariaLabel }: { label: string; ask?: string; run: () => void; busy?: boolean; tone?: 'primary' | 'secondary' | 'danger'; ariaLabel?: string }) {
   return (
@@ -229,16 +207,4 @@ export function DateField({ label, name, value, onValue }: { label: string; name
 }
 
 /** A screen made of tabs kept in the address (?aba=...), so each tab can be linked and reloaded. */
-export function TabbedScreen({ title, path, route, tabs, footer }: { title: string; path: string; route: string; tabs: [string, string, () => preact.JSX.Element][]; footer?: ComponentChildren }) {
-  const key = new URLSearchParams(route.split('?')[1] ?? '').get('aba') ?? tabs[0][0];
-  const Current = (tabs.find((t) => t[0] === key) ?? tabs[0])[2];
-  return (
-    <div>
-      <PageHeader title={title} />
-      <Tabs tabs={tabs.map(([k, label]) => [k, label])} current={key} onSelect={(t) => navigateTo(`${path}?aba=${t}`)} />
-      <Current />
-      {footer}
-    </div>
-  );
-}
 

@@ -11,7 +11,8 @@ import { intOf, MoreButton, useOpenForm } from '../components/ListParts.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { FormCard, SearchForm } from '../components/Resource.tsx';
 import { statusLabel, statusOptions, StatusTag } from '../components/StatusTag.tsx';
-import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select, TabbedScreen } from '../components/ui.tsx';
+import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
+import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { brl, date, integer, moneyInput, percent } from '../lib/format.ts';
 import { nextPage, useMore } from '../lib/more.ts';
@@ -599,7 +600,7 @@ export default function Affiliates({ route }: { route: string }) {
       path="/afiliados"
       route={route}
       tabs={[
-        ['programas', 'Programas', Programs],
+        ['programas', 'Programas', Programs, 'kyc'],
         ['vitrine', 'Vitrine', Marketplace],
         ['links', 'Links', MyLinks],
         ['comissoes', 'Comissões', Commissions],

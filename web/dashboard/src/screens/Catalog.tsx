@@ -7,7 +7,8 @@ import type { paths } from '../api/schema.d.ts';
 import { Link } from '../components/Link.tsx';
 import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
 import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
-import { Action, Badge, CopyButton, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { Action, Badge, CopyButton, Field, Loading, Select } from '../components/ui.tsx';
+import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
 import { brl, date, documentText, moneyInput, phoneText } from '../lib/format.ts';
 
@@ -233,10 +234,10 @@ export function Catalog({ route }: { route: string }) {
       path="/catalogo"
       route={route}
       tabs={[
-        ['produtos', 'Produtos', Products],
-        ['links', 'Links de pagamento', Links],
-        ['cupons', 'Cupons', Coupons],
-        ['clientes', 'Clientes', Clients],
+        ['produtos', 'Produtos', Products, 'kyc'],
+        ['links', 'Links de pagamento', Links, 'kyc'],
+        ['cupons', 'Cupons', Coupons, 'kyc'],
+        ['clientes', 'Clientes', Clients, 'kyc'],
       ]}
     />
   );

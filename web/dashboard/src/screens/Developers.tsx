@@ -6,8 +6,11 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { DeliveryLog } from '../components/Deliveries.tsx';
+import { Link } from '../components/Link.tsx';
+import { useKycStatus } from '../components/NeedsKyc.tsx';
 import { ApiAction, AsyncList, Checkboxes, FormCard, useFields } from '../components/Resource.tsx';
-import { Badge, CopyButton, ErrorState, Field, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { Badge, CopyButton, ErrorState, Field, Loading, Select } from '../components/ui.tsx';
+import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
 import { session, SESSION_KEY_NAME } from '../lib/session.ts';
@@ -94,11 +97,15 @@ function NewKey({ created }: { created: () => void }) {
   const { values: f, set, reset } = useFields({ name: '', environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' });
   const [perms, setPerms] = useState<Permission[]>(ALL_PERMISSIONS);
   const [value, setValue] = useState<string | null>(null);
+  // Production keys only once the account is verified (403 before): until then, development only.
+  const kyc = useKycStatus();
+  const closed = kyc.data !== undefined && kyc.data !== 'APPROVED';
+  const environment = closed ? 'DEVELOPMENT' : f.environment;
   if (value) return <ShownOnce title="Chave criada" note={<><strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.</>} value={value} copyLabel="Copiar chave" close={() => (setValue(null), reset())} />;
   return (
     <FormCard title="Nova chave de API" label="Criar chave" busyLabel="Criando…" fields={['name', 'environment', 'permissions']}
       submit={async () => {
-        const r = await ok(api.POST('/api/credentials', { body: { name: f.name, environment: f.environment as 'DEVELOPMENT', permissions: perms } }));
+        const r = await ok(api.POST('/api/credentials', { body: { name: f.name, environment: environment as 'DEVELOPMENT', permissions: perms } }));
         setValue(r.key);
         created();
       }}
@@ -106,7 +113,12 @@ function NewKey({ created }: { created: () => void }) {
       {(error) => (
         <>
           <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} placeholder="Ex.: loja virtual" required />
-          <Select label="Ambiente" name="environment" value={f.environment} onValue={set('environment')} options={ENVIRONMENTS} error={error} />
+          <Select label="Ambiente" name="environment" value={environment} onValue={set('environment')} options={closed ? ENVIRONMENTS.slice(0, 1) : ENVIRONMENTS} error={error} />
+          {closed && (
+            <p class="muted">
+              Chaves de produção são liberadas quando seu cadastro (KYC) for aprovado: envie-o em <Link to="/conta">Conta</Link>.
+            </p>
+          )}
           <Checkboxes legend="Permissões" name="permissions" class="perms" rows={PERMISSION_ROWS} value={perms} onValue={setPerms} error={error} />
         </>
       )}
@@ -294,9 +306,9 @@ export function Developers({ route }: { route: string }) {
       route={route}
       tabs={[
         ['chaves', 'Chaves de API', Keys],
-        ['webhooks', 'Webhooks', Webhooks],
-        ['entregas', 'Entregas', Deliveries],
-        ['eventos', 'Eventos', Events],
+        ['webhooks', 'Webhooks', Webhooks, 'kyc'],
+        ['entregas', 'Entregas', Deliveries, 'kyc'],
+        ['eventos', 'Eventos', Events, 'kyc'],
       ]}
       footer={
         <p class="muted">

@@ -4,7 +4,8 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
-import { Badge, Empty, ErrorState, Field, FormError, Loading, Select, TabbedScreen } from '../components/ui.tsx';
+import { Badge, Empty, ErrorState, Field, FormError, Loading, Select } from '../components/ui.tsx';
+import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { bp } from '../lib/fees.ts';
 import { brl, date, dateTime, entryDescription } from '../lib/format.ts';
@@ -278,8 +279,8 @@ export function Money({ route }: { route: string }) {
       route={route}
       tabs={[
         ['extrato', 'Extrato', Statement],
-        ['saques', 'Saques', Withdrawals],
-        ['antecipacoes', 'Antecipações', Advances],
+        ['saques', 'Saques', Withdrawals, 'kyc'],
+        ['antecipacoes', 'Antecipações', Advances, 'kyc'],
         ['taxas', 'Taxas', Fees],
       ]}
     />
