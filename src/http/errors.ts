@@ -64,20 +64,60 @@ export function tooManyRequests(message: string, resetMs: number, limit: number)
   return new AppError(429, message, null, [], { 'Retry-After': headers['RateLimit-Reset'], ...headers });
 }
 
-/** Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path). */
+/**
+ * Turns Ajv's errors into the spec's [{ field, message }] list (field as a dotted path), one per
+ * field and message. A value that matched no member of a union (`anyOf`) is one error naming what
+ * it may be — "must be one of: DAY, WEEK, MONTH" for a union of constants, "must be string or
+ * null" for a nullable field — not one "must be equal to constant" per member and then "must match
+ * a schema in anyOf".
+ */
 function fieldErrors(err: FastifyError): FieldError[] {
+  const listed = ajvFieldErrors(err);
+  const unions = new Set(listed.filter((e) => e.keyword === 'anyOf').map((e) => e.field));
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  const add = (field: string, message: string) => {
+    const key = `${field}\n${message}`;
+    if (!seen.has(key)) seen.add(key), out.push({ field, message });
+  };
+  for (const e of listed) {
+    if (!unions.has(e.field)) {
+      add(e.field, e.message);
+      continue;
+    }
+    if (e.keyword !== 'anyOf') continue;
+    const members = listed.filter((m) => m.field === e.field && m.keyword !== 'anyOf');
+    const allowed = members.flatMap((m) => m.allowed);
+    const types = members.filter((m) => m.keyword === 'type').map((m) => m.type);
+    if (allowed.length) add(e.field, `must be one of: ${allowed.join(', ')}`);
+    else if (types.length === members.length && types.length) add(e.field, `must be ${types.join(' or ')}`);
+    else for (const m of members.length ? members : [e]) add(m.field, m.message);
+  }
+  return out;
+}
+
+function ajvFieldErrors(err: FastifyError) {
   const list = err.validation ?? [];
   return list.map((v) => {
     const params = v.params as Record<string, unknown>;
-    let path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-    if (v.keyword === 'required' && params.missingProperty) path = path ? `${path}.${params.missingProperty}` : String(params.missingProperty);
-    if (v.keyword === 'additionalProperties' && params.additionalProperty) {
-      const extra = String(params.additionalProperty);
-      return { field: path ? `${path}.${extra}` : extra, message: 'is not an allowed field' };
-    }
-    const ctx = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}.` : '';
-    return { field: ctx + (path || (err.validationContext ?? 'body')), message: v.message ?? 'is invalid' };
+    const allowed = v.keyword === 'const' ? [params.allowedValue] : v.keyword === 'enum' ? (params.allowedValues as unknown[]) : [];
+    const e = { ...fieldError(err, v), keyword: v.keyword, allowed: allowed.map(String), type: String(params.type ?? '') };
+    if (v.keyword === 'enum') e.message = `must be one of: ${e.allowed.join(', ')}`;
+    if (v.keyword === 'type') e.message = `must be ${e.type.split(',').join(' or ')}`;
+    return e;
   });
+}
+
+function fieldError(err: FastifyError, v: NonNullable<FastifyError['validation']>[number]): FieldError {
+  const params = v.params as Record<string, unknown>;
+  let path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const ctx = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}.` : '';
+  if (v.keyword === 'required' && params.missingProperty) path = path ? `${path}.${params.missingProperty}` : String(params.missingProperty);
+  if (v.keyword === 'additionalProperties' && params.additionalProperty) {
+    const extra = String(params.additionalProperty);
+    return { field: ctx + (path ? `${path}.${extra}` : extra), message: 'is not an allowed field' };
+  }
+  return { field: ctx + (path || (err.validationContext ?? 'body')), message: v.message ?? 'is invalid' };
 }
 
 export function errorBody(req: FastifyRequest, message: string, code: string, errors: FieldError[]) {
