@@ -143,6 +143,9 @@ describe('GET /api/subscriptions/metrics', () => {
     const past = await call(ctx.app, 'GET', '/api/subscriptions/metrics?month=2020-01', { key: m.devKey });
     assert.equal(past.body.metrics.mrrCents, 0);
     assert.equal((await call(ctx.app, 'GET', '/api/subscriptions/metrics?month=2020-13', { key: m.devKey })).status, 400);
+    // Months from 1900-01 to 9999-11: the last one ends in 9999 too.
+    for (const month of ['9999-12', '1899-12', '10000-01']) assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/metrics?month=${month}`, { key: m.devKey })).status, 400, month);
+    assert.equal((await call(ctx.app, 'GET', '/api/subscriptions/metrics?month=9999-11', { key: m.devKey })).status, 200);
     const other = await merchant(ctx.app);
     assert.equal((await call(ctx.app, 'GET', '/api/subscriptions/metrics', { key: other.devKey })).body.metrics.mrrCents, 0);
   });

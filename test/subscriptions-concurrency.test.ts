@@ -49,6 +49,28 @@ describe('subscriptions under concurrency', () => {
     await assertLedgerBalanced(ctx.app.deps.db);
   });
 
+  test('a coupon of usageLimit 3: 20 trial checkouts at once with it -> exactly 3 get it, the rest INVALID_COUPON', async () => {
+    const p = await plan({ trialDays: 7, paymentMethods: ['CARD'] });
+    const code = `TRES${Date.now()}`;
+    const made = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code, discountType: 'PERCENTAGE', discountValue: 20, usageLimit: 3 } });
+    assert.equal(made.status, 201, made.raw);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(i % 2 ? second : ctx.app, 'POST', '/api/v1/subscriptions', {
+          key: m.devKey,
+          body: { planId: p.id, paymentMethod: 'CARD', card: GOOD, couponCode: code, client: { name: `Cupom ${i}`, email: `cupom${i}@example.com`, document: cpf() } },
+        }),
+      ),
+    );
+    const unexpected = results.filter((r) => r.status !== 201 && r.body?.code !== 'INVALID_COUPON').map((r) => `${r.status} ${r.raw}`);
+    assert.deepEqual(unexpected, []);
+    assert.equal(results.filter((r) => r.status === 201).length, 3);
+    const coupon = await call(ctx.app, 'GET', `/api/v1/coupons/${made.body.coupon.id}`, { key: m.devKey });
+    assert.equal(coupon.body.coupon.usedCount, 3);
+    const held = await ctx.app.deps.db.selectFrom('coupon_redemptions').select('subscription_id').where('coupon_id', '=', made.body.coupon.id).where('status', '=', 'RESERVED').execute();
+    assert.equal(held.length, 3);
+  });
+
   test('a renewal racing a cancel: never a charge after the cancel committed, never two charges', async (t) => {
     const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
     const subs = [];

@@ -241,7 +241,7 @@ describe('subscriptions', () => {
     assert.equal((await call(ctx.app, 'PATCH', `/api/subscriptions/${a.id}/resume`, { key: m.devKey })).body.code, 'INVALID_STATE_TRANSITION');
 
     const b = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD });
-    const later = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${b.id}/cancel`, { key: m.devKey, body: { atPeriodEnd: true, reason: 'mudou de ideia' } });
+    const later = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${b.id}/cancel`, { key: m.devKey, body: { atPeriodEnd: true, reason: 'mudou de ideia<script>alert(1)</script>' } });
     assert.equal(later.body.subscription.status, 'ACTIVE');
     assert.equal(later.body.subscription.cancelAtPeriodEnd, true);
     const s = await sim(b.id, 31);
@@ -399,6 +399,53 @@ describe('subscriptions', () => {
     const bad = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId: plan.id, paymentMethod: 'CARD', card: GOOD, couponCode: 'NAOEXISTE', client: { name: 'X', email: 'x@example.com', document: cpf() } } });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'INVALID_COUPON');
+  });
+
+  test("a coupon's use is held from subscribing: usageLimit and perUserLimit count trials, unpaid first charges and free first periods; a subscription that ends unpaid gives it back", async () => {
+    const coupon = async (body: Record<string, unknown>) => {
+      const res = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: `LIM${Math.random().toString(36).slice(2, 10)}`, discountType: 'PERCENTAGE', discountValue: 50, ...body } });
+      assert.equal(res.status, 201, res.raw);
+      return res.body.coupon as { id: string; code: string };
+    };
+    const used = async (id: string) => (await call(ctx.app, 'GET', `/api/v1/coupons/${id}`, { key: m.devKey })).body.coupon.usedCount;
+    const refused = async (planId: string, body: Record<string, unknown>) => {
+      const res = await call(ctx.app, 'POST', '/api/v1/subscriptions', { key: m.devKey, body: { planId, client: { name: 'Bia Lima', email: `bia.${Math.random().toString(36).slice(2)}@example.com`, document: cpf() }, ...body } });
+      assert.equal(res.status, 400, res.raw);
+      assert.equal(res.body.code, 'INVALID_COUPON');
+    };
+    // A trial takes the only use at once; cancelled before its first charge, it gives it back.
+    const once = await coupon({ usageLimit: 1 });
+    const trial = await newPlan({ amountCents: 2000, trialDays: 3 });
+    const a = await subscribe(trial.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.code });
+    assert.equal(a.status, 'TRIALING');
+    assert.equal(await used(once.id), 1);
+    await refused(trial.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.code });
+    assert.equal((await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${a.id}/cancel`, { key: m.devKey, body: {} })).status, 200);
+    assert.equal(await used(once.id), 0);
+    const c = await subscribe(trial.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.code });
+    const paid = await sim(c.id, 3);
+    assert.deepEqual([paid.status, paid.cycles[0].status, paid.cycles[0].amountCents], ['ACTIVE', 'PAID', 1000]);
+    assert.equal(await used(once.id), 1, 'counted once, when held and when paid');
+    await refused(trial.id, { paymentMethod: 'CARD', card: GOOD, couponCode: once.code });
+    // A coupon that leaves nothing to pay: the first period is paid without a charge and the use is counted.
+    const free = await coupon({ discountValue: 100, usageLimit: 1 });
+    const plan = await newPlan({ amountCents: 3000 });
+    const d = await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: free.code });
+    assert.deepEqual([d.status, d.cycles[0].status, d.cycles[0].transactionId], ['ACTIVE', 'PAID', null]);
+    assert.equal(await used(free.id), 1);
+    await refused(plan.id, { paymentMethod: 'CARD', card: GOOD, couponCode: free.code });
+    // perUserLimit: an unpaid first PIX holds the customer's use until the subscription expires unpaid.
+    const perUser = await coupon({ perUserLimit: 1 });
+    const document = cpf();
+    const client = { name: 'Caio Reis', email: 'caio.reis@example.com', document };
+    const e = await subscribe(plan.id, { paymentMethod: 'PIX', client, couponCode: perUser.code });
+    assert.equal(e.status, 'INCOMPLETE');
+    await refused(plan.id, { paymentMethod: 'PIX', client, couponCode: perUser.code });
+    assert.equal((await sim(e.id, 2)).status, 'EXPIRED');
+    assert.equal(await used(perUser.id), 0);
+    const again = await subscribe(plan.id, { paymentMethod: 'PIX', client, couponCode: perUser.code });
+    assert.equal(again.cycles[0].amountCents, 1500);
+    assert.equal(await used(perUser.id), 1);
   });
 
   test('the sweep does what simulate does, on the injected clock', async () => {

@@ -449,6 +449,8 @@ export interface CouponRedemptionsTable {
   coupon_id: string;
   /** Null only while a reservation's transaction is being created. */
   transaction_id: string | null;
+  /** The subscription holding the use until its first charge is paid (then also transaction_id), or null. */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
   status: ColumnType<RedemptionStatus, RedemptionStatus | undefined, RedemptionStatus>;
   document: string;
   email: string;

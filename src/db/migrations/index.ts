@@ -26,6 +26,7 @@ import * as m024 from './024_subscription_metrics_months.ts';
 import * as m025 from './025_report_days_slot_per_statement.ts';
 import * as m026 from './026_stored_responses_lz4.ts';
 import * as m027 from './027_hot_path_user_fks.ts';
+import * as m028 from './028_subscription_coupon_reservations.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '025_report_days_slot_per_statement': m025,
   '026_stored_responses_lz4': m026,
   '027_hot_path_user_fks': m027,
+  '028_subscription_coupon_reservations': m028,
 };

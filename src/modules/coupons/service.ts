@@ -293,19 +293,65 @@ export const UNLINKED_RESERVATION_MS = 10 * 60_000;
  * usageLimit (used_count counts reserved and used) nor the customer's perUserLimit. Returns the
  * reservation's id, to link to the transaction once created (or release if creating it fails).
  */
-export async function reserveCouponUse(db: Db, merchant: Scope, couponId: string, customer: { document: string; email: string }, now = new Date()): Promise<string | null> {
+export function reserveCouponUse(db: Db, merchant: Scope, couponId: string, customer: { document: string; email: string }, now = new Date()): Promise<string | null> {
+  return inTx(db, (trx) => reserveUse(trx, merchant, couponId, customer, now, null));
+}
+
+async function reserveUse(trx: Trx, merchant: Scope, couponId: string, customer: { document: string; email: string }, now: Date, subscriptionId: string | null): Promise<string | null> {
   const document = normalizeIdentity({ document: customer.document }).document;
   const email = customer.email.trim().toLowerCase();
-  return inTx(db, async (trx) => {
-    const coupon = await owned(trx, 'coupons', merchant).selectAll().where('id', '=', couponId).forUpdate().executeTakeFirst();
-    if (!coupon || coupon.status !== 'ACTIVE') return null;
-    if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) return null;
-    if (coupon.per_user_limit !== null && (await usesBy(trx, merchant.userId, couponId, document || '-', email || '-')) >= coupon.per_user_limit) return null;
-    await trx.updateTable('coupons').set({ used_count: sql`used_count + 1` }).where('id', '=', couponId).execute();
-    const id = uuidv7(now.getTime());
-    await trx.insertInto('coupon_redemptions').values({ id, user_id: merchant.userId, coupon_id: couponId, transaction_id: null, status: 'RESERVED', document, email, created_at: now }).execute();
-    return id;
-  });
+  const coupon = await owned(trx, 'coupons', merchant).selectAll().where('id', '=', couponId).forUpdate().executeTakeFirst();
+  if (!coupon || coupon.status !== 'ACTIVE') return null;
+  if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) return null;
+  if (coupon.per_user_limit !== null && (await usesBy(trx, merchant.userId, couponId, document || '-', email || '-')) >= coupon.per_user_limit) return null;
+  await trx.updateTable('coupons').set({ used_count: sql`used_count + 1` }).where('id', '=', couponId).execute();
+  const id = uuidv7(now.getTime());
+  await trx
+    .insertInto('coupon_redemptions')
+    .values({ id, user_id: merchant.userId, coupon_id: couponId, transaction_id: null, subscription_id: subscriptionId, status: 'RESERVED', document, email, created_at: now })
+    .execute();
+  return id;
+}
+
+/**
+ * Reserves a use of a coupon for a subscription being created, inside its database transaction
+ * (false: none left, within usageLimit and the customer's perUserLimit). The subscription holds it
+ * until its first charge is paid (redeemSubscriptionCoupon) or it ends first (releaseSubscriptionCoupon).
+ */
+export async function reserveSubscriptionCoupon(trx: Trx, merchant: Scope, couponId: string, customer: { document: string; email: string }, subscriptionId: string, now: Date): Promise<boolean> {
+  return (await reserveUse(trx, merchant, couponId, customer, now, subscriptionId)) !== null;
+}
+
+/**
+ * The subscription's first charge was paid (`tx`), or the coupon left nothing to pay (null): its
+ * reserved use becomes USED. A subscription made before uses were reserved counts it now, never
+ * beyond the coupon's limits.
+ */
+export async function redeemSubscriptionCoupon(trx: Trx, sub: { id: string; user_id: string; coupon_id: string; client_document: string; client_email: string }, tx: Transaction | null, now: Date): Promise<void> {
+  const used = await trx
+    .updateTable('coupon_redemptions')
+    .set({ status: 'USED', transaction_id: tx?.id ?? null })
+    .where('user_id', '=', sub.user_id)
+    .where('subscription_id', '=', sub.id)
+    .where('status', '=', 'RESERVED')
+    .returning('id')
+    .executeTakeFirst();
+  if (used) return;
+  const held = await trx.selectFrom('coupon_redemptions').select('id').where('user_id', '=', sub.user_id).where('subscription_id', '=', sub.id).executeTakeFirst();
+  if (!held) await countLegacyUse(trx, { userId: sub.user_id, couponId: sub.coupon_id, document: sub.client_document, email: sub.client_email, transactionId: tx?.id ?? null, subscriptionId: sub.id }, now);
+}
+
+/** The subscription ended before its first charge was paid: the use it held goes back. */
+export async function releaseSubscriptionCoupon(trx: Trx, userId: string, subscriptionId: string): Promise<void> {
+  const held = await trx
+    .selectFrom('coupon_redemptions')
+    .select(['id', 'coupon_id'])
+    .where('user_id', '=', userId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'RESERVED')
+    .forUpdate()
+    .executeTakeFirst();
+  if (held) await release(trx, userId, held);
 }
 
 /** Links a reservation to the transaction created with it. */
@@ -359,6 +405,7 @@ export async function releaseUnlinkedReservations(db: Db, now = new Date(), batc
       .select(['id', 'user_id', 'coupon_id'])
       .where('status', '=', 'RESERVED')
       .where('transaction_id', 'is', null)
+      .where('subscription_id', 'is', null)
       .where('created_at', '<', new Date(now.getTime() - UNLINKED_RESERVATION_MS))
       .orderBy('created_at')
       .limit(batch)
@@ -379,7 +426,8 @@ const ENDED = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
  * reservations existed) counts its use as it is paid, never beyond usageLimit.
  */
 export async function couponUseOnChange(trx: Trx, before: Transaction, tx: Transaction, now: Date): Promise<void> {
-  if (!tx.coupon_id || (before.status !== 'PENDING' && before.status !== 'AUTHORIZED')) return;
+  // A subscription's charge: the subscription holds the use (redeemSubscriptionCoupon).
+  if (!tx.coupon_id || tx.subscription_id || (before.status !== 'PENDING' && before.status !== 'AUTHORIZED')) return;
   const reserved = await trx
     .selectFrom('coupon_redemptions')
     .select(['id', 'coupon_id'])
@@ -390,17 +438,21 @@ export async function couponUseOnChange(trx: Trx, before: Transaction, tx: Trans
     .executeTakeFirst();
   if (tx.status === 'PAID') {
     if (reserved) await trx.updateTable('coupon_redemptions').set({ status: 'USED' }).where('id', '=', reserved.id).execute();
-    else await countLegacyUse(trx, tx, now);
+    else await countLegacyUse(trx, { userId: tx.user_id, couponId: tx.coupon_id, document: tx.client_document, email: tx.client_email, transactionId: tx.id, subscriptionId: null }, now);
   } else if (ENDED.has(tx.status) && reserved) {
     await release(trx, tx.user_id, reserved);
   }
 }
 
-/** The count at PAID of a transaction created without a reservation: the coupon row locked, never past its limits. */
-async function countLegacyUse(trx: Trx, tx: Transaction, now: Date): Promise<void> {
-  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', tx.user_id).where('id', '=', tx.coupon_id!).forUpdate().executeTakeFirst();
+/** The count at PAID of a use made without a reservation: the coupon row locked, never past its limits. */
+async function countLegacyUse(
+  trx: Trx,
+  use: { userId: string; couponId: string; document: string; email: string; transactionId: string | null; subscriptionId: string | null },
+  now: Date,
+): Promise<void> {
+  const coupon = await trx.selectFrom('coupons').selectAll().where('user_id', '=', use.userId).where('id', '=', use.couponId).forUpdate().executeTakeFirst();
   if (!coupon) return;
-  if (coupon.per_user_limit !== null && (await usesBy(trx, tx.user_id, coupon.id, tx.client_document, tx.client_email)) >= coupon.per_user_limit) return;
+  if (coupon.per_user_limit !== null && (await usesBy(trx, use.userId, coupon.id, use.document, use.email)) >= coupon.per_user_limit) return;
   const counted = await trx
     .updateTable('coupons')
     .set({ used_count: sql`used_count + 1` })
@@ -411,7 +463,7 @@ async function countLegacyUse(trx: Trx, tx: Transaction, now: Date): Promise<voi
   if (!counted) return;
   await trx
     .insertInto('coupon_redemptions')
-    .values({ id: uuidv7(now.getTime()), user_id: tx.user_id, coupon_id: coupon.id, transaction_id: tx.id, document: tx.client_document, email: tx.client_email, created_at: now })
+    .values({ id: uuidv7(now.getTime()), user_id: use.userId, coupon_id: coupon.id, transaction_id: use.transactionId, subscription_id: use.subscriptionId, document: use.document, email: use.email, created_at: now })
     .execute();
 }
 

@@ -19,7 +19,7 @@ import { queueEmail } from '../../mail/outbox.ts';
 import type { MailMessage } from '../../mail/templates.ts';
 import { DAY_MS, spDate } from '../../payments/calendar.ts';
 import { HARD_DECLINES } from '../../payments/provider.ts';
-import { discountFor } from '../coupons/service.ts';
+import { discountFor, redeemSubscriptionCoupon, releaseSubscriptionCoupon } from '../coupons/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
 import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, redriveStoredCharge, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
@@ -178,6 +178,7 @@ export async function endSubscription(
     .returningAll()
     .executeTakeFirstOrThrow();
   await releaseSeat(trx, sub.plan_id);
+  if (sub.coupon_id) await releaseSubscriptionCoupon(trx, sub.user_id, sub.id);
   if (how.status === 'CANCELLED') {
     await recordEvent(deps, trx, ended, 'subscription.cancelled');
     await mail(deps, trx, ended, plan, now, { kind: 'cancelled', endedAt: ended.ended_at!, reason: how.reason });
@@ -560,6 +561,7 @@ async function markPaid(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx, l
     .returningAll()
     .executeTakeFirstOrThrow();
   let sub = locked;
+  if (paid.kind === 'PERIOD' && paid.number === 1 && sub.coupon_id) await redeemSubscriptionCoupon(trx, { ...sub, coupon_id: sub.coupon_id }, tx, now);
   // Its first paid charge is when it first held a place (the metrics' activation).
   if (!sub.activated_at) sub = await trx.updateTable('subscriptions').set({ activated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
   const plan = await planOf(trx, sub.plan_id);

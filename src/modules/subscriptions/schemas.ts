@@ -284,7 +284,7 @@ export const ChangePlanResponse = Type.Object({
   subscription: SubscriptionView,
 });
 
-export const MetricsQuery = Type.Object({ month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM (default: the current month, São Paulo)' })) }, { additionalProperties: false });
+export const MetricsQuery = Type.Object({ month: Type.Optional(Type.String({ pattern: '^(?!9999-12)(19\\d{2}|[2-9]\\d{3})-(0[1-9]|1[0-2])$', description: 'YYYY-MM, 1900-01 to 9999-11 (default: the current month, São Paulo)' })) }, { additionalProperties: false });
 
 export type CreatePlanInput = Static<typeof CreatePlanBody>;
 export type UpdatePlanInput = Static<typeof UpdatePlanBody>;

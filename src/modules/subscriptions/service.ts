@@ -8,13 +8,13 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { Client, Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
-import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
+import { requiredText, sanitizeJson, sanitizeOptional } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
 import type { CardToken } from '../../payments/provider.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
-import { evaluateCoupon, INVALID_COUPON_MESSAGE } from '../coupons/service.ts';
+import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
 import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
@@ -87,6 +87,8 @@ function checkPlanOpen(plan: SubscriptionPlan) {
   if (plan.status !== 'ACTIVE') throw badRequest('PLAN_UNAVAILABLE', 'This plan is not taking new subscribers', [{ field: 'planId', message: 'the plan is inactive' }]);
 }
 
+const couponRefused = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: 'does not apply to this plan' }]);
+
 /**
  * Subscribes a client to a plan. With a trial, the subscription is TRIALING and nothing is charged
  * (a card is kept); without one it is INCOMPLETE until its first charge is paid (a card is charged
@@ -124,7 +126,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
   let discountCents = 0;
   if (input.couponCode) {
     const ev = await evaluateCoupon(deps.db, scope, { code: input.couponCode, amountCents: plan.amount_cents, productIds: [] }, { document: client.document, email: client.email }, now);
-    if (!ev.ok) throw badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: 'does not apply to this plan' }]);
+    if (!ev.ok) throw couponRefused();
     couponId = ev.coupon.id;
     discountCents = ev.discountCents;
     couponAffiliate = ev.coupon.affiliate_link_id;
@@ -188,6 +190,8 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // The coupon's use is held from now (a trial, an unpaid first PIX or boleto), within its limits.
+    if (couponId && !(await reserveSubscriptionCoupon(trx, scope, couponId, client, id, now))) throw couponRefused();
     let cycle: SubscriptionCycle | null = null;
     if (!trialEnd) cycle = await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents, { claimed: true });
     await recordEvent(deps, trx, inserted, 'subscription.created');
@@ -256,7 +260,7 @@ async function onLocked<T>(deps: SubscriptionDeps, scope: Scope, id: string, fn:
 export async function cancelSubscription(deps: SubscriptionDeps, scope: Scope, id: string, body: Static<typeof CancelBody>): Promise<Subscription> {
   await onLocked(deps, scope, id, async (trx, sub, plan, now) => {
     if (sub.status === 'CANCELLED' || sub.status === 'EXPIRED') throw invalidState(`A ${sub.status} subscription cannot be cancelled`);
-    const reason = body.reason?.trim() || null;
+    const reason = sanitizeOptional(body.reason) || null;
     const atEnd = body.atPeriodEnd === true && (sub.status === 'ACTIVE' || sub.status === 'TRIALING' || sub.status === 'PAST_DUE');
     if (atEnd) {
       if (sub.cancel_at_period_end) throw invalidState('This subscription is already set to cancel at the end of its period');
