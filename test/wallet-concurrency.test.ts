@@ -46,6 +46,26 @@ function tally(list: HttpRes[]): Record<string, number> {
   return out;
 }
 
+/**
+ * The statement read oldest first, page by page: each entry's balanceAfterCents is its account's
+ * balance before it plus its amount, and the last of each account is the balance now.
+ */
+async function assertStatementInOrder(k: { key: string }) {
+  const entries: { account: string; amountCents: number; balanceAfterCents: number }[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: HttpRes = await http('GET', `/api/v1/balance/entries?orderDirection=asc&limit=100${cursor ? `&cursor=${cursor}` : ''}`, k);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    entries.push(...page.body.entries);
+    cursor = page.body.pagination.hasMore ? page.body.pagination.nextCursor : null;
+  } while (cursor);
+  const running: Record<string, number> = {};
+  const wrong = entries.filter((e) => (running[e.account] = (running[e.account] ?? 0) + e.amountCents) !== e.balanceAfterCents);
+  assert.deepEqual(wrong, [], `${wrong.length} of ${entries.length} entries out of order`);
+  const b = (await http('GET', '/api/v1/balance', k)).body;
+  assert.deepEqual([running.available ?? 0, running.receivable ?? 0, running.reserved ?? 0], [b.availableCents, b.receivableCents, b.reservedCents]);
+}
+
 describe('wallet concurrency on PostgreSQL', { skip }, () => {
   before(async () => {
     ctx = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox' } });
@@ -82,6 +102,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
     assert.equal(b2.availableBalanceCents, avail2 - accepted);
     assert.ok(b2.availableBalanceCents >= 0);
     await assertLedgerBalanced(ctx.database.db);
+    await assertStatementInOrder({ key: m2.devKey });
   });
 
   test('cancel racing the payout job: each withdrawal ends either CANCELLED (never sent) or PROCESSING (sent, then COMPLETED)', async (t) => {
@@ -141,6 +162,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
     const b = await balance(ctx.app, k);
     assert.equal(b.reservedCents, 0);
     await assertLedgerBalanced(ctx.database.db);
+    await assertStatementInOrder(k);
   });
 
   test('concurrent advance requests: exactly one (production: PENDING; development: one completes, the rest find it gone)', async (t) => {

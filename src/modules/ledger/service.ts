@@ -6,7 +6,7 @@
 // account balances are updated under row lock and always equal the sum of their entries.
 import { sql } from 'kysely';
 import type { Executor, Trx } from '../../db/index.ts';
-import { uuidv7 } from '../../db/ids.ts';
+import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
 import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -208,18 +208,23 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
   }
   const moved = [...total.values()].sort(byLockOrder);
 
-  const now = new Date();
   const accounts = await trx
     .insertInto('ledger_accounts')
-    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: now })))
+    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: new Date() })))
     .onConflict((oc) =>
       oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
         balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
-        updated_at: now,
+        // Never before the account's last movement, whatever another process's clock said.
+        updated_at: sql<Date>`greatest(excluded.updated_at, ledger_accounts.updated_at + interval '1 millisecond')`,
       })),
     )
-    .returning(['id', 'user_id', 'kind', 'balance_cents'])
+    .returning(['id', 'user_id', 'kind', 'balance_cents', 'updated_at'])
     .execute();
+  // The accounts are locked from here to the commit: the entries are stamped now (after their
+  // accounts' last movements), their ids drawn in order, so that listed by (created_at, id) they
+  // follow the order of the balances after them. A time read before the lock put a transaction that
+  // had waited for it before the one it waited for.
+  const now = new Date(Math.max(Date.now(), ...accounts.map((a) => a.updated_at.getTime())));
   // Each entry's balance after it: from the balance before all the journals, journal by journal.
   const running = new Map(accounts.map((a) => [`${a.user_id}:${a.kind}`, { id: a.id, balance: Number(a.balance_cents) - total.get(`${a.user_id}:${a.kind}`)!.delta }]));
 
@@ -246,7 +251,7 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
           const account = running.get(`${e.userId}:${e.kind}`)!;
           account.balance += e.delta;
           return {
-            id: uuidv7(),
+            id: uuidv7Ordered(),
             journal_id: journalId,
             account_id: account.id,
             user_id: e.userId,
