@@ -13049,7 +13049,7 @@ export interface operations {
     getSubscriptionMetrics: {
         parameters: {
             query?: {
-                /** @description YYYY-MM (default: the current month, São Paulo) */
+                /** @description YYYY-MM, 1900-01 to 9999-11 (default: the current month, São Paulo) */
                 month?: string;
             };
             header?: never;
@@ -21908,7 +21908,7 @@ export interface operations {
     getSubscriptionMetricsV1: {
         parameters: {
             query?: {
-                /** @description YYYY-MM (default: the current month, São Paulo) */
+                /** @description YYYY-MM, 1900-01 to 9999-11 (default: the current month, São Paulo) */
                 month?: string;
             };
             header?: never;
