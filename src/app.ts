@@ -75,7 +75,9 @@ function withFormats(ajv: Ajv.default): Ajv.default {
 
 /** Body JSON is taken strictly (no type coercion); query strings, params and headers are coerced. */
 function validatorCompiler() {
-  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
+  // multipleOfPrecision: "multipleOf: 0.01" checked with a tolerance, else 1.15 (1.15 / 0.01 =
+  // 114.99999999999999 in binary floating point) is refused as not a multiple of 0.01.
+  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false, multipleOfPrecision: 9 } as const;
   const strictAjv = withFormats(new Ajv.default({ ...common, coerceTypes: false }));
   const coercingAjv = withFormats(new Ajv.default({ ...common, coerceTypes: 'array' }));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>

@@ -151,6 +151,8 @@ describe('creating a payment link', () => {
       { ...ok.settings },
       { pixEnabled: false, boletoEnabled: true, creditCardEnabled: true, maxInstallments: 6, interestFreeInstallments: 3, interestRate: 1.99, requirePhone: true, requireAddress: false },
     );
+    // Every rate of two decimals, including those whose quotient by 0.01 is not exact in binary floating point.
+    for (const interestRate of [0.07, 0.29, 1.15, 2.01, 4.35, 19.99, 30]) assert.equal((await link(m.devKey, { settings: { interestRate } })).settings.interestRate, interestRate);
   });
 
   test('stock: quantity required when enabled, never negative', async () => {

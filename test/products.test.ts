@@ -212,6 +212,19 @@ describe('script injection is stripped from name and description', () => {
     assert.equal((await create(m.devKey, { name: '<img src=x onerror=alert(1)>Boné', price: 100 })).name, 'Boné');
   });
 
+  test('text that only has a "<" in it is kept as typed; markup a browser acts on is not', async () => {
+    const kept = ['Kit tamanhos P<M<G (3 peças)', 'Promo: pague <R$ 50 no PIX', 'Válido para compras <R$ 100 e >R$ 10', 'javascript: guia completo', 'Use onerror=1 no código', 'Fila <Nina> da loja', '3 < 5 > 2'];
+    for (const name of kept) assert.equal((await create(m.devKey, { name, price: 100 })).name, name);
+    const cleaned: [string, string][] = [
+      ['Tag <x onclick=alert(1)>sem nome</x>', 'Tag sem nome'],
+      ['Aberta <img src=x onerror=alert(1)', 'Aberta'],
+      ['<svg/onload=alert(1)>SVG', 'SVG'],
+      ['Comentário<!-- x --> fim', 'Comentário fim'],
+      ['x" onmouseover="alert(1)', 'x" "alert(1)'],
+    ];
+    for (const [name, clean] of cleaned) assert.equal((await create(m.devKey, { name, price: 100 })).name, clean, name);
+  });
+
   test('a name that is only markup is refused like an empty name', async () => {
     assert400(await call(ctx.app, 'POST', P, { key: m.devKey, body: { name: '<script>alert(1)</script>', price: 100 } }), 'VALIDATION_ERROR', ['name']);
     assert400(await call(ctx.app, 'POST', P, { key: m.devKey, body: { name: '<b></b>', price: 100 } }), 'VALIDATION_ERROR', ['name']);

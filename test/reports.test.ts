@@ -229,7 +229,7 @@ describe('reports', () => {
       ['from=10/03/2026&to=2026-03-11', 'querystring.from'],
       ['preset=week', 'querystring.preset'],
       ['preset=7d&from=2026-03-10&to=2026-03-11', 'preset'],
-      ['limit=5', 'limit'],
+      ['limit=5', 'querystring.limit'],
       // Outside the years a date may have (the database has no year 0): 400, not a 500.
       ['from=0000-01-01&to=0000-12-31', 'querystring.from'],
       ['from=0001-01-01&to=0001-01-01', 'querystring.from'],

@@ -148,6 +148,10 @@ describe('subscriptions', () => {
     let s = await sim(sub.id, 1);
     assert.equal(s.status, 'PAST_DUE');
     assert.equal(s.cycles[0].failureReason, 'STOLEN_CARD');
+    // Nor by hand: only a new card charges it again.
+    const retry = await call(ctx.app, 'POST', `/api/subscriptions/${sub.id}/retry`, { key: m.devKey });
+    assert.equal(retry.status, 400, retry.raw);
+    assert.equal(retry.body.code, 'INVALID_STATE_TRANSITION');
     s = await sim(sub.id, 6);
     assert.equal(s.status, 'PAST_DUE');
     assert.equal(s.cycles[0].attempts, 1, 'no retry of a hard decline');

@@ -180,8 +180,7 @@ describe('idempotency', () => {
   test('a key over 255 characters -> 400; 255 accepted', async () => {
     const i = await merchant(ctx.app);
     const long = await post(i.devKey, body(), idem('k'.repeat(256)));
-    assert400(long, 'VALIDATION_ERROR');
-    assert.ok(long.body.errors.some((e: { field: string }) => /idempotency-key/i.test(e.field)), long.raw);
+    assert400(long, 'VALIDATION_ERROR', ['Idempotency-Key']);
     assert.equal(await txCount(i.id), 0);
     assert.equal((await post(i.devKey, body(), idem('k'.repeat(255)))).status, 201);
   });
@@ -366,10 +365,10 @@ describe('listing', () => {
       assert400(await list(l.devKey, `?limit=7&cursor=${encodeURIComponent(flipped)}`), 'INVALID_CURSOR');
     }
     for (const junk of ['abc', 'abc.def', '.', cursor + 'x', cursor.split('.')[0]]) assert400(await list(l.devKey, `?cursor=${encodeURIComponent(junk)}`), 'INVALID_CURSOR');
-    assert400(await list(l.devKey, `?limit=7&orderBy=amountCents&cursor=${encodeURIComponent(cursor)}`), 'INVALID_CURSOR', ['cursor']);
-    assert400(await list(l.devKey, `?limit=7&orderDirection=asc&cursor=${encodeURIComponent(cursor)}`), 'INVALID_CURSOR', ['cursor']);
+    assert400(await list(l.devKey, `?limit=7&orderBy=amountCents&cursor=${encodeURIComponent(cursor)}`), 'INVALID_CURSOR', ['querystring.cursor']);
+    assert400(await list(l.devKey, `?limit=7&orderDirection=asc&cursor=${encodeURIComponent(cursor)}`), 'INVALID_CURSOR', ['querystring.cursor']);
     const amountCursor = (await list(l.devKey, '?limit=7&orderBy=amountCents')).body.pagination.nextCursor;
-    assert400(await list(l.devKey, `?limit=7&orderBy=status&cursor=${encodeURIComponent(amountCursor)}`), 'INVALID_CURSOR', ['cursor']);
+    assert400(await list(l.devKey, `?limit=7&orderBy=status&cursor=${encodeURIComponent(amountCursor)}`), 'INVALID_CURSOR', ['querystring.cursor']);
   });
 
   test('createdFrom / createdTo before 1900 -> 400 naming the field, for the list and the export alike (not a 500 or a cut-off file)', async () => {
@@ -387,10 +386,10 @@ describe('listing', () => {
     const cursor: string = (await list(w.devKey, '?limit=1')).body.pagination.nextCursor;
     const q = `?limit=1&cursor=${encodeURIComponent(cursor)}`;
     assert.equal((await list(w.devKey, q)).status, 200);
-    assert400(await list(other.devKey, q), 'INVALID_CURSOR', ['cursor']); // another merchant
-    assert400(await list(w.liveKey!, q), 'INVALID_CURSOR', ['cursor']); // the same merchant's production
+    assert400(await list(other.devKey, q), 'INVALID_CURSOR', ['querystring.cursor']); // another merchant
+    assert400(await list(w.liveKey!, q), 'INVALID_CURSOR', ['querystring.cursor']); // the same merchant's production
     for (const path of ['/api/v1/payment-links', '/api/v1/webhooks/subscriptions', '/api/v1/webhooks/deliveries', '/api/v1/cart-abandonments', '/api/v1/balance/entries']) {
-      assert400(await call(ctx.app, 'GET', `${path}${q}`, { key: w.devKey }), 'INVALID_CURSOR', ['cursor']); // another list
+      assert400(await call(ctx.app, 'GET', `${path}${q}`, { key: w.devKey }), 'INVALID_CURSOR', ['querystring.cursor']); // another list
     }
   });
 });

@@ -111,8 +111,10 @@ function ajvFieldErrors(err: FastifyError) {
 function fieldError(err: FastifyError, v: NonNullable<FastifyError['validation']>[number]): FieldError {
   const params = v.params as Record<string, unknown>;
   let path = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const ctx = err.validationContext && err.validationContext !== 'body' ? `${err.validationContext}.` : '';
   if (v.keyword === 'required' && params.missingProperty) path = path ? `${path}.${params.missingProperty}` : String(params.missingProperty);
+  // A header is named as it is written (Idempotency-Key), like the errors the hooks give about headers.
+  if (err.validationContext === 'headers') path = path.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+  const ctx = err.validationContext && err.validationContext !== 'body' && err.validationContext !== 'headers' ? `${err.validationContext}.` : '';
   if (v.keyword === 'additionalProperties' && params.additionalProperty) {
     const extra = String(params.additionalProperty);
     return { field: ctx + (path ? `${path}.${extra}` : extra), message: 'is not an allowed field' };

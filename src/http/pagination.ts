@@ -58,7 +58,7 @@ export class ListCursors {
   }
 
   decode(cursor: string, order: string): CursorState {
-    const invalid = () => badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'cursor', message: 'is not a cursor returned by this list' }]);
+    const invalid = () => badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'querystring.cursor', message: 'is not a cursor returned by this list' }]);
     const [body, mac] = cursor.split('.');
     if (!body || !mac) throw invalid();
     const expected = Buffer.from(this.mac(body));
@@ -72,7 +72,7 @@ export class ListCursors {
     }
     if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
     const [o, value, id] = parsed as [unknown, unknown, unknown];
-    if (o !== order) throw badRequest('INVALID_CURSOR', 'Cursor belongs to another ordering', [{ field: 'cursor', message: `was made for ${String(o)}, not ${order}` }]);
+    if (o !== order) throw badRequest('INVALID_CURSOR', 'Cursor belongs to another ordering', [{ field: 'querystring.cursor', message: `was made for ${String(o)}, not ${order}` }]);
     if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'string') throw invalid();
     return { order, value, id };
   }
@@ -116,7 +116,7 @@ export async function keysetPage<R extends { id: string }>(
     let value: unknown = c.value;
     if (o.timestamp) {
       value = new Date(String(c.value));
-      if (Number.isNaN((value as Date).getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor');
+      if (Number.isNaN((value as Date).getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'querystring.cursor', message: 'is not a cursor returned by this list' }]);
     }
     query = query.where((eb) => eb(eb.refTuple(o.column as any, idColumn as any), o.direction === 'desc' ? '<' : '>', eb.tuple(value as any, c.id)));
   }

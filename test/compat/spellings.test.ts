@@ -41,6 +41,10 @@ describe('transactions', () => {
     failureOn(await createTx(base({ client: 'Bruno' })), 'VALIDATION_ERROR', 'client');
     failureOn(await createTx(base({ client: { name: 'B', email: 'b@example.com' } })), 'VALIDATION_ERROR', 'clientDocument');
     failureOn(await createTx(base({ client: { name: 'B', email: 'b@example.com', document }, clientName: 'Outro' })), 'VALIDATION_ERROR', 'client.name');
+    // Both at once when they agree as stored: a document with and without punctuation, an e-mail in another case.
+    const dotted = `${document.slice(0, 3)}.${document.slice(3, 6)}.${document.slice(6, 9)}-${document.slice(9)}`;
+    const both = data(await createTx(base({ client: { name: 'Bruno Dias', email: 'BRUNO@example.com', document }, clientName: 'Bruno Dias', clientEmail: 'bruno@example.com', clientDocument: dotted })), 201);
+    assert.deepEqual([both.client.email, both.client.document], ['bruno@example.com', document]);
   });
 
   test('a clientId of this merchant and environment, and only that', async () => {

@@ -316,6 +316,8 @@ export async function retrySubscription(deps: SubscriptionDeps, scope: Scope, id
     if (sub.status !== 'PAST_DUE' && sub.status !== 'INCOMPLETE') throw invalidState(`A ${sub.status} subscription has no failed charge to retry (only PAST_DUE or INCOMPLETE)`);
     const cycle = unpaid.find((c) => c.status === 'PAST_DUE' || c.failure_reason);
     if (!cycle) throw invalidState('No failed charge to retry: the open charge is still awaiting payment');
+    // A card declined for good (stolen, expired) is not charged again: only a new card retries it.
+    if (cycle.hard_declined && sub.payment_method === 'CARD') throw invalidState(`The card was declined for good (${cycle.failure_reason}): update the card to charge again`);
     return { kind: 'retry', cycle };
   });
 }

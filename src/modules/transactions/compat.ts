@@ -7,7 +7,8 @@ import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, validation } from '../../http/errors.ts';
 import { keyStored } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
-import { getClient } from '../clients/service.ts';
+import { getClient, normalizeEmail } from '../clients/service.ts';
+import { onlyDigitsAndLetters } from '../../payments/documents.ts';
 import type { Transaction } from '../../db/types.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { getLink } from '../payment-links/service.ts';
@@ -62,7 +63,7 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
     delete b.client;
     for (const [name, flat] of CLIENT_FIELDS) {
       if (nested[name] === undefined || nested[name] === null) continue;
-      if (b[flat] !== undefined && b[flat] !== nested[name]) throw validation(`client.${name}`, `says something else than ${flat}: send one of them`);
+      if (b[flat] !== undefined && !agree(name, b[flat], nested[name])) throw validation(`client.${name}`, `says something else than ${flat}: send one of them`);
       b[flat] = nested[name];
     }
   }
@@ -77,6 +78,14 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
     req.fingerprintBody = { ...b, clientId };
     return clientFields(req, b, clientId);
   }
+}
+
+/** Whether a client field sent twice (`client.x` and the flat field) says the same, as stored (a document without punctuation, an e-mail in lowercase). */
+function agree(name: (typeof CLIENT_FIELDS)[number][0], a: unknown, b: unknown): boolean {
+  if (typeof a !== 'string' || typeof b !== 'string') return a === b;
+  if (name === 'document') return onlyDigitsAndLetters(a) === onlyDigitsAndLetters(b);
+  if (name === 'email') return normalizeEmail(a) === normalizeEmail(b);
+  return a.trim() === b.trim();
 }
 
 /** The fields of the merchant's client `id`, as if the request had sent them. */
