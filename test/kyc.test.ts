@@ -188,6 +188,16 @@ describe('review', () => {
     assert.equal((await call(ctx.app, 'GET', '/api/v1/products', { key: live.body.key })).status, 200);
   });
 
+  test("an operator cannot decide on their own account (KYC, fees): 403, and another operator can", async () => {
+    const self = await operator(ctx.app);
+    const own = await call(ctx.app, 'POST', '/api/kyc', { token: self.token, body: kycBody() });
+    assert.equal(own.status, 201, own.raw);
+    assertMessageOnly(await admin('POST', `/api/admin/kyc/${own.body.kyc.id}/approve`, {}, self.token), 403);
+    assertMessageOnly(await admin('POST', `/api/admin/kyc/${own.body.kyc.id}/reject`, { reason: 'x' }, self.token), 403);
+    assertMessageOnly(await admin('PUT', `/api/admin/merchants/${self.id}/fees`, { pixPercentBp: 0 }, self.token), 403);
+    assert.equal((await admin('POST', `/api/admin/kyc/${own.body.kyc.id}/approve`)).status, 200);
+  });
+
   test('reject needs a reason; the merchant sees it and may submit again', async () => {
     const m = await merchant(ctx.app);
     const k = (await submit(m, kycBody())).body.kyc;

@@ -50,6 +50,8 @@ export const badRequest = (code: ErrorCode, message: string, errors: FieldError[
 export const validation = (field: string, message: string) => new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [{ field, message }]);
 export const unauthorized = (message = 'Unauthorized') => new AppError(401, message);
 export const forbidden = (message = 'Forbidden') => new AppError(403, message);
+/** 403: an operator deciding on their own account (KYC, advances, withdrawals, fees): another operator must. */
+export const ownAccount = () => forbidden('An operator cannot decide on their own account: another operator must');
 export const notFound = (what = 'Resource') => new AppError(404, `${what} not found`);
 export const conflict = (message: string) => new AppError(409, message);
 /** 429 with Retry-After: whole seconds until the window resets, at least 1. */

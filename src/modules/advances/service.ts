@@ -19,7 +19,7 @@ import { sql } from 'kysely';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Advance, AdvanceItem, AdvanceStatus } from '../../db/types.ts';
-import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { badRequest, notFound, ownAccount, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -381,6 +381,7 @@ export async function approveAdvance(deps: AdvanceDeps, operatorId: string, id: 
   return inTx(deps.db, async (trx) => {
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
+    if (a.user_id === operatorId) throw ownAccount();
     if (a.status !== 'PENDING') throw transitionError(a.status, 'APPROVED');
     return complete(deps, trx, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
   });
@@ -392,6 +393,7 @@ export async function rejectAdvance(deps: AdvanceDeps, operatorId: string, id: s
   return inTx(deps.db, async (trx) => {
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
+    if (a.user_id === operatorId) throw ownAccount();
     if (a.status !== 'PENDING') throw transitionError(a.status, 'REJECTED');
     const now = new Date();
     const rejected = await trx

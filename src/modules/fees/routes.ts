@@ -1,6 +1,7 @@
 // Fees over HTTP: a merchant reads the fees that apply to it; an operator sets a merchant's.
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
+import { ownAccount } from '../../http/errors.ts';
 import { ADMIN, errors, IdParams } from '../../http/schemas.ts';
 import { FeeOverrides, FeesView } from './schedule.ts';
 
@@ -47,6 +48,9 @@ export default async function feeRoutes(app: App) {
         response: { 200: FeesResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Fees updated', ...(await fees.set(req.params.id, req.body)) }),
+    async (req) => {
+      if (req.params.id === req.auth.userId) throw ownAccount();
+      return { message: 'Fees updated', ...(await fees.set(req.params.id, req.body)) };
+    },
   );
 }

@@ -7,7 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { KycStatus, KycSubmission } from '../../db/types.ts';
-import { badRequest, forbidden, notFound, validation, type FieldError } from '../../http/errors.ts';
+import { badRequest, forbidden, notFound, ownAccount, validation, type FieldError } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import { maskDocument, validateDocument } from '../../payments/documents.ts';
@@ -256,6 +256,7 @@ export async function reviewKyc(deps: KycDeps, operatorId: string, id: string, d
   return inTx(deps.db, async (trx) => {
     const s = await trx.selectFrom('kyc_submissions').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!s) throw notFound('KYC submission');
+    if (s.user_id === operatorId) throw ownAccount();
     if (s.status !== 'SUBMITTED') {
       throw badRequest('INVALID_STATE_TRANSITION', `A ${s.status} KYC submission cannot be ${decision.toLowerCase()}`, [{ field: 'status', message: `${s.status} -> ${decision} is not allowed` }]);
     }

@@ -110,7 +110,7 @@ export default async function withdrawalRoutes(app: App) {
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Withdrawal completed', data: adminWithdrawalView(await settleByHand(withdrawals, req.params.id, { status: 'COMPLETED', externalId: req.body.externalId })) }),
+    async (req) => ({ message: 'Withdrawal completed', data: adminWithdrawalView(await settleByHand(withdrawals, req.auth.userId, req.params.id, { status: 'COMPLETED', externalId: req.body.externalId })) }),
   );
   app.post(
     '/api/admin/withdrawals/:id/fail',
@@ -125,6 +125,6 @@ export default async function withdrawalRoutes(app: App) {
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(withdrawals, req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
+    async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(withdrawals, req.auth.userId, req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
   );
 }

@@ -15,7 +15,7 @@ import type { Static } from '@sinclair/typebox';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
-import { badRequest, notFound, validation } from '../../http/errors.ts';
+import { badRequest, notFound, ownAccount, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
@@ -305,10 +305,11 @@ export async function adminListWithdrawals(db: Executor, q: Static<typeof AdminW
  * An operator settles a production withdrawal by hand (PENDING or PROCESSING): COMPLETED with the
  * transfer's reference, or FAILED with a reason (funds back to available).
  */
-export async function settleByHand(deps: WithdrawalDeps, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
+export async function settleByHand(deps: WithdrawalDeps, operatorId: string, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
   return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
+    if (w.user_id === operatorId) throw ownAccount();
     if (!w.livemode) {
       throw badRequest('INVALID_STATE_TRANSITION', 'Development withdrawals are paid by the sandbox, not by hand', [{ field: 'livemode', message: 'only production withdrawals can be settled by an operator' }]);
     }
