@@ -398,6 +398,14 @@ describe('affiliates', () => {
     const links = await call(ctx.app, 'GET', '/api/affiliate/links?status=PENDING', { key: fresh.devKey });
     assert.equal(links.body.meta.total, 1);
     assert.equal(links.body.data[0].programId, manual.id);
+    // The owner closes the program: the link is no longer active for the affiliate, nor promoted.
+    await paymentLink(owner.devKey, auto.productId);
+    const before = (await call(ctx.app, 'GET', '/api/affiliate/links?status=ACTIVE', { key: fresh.devKey })).body.data[0];
+    assert.deepEqual([before.programActive, before.urls.length], [true, 1]);
+    assert.equal((await call(ctx.app, 'DELETE', `${PR}/${auto.id}`, { key: owner.devKey })).status, 200);
+    const after = (await call(ctx.app, 'GET', '/api/affiliate/links?status=ACTIVE', { key: fresh.devKey })).body.data[0];
+    assert.deepEqual([after.id, after.programActive, after.urls], [before.id, false, []]);
+    assert.equal((await call(ctx.app, 'GET', '/api/affiliate/stats', { key: fresh.devKey })).body.data.activeLinks, 0);
   });
 
   test('environments are apart: a production key sees neither development programs nor links', async () => {

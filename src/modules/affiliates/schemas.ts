@@ -112,8 +112,9 @@ export const LinkView = Type.Object({
   product: Type.Object({ id: Uuid, name: Type.String() }),
   code: Type.String({ description: 'NAME-XXXXXX' }),
   status: LinkStatus,
+  programActive: Type.Boolean({ description: 'false once the program was closed (deleted) or deactivated: its sales are no longer attributed, and urls is empty' }),
   urls: Type.Array(Type.Object({ paymentLinkId: Uuid, slug: Type.String(), url: Type.String() }), {
-    description: '{CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product.',
+    description: '{CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product, while the link is ACTIVE and its program active.',
   }),
   clicks: Type.Integer(),
   conversions: Type.Integer(),

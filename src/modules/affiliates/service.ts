@@ -299,6 +299,8 @@ export function affiliateCode(accountName: string, random: (n: number) => number
 export interface LinkRow extends AffiliateLink {
   product_id: string;
   product_name: string;
+  /** The program is ACTIVE and not deleted. */
+  program_active: boolean;
 }
 
 /** The promotion URLs of a product: one per active payment link that sells it. */
@@ -331,7 +333,7 @@ function linkQuery(db: Executor) {
     .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
     .innerJoin('products as p', 'p.id', 'ap.product_id')
     .selectAll('l')
-    .select(['ap.product_id', 'ap.user_id as owner_id', 'p.name as product_name']);
+    .select(['ap.product_id', 'ap.user_id as owner_id', 'p.name as product_name', sql<boolean>`ap.status = 'ACTIVE' AND ap.deleted_at IS NULL`.as('program_active')]);
 }
 
 /** Links with their promotion URLs (one query for the URLs of the whole page). */
@@ -350,8 +352,9 @@ async function linkViews(deps: AffiliateDeps, rows: (LinkRow & { owner_id: strin
     product: { id: r.product_id, name: r.product_name },
     code: r.code,
     status: r.status,
-    // Only an approved affiliate gets URLs that attribute sales.
-    urls: r.status === 'ACTIVE' ? (urls.get(`${r.owner_id}|${r.product_id}`) ?? []) : [],
+    programActive: r.program_active,
+    // Only an approved affiliate of a program still open gets URLs that attribute sales.
+    urls: r.status === 'ACTIVE' && r.program_active ? (urls.get(`${r.owner_id}|${r.product_id}`) ?? []) : [],
     clicks: r.clicks,
     conversions: r.conversions,
     approvedAt: r.approved_at,
@@ -520,14 +523,16 @@ export async function decideLink(deps: AffiliateDeps, scope: Scope, programId: s
 export async function affiliateStats(db: Executor, scope: Scope) {
   const [links, commissions] = await Promise.all([
     db
-      .selectFrom('affiliate_links')
-      .where('user_id', '=', scope.userId)
-      .where('livemode', '=', scope.livemode)
+      .selectFrom('affiliate_links as l')
+      .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
+      .where('l.user_id', '=', scope.userId)
+      .where('l.livemode', '=', scope.livemode)
       .select([
         sql<number>`count(*)::int`.as('total'),
-        sql<number>`(count(*) FILTER (WHERE status = 'ACTIVE'))::int`.as('active'),
-        sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
-        sql<number>`coalesce(sum(conversions), 0)::int`.as('conversions'),
+        // Active: approved, in a program still open (a closed program attributes no sale).
+        sql<number>`(count(*) FILTER (WHERE l.status = 'ACTIVE' AND ap.status = 'ACTIVE' AND ap.deleted_at IS NULL))::int`.as('active'),
+        sql<number>`coalesce(sum(l.clicks), 0)::int`.as('clicks'),
+        sql<number>`coalesce(sum(l.conversions), 0)::int`.as('conversions'),
       ])
       .executeTakeFirstOrThrow(),
     db

@@ -5750,10 +5750,12 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
+                            /** @description false once the program was closed (deleted) or deactivated: its sales are no longer attributed, and urls is empty */
+                            programActive: boolean;
                             /** Format: uuid */
                             programId: string;
                             status: "PENDING" | "ACTIVE" | "REFUSED" | "BLOCKED";
-                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product. */
+                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product, while the link is ACTIVE and its program active. */
                             urls: {
                                 /** Format: uuid */
                                 paymentLinkId: string;
@@ -5793,10 +5795,12 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
+                            /** @description false once the program was closed (deleted) or deactivated: its sales are no longer attributed, and urls is empty */
+                            programActive: boolean;
                             /** Format: uuid */
                             programId: string;
                             status: "PENDING" | "ACTIVE" | "REFUSED" | "BLOCKED";
-                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product. */
+                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product, while the link is ACTIVE and its program active. */
                             urls: {
                                 /** Format: uuid */
                                 paymentLinkId: string;
@@ -5913,10 +5917,12 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
+                            /** @description false once the program was closed (deleted) or deactivated: its sales are no longer attributed, and urls is empty */
+                            programActive: boolean;
                             /** Format: uuid */
                             programId: string;
                             status: "PENDING" | "ACTIVE" | "REFUSED" | "BLOCKED";
-                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product. */
+                            /** @description {CHECKOUT_URL}/pay/{slug}?aff={code} for each active payment link of the product, while the link is ACTIVE and its program active. */
                             urls: {
                                 /** Format: uuid */
                                 paymentLinkId: string;

@@ -415,7 +415,8 @@ function MyLinks() {
                 Código <span class="mono">{l.code}</span> · {integer(l.clicks)} clique(s) · {integer(l.conversions)} venda(s)
               </p>
               {l.status === 'PENDING' && <p class="muted">O dono do produto ainda vai aprovar sua afiliação; os links aparecem depois disso.</p>}
-              {l.status === 'ACTIVE' && l.urls.length === 0 && <p class="muted">O produto ainda não tem um link de pagamento ativo para divulgar.</p>}
+              {!l.programActive && <p class="muted">O dono do produto encerrou este programa: novas vendas não geram comissão.</p>}
+              {l.status === 'ACTIVE' && l.programActive && l.urls.length === 0 && <p class="muted">O produto ainda não tem um link de pagamento ativo para divulgar.</p>}
               <ul class="list">
                 {l.urls.map((u) => (
                   <li key={u.paymentLinkId}>
