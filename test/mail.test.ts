@@ -66,7 +66,11 @@ describe('mail templates', () => {
     assert.ok(render(messages[2]).text.includes('00020126PIXCODE') && render(messages[2]).text.includes('http://localhost:3000/checkout/1'));
     assert.match(render(messages[3]).text, /saldo ou limite insuficiente[\s\S]*Vamos tentar de novo em 11\/04\/2026[\s\S]*Atualizar cartão: http/);
     assert.match(render(messages[4]).subject, /VISA final 4242 vai vencer/);
-    assert.match(render(messages[0]).text, /período de teste vai até 10\/03\/2026/);
+    assert.match(render(messages[0]).text, /começou\. Seu período de teste vai até 10\/03\/2026/);
+    // Without a trial the first payment is not confirmed yet: the welcome does not say it is.
+    const unpaid = render({ ...messages[0], kind: 'welcome', trialEndsAt: null, firstChargeAt: new Date('2026-04-10T15:00:00Z') } as MailMessage).text;
+    assert.match(unpaid, /fica ativa assim que o primeiro pagamento for confirmado[\s\S]*próxima cobrança será em 10\/04\/2026/);
+    assert.ok(!/confirmada/.test(unpaid));
   });
 });
 

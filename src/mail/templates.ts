@@ -85,9 +85,13 @@ ${body}
 export function render(m: MailMessage): Rendered {
   switch (m.kind) {
     case 'welcome': {
-      const blocks: Block[] = [{ p: `Sua assinatura do plano ${m.planName} (${money(m.amountCents)} ${m.intervalLabel}) está confirmada.` }];
-      if (m.trialEndsAt) blocks.push({ p: `Seu período de teste vai até ${dateBR(m.trialEndsAt)}. A primeira cobrança será feita nessa data.` });
-      else if (m.firstChargeAt) blocks.push({ p: `A próxima cobrança será em ${dateBR(m.firstChargeAt)}.` });
+      // Sent as the client subscribes: with a trial it has begun; without one, its first payment is
+      // still to be confirmed (a PIX or boleto to pay, a card being charged).
+      const plan = `do plano ${m.planName} (${money(m.amountCents)} ${m.intervalLabel})`;
+      const blocks: Block[] = m.trialEndsAt
+        ? [{ p: `Sua assinatura ${plan} começou. Seu período de teste vai até ${dateBR(m.trialEndsAt)}; a primeira cobrança será feita nessa data.` }]
+        : [{ p: `Recebemos sua assinatura ${plan}. Ela fica ativa assim que o primeiro pagamento for confirmado.` }];
+      if (!m.trialEndsAt && m.firstChargeAt) blocks.push({ p: `Depois dele, a próxima cobrança será em ${dateBR(m.firstChargeAt)}.` });
       return layout(m, `Bem-vindo(a) ao plano ${m.planName}`, blocks);
     }
     case 'receipt':

@@ -100,7 +100,7 @@ export const MarketplaceItem = Type.Object({
   approval: Approval,
   guaranteeDays: Type.Integer(),
   affiliateCount: Type.Integer({ description: 'Affiliates ACTIVE in the program.' }),
-  conversionRate: Type.Number({ description: 'Conversions / clicks over all its links (0 without clicks).' }),
+  conversionRate: Type.Number({ description: 'Conversions / clicks over all its links, at most 1 (0 without clicks).' }),
   refundRate: Type.Number({ description: 'Attributed sales refunded / attributed sales (self-purchases left out; 0 without sales).' }),
   createdAt: Timestamp,
 });

@@ -270,7 +270,8 @@ export async function marketplace(db: Executor, scope: Scope, q: Static<typeof M
         approval: r.approval,
         guaranteeDays: r.guarantee_days,
         affiliateCount: Number(r.affiliate_count ?? 0),
-        conversionRate: rate(Number(r.conversions ?? 0), Number(r.clicks ?? 0)),
+        // A sale attributed by the affiliate's code at checkout has no click: the rate stops at 1.
+        conversionRate: Math.min(1, rate(Number(r.conversions ?? 0), Number(r.clicks ?? 0))),
         refundRate: rate(Number(r.refunds ?? 0), Number(r.sales ?? 0)),
         createdAt: r.created_at,
       };

@@ -6036,7 +6036,7 @@ export interface operations {
                                 type: "PERCENTAGE" | "FIXED";
                                 value: number;
                             };
-                            /** @description Conversions / clicks over all its links (0 without clicks). */
+                            /** @description Conversions / clicks over all its links, at most 1 (0 without clicks). */
                             conversionRate: number;
                             cookieDays: number | null;
                             /** Format: date-time */
