@@ -191,6 +191,9 @@ function journalDeltas(scope: Scope, input: JournalInput): Map<string, Map<Accou
   return deltas;
 }
 
+/** Now on the database's clock, to the millisecond (what a Date holds, and so what list cursors hold). */
+const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
+
 async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[]): Promise<void> {
   const journals = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
   if (!journals.length) return;
@@ -210,21 +213,21 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
 
   const accounts = await trx
     .insertInto('ledger_accounts')
-    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: new Date() })))
+    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: MOVED_AT })))
     .onConflict((oc) =>
       oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
         balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
-        // Never before the account's last movement, whatever another process's clock said.
-        updated_at: sql<Date>`greatest(excluded.updated_at, ledger_accounts.updated_at + interval '1 millisecond')`,
+        // Read once the row is locked, on the database's one clock, and never before its last movement.
+        updated_at: sql<Date>`greatest(${MOVED_AT}, ledger_accounts.updated_at + interval '1 millisecond')`,
       })),
     )
     .returning(['id', 'user_id', 'kind', 'balance_cents', 'updated_at'])
     .execute();
-  // The accounts are locked from here to the commit: the entries are stamped now (after their
-  // accounts' last movements), their ids drawn in order, so that listed by (created_at, id) they
-  // follow the order of the balances after them. A time read before the lock put a transaction that
-  // had waited for it before the one it waited for.
-  const now = new Date(Math.max(Date.now(), ...accounts.map((a) => a.updated_at.getTime())));
+  // The accounts are locked from here to the commit. The entries are stamped with their accounts'
+  // movement time and their ids drawn in order, so that listed by (created_at, id) they follow the
+  // order of the balances after them, whichever process wrote them (a time read in the process
+  // before the lock put a transaction that had waited for it before the one it waited for).
+  const now = new Date(Math.max(...accounts.map((a) => a.updated_at.getTime())));
   // Each entry's balance after it: from the balance before all the journals, journal by journal.
   const running = new Map(accounts.map((a) => [`${a.user_id}:${a.kind}`, { id: a.id, balance: Number(a.balance_cents) - total.get(`${a.user_id}:${a.kind}`)!.delta }]));
 
