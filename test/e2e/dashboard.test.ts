@@ -269,6 +269,10 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await page.getByRole('heading', { name: 'Novo produto' }).waitFor();
     await page.getByText('Nenhum produto ainda.').waitFor();
     await checkScreen('catalog-products-empty');
+    // Sent empty: every required field says so at once, not one per submit.
+    await page.getByRole('button', { name: 'Criar produto' }).click();
+    for (const label of ['Nome', 'Preço (R$)']) await page.locator('.field-invalid', { hasText: label }).waitFor();
+    assert.equal(await page.getByLabel('Nome', { exact: true }).getAttribute('aria-invalid'), 'true');
     await page.getByLabel('Nome', { exact: true }).fill('Vaso grande');
     await page.getByLabel('Preço (R$)').fill('79,9x');
     await page.getByRole('button', { name: 'Criar produto' }).click();

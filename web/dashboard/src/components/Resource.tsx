@@ -10,7 +10,7 @@
 // - ApiAction: a button on an item that calls the API (after a confirmation), its error beside it.
 import type { ComponentChildren, JSX } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import type { ApiError } from '../api/client.ts';
+import { ApiError } from '../api/client.ts';
 import { useSubmit, type Async } from '../lib/async.ts';
 import { Action, Empty, ErrorState, Field, FormError, Loading } from './ui.tsx';
 
@@ -81,7 +81,8 @@ export function FormCard({
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        void form.submit(submit);
+        const el = e.currentTarget;
+        void form.submit(() => submit().catch((err: unknown) => Promise.reject(withEmptyRequired(el, err))));
       }}
     >
       <h2 id={titleId}>{title}</h2>
@@ -99,6 +100,18 @@ export function FormCard({
       </div>
     </form>
   );
+}
+
+/**
+ * A form's field errors with every required field left empty among them: a local check (a money
+ * field) or the API may have named only some, and the rest should not wait for the next submit.
+ */
+function withEmptyRequired(form: HTMLFormElement, err: unknown): unknown {
+  if (!(err instanceof ApiError) || !Object.keys(err.fields).length) return err;
+  for (const el of Array.from(form.elements) as HTMLInputElement[]) {
+    if (el.required && el.name && !(el.name in err.fields) && typeof el.value === 'string' && !el.value.trim()) err.fields[el.name] = 'Preencha este campo.';
+  }
+  return err;
 }
 
 /**
