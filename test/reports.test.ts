@@ -23,6 +23,7 @@ const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T
 interface Row {
   payment_method: 'PIX' | 'CARD' | 'BOLETO';
   amount_cents: number;
+  charged_cents: number;
   fee_cents: number;
   created_at: Date;
   paid_at: Date | null;
@@ -32,7 +33,7 @@ interface Row {
 
 async function rowsOf(who: Merchant) {
   const db = ctx.database.db;
-  const txs = (await db.selectFrom('transactions').select(['payment_method', 'amount_cents', 'fee_cents', 'created_at', 'paid_at', 'authorized_at', 'card_last4']).where('user_id', '=', who.id).where('livemode', '=', false).execute()) as Row[];
+  const txs = (await db.selectFrom('transactions').select(['payment_method', 'amount_cents', 'charged_cents', 'fee_cents', 'created_at', 'paid_at', 'authorized_at', 'card_last4']).where('user_id', '=', who.id).where('livemode', '=', false).execute()) as Row[];
   const refunds = await db.selectFrom('refunds').select(['amount_cents', 'created_at', 'status']).where('user_id', '=', who.id).where('livemode', '=', false).execute();
   return { txs, refunds };
 }
@@ -44,7 +45,9 @@ function expectedTotals({ txs, refunds }: Awaited<ReturnType<typeof rowsOf>>, fr
   const created = txs.filter((t) => inside(t.created_at));
   const made = refunds.filter((r) => inside(r.created_at) && r.status !== 'FAILED');
   const sum = (xs: { amount_cents: number }[]) => xs.reduce((s, x) => s + Number(x.amount_cents), 0);
-  const gross = sum(paid);
+  // Gross is what was charged (card interest, a late PIX's fine included), like the fee.
+  const charged = (xs: Row[]) => xs.reduce((s, x) => s + Number(x.charged_cents), 0);
+  const gross = charged(paid);
   const fees = paid.reduce((s, t) => s + Number(t.fee_cents), 0);
   const refunded = sum(made);
   const funnel = (method: string) => {
@@ -56,7 +59,7 @@ function expectedTotals({ txs, refunds }: Awaited<ReturnType<typeof rowsOf>>, fr
   const approved = tried.filter((t) => t.authorized_at !== null || t.paid_at !== null).length;
   const byMethod = (method: string) => {
     const xs = paid.filter((t) => t.payment_method === method);
-    return { grossCents: sum(xs), paidCount: xs.length };
+    return { grossCents: charged(xs), paidCount: xs.length };
   };
   return {
     grossCents: gross,
@@ -77,7 +80,7 @@ function expectedDays({ txs }: Awaited<ReturnType<typeof rowsOf>>, from: string,
   const days = [];
   for (let d = from; d <= to; d = addDays(d, 1)) {
     const paid = txs.filter((t) => t.paid_at && spDay(t.paid_at) === d);
-    const of = (m: string) => paid.filter((t) => t.payment_method === m).reduce((s, t) => s + Number(t.amount_cents), 0);
+    const of = (m: string) => paid.filter((t) => t.payment_method === m).reduce((s, t) => s + Number(t.charged_cents), 0);
     days.push({ date: d, PIX: of('PIX'), CARD: of('CARD'), BOLETO: of('BOLETO'), paidCount: paid.length });
   }
   return days;
@@ -112,6 +115,10 @@ describe('reports', () => {
     await place((await pay(k, (await create(k, { amountCents: 1001 })).id)).id, '2026-03-12T20:00:00Z', '2026-03-13T02:59:00Z');
     // Cards: paid, declined, authorised only, and one never tried (no card yet).
     await place((await create(k, { paymentMethod: 'CARD', amountCents: 5000, card: card() })).id, '2026-03-11T18:00:00Z', '2026-03-11T18:00:01Z');
+    // A card in 3 instalments with interest: charged more than its price.
+    const withInterest = await create(k, { paymentMethod: 'CARD', amountCents: 20000, installments: 3, card: card() });
+    assert.ok(withInterest.chargedCents > 20000, JSON.stringify(withInterest));
+    await place(withInterest.id, '2026-03-11T19:00:00Z', '2026-03-11T19:00:01Z');
     const declined = await create(k, { paymentMethod: 'CARD', amountCents: 7000, card: card('4000000000000002') });
     assert.equal(declined.status, 'FAILED');
     await place(declined.id, '2026-03-11T18:10:00Z');
@@ -144,13 +151,16 @@ describe('reports', () => {
     assert.deepEqual(res.body.data, { from: FROM, to: TO, current: expectedTotals(rows, FROM, TO), previous: expectedTotals(rows, '2026-03-07', '2026-03-09') });
     // The figures that the placements above decide, spelt out.
     const { current, previous } = res.body.data;
-    assert.equal(current.paidCount, 6); // 10000, 12345, 1001, 5000 (card), 4000, 3000
-    assert.equal(current.grossCents, 10000 + 12345 + 1001 + 5000 + 4000 + 3000);
-    assert.equal(current.averageTicketCents, Math.round(current.grossCents / 6));
+    assert.equal(current.paidCount, 7); // 10000, 12345, 1001, 5000 (card), 20000 (card, 3x with interest), 4000, 3000
+    const interest = rows.txs.find((t) => t.amount_cents === 20000)!;
+    assert.ok(interest.charged_cents > 20000);
+    assert.equal(current.grossCents, 10000 + 12345 + 1001 + 5000 + interest.charged_cents + 4000 + 3000);
+    assert.equal(current.averageTicketCents, Math.round(current.grossCents / 7));
+    assert.equal(current.byMethod.CARD.grossCents, 5000 + interest.charged_cents);
     assert.deepEqual(current.byMethod.BOLETO, { grossCents: 12345, paidCount: 1 });
     assert.deepEqual({ refunded: current.refundedCents, count: current.refundCount }, { refunded: 1500, count: 1 });
     assert.equal(current.netCents, current.grossCents - current.feeCents - 1500);
-    assert.deepEqual(current.card, { attempted: 3, approved: 2, approvalRate: 2 / 3 });
+    assert.deepEqual(current.card, { attempted: 4, approved: 3, approvalRate: 3 / 4 });
     assert.deepEqual(current.boleto, { issued: 2, paid: 1, conversionRate: 0.5 });
     // The first PIX was created at 23:30 of the 9th (São Paulo): issued in the previous period.
     assert.deepEqual(current.pix, { issued: 5, paid: 4, conversionRate: 0.8 });
@@ -261,7 +271,7 @@ describe('reports', () => {
             (payment_method = 'CARD' AND card_last4 IS NOT NULL AND (authorized_at IS NOT NULL OR paid_at IS NOT NULL))::int AS approved
           FROM transactions WHERE user_id = ${who.id} AND livemode = false
           UNION ALL
-          SELECT (paid_at AT TIME ZONE 'America/Sao_Paulo')::date, payment_method, 1, amount_cents, fee_cents, 0, 0, 0, 0
+          SELECT (paid_at AT TIME ZONE 'America/Sao_Paulo')::date, payment_method, 1, charged_cents, fee_cents, 0, 0, 0, 0
           FROM transactions WHERE user_id = ${who.id} AND livemode = false AND paid_at IS NOT NULL
         )
         SELECT
@@ -299,12 +309,11 @@ describe('reports', () => {
   test('the migrations total existing transactions as the triggers do (down, then up again)', async () => {
     const before = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
     const summary = await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey });
-    // 023 (the transactions' triggers per statement) sits on top of 018: down through it, and up again.
-    const [totals, perStatement] = [migrations['018_report_days'], migrations['023_report_days_per_statement']];
-    await perStatement.down!(ctx.database.db);
-    await totals.down!(ctx.database.db);
-    await totals.up(ctx.database.db);
-    await perStatement.up(ctx.database.db);
+    // 018 made the totals; 023, 025 and 029 changed their triggers (029 also the stored gross): down
+    // through all of them, and up again.
+    const chain = ['018_report_days', '023_report_days_per_statement', '025_report_days_slot_per_statement', '029_report_gross_charged'].map((n) => migrations[n]);
+    for (const step of [...chain].reverse()) await step.down!(ctx.database.db);
+    for (const step of chain) await step.up(ctx.database.db);
     const after = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
     assert.deepEqual(after.map((r) => r.body.data), before.map((r) => r.body.data));
     assert.deepEqual((await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey })).body.data, summary.body.data);

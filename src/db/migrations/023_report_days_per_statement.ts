@@ -25,7 +25,7 @@ const SUMS = ['paid_count', 'gross_cents', 'fee_cents', 'created_count', 'create
  * One upsert of report_days with the summed shares of `source`: rows of transactions with a `sign`
  * (1 to add, -1 to subtract). Report rows whose shares cancel out are left alone.
  */
-function upsertShares(source: string, slot: string): string {
+function upsertShares(source: string, slot: string, gross: Gross): string {
   const cast = (c: string) => (c.endsWith('_cents') ? 'bigint' : 'integer');
   return `
       INSERT INTO report_days AS d (user_id, livemode, day, method, slot, ${SUMS.join(', ')})
@@ -36,7 +36,7 @@ function upsertShares(source: string, slot: string): string {
         LATERAL (VALUES
           ((t.created_at AT TIME ZONE 'America/Sao_Paulo')::date, 0, 0, 0, t.sign, t.sign * (t.paid_at IS NOT NULL)::integer,
             t.sign * card.tried::integer, t.sign * (card.tried AND (t.authorized_at IS NOT NULL OR t.paid_at IS NOT NULL))::integer),
-          ((t.paid_at AT TIME ZONE 'America/Sao_Paulo')::date, t.sign, t.sign * t.amount_cents, t.sign * t.fee_cents, 0, 0, 0, 0)
+          ((t.paid_at AT TIME ZONE 'America/Sao_Paulo')::date, t.sign, t.sign * t.${gross}, t.sign * t.fee_cents, 0, 0, 0, 0)
         ) v(day, ${SUMS.join(', ')})
       WHERE v.day IS NOT NULL
       GROUP BY 1, 2, 3, 4, 5
@@ -61,11 +61,14 @@ const TRIGGERS: { event: 'INSERT' | 'UPDATE' | 'DELETE'; referencing: string; so
 
 const name = (event: string) => `transactions_report_days_${event.toLowerCase()}`;
 
+/** What a paid transaction adds to gross: its price (018-028), or what was charged (029). */
+export type Gross = 'amount_cents' | 'charged_cents';
+
 /** The three trigger functions, a report row's slot given by `slot` (an SQL expression over t). */
-export function triggerFunctions(slot: string, create: 'CREATE' | 'CREATE OR REPLACE'): string[] {
+export function triggerFunctions(slot: string, create: 'CREATE' | 'CREATE OR REPLACE', gross: Gross = 'amount_cents'): string[] {
   return TRIGGERS.map(
     ({ event, source }) => `${create} FUNCTION ${name(event)}() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN${upsertShares(source, slot)}
+    BEGIN${upsertShares(source, slot, gross)}
       RETURN NULL;
     END
     $$;`,

@@ -31,7 +31,7 @@ const Funnel = (issued: string) =>
 const MethodSales = Type.Object({ grossCents: Type.Integer(), paidCount: Type.Integer() });
 
 export const Totals = Type.Object({
-  grossCents: Type.Integer({ description: 'Sum of the amounts of the payments that became PAID in the period (by paidAt), refunded later or not' }),
+  grossCents: Type.Integer({ description: 'Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not' }),
   netCents: Type.Integer({ description: 'grossCents - feeCents - refundedCents' }),
   feeCents: Type.Integer({ description: 'Fees of those payments' }),
   paidCount: Type.Integer(),

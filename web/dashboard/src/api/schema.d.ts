@@ -19031,7 +19031,7 @@ export interface operations {
                                 };
                                 /** @description Fees of those payments */
                                 feeCents: number;
-                                /** @description Sum of the amounts of the payments that became PAID in the period (by paidAt), refunded later or not */
+                                /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
                                 /** @description grossCents - feeCents - refundedCents */
                                 netCents: number;
@@ -19089,7 +19089,7 @@ export interface operations {
                                 };
                                 /** @description Fees of those payments */
                                 feeCents: number;
-                                /** @description Sum of the amounts of the payments that became PAID in the period (by paidAt), refunded later or not */
+                                /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
                                 /** @description grossCents - feeCents - refundedCents */
                                 netCents: number;
