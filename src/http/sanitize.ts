@@ -1,27 +1,33 @@
 // Stored text that pages render is cleaned on the way in (pages also escape on the way out).
 import { AppError } from './errors.ts';
 
-// What is removed is markup a browser would act on, not text that merely has a "<" in it: prices
-// ("<R$ 50"), sizes ("P<M<G"), "javascript: guia completo" stay as typed (pages escape them anyway).
+// What is removed is anything a browser would read as markup, were the text ever put into HTML
+// unescaped (a merchant's own site, a plugin): a "<" followed by a letter, "/", "!" or "?" starts a
+// tag whatever follows (unknown elements take event handlers too), up to the next ">" and with any
+// "<" inside it. Text that only has a "<" in it is kept: prices ("<R$ 50"), sizes ("P<M<G"), "3 < 5".
+const TAG = /<[a-zA-Z/!?][^>]*>/g;
+// A tag left open at the end would be closed by whatever markup followed it: removed when it names a
+// known element, carries an attribute ("<img src=x onerror=alert(1)") or opens a comment ("<!--"),
+// kept when it is text ("<G (3 peças)").
 const ELEMENTS =
-  'a|abbr|address|applet|area|article|aside|audio|b|base|basefont|bdi|bdo|bgsound|blink|blockquote|body|br|button|canvas|caption|center|cite|code|col|colgroup|data|datalist|dd|del|details|dfn|dialog|dir|div|dl|dt|em|embed|fieldset|figcaption|figure|font|footer|form|frame|frameset|h[1-6]|head|header|hgroup|hr|html|i|iframe|image|img|input|ins|isindex|kbd|keygen|label|legend|li|link|listing|main|map|mark|marquee|math|menu|meta|meter|nav|noembed|noframes|noscript|object|ol|optgroup|option|output|p|param|picture|plaintext|pre|progress|q|rp|rt|ruby|s|samp|script|search|section|select|slot|small|source|span|strike|strong|style|sub|summary|sup|svg|table|tbody|td|template|textarea|tfoot|th|thead|time|title|tr|track|tt|u|ul|var|video|wbr|xmp';
-// A whole tag: a known element's (with or without attributes), any tag with attributes, any closing
-// tag, comments, doctypes and processing instructions. ("<Nina>" alone is left: no browser acts on it.)
-const TAG = new RegExp(`<\\/?(?:(?:${ELEMENTS})(?=[\\s/>])[^<>]*|[a-zA-Z][\\w:-]*\\s+[^<>]*=[^<>]*)>|<\\/[a-zA-Z][\\w:-]*\\s*>|<![^<>]*>|<\\?[^<>]*>`, 'gi');
-// A dangerous element's tag left open at the end ("<img src=x onerror=alert(1)").
-const OPEN_TAG = new RegExp(`<\\/?(?:${ELEMENTS})(?=[\\s/]|$)[^<>]*$`, 'i');
-const SCRIPT_BLOCK = /<(script|style|iframe|object|embed)\b[\s\S]*?<\/\1\s*>/gi;
-// A script URL ("javascript:alert(1)"); "javascript: guia" (a space after the colon) is text.
-const DANGEROUS_SCHEME = /\b(?:java|vb)script\s*:(?=\S)|\bdata\s*:\s*text\/html/gi;
-// An event handler as an attribute would be written: onerror="…", onload=alert(1) (not "onerror=1").
-const EVENT_ATTR = /\bon[a-z]+\s*=\s*(?=["'`]|[\w$.]+\s*\()/gi;
+  'a|applet|area|audio|base|body|button|details|dialog|embed|form|frame|frameset|iframe|image|img|input|isindex|keygen|link|marquee|math|meta|noembed|noscript|object|plaintext|script|select|source|style|svg|template|textarea|track|video|xmp';
+const OPEN_TAG = new RegExp(`<\\/?(?:${ELEMENTS})\\b[^>]*$|<[a-zA-Z/!?][^>]*=[^>]*$|<[!?][^>]*$`, 'i');
+const SCRIPT_BLOCK = /<(script|style|iframe|object|embed|noscript|template|xmp)\b[\s\S]*?<\/\1\s*>/gi;
+// Script URLs, also spelt with spaces, tabs or newlines inside, or their colon or first letter as an
+// HTML entity (decoded in an attribute): "javascript:", "java\tscript:", "&#106;avascript&colon;".
+const COLON = '(?::|&colon;|&#0*58;?|&#x0*3a;?)';
+const DANGEROUS_SCHEME = new RegExp(`(?:j|&#0*106;?|&#x0*6a;?)\\s*a\\s*v\\s*a\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bv\\s*b\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bdata\\s*${COLON}\\s*text\\/html`, 'gi');
+// An event handler ("onerror=", "onfocus ="): outside a tag it can still break out of an attribute.
+const EVENT_ATTR = /\bon[a-z]+\s*=/gi;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 
-/** Removes markup and script vectors from a piece of text; repeated until stable. */
+/** Removes markup and script vectors from a piece of text, until none is left. */
 export function sanitizeText(input: string): string {
   let s = input.replace(CONTROL, '');
-  for (let i = 0; i < 5; i++) {
+  // Each pass removes at least one "<" or one vector, so this ends; nesting ("<<script>script>")
+  // is undone pass by pass.
+  for (;;) {
     const next = s.replace(SCRIPT_BLOCK, '').replace(TAG, '').replace(OPEN_TAG, '').replace(DANGEROUS_SCHEME, '').replace(EVENT_ATTR, '');
     if (next === s) break;
     s = next;
