@@ -15,7 +15,9 @@ const OPEN_TAG = new RegExp(`<\\/?(?:${ELEMENTS})\\b[^>]*$|<[a-zA-Z/!?][^>]*=[^>
 const SCRIPT_BLOCK = /<(script|style|iframe|object|embed|noscript|template|xmp)\b[\s\S]*?<\/\1\s*>/gi;
 // Script URLs, also spelt with spaces, tabs or newlines inside, or their colon or first letter as an
 // HTML entity (decoded in an attribute): "javascript:", "java\tscript:", "&#106;avascript&colon;".
-const COLON = '(?::|&colon;|&#0*58;?|&#x0*3a;?)';
+// Followed by a space it is prose, kept: "Curso de JavaScript: do zero" (names are never URLs here;
+// the fields that are URLs only take https).
+const COLON = '(?::|&colon;|&#0*58;?|&#x0*3a;?)(?! )';
 const DANGEROUS_SCHEME = new RegExp(`(?:j|&#0*106;?|&#x0*6a;?)\\s*a\\s*v\\s*a\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bv\\s*b\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bdata\\s*${COLON}\\s*text\\/html`, 'gi');
 // An event handler ("onerror=", "onfocus ="): outside a tag it can still break out of an attribute.
 const EVENT_ATTR = /\bon[a-z]+\s*=/gi;
