@@ -80,7 +80,9 @@ function fieldErrors(err: FastifyError): FieldError[] {
   const seen = new Set<string>();
   const add = (field: string, message: string) => {
     const key = `${field}\n${message}`;
-    if (!seen.has(key)) seen.add(key), out.push({ field, message });
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ field, message });
   };
   for (const e of listed) {
     if (!unions.has(e.field)) {

@@ -22,6 +22,9 @@ export interface CursorState {
   id: string;
 }
 
+/** 400 INVALID_CURSOR: the cursor was not made by this list for this caller (or not by us at all). */
+const invalidCursor = () => badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'querystring.cursor', message: 'is not a cursor returned by this list' }]);
+
 /**
  * Opaque, tamper-evident cursors: base64url(JSON) + "." + truncated HMAC-SHA256. Each list of each
  * tenant signs its own (`of`): a cursor that was altered, made by another list or for another
@@ -58,22 +61,21 @@ export class ListCursors {
   }
 
   decode(cursor: string, order: string): CursorState {
-    const invalid = () => badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'querystring.cursor', message: 'is not a cursor returned by this list' }]);
     const [body, mac] = cursor.split('.');
-    if (!body || !mac) throw invalid();
+    if (!body || !mac) throw invalidCursor();
     const expected = Buffer.from(this.mac(body));
     const given = Buffer.from(mac);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidCursor();
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
-      throw invalid();
+      throw invalidCursor();
     }
-    if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid();
+    if (!Array.isArray(parsed) || parsed.length !== 3) throw invalidCursor();
     const [o, value, id] = parsed as [unknown, unknown, unknown];
     if (o !== order) throw badRequest('INVALID_CURSOR', 'Cursor belongs to another ordering', [{ field: 'querystring.cursor', message: `was made for ${String(o)}, not ${order}` }]);
-    if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'string') throw invalid();
+    if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'string') throw invalidCursor();
     return { order, value, id };
   }
 }
@@ -116,7 +118,7 @@ export async function keysetPage<R extends { id: string }>(
     let value: unknown = c.value;
     if (o.timestamp) {
       value = new Date(String(c.value));
-      if (Number.isNaN((value as Date).getTime())) throw badRequest('INVALID_CURSOR', 'Invalid cursor', [{ field: 'querystring.cursor', message: 'is not a cursor returned by this list' }]);
+      if (Number.isNaN((value as Date).getTime())) throw invalidCursor();
     }
     query = query.where((eb) => eb(eb.refTuple(o.column as any, idColumn as any), o.direction === 'desc' ? '<' : '>', eb.tuple(value as any, c.id)));
   }

@@ -328,13 +328,16 @@ async function productUrls(db: Executor, checkoutUrl: string, ownerId: string, l
   return out;
 }
 
+/** A program still open (`ap`): ACTIVE and not deleted; a closed one attributes no sale. */
+const PROGRAM_OPEN = sql<boolean>`ap.status = 'ACTIVE' AND ap.deleted_at IS NULL`;
+
 function linkQuery(db: Executor) {
   return db
     .selectFrom('affiliate_links as l')
     .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
     .innerJoin('products as p', 'p.id', 'ap.product_id')
     .selectAll('l')
-    .select(['ap.product_id', 'ap.user_id as owner_id', 'p.name as product_name', sql<boolean>`ap.status = 'ACTIVE' AND ap.deleted_at IS NULL`.as('program_active')]);
+    .select(['ap.product_id', 'ap.user_id as owner_id', 'p.name as product_name', PROGRAM_OPEN.as('program_active')]);
 }
 
 /** Links with their promotion URLs (one query for the URLs of the whole page). */
@@ -530,8 +533,7 @@ export async function affiliateStats(db: Executor, scope: Scope) {
       .where('l.livemode', '=', scope.livemode)
       .select([
         sql<number>`count(*)::int`.as('total'),
-        // Active: approved, in a program still open (a closed program attributes no sale).
-        sql<number>`(count(*) FILTER (WHERE l.status = 'ACTIVE' AND ap.status = 'ACTIVE' AND ap.deleted_at IS NULL))::int`.as('active'),
+        sql<number>`(count(*) FILTER (WHERE l.status = 'ACTIVE' AND ${PROGRAM_OPEN}))::int`.as('active'),
         sql<number>`coalesce(sum(l.clicks), 0)::int`.as('clicks'),
         sql<number>`coalesce(sum(l.conversions), 0)::int`.as('conversions'),
       ])
