@@ -235,6 +235,17 @@ describe('paymentLinkId on POST /api/v1/transactions', () => {
     assert400(await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: base({ paymentLinkId: l.id }) }), 'INSUFFICIENT_STOCK');
   });
 
+  test('an inactive or expired link is refused as its checkout refuses it, and nothing is written', async () => {
+    const inactive = await link({ status: 'INACTIVE' });
+    const expired = await link();
+    await ctx.database.db.updateTable('payment_links').set({ expires_at: new Date(Date.now() - 1) }).where('id', '=', expired.id).execute();
+    const before = (await call(ctx.app, 'GET', '/api/v1/transactions?limit=100', { key: m.devKey })).body.transactions.length;
+    for (const l of [inactive, expired]) {
+      assert400(await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: base({ paymentLinkId: l.id }) }), 'PAYMENT_LINK_UNAVAILABLE', 'paymentLinkId');
+    }
+    assert.equal((await call(ctx.app, 'GET', '/api/v1/transactions?limit=100', { key: m.devKey })).body.transactions.length, before);
+  });
+
   test('anything else: 400 VALIDATION_ERROR on paymentLinkId', async () => {
     const foreign = await link({}, other.devKey);
     const live = await link({}, m.liveKey);

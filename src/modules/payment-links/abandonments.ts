@@ -5,13 +5,13 @@ import type { Static } from '@sinclair/typebox';
 import type { Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { CartAbandonment } from '../../db/types.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { normalizeDocument } from '../clients/service.ts';
 import type { AbandonmentBody, ListAbandonmentsQuery, RecoverBody } from './schemas.ts';
-import { findBySlug, unavailableReason, type PublicLink } from './service.ts';
+import { assertPayable, findBySlug, type PublicLink } from './service.ts';
 
 export function abandonmentView(a: CartAbandonment) {
   return {
@@ -33,12 +33,7 @@ export function abandonmentView(a: CartAbandonment) {
 export async function payableLink(db: Executor, slug: string, now = new Date()): Promise<PublicLink> {
   const pl = await findBySlug(db, slug);
   if (!pl) throw notFound('Payment link');
-  const reason = unavailableReason(pl.link, now);
-  if (reason === 'SOLD_OUT') throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field: 'slug', message: 'no stock left' }]);
-  if (reason) {
-    const what = reason === 'EXPIRED' ? 'has expired' : 'is not active';
-    throw badRequest('PAYMENT_LINK_UNAVAILABLE', `This payment link ${what}`, [{ field: 'slug', message: what }]);
-  }
+  assertPayable(pl.link, 'slug', now);
   return pl;
 }
 

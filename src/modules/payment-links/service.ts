@@ -318,6 +318,16 @@ export function unavailableReason(link: PaymentLink, now = new Date()): Unavaila
   return null;
 }
 
+/** Refuses a link that cannot be paid now: 400 INSUFFICIENT_STOCK (sold out) or PAYMENT_LINK_UNAVAILABLE (inactive, expired), on `field`. */
+export function assertPayable(link: PaymentLink, field: string, now = new Date()): void {
+  const reason = unavailableReason(link, now);
+  if (reason === 'SOLD_OUT') throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field, message: 'no stock left' }]);
+  if (reason) {
+    const what = reason === 'EXPIRED' ? 'has expired' : 'is not active';
+    throw badRequest('PAYMENT_LINK_UNAVAILABLE', `This payment link ${what}`, [{ field, message: what }]);
+  }
+}
+
 /** The link behind a public slug with its products and the merchant's name, in one query; null if unknown or archived. */
 export async function findBySlug(db: Executor, slug: string): Promise<PublicLink | null> {
   const row = await db

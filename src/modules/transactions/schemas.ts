@@ -52,7 +52,7 @@ export const CreateTransactionBody = Type.Object(
     clientPhone: Type.Optional(Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' })),
     paymentMethod: Method,
     paymentLinkId: Type.Optional(
-      Type.String({ format: 'uuid', description: "A payment link of the same merchant and environment: the payment counts as the link's sale (stock, salesCount) and uses its instalment settings" }),
+      Type.String({ format: 'uuid', description: "A payment link of the same merchant and environment: the payment counts as the link's sale (stock, salesCount) and uses its instalment settings. An inactive or expired link: 400 PAYMENT_LINK_UNAVAILABLE; sold out: 400 INSUFFICIENT_STOCK" }),
     ),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only' })),
     dueDate: Type.Optional(

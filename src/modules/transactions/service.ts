@@ -14,7 +14,7 @@ import type { CardInput } from '../../payments/card.ts';
 import { validateCard } from '../../payments/card.ts';
 import { methodNotOffered, type CardResult, type PaymentProvider, type PixCharge, type ProviderEvent, type Providers, type RefundResult } from '../../payments/provider.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
-import { findOwnLink } from '../payment-links/service.ts';
+import { assertPayable, findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
 import type { ChangeWriter } from './changes.ts';
 import type { CreationWriter, KeyAttachment } from './creation.ts';
@@ -107,10 +107,9 @@ async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, 
     link = await findOwnLink(deps.db, scope, input.paymentLinkId);
     if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
   }
-  // Nothing is reserved here: the guarded decrement at PAID decides (see payment-links/sale.ts).
-  if (link?.stock_enabled && (link.stock_quantity ?? 0) <= 0) {
-    throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field: 'paymentLinkId', message: 'no stock left' }]);
-  }
+  // Inactive, expired or sold out: refused as the checkout refuses it. Nothing is reserved here:
+  // the guarded decrement at PAID decides (see payment-links/sale.ts).
+  if (link) assertPayable(link, 'paymentLinkId', now);
   const checked = checkInput(input, link, config, now);
   if (input.capture !== undefined && input.paymentMethod !== 'CARD') throw validation('capture', 'is only for card payments');
   if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');

@@ -23223,7 +23223,7 @@ export interface operations {
                     };
                     /**
                      * Format: uuid
-                     * @description A payment link of the same merchant and environment: the payment counts as the link's sale (stock, salesCount) and uses its instalment settings
+                     * @description A payment link of the same merchant and environment: the payment counts as the link's sale (stock, salesCount) and uses its instalment settings. An inactive or expired link: 400 PAYMENT_LINK_UNAVAILABLE; sold out: 400 INSUFFICIENT_STOCK
                      */
                     paymentLinkId?: string;
                     paymentMethod: "PIX" | "CARD" | "BOLETO";
