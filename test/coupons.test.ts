@@ -197,6 +197,9 @@ describe('POST /api/coupons/validate', () => {
     assert.deepEqual([a.status, a.body.discountAmount, a.body.finalAmount], [200, 700, 2300]);
     const b = await validate({ code: c.code, amount: 3000, productIds: [linkProductId] });
     assert.deepEqual([b.status, b.body.finalAmount], [200, 2300]);
+    // Both, agreeing, is the same question; disagreeing is refused, not settled by one of them.
+    assert.deepEqual((await validate({ code: c.code, amountCents: 3000, amount: 3000, productIds: [linkProductId] })).body.finalAmount, 2300);
+    assert400(await validate({ code: c.code, amountCents: 3000, amount: 5000, productIds: [linkProductId] }), 'VALIDATION_ERROR', 'amount');
     // No merchant to resolve, or no amount: not valid / malformed.
     assert.deepEqual((await validate({ code: c.code, amountCents: 3000, productIds: [] })).body, INVALID);
     assert400(await validate({ code: c.code, productIds: [linkProductId] }), 'VALIDATION_ERROR', 'amountCents');

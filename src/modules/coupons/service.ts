@@ -480,6 +480,9 @@ const unlessNotFound = (err: unknown) => {
  * no productIds are needed, and `paymentLinkId` (a link of that scope) works like the slug.
  */
 export async function validatePublic(db: Executor, input: Static<typeof ValidateBody>, now = new Date(), caller: Scope | null = null) {
+  if (input.amountCents !== undefined && input.amount !== undefined && input.amountCents !== input.amount) {
+    throw validation('amount', `is an alias of amountCents and disagrees with it (${input.amount} against ${input.amountCents}): send one`);
+  }
   let amount = input.amountCents ?? input.amount;
   let productIds = input.productIds ?? [];
   let merchant: Scope | null = null;
