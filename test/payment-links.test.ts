@@ -119,6 +119,7 @@ describe('creating a payment link', () => {
     );
     assert400(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 0 }] }), 'VALIDATION_ERROR', 'products.0.quantity');
     assert400(await create(m.devKey, { title: 'X', products: [] }), 'VALIDATION_ERROR', 'products');
+    assert.equal((await create(m.devKey, { title: 'X', amountCents: 700, products: [] })).body.paymentLink.totalCents, 700);
     assert400(await create(m.devKey, { title: 'X', products: [{ productId: 'not-a-uuid', quantity: 1 }] }), 'VALIDATION_ERROR', 'products.0.productId');
   });
 
@@ -258,6 +259,12 @@ describe('PATCH /api/v1/payment-links/{id}', () => {
     const byAmount = await patch(m.devKey, l.id, { amountCents: 4321 });
     assert.equal(byAmount.body.paymentLink.amount, 4321);
     assert.deepEqual(byAmount.body.paymentLink.products, []);
+    // products [] beside amountCents says the same: no products, a fixed price.
+    await patch(m.devKey, l.id, { products: [{ productId: p.id, quantity: 1 }] });
+    const emptied = await patch(m.devKey, l.id, { amountCents: 999, products: [] });
+    assert.equal(emptied.status, 200, emptied.raw);
+    assert.deepEqual([emptied.body.paymentLink.amount, emptied.body.paymentLink.totalCents, emptied.body.paymentLink.products], [999, 999, []]);
+    assert400(await patch(m.devKey, l.id, { products: [] }), 'VALIDATION_ERROR', 'products');
   });
 
   test('other fields keep their value; settings merge; rules re-checked on the merged state', async () => {

@@ -53,7 +53,7 @@ const fields = {
   redirectUrl: Nullable(RedirectUrl),
   productDescription: Nullable(Type.String({ maxLength: 1000 })),
   settings: SettingsBody,
-  products: Type.Array(LinkProductInput, { minItems: 1, maxItems: 50, description: 'Price is the sum of price x quantity; optional if amountCents is given' }),
+  products: Type.Array(LinkProductInput, { maxItems: 50, description: 'Price is the sum of price x quantity; optional if amountCents is given ([] with amountCents: no products)' }),
   stockQuantity: Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 })),
   stockEnabled: Type.Boolean(),
   metaPixelCode: Nullable(PixelCode),

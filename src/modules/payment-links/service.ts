@@ -156,11 +156,20 @@ async function loadProducts(db: Executor, userId: string, linkId: string): Promi
   return db.selectFrom('payment_link_products').selectAll().where('user_id', '=', userId).where('link_id', '=', linkId).orderBy('position').execute();
 }
 
+/**
+ * The pricing of a create or update body: its products, or undefined for a fixed price alone.
+ * `products: []` beside amountCents means "no products" (a fixed price), as leaving it out does.
+ */
+function pricedProducts(input: Pick<CreateInput, 'amountCents' | 'products'>, missing: string): CreateInput['products'] {
+  const products = input.products?.length ? input.products : undefined;
+  if (input.amountCents !== undefined || products) return products;
+  if (input.products) throw validation('products', 'is empty: list at least one product, or send amountCents');
+  throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: missing }]);
+}
+
 export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInput): Promise<LinkWithProducts> {
   const { config } = deps;
-  if (input.amountCents === undefined && input.products === undefined) {
-    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products is required' }]);
-  }
+  const products = pricedProducts(input, 'amountCents or products is required');
   const now = new Date();
   const title = requiredText(input.title, 'title');
   const settings = mergeSettings(defaultSettings(config), input.settings);
@@ -170,7 +179,7 @@ export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInpu
   checkExpiry(input.expiresAt, now);
   const id = uuidv7(now.getTime());
   return inTx(deps.db, async (trx) => {
-    const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
+    const productRows = products ? await resolveProducts(trx, scope, id, products) : [];
     const values = {
       id,
       user_id: scope.userId,
@@ -235,9 +244,7 @@ export async function findOwnLink(db: Executor, scope: Scope, id: string): Promi
 
 export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input: UpdateInput): Promise<LinkWithProducts> {
   // Rule 1 of UpdatePaymentLinkRequest: every PATCH restates the pricing.
-  if (input.amountCents === undefined && input.products === undefined) {
-    throw badRequest('VALIDATION_ERROR', 'Validation failed', [{ field: 'amountCents', message: 'amountCents or products (or both) must be supplied in every update' }]);
-  }
+  const products = pricedProducts(input, 'amountCents or products (or both) must be supplied in every update');
   const now = new Date();
   const result = await inTx(deps.db, async (trx) => {
     const current = await findLink(trx, scope, id).forUpdate().executeTakeFirst();
@@ -247,7 +254,7 @@ export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input
     const stockQuantity = input.stockQuantity !== undefined ? input.stockQuantity : current.stock_quantity;
     checkStock(stockEnabled, stockQuantity);
     checkExpiry(input.expiresAt, now);
-    const productRows = input.products ? await resolveProducts(trx, scope, id, input.products) : [];
+    const productRows = products ? await resolveProducts(trx, scope, id, products) : [];
     const link = await ownedUpdate(trx, 'payment_links', scope, id)
       .set({
         ...(input.title !== undefined && { title: requiredText(input.title, 'title') }),

@@ -17396,7 +17396,7 @@ export interface operations {
                     /** @description Meta (Facebook) pixel id: digits only; rendered into the standard pixel snippet */
                     metaPixelCode?: string | null;
                     productDescription?: string | null;
-                    /** @description Price is the sum of price x quantity; optional if amountCents is given */
+                    /** @description Price is the sum of price x quantity; optional if amountCents is given ([] with amountCents: no products) */
                     products?: {
                         /** Format: uuid */
                         productId: string;
@@ -17897,7 +17897,7 @@ export interface operations {
                     /** @description Meta (Facebook) pixel id: digits only; rendered into the standard pixel snippet */
                     metaPixelCode?: string | null;
                     productDescription?: string | null;
-                    /** @description Price is the sum of price x quantity; optional if amountCents is given */
+                    /** @description Price is the sum of price x quantity; optional if amountCents is given ([] with amountCents: no products) */
                     products?: {
                         /** Format: uuid */
                         productId: string;
