@@ -157,6 +157,14 @@ describe('creation bounds', () => {
     }
   });
 
+  test('product and clientName with no text (blank, or markup only) -> 400 on the field, nothing written', async () => {
+    for (const value of ['   ', '\t\n', '<b></b>', '<script>alert(1)</script>']) {
+      assert400(await post(m.devKey, body({ product: value })), 'VALIDATION_ERROR', ['product']);
+      assert400(await post(m.devKey, body({ clientName: value })), 'VALIDATION_ERROR', ['clientName']);
+    }
+    assert.equal(await txCount(m.id), before_);
+  });
+
   test('installments: 0 and 13 -> 400; 12 accepted for cards; any instalments with PIX or BOLETO -> 400', async () => {
     for (const installments of [0, 13]) assert400(await post(m.devKey, body({ paymentMethod: 'CARD', installments })), 'VALIDATION_ERROR', ['installments']);
     assert400(await post(m.devKey, body({ paymentMethod: 'PIX', installments: 2 })), 'VALIDATION_ERROR', ['installments']);

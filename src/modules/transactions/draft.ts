@@ -6,7 +6,7 @@ import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
-import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
+import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
@@ -95,6 +95,7 @@ export function checkInput(input: CreateInput, link: PaymentLink | null, config:
     throw validation('installments', `this payment link allows at most ${link.settings.maxInstallments} instalments`);
   }
   const document = normalizeDocument(input.clientDocument, 'clientDocument');
+  const product = requiredText(input.product, 'product');
   const clientName = requiredText(input.clientName, 'clientName');
   const installments = input.installments ?? 1;
   if (input.paymentMethod !== 'CARD') {
@@ -125,7 +126,7 @@ export function checkInput(input: CreateInput, link: PaymentLink | null, config:
   }
   return {
     // Text as PostgreSQL will hold it (UTF-8: a lone surrogate becomes U+FFFD): what RETURNING gives back.
-    product: (sanitizeText(input.product) || 'Pagamento').toWellFormed(),
+    product: product.toWellFormed(),
     clientName: clientName.toWellFormed(),
     clientEmail: normalizeEmail(input.clientEmail).toWellFormed(),
     document,
