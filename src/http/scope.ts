@@ -15,12 +15,13 @@ export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => '\\' +
 export type ArchivableTable = 'products' | 'clients' | 'coupons' | 'payment_links' | 'webhook_subscriptions';
 
 /**
- * Rows of `table` this scope owns (merchant and environment), archived ones left out: the filter
- * every read of those tables starts with (another merchant's or environment's row is then a 404).
+ * Rows of `table` this scope owns (merchant and environment), archived ones left out unless
+ * `archived`: the filter every read of those tables starts with (another merchant's or
+ * environment's row is then a 404).
  */
-export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope): SelectQueryBuilder<DB, T, {}> {
-  const q = db.selectFrom(table as ArchivableTable).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('deleted_at', 'is', null);
-  return q as unknown as SelectQueryBuilder<DB, T, {}>;
+export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope, { archived = false } = {}): SelectQueryBuilder<DB, T, {}> {
+  const q = db.selectFrom(table as ArchivableTable).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
+  return (archived ? q : q.where('deleted_at', 'is', null)) as unknown as SelectQueryBuilder<DB, T, {}>;
 }
 
 /**

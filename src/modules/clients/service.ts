@@ -85,7 +85,7 @@ export function upsertClientSql(scope: Scope, id: string, now: Date, input: { na
 
 /** The scope's client `id`; an archived one only with `archived` (a creation's replay needs it). */
 export async function getClient(db: Executor, scope: Scope, id: string, opts: { archived?: boolean } = {}): Promise<Client> {
-  const c = await (opts.archived ? db.selectFrom('clients').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode) : owned(db, 'clients', scope))
+  const c = await owned(db, 'clients', scope, opts)
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();
