@@ -41,6 +41,9 @@ describe('authorise, then capture', () => {
     assert.ok(Date.parse(t.expiresAt) > Date.now() + 6.9 * 86_400_000, 'held for 7 days');
     assert.deepEqual(await accounts(ctx, m.id), before, 'nothing moved');
     assert.deepEqual((await typesFor(t.id)).sort(), ['transaction.authorized', 'transaction.created', 'transaction.updated']);
+    // The webhook says when the hold ends, as the API does.
+    const authorized = (await eventsOf(ctx, m.id, false)).find((e) => e.data.id === t.id && e.type === 'transaction.authorized')!;
+    assert.deepEqual([authorized.data.authorizedAt, authorized.data.expiresAt], [t.authorizedAt, t.expiresAt]);
     // An authorisation is not refundable: it is captured or cancelled.
     assert400(await post(`${T}/${t.id}/refund`, {}), 'INVALID_STATE_TRANSITION');
   });

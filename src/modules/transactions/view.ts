@@ -91,6 +91,7 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     livemode: tx.livemode,
     createdAt: tx.created_at.toISOString(),
     updatedAt: tx.updated_at.toISOString(),
+    expiresAt: tx.expires_at ? tx.expires_at.toISOString() : null,
     authorizedAt: tx.authorized_at ? tx.authorized_at.toISOString() : null,
     capturedAt: tx.captured_at ? tx.captured_at.toISOString() : null,
     cancelledAt: tx.cancelled_at ? tx.cancelled_at.toISOString() : null,
