@@ -194,4 +194,11 @@ describe('checkouts per IP', () => {
     assert.equal(await txCount(), before_);
     assert.equal((await checkout(dev.slug, order({ paymentMethod: 'PIX', card: undefined }), '203.0.113.51')).status, 201);
   });
+
+  test('malformed requests count too: an IP sending empty bodies is stopped like one sending orders', async () => {
+    const ip = '203.0.113.90';
+    for (let i = 0; i < 6; i++) { const r = await checkout(dev.slug, {}, ip); assert.equal(r.status, 400, `${i}: ${r.raw}`); }
+    assert429(await checkout(dev.slug, {}, ip));
+    assert429(await checkout(dev.slug, order({ paymentMethod: 'PIX', card: undefined }), ip));
+  });
 });

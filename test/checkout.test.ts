@@ -319,8 +319,10 @@ describe('cart abandonment', () => {
   test('limited per IP', async () => {
     const l = await link();
     const ip = `10.8.${Math.floor(Math.random() * 250)}.1`;
-    for (let i = 0; i < 30; i++) assert.equal((await abandon(l.slug, { clientEmail: `c${i}@example.com` }, ip)).status, 201);
+    for (let i = 0; i < 29; i++) assert.equal((await abandon(l.slug, { clientEmail: `c${i}@example.com` }, ip)).status, 201);
+    assert.equal((await abandon(l.slug, {}, ip)).status, 400, 'a malformed report is the 30th');
     assert.equal((await abandon(l.slug, { clientEmail: 'c31@example.com' }, ip)).status, 429);
+    assert.equal((await abandon(l.slug, {}, ip)).status, 429);
   });
 });
 

@@ -1,4 +1,5 @@
 // Public checkout API (no credentials): what the hosted pages call.
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
@@ -23,6 +24,8 @@ export default async function checkoutRoutes(app: App) {
   const { db, config, limiter } = app.deps;
   const tags = ['Public'];
   const noStore = { 'Cache-Control': 'no-store' };
+  // The per-IP limits are counted before the body is read: a malformed request is an attempt too.
+  const admit = async (req: FastifyRequest) => admitCheckout(limiter, config.checkoutLimits, req);
 
   app.get(
     '/api/payment-links/public/slug/:slug',
@@ -59,9 +62,9 @@ export default async function checkoutRoutes(app: App) {
         body: CheckoutBody,
         response: { 201: CheckoutResponse, ...errors(400, 404, 429, 503) },
       },
+      onRequest: admit,
     },
     async (req, reply) => {
-      await admitCheckout(limiter, config.checkoutLimits, req);
       const guard = {
         coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
         card: cardGuard(limiter, config.checkoutLimits, req),
@@ -83,9 +86,11 @@ export default async function checkoutRoutes(app: App) {
         body: AbandonmentBody,
         response: { 201: AbandonmentCreatedResponse, ...errors(400, 404, 429) },
       },
+      onRequest: async (req) => {
+        await enforce(limiter, `abandon:ip:${req.ip}`, 60_000, ABANDONMENTS_PER_MINUTE, 'Too many requests; slow down');
+      },
     },
     async (req, reply) => {
-      await enforce(limiter, `abandon:ip:${req.ip}`, 60_000, ABANDONMENTS_PER_MINUTE, 'Too many requests; slow down');
       const { id } = await recordAbandonment(db, req.params.slug, req.body);
       return reply.code(201).send({ message: 'Cart abandonment recorded', cartAbandonment: { id } });
     },
@@ -104,9 +109,11 @@ export default async function checkoutRoutes(app: App) {
         body: RecoverBody,
         response: { 200: RecoverResponse, ...errors(400, 404, 429) },
       },
+      onRequest: async (req) => {
+        await enforce(limiter, `abandon-recover:ip:${req.ip}`, 60_000, RECOVERIES_PER_MINUTE, 'Too many requests; slow down');
+      },
     },
     async (req) => {
-      await enforce(limiter, `abandon-recover:ip:${req.ip}`, 60_000, RECOVERIES_PER_MINUTE, 'Too many requests; slow down');
       await recoverAbandonment(db, req.params.slug, req.body);
       return { message: 'Cart abandonment recovery noted' as const };
     },
@@ -140,9 +147,9 @@ export default async function checkoutRoutes(app: App) {
         body: PayCardBody,
         response: { 200: CheckoutResponse, ...errors(400, 404, 429, 503) },
       },
+      onRequest: admit,
     },
     async (req, reply) => {
-      await admitCheckout(limiter, config.checkoutLimits, req);
       const tx = await payPendingCard(app.deps.transactions, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
       const page = await findForCheckoutPage(db, tx.id);
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
