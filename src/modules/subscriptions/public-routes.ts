@@ -103,9 +103,12 @@ export default async function publicSubscriptionRoutes(app: App) {
         body: CheckoutSubscriptionBody,
         response: { 201: PublicSubscriptionResponse, ...errors(400, 404, 429, 503) },
       },
+      // Counted before the body is read: a malformed request is an attempt too.
+      onRequest: async (req) => {
+        await admitCheckout(limiter, config.checkoutLimits, req);
+      },
     },
     async (req, reply) => {
-      await admitCheckout(limiter, config.checkoutLimits, req);
       const plan = await findPublicPlan(db, req.body.planId);
       if (!plan) throw notFound('Plan');
       const b = req.body;
