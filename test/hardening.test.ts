@@ -149,6 +149,20 @@ describe('errors answered before any route runs', () => {
     assert.deepEqual(res.body.errors, [{ field: 'url', message: 'is not valid percent-encoding' }]);
   });
 
+  test('bad percent-encoding in the query string: the same 400, not a query read as other text', async () => {
+    for (const query of ['search=%C3%28', 'status=%ZZ', 'search=%E0%A4%A', 'x%=1']) {
+      const res = await call(ctx.app, 'GET', `/api/v1/products?${query}`, { key: m.devKey });
+      assert.equal(res.status, 400, `${query}: ${res.raw}`);
+      assert.equal(res.body.code, 'VALIDATION_ERROR');
+      assert.deepEqual(res.body.errors, [{ field: 'url', message: 'is not valid percent-encoding' }]);
+    }
+    const ok = await call(ctx.app, 'GET', `/api/v1/products?search=${encodeURIComponent('café 100%')}`, { key: m.devKey });
+    assert.equal(ok.status, 200, ok.raw);
+    // A page opens whatever its tracking parameters hold: a customer's link is not an API call.
+    const link = await call(ctx.app, 'POST', '/api/v1/payment-links', { key: m.devKey, body: { title: 'Promo', amountCents: 1000 } });
+    assert.equal((await call(ctx.app, 'GET', `/pay/${link.body.paymentLink.slug}?utm_campaign=50%off`)).status, 200);
+  });
+
   test('headers over Node\'s limit: 431 { message }', async () => {
     const res = await rawHttp(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.equal(res.status, 431);

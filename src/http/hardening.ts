@@ -73,6 +73,22 @@ function badTextField(req: FastifyRequest): FieldError | null {
   return bad && !bad.field ? { ...bad, field: 'body' } : bad;
 }
 
+/**
+ * Whether an API call's query string is valid percent-encoded UTF-8 (the router checks the path's
+ * only): the query parser would otherwise read `%C3%28` or `%ZZ` as some other text, or as none.
+ * Pages are left to the parser's leniency: a customer's link with `utm_campaign=50%off` still opens.
+ */
+function wellEncodedQuery(url: string): boolean {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.startsWith('/api/') || url.indexOf('%', at) < 0) return true;
+  try {
+    decodeURIComponent(url.slice(at + 1));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Security headers every response carries; a route that sets one itself keeps its own. */
 function securityHeaders(baseUrl: string): Record<string, string> {
   const hsts = baseUrl.startsWith('https://');
@@ -106,6 +122,7 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
   });
 
   app.addHook('preValidation', (req, _reply, done) => {
+    if (!wellEncodedQuery(req.url)) return done(new AppError(400, 'Malformed URL', 'VALIDATION_ERROR', [{ field: 'url', message: 'is not valid percent-encoding' }]));
     const bad = badTextField(req);
     done(bad ? new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [bad]) : undefined);
   });
