@@ -74,6 +74,26 @@ describe('request bodies', () => {
   });
 });
 
+describe('validation errors: one per field and problem (docs/errors.md)', () => {
+  test('a value outside a fixed set, a wrong type for a nullable field, a code too short for its pattern', async () => {
+    const m = await merchant(ctx.app);
+    const tx = await call(ctx.app, 'POST', '/api/v1/transactions', {
+      key: m.devKey,
+      body: { product: 'Caneca', amountCents: 1000, clientName: 'Ana Lima', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'BITCOIN' },
+    });
+    assert.equal(tx.status, 400, tx.raw);
+    assert.deepEqual(tx.body.errors, [{ field: 'paymentMethod', message: 'must be one of: PIX, CARD, BOLETO' }]);
+    const product = await call(ctx.app, 'POST', '/api/v1/products', { key: m.devKey, body: { name: 'Caneca', price: 1000, description: 42 } });
+    assert.deepEqual(product.body.errors, [{ field: 'description', message: 'must be string or null' }]);
+    const coupon = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: 'AB', discountType: 'PERCENTAGE', discountValue: 10 } });
+    assert.deepEqual(coupon.body.errors, [{ field: 'code', message: 'must NOT have fewer than 3 characters' }]);
+    // Both problems when there are two: a length that fits and characters that do not.
+    const chars = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code: 'AB!C', discountType: 'PERCENTAGE', discountValue: 10 } });
+    assert.equal(chars.body.errors.length, 1, chars.raw);
+    assert.match(chars.body.errors[0].message, /must match pattern/);
+  });
+});
+
 describe('routing and request ids', () => {
   test('an unknown route -> 404 {message}', async () => {
     for (const [method, url] of [

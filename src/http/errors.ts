@@ -76,6 +76,9 @@ export function tooManyRequests(message: string, resetMs: number, limit: number)
 function fieldErrors(err: FastifyError): FieldError[] {
   const listed = ajvFieldErrors(err);
   const unions = new Set(listed.filter((e) => e.keyword === 'anyOf').map((e) => e.field));
+  // A pattern that also bounds the length ("^[A-Z0-9]{3,50}$") fails with the length: the length's
+  // message says the problem; the pattern's is given once the length is right.
+  const sized = new Set(listed.filter((e) => e.keyword === 'minLength' || e.keyword === 'maxLength').map((e) => e.field));
   const out: FieldError[] = [];
   const seen = new Set<string>();
   const add = (field: string, message: string) => {
@@ -85,6 +88,7 @@ function fieldErrors(err: FastifyError): FieldError[] {
     out.push({ field, message });
   };
   for (const e of listed) {
+    if (e.keyword === 'pattern' && sized.has(e.field)) continue;
     if (!unions.has(e.field)) {
       add(e.field, e.message);
       continue;
