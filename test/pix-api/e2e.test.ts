@@ -211,6 +211,23 @@ describe('expiry and cancellation', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
+  test('paid there with an amount that cannot pay it: FAILED (PIX_AMOUNT_MISMATCH) at expiry, nothing credited, not asked about again', async () => {
+    const tx = await createPix();
+    await env.psp.pay(txidFor(tx.id), { valor: '1.00' });
+    assert.equal((await get(tx.id)).status, 'PENDING');
+    const later = new Date(Date.now() + 3600_000 + 3 * 60_000);
+    await expireCharges(pixDeps(), later);
+    const failed = await get(tx.id);
+    assert.deepEqual([failed.status, failed.failureReason], ['FAILED', 'PIX_AMOUNT_MISMATCH']);
+    assert.ok(env.ctx.logs.some((l) => l.includes(tx.id) && l.includes('refunded by hand')));
+    const journals = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ledger_journals WHERE reference_id = ${tx.id}`.execute(app().deps.db);
+    assert.equal(journals.rows[0].n, 0, 'nothing credited');
+    const asked = env.psp.calls('GET', `/cob/${txidFor(tx.id)}`).length;
+    await expireCharges(pixDeps(), new Date(later.getTime() + 60_000));
+    assert.equal(env.psp.calls('GET', `/cob/${txidFor(tx.id)}`).length, asked, 'an ended charge is not polled again');
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('the generic expiry leaves this provider\'s charges alone', async () => {
     const { expireDue } = await import('../../src/modules/transactions/service.ts');
     const tx = await createPix();

@@ -43,6 +43,8 @@ export const RECONCILE_EVERY_MS = 5 * 60_000;
  * creation time, a moment after ours, and a payment made in the last second must not be expired.
  */
 export const EXPIRY_GRACE_MS = 2 * 60_000;
+/** failureReason of a charge paid at the PSP by a Pix that cannot pay it here (its amount): returned by hand. */
+export const UNAPPLIED_PIX = 'PIX_AMOUNT_MISMATCH';
 /** A pending refund is asked about once this old (its own request may still be in flight). */
 const REFUND_SETTLE_MS = 30_000;
 
@@ -175,14 +177,24 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
       deps.log.error({ transactionId: tx.id, pixApi: err instanceof PixApiError ? err.toLog() : String(err) }, 'pix-api: could not read or remove a charge for its expiry');
       continue;
     }
+    let end: ProviderEvent | null = { transactionId: tx.id, outcome: 'EXPIRED' };
     if (state.status === 'CONCLUIDA') {
+      let paid = false;
       for (const e2eid of state.e2eids) {
         const pix = await deps.provider.confirmPix(e2eid);
-        if (pix && pix.transactionId === tx.id && (await settle(deps, pix))) break;
+        if (pix?.transactionId !== tx.id) continue;
+        if (await settle(deps, pix)) {
+          paid = true;
+          break;
+        }
       }
-    } else {
+      // Paid there with what cannot pay it here (an amount nothing explains; settle logged it for
+      // the person who returns it): the sale did not happen, and the charge is not asked about again.
+      end = paid ? null : { transactionId: tx.id, outcome: 'FAILED', reason: UNAPPLIED_PIX };
+    }
+    if (end) {
       try {
-        await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [{ transactionId: tx.id, outcome: 'EXPIRED' }]);
+        await applyProviderEvents(deps.transactions, { userId: tx.user_id, livemode: tx.livemode }, deps.provider, [end]);
       } catch (err) {
         if (!(err instanceof AppError)) throw err; // another worker settled it meanwhile
       }
