@@ -83,6 +83,19 @@ test('a 401 for a cached token fetches a new one once and the call succeeds', as
   assert.equal(psp.tokensIssued, issued + 1);
 });
 
+test('a 401 again after the new token: a 502 that blames the gateway\'s credentials, not the payer\'s data', async () => {
+  const p = provider();
+  psp.unauthorizedOnce();
+  psp.unauthorizedOnce();
+  await assert.rejects(p.createPix(pixRequest('01935f4e-8a2b-7c3d-9e4f-000000000003')), (err: unknown) => {
+    assert.ok(err instanceof AppError);
+    assert.equal(err.status, 502);
+    assert.match(err.message, /credentials/);
+    assert.doesNotMatch(err.message, /payer/);
+    return true;
+  });
+});
+
 test('scopes: a contract without cob.write answers a Cofre 502 that names nothing of the PSP', async () => {
   psp.grantable.delete('cob.write');
   try {

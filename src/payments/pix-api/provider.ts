@@ -110,6 +110,8 @@ export interface ProviderLog {
 
 const unavailable = () => new AppError(503, 'The PIX provider is unavailable right now. Try again in a few minutes.');
 const refusedCharge = () => new AppError(502, 'The PIX provider refused to create this charge. Check the payer data and try again, or contact support with the X-Request-Id.');
+/** The PSP refused the gateway's own credentials (401/403 after a new token): nothing the merchant or payer sent. */
+const credentialsRefused = () => new AppError(502, "The PIX provider did not accept the gateway's credentials; nothing was charged. Try again later, or contact support with the X-Request-Id.");
 
 export class PixApiProvider implements PaymentProvider {
   readonly name = PIX_API_PROVIDER;
@@ -544,7 +546,7 @@ export class PixApiProvider implements PaymentProvider {
   private merchantError(err: unknown, context: object, refused: () => AppError): AppError {
     if (err instanceof PixApiError) {
       this.log.error({ ...context, pixApi: err.toLog() }, `pix-api: ${err.message}`);
-      return err.kind === 'unavailable' ? unavailable() : refused();
+      return err.kind === 'unavailable' ? unavailable() : err.kind === 'auth' ? credentialsRefused() : refused();
     }
     this.log.error({ ...context, err }, 'pix-api: unexpected failure');
     return unavailable();
