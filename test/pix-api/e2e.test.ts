@@ -135,6 +135,22 @@ describe('payment', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
+  test('a notification of more than 100 new Pix: the first 100 applied and a 503; sent again, the rest (no call for those already paid)', async () => {
+    const txs = [];
+    for (let i = 0; i < 104; i += 8) txs.push(...(await Promise.all(Array.from({ length: 8 }, () => createPix()))));
+    const pix = [];
+    for (const tx of txs) pix.push(await env.psp.pay(txidFor(tx.id), { mode: 'none' }));
+    const asked = () => pix.filter((p) => env.psp.calls('GET', `/pix/${p.endToEndId}`).length > 0).length;
+    assert.equal(await env.psp.notify(pix), 503);
+    assert.equal(asked(), 100);
+    assert.equal((await Promise.all(txs.map((t) => get(t.id)))).filter((t) => t.status === 'PAID').length, 100);
+    assert.equal(await env.psp.notify(pix), 200);
+    assert.equal(asked(), 104);
+    assert.equal(pix.reduce((n, p) => n + env.psp.calls('GET', `/pix/${p.endToEndId}`).length, 0), 104, 'each Pix confirmed once');
+    for (const tx of txs) assert.equal((await get(tx.id)).status, 'PAID');
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('a lost notification is recovered by the reconciliation (GET /pix?inicio&fim)', async () => {
     const tx = await createPix();
     const pix = await env.psp.pay(txidFor(tx.id), { mode: 'none' });

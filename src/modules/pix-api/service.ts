@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import { PixApiError } from '../../payments/pix-api/client.ts';
-import { devolucaoIdFor, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
+import { devolucaoIdFor, MAX_CONFIRMED, notifiedE2eids, PIX_API_PROVIDER, transactionIdOf, type ConfirmedPix, type PixApiProvider } from '../../payments/pix-api/provider.ts';
 import type { ProviderEvent } from '../../payments/provider.ts';
 import { debitFailure, FINAL_DEBIT_REASONS } from '../../payments/pix-api/reasons.ts';
 import type { EngineDeps } from '../subscriptions/cycles.ts';
@@ -113,7 +113,9 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   const e2eids = notifiedE2eids(body);
   const done = await known(deps, e2eids);
   const fresh = e2eids.filter((e) => !done.has(e));
-  const events = await deps.provider.parseCallback(fresh.map((endToEndId) => ({ endToEndId })));
+  // The first MAX_CONFIRMED new ones are confirmed and applied; past them the answer is a 503, so
+  // the PSP sends the notification again, and those applied are then known (no call): it converges.
+  const events = await deps.provider.parseCallback(fresh.slice(0, MAX_CONFIRMED).map((endToEndId) => ({ endToEndId })));
   // All at once: a merchant's Pix of one notification are then paid in batches, not a database
   // transaction each (transactions/changes.ts), each as if alone. A failure is thrown once all have
   // finished.
@@ -122,6 +124,9 @@ export async function receiveNotification(deps: PixApiDeps, body: unknown): Prom
   if (failed) throw failed.reason;
   const paid = settled.filter((r) => r.status === 'fulfilled' && r.value).length;
   if (done.size) await syncRefunds(deps, new Date(), 100, [...done]);
+  if (fresh.length > MAX_CONFIRMED) {
+    throw new AppError(503, `This notification names more new Pix than are confirmed at once (${MAX_CONFIRMED}): those were applied; send it again for the rest`);
+  }
   return { paid };
 }
 

@@ -16,8 +16,8 @@ export const PIX_API_PROVIDER = 'bcb-api';
 /** The standard allows a devolução within 90 days of the original Pix's settlement. */
 export const REFUND_WINDOW_DAYS = 90;
 
-/** A notification carrying more e2eids than this is cut: each one costs a call to the PSP. */
-const MAX_NOTIFIED = 100;
+/** New e2eids confirmed per notification: each one costs a call to the PSP (the rest: see receiveNotification). */
+export const MAX_CONFIRMED = 100;
 
 const E2EID = /^[a-zA-Z0-9]{32}$/;
 const REC_ID = /^[a-zA-Z0-9]{29}$/;
@@ -391,7 +391,7 @@ export class PixApiProvider implements PaymentProvider {
    */
   async parseCallback(body: unknown): Promise<ProviderEvent[]> {
     const events: ProviderEvent[] = [];
-    for (const e2eid of notifiedE2eids(body)) {
+    for (const e2eid of notifiedE2eids(body).slice(0, MAX_CONFIRMED)) {
       const pix = await this.confirmPix(e2eid);
       if (pix) events.push({ transactionId: pix.transactionId, outcome: 'PAID', reference: pix.e2eid, amountCents: pix.amountCents, paidAt: pix.settledAt });
     }
@@ -553,14 +553,13 @@ export class PixApiProvider implements PaymentProvider {
   }
 }
 
-/** The e2eids a notification names ({pix: [...]} or a bare array), well-formed, deduplicated, at most MAX_NOTIFIED. */
+/** The e2eids a notification names ({pix: [...]} or a bare array), well-formed, deduplicated. */
 export function notifiedE2eids(body: unknown): string[] {
   const items = Array.isArray(body) ? body : Array.isArray((body as { pix?: unknown } | null)?.pix) ? (body as { pix: unknown[] }).pix : [];
   const out = new Set<string>();
   for (const item of items) {
     const e2eid = (item as { endToEndId?: unknown } | null)?.endToEndId;
     if (typeof e2eid === 'string' && E2EID.test(e2eid)) out.add(e2eid);
-    if (out.size >= MAX_NOTIFIED) break;
   }
   return [...out];
 }
