@@ -95,7 +95,11 @@ describe('Pix Automático in the sandbox', () => {
     assert.equal(res.subscription.cancelReason, 'PIX_AUTOMATICO_CANCELLED_BY_PAYER');
     assert.equal(res.subscription.pixAutomatico.status, 'CANCELADA');
     const types = (await ctx.app.deps.db.selectFrom('events').select(['type', 'data']).where('user_id', '=', m.id).where('type', '=', 'subscription.mandate_updated').execute()).filter((e) => (e.data as { id: string }).id === sub.id);
-    assert.deepEqual(types.map((t) => (t.data as { pixAutomatico: { status: string } }).pixAutomatico.status), ['APROVADA', 'CANCELADA']);
+    const data = types.map((t) => t.data as { status: string; cancelReason: string | null; pixAutomatico: { recurrenceId: string; status: string } });
+    assert.deepEqual(data.map((d) => d.pixAutomatico.status), ['CRIADA', 'APROVADA', 'CANCELADA']);
+    // Each carries the subscription as the change left it: the cancellation's, CANCELLED with its reason.
+    assert.deepEqual([data[2].status, data[2].cancelReason], ['CANCELLED', 'PIX_AUTOMATICO_CANCELLED_BY_PAYER']);
+    assert.equal(data[0].pixAutomatico.recurrenceId, res.subscription.pixAutomatico.recurrenceId);
   });
 
   test('the payer rejects the authorisation before paying: EXPIRED, nothing more to pay', async () => {

@@ -138,7 +138,7 @@ describe('payment', () => {
   test('a notification of more than 100 new Pix: the first 100 applied and a 503; sent again, the rest (no call for those already paid)', async () => {
     const txs = [];
     for (let i = 0; i < 104; i += 8) txs.push(...(await Promise.all(Array.from({ length: 8 }, () => createPix()))));
-    const pix = [];
+    const pix: Awaited<ReturnType<typeof env.psp.pay>>[] = [];
     for (const tx of txs) pix.push(await env.psp.pay(txidFor(tx.id), { mode: 'none' }));
     const asked = () => pix.filter((p) => env.psp.calls('GET', `/pix/${p.endToEndId}`).length > 0).length;
     assert.equal(await env.psp.notify(pix), 503);

@@ -47,6 +47,12 @@ const txOf = async (id: string) => (await call(app(), 'GET', `/api/v1/transactio
 const journals = (id: string) => db().selectFrom('ledger_journals').select('kind').where('reference_id', '=', id).execute();
 const eventTypes = async (subId: string) =>
   (await db().selectFrom('events').select(['type', 'data']).where('user_id', '=', m.id).where('type', 'like', 'subscription.%').orderBy('created_at').execute()).filter((e) => (e.data as { id: string }).id === subId).map((e) => e.type);
+/** The last subscription.mandate_updated of a subscription: the subscription as that change left it. */
+const lastMandateNews = async (subId: string) =>
+  (await db().selectFrom('events').select('data').where('user_id', '=', m.id).where('type', '=', 'subscription.mandate_updated').orderBy('created_at').execute())
+    .map((e) => e.data as { id: string; status: string; cancelReason: string | null; cancelAtPeriodEnd: boolean; pixAutomatico: { status: string } })
+    .filter((d) => d.id === subId)
+    .at(-1)!;
 /** The cycle numbered n, with its transaction row. */
 async function cycle(subId: string, n: number) {
   const c = (await get(subId)).cycles.find((x: { number: number }) => x.number === n);
@@ -125,7 +131,8 @@ describe('the journey', () => {
     const now = await get(sub.id);
     assert.equal(now.status, 'ACTIVE');
     assert.deepEqual(now.pixAutomatico, { recurrenceId: recId, status: 'APROVADA' });
-    assert.equal((await eventTypes(sub.id)).filter((t) => t === 'subscription.mandate_updated').length, 1, 'a duplicate notification changes nothing');
+    // One when the authorisation was created (CRIADA), one for APROVADA: a duplicate notification changes nothing.
+    assert.equal((await eventTypes(sub.id)).filter((t) => t === 'subscription.mandate_updated').length, 2, 'a duplicate notification changes nothing');
     periodEnd = new Date(now.currentPeriodEnd);
     await assertLedgerBalanced(db());
   });
@@ -223,7 +230,8 @@ describe('the journey', () => {
     assert.equal(env.psp.cobrs.get(txidFor(c4.transactionId))!.status, 'CANCELADA');
     assert.equal(env.psp.calls('PATCH', `/rec/${recId}`).length, 0, 'the authorisation is already cancelled: nothing to withdraw');
     const types = await eventTypes(sub.id);
-    assert.deepEqual(types.slice(-2), ['subscription.mandate_updated', 'subscription.cancelled']);
+    // In one commit: the cancellation, and the authorisation's news carrying the subscription as it left it.
+    assert.deepEqual(types.slice(-2), ['subscription.cancelled', 'subscription.mandate_updated']);
     await assertLedgerBalanced(db());
   });
 });
@@ -240,6 +248,9 @@ describe('other ends', () => {
     assert.equal(ended.pixAutomatico.status, 'REJEITADA');
     assert.equal(env.psp.cobs.get(txid)!.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR', 'the code can no longer be paid');
     assert.equal((await txOf(sub.cycles[0].transactionId)).status, 'CANCELLED');
+    // The webhook says so: a merchant following events learns the subscription ended.
+    const news = await lastMandateNews(sub.id);
+    assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelReason], ['REJEITADA', 'EXPIRED', 'PIX_AUTOMATICO_REJECTED']);
   });
 
   test('rejected after the first payment: the paid period is kept, the subscription cancels at its end', async () => {
@@ -251,6 +262,8 @@ describe('other ends', () => {
     assert.equal(now.status, 'ACTIVE');
     assert.equal(now.cancelAtPeriodEnd, true);
     assert.equal(now.cancelReason, 'PIX_AUTOMATICO_REJECTED');
+    const news = await lastMandateNews(sub.id);
+    assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelAtPeriodEnd, news.cancelReason], ['REJEITADA', 'ACTIVE', true, 'PIX_AUTOMATICO_REJECTED']);
   });
 
   test('the merchant cancels: the authorisation is withdrawn at the PSP (PATCH /rec CANCELADA)', async () => {

@@ -480,7 +480,11 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
 async function attachIssued(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, tx: Transaction, now: Date, recurrenceId: string | null) {
   await inTx(deps.db, async (trx) => {
     if (!(await endAttempt(trx, cycle.id, tx.id, now))) return;
-    if (recurrenceId) await trx.updateTable('subscriptions').set({ pix_rec_id: recurrenceId, pix_rec_status: 'CRIADA', updated_at: now }).where('id', '=', sub.id).execute();
+    if (recurrenceId) {
+      // The authorisation exists from now (subscription.created, before the PSP was asked, had none).
+      const withRec = await trx.updateTable('subscriptions').set({ pix_rec_id: recurrenceId, pix_rec_status: 'CRIADA', updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+      await recordEvent(deps, trx, withRec as Subscription, 'subscription.mandate_updated');
+    }
     // An automatic debit has nothing to pay by hand: the payer's bank tells them of it (Pix Automático rules).
     if (sub.payment_method === 'PIX_AUTOMATICO' && !tx.pix_qr_code) return;
     await mail(deps, trx, sub, plan, now, {

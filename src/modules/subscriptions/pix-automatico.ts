@@ -40,7 +40,6 @@ export async function applyMandate(deps: EngineDeps, report: MandateReport, wall
     if (sub.pix_rec_status && sub.pix_rec_status !== 'CRIADA' && !(sub.pix_rec_status === 'APROVADA' && report.status === 'CANCELADA')) return { sub, pending: [] as string[], withdraw: false };
     const now = new Date(wallNow.getTime() + sub.clock_offset_ms);
     sub = (await trx.updateTable('subscriptions').set({ pix_rec_status: report.status, updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow()) as Subscription;
-    await recordEvent(deps, trx, sub, 'subscription.mandate_updated');
     let pending: string[] = [];
     let withdraw = false;
     const live = sub.status !== 'CANCELLED' && sub.status !== 'EXPIRED';
@@ -57,7 +56,11 @@ export async function applyMandate(deps: EngineDeps, report: MandateReport, wall
         await trx.updateTable('subscriptions').set({ cancel_at_period_end: true, cancel_reason: reason, pending_plan_id: null, updated_at: now }).where('id', '=', sub.id).execute();
       }
     }
-    return { sub: await reschedule(trx, sub.id), pending, withdraw };
+    // Sent with the subscription as the new state left it (EXPIRED, or set to cancel at its
+    // period's end, with the reason), so that a merchant following webhooks learns all of it.
+    const after = await reschedule(trx, sub.id);
+    await recordEvent(deps, trx, after, 'subscription.mandate_updated');
+    return { sub: after, pending, withdraw };
   });
   if (!out) return null;
   const scope: Scope = { userId: out.sub.user_id, livemode: out.sub.livemode };
