@@ -48,6 +48,19 @@ export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
 /** A lost deadlock or serialization check: the change is run again alone. */
 const retryAlone = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
 
+/** Runs alone again a change that lost a deadlock: up to RERUNS times, a few jittered ms apart (the other side may be another process's batch, which a lone change can lose to again). */
+const RERUNS = 3;
+async function rerunAlone<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTx(db, work);
+    } catch (err) {
+      if (!retryAlone(err) || attempt >= RERUNS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
+    }
+  }
+}
+
 export class ChangeWriter {
   private readonly writer: GroupCommit<Unit, Outcome>;
   private readonly db: Db;
@@ -74,13 +87,13 @@ export class ChangeWriter {
     if (this.alone) return inTx(this.db, work);
     const outcome = await this.writer.submit({ scope, work });
     if ('error' in outcome) throw outcome.error;
-    if ('alone' in outcome) return inTx(this.db, work);
+    if ('alone' in outcome) return rerunAlone(this.db, work);
     return outcome.value as T;
   }
 
   private async write(units: Unit[]): Promise<Outcome[]> {
     // Alone: a transaction of its own, its error its caller's (GroupCommit rejects it); a lost
-    // deadlock is tried once more (the other side may have been a batch).
+    // deadlock is tried again (rerunAlone: the other side may have been a batch).
     if (units.length === 1) {
       try {
         return [{ value: await inTx(this.db, units[0].work) }];
