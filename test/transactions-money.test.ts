@@ -35,6 +35,11 @@ describe('refunds', () => {
     // Three refunds returned exactly the sale's fee: the merchant gave back its net, no more.
     assert.equal(feeBack(t, 0, 4000) + feeBack(t, 4000, 1000) + feeBack(t, 5000, 5000), t.feeCents);
     assert.equal((await balance(r.devKey)).available, b0.available - t.netAmountCents);
+    // Each refund listed on the transaction, oldest first, made at once by the sandbox.
+    const listed = (await get(r.devKey, t.id)).body.transaction.refunds;
+    assert.deepEqual(listed.map((x: { amountCents: number; status: string; failureReason: string | null }) => [x.amountCents, x.status, x.failureReason]), [[4000, 'SUCCEEDED', null], [1000, 'SUCCEEDED', null], [5000, 'SUCCEEDED', null]]);
+    assert.deepEqual(rest.body.transaction.refunds, listed);
+    assert.equal((await call(ctx.app, 'GET', '/api/v1/transactions?limit=1', { key: r.devKey })).body.transactions[0].refunds, undefined, 'not on lists');
     assert400(await refund(r.devKey, t.id, 1), 'INVALID_STATE_TRANSITION');
     assert400(await refund(r.devKey, t.id), 'INVALID_STATE_TRANSITION');
     // Three transaction.refunded; transaction.updated only where the status changed (PAID ->

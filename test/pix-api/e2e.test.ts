@@ -300,6 +300,8 @@ describe('refunds', () => {
     assert.equal(res.body.transaction.status, 'PARTIALLY_REFUNDED');
     const refund = await refundRow(tx.id);
     assert.equal(refund.status, 'PENDING');
+    // The merchant sees it in progress at the PSP, in the answer and on the transaction.
+    assert.deepEqual(res.body.transaction.refunds.map((r: { id: string; amountCents: number; status: string }) => [r.id, r.amountCents, r.status]), [[refund.id, 2345, 'PENDING']]);
     const dev = env.psp.pix.get(pix.endToEndId)!.devolucoes[0];
     assert.equal(dev.id, refund.id.replace(/-/g, ''));
     assert.equal(dev.valor, '23.45');
@@ -308,10 +310,11 @@ describe('refunds', () => {
     await env.psp.finishRefunds('DEVOLVIDO');
     await until(async () => (await refundRow(tx.id)).status === 'SUCCEEDED');
     assert.equal(env.psp.pix.get(pix.endToEndId)!.devolucoes[0].status, 'DEVOLVIDO');
+    assert.equal((await get(tx.id)).refunds[0].status, 'SUCCEEDED');
     await assertLedgerBalanced(app().deps.db);
   });
 
-  test('NAO_REALIZADO with the notification lost: the refund sweep records FAILED and logs it for a person', async () => {
+  test('NAO_REALIZADO with the notification lost: the refund sweep records FAILED, tells the merchant and logs it for a person', async () => {
     const { tx } = await paidPix();
     await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey });
     await env.psp.finishRefunds('NAO_REALIZADO', { mode: 'none' });
@@ -320,6 +323,17 @@ describe('refunds', () => {
     const r = await refundRow(tx.id);
     assert.equal(r.status, 'FAILED');
     assert.equal(r.failure_reason, 'NAO_REALIZADO');
+    const seen = await get(tx.id);
+    assert.deepEqual(seen.refunds.map((x: { status: string; failureReason: string | null }) => [x.status, x.failureReason]), [['FAILED', 'NAO_REALIZADO']]);
+    const events = await sql<{ data: { id: string; refund: { id: string; status: string; failureReason: string } } }>`
+      SELECT data FROM events WHERE type = 'transaction.refund_failed' AND data->>'id' = ${tx.id}`.execute(app().deps.db);
+    assert.equal(events.rows.length, 1);
+    assert.deepEqual(events.rows[0].data.refund.status, 'FAILED');
+    assert.equal(events.rows[0].data.refund.id, r.id);
+    // Recorded once: a second sweep finds nothing pending.
+    await syncRefunds(pixDeps(), new Date(Date.now() + 120_000));
+    assert.equal((await sql`SELECT 1 FROM events WHERE type = 'transaction.refund_failed' AND data->>'id' = ${tx.id}`.execute(app().deps.db)).rows.length, 1);
+    assert.ok(env.ctx.logs.some((l) => l.includes(r.id) && l.includes('returned to the customer by hand')));
   });
 
   test('a devolução whose request was lost (PSP down) is sent again by the sweep under the same id', async () => {

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'transaction.completed',
   'transaction.failed',
   'transaction.refunded',
+  'transaction.refund_failed',
   'transaction.authorized',
   'transaction.captured',
   'transaction.cancelled',

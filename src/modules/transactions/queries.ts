@@ -32,6 +32,19 @@ export async function getTransaction(db: Executor, scope: Scope, id: string): Pr
   return tx;
 }
 
+/** The refunds of a transaction of this scope, oldest first. */
+export function refundsOf(db: Executor, scope: Scope, transactionId: string) {
+  return db
+    .selectFrom('refunds')
+    .select(['id', 'amount_cents', 'status', 'failure_reason', 'created_at', 'updated_at'])
+    .where('user_id', '=', scope.userId)
+    .where('livemode', '=', scope.livemode)
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
 /** A transaction by id alone: the public pages and the provider callbacks know nothing else. */
 export function findTransaction(db: Executor, id: string): Promise<Transaction | undefined> {
   return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();

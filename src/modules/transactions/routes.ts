@@ -4,18 +4,21 @@ import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import { spDate } from '../../payments/calendar.ts';
-import { getTransaction, listTransactions } from './queries.ts';
+import { getTransaction, listTransactions, refundsOf } from './queries.ts';
 import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
 import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
-import { transactionView } from './view.ts';
+import { refundView, transactionView } from './view.ts';
+import type { Scope } from '../../http/scope.ts';
 
 
 export default async function transactionRoutes(app: App) {
   const { db, config, cursors, transactions } = app.deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
+  /** One transaction's view with its refunds (the single read and the refund's answer). */
+  const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => ({ ...view(tx), refunds: (await refundsOf(db, scope, tx.id)).map(refundView) });
 
   app.post(
     '/api/v1/transactions',
@@ -104,7 +107,7 @@ export default async function transactionRoutes(app: App) {
       config: { auth: { key: 'transactions:read' } },
       schema: { tags, operationId: 'getTransaction', summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
     },
-    async (req) => ({ message: 'OK', transaction: view(await getTransaction(db, req.auth, req.params.id)) }),
+    async (req) => ({ message: 'OK', transaction: await withRefunds(await getTransaction(db, req.auth, req.params.id), req.auth) }),
   );
 
   app.post(
@@ -124,7 +127,7 @@ export default async function transactionRoutes(app: App) {
       // The body is optional: a POST without one means "refund everything left", like `{}`.
       preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: view(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents)) }),
+    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents), req.auth) }),
   );
 
   app.post(

@@ -99,6 +99,17 @@ export const ClientSummary = Type.Object({
   phone: Nullable(Type.String()),
 });
 
+export const RefundView = Type.Object({
+  id: Uuid,
+  amountCents: Type.Integer(),
+  status: Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED')], {
+    description: 'PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand',
+  }),
+  failureReason: Nullable(Type.String({ description: 'FAILED: why (NAO_REALIZADO for a PIX devolução)' })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
 export const TransactionView = Type.Object({
   id: Uuid,
   displayId: Type.String(),
@@ -112,6 +123,7 @@ export const TransactionView = Type.Object({
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),
+  refunds: Type.Optional(Type.Array(RefundView, { description: 'Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund\'s answer (not on lists)' })),
   status: Status,
   paymentMethod: Method,
   installments: Type.Integer(),

@@ -19,6 +19,7 @@ import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from '.
 import type { ChangeWriter } from './changes.ts';
 import type { CreationWriter, KeyAttachment } from './creation.ts';
 import { findTransaction, getTransaction, lockExpired, lockTransaction } from './queries.ts';
+import { eventData, refundView } from './view.ts';
 import { DAY_MS, spDate } from '../../payments/calendar.ts';
 import { explainsLatePayment } from '../../payments/late-payment.ts';
 import { paymentFee } from '../../payments/fees.ts';
@@ -395,12 +396,21 @@ export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id:
  * Records a provider's answer about a refund on its row (still PENDING: a pending answer keeps it
  * so, with the provider's reference, until the provider reports the outcome).
  */
-export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
-  const set = result.ok
-    ? { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() }
-    : { status: 'FAILED' as const, failure_reason: result.reason, updated_at: new Date() };
-  await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
-  if (!result.ok) deps.log.error({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
+  if (result.ok) {
+    const set = { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() };
+    await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
+    return;
+  }
+  // Not made: the merchant hears of it (transaction.refund_failed, refunds[] of the transaction) in
+  // the same commit; the money, already taken from its balance, is returned to the customer by hand.
+  await inTx(deps.db, async (trx) => {
+    const failed = await trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: result.reason, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
+    if (!failed) return;
+    const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow();
+    await deps.events.record(trx, { userId: tx.user_id, livemode: tx.livemode }, [{ type: 'transaction.refund_failed', data: { ...eventData(tx), refund: refundView(failed) } }]);
+  });
+  deps.log.error({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
 }
 
 /**

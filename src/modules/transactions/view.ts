@@ -1,8 +1,8 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { Transaction, TransactionStatus } from '../../db/types.ts';
+import type { Refund, Transaction, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
-import type { TransactionView } from './schemas.ts';
+import type { RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
   baseUrl: string;
@@ -98,4 +98,9 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     paidAt: tx.paid_at ? tx.paid_at.toISOString() : null,
     refundedAt: tx.refunded_at ? tx.refunded_at.toISOString() : null,
   };
+}
+
+/** A refund as its transaction lists it (GET /api/v1/transactions/{id}, the refund's answer, transaction.refund_failed). */
+export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'failure_reason' | 'created_at' | 'updated_at'>): Static<typeof RefundView> {
+  return { id: r.id, amountCents: r.amount_cents, status: r.status, failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at };
 }

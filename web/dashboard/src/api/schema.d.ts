@@ -22984,6 +22984,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23102,6 +23116,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23353,6 +23381,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23465,6 +23507,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23693,6 +23749,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23805,6 +23875,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -23991,6 +24075,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -24103,6 +24201,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -24332,6 +24444,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -24444,6 +24570,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -24692,6 +24832,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -24804,6 +24958,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -25042,6 +25210,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -25154,6 +25336,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -25382,6 +25578,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -25494,6 +25704,20 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
+                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -26394,7 +26618,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         events: {
                             description: string;
@@ -26402,7 +26626,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         message: string;
                         /**
@@ -26768,7 +26992,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     /** @description Event types to receive (at least one) */
-                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     /** @description DISABLED creates it without sending anything until re-enabled (default ACTIVE) */
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
@@ -27054,7 +27278,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
@@ -27298,7 +27522,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
