@@ -185,17 +185,18 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
     let end: ProviderEvent | null = { transactionId: tx.id, outcome: 'EXPIRED' };
     if (state.status === 'CONCLUIDA') {
       let paid = false;
+      let unapplied = false;
       for (const e2eid of state.e2eids) {
         const pix = await deps.provider.confirmPix(e2eid);
         if (pix?.transactionId !== tx.id) continue;
-        if (await settle(deps, pix)) {
-          paid = true;
-          break;
-        }
+        paid = (await settle(deps, pix)) !== null;
+        unapplied = !paid;
+        if (paid) break;
       }
-      // Paid there with what cannot pay it here (an amount nothing explains; settle logged it for
-      // the person who returns it): the sale did not happen, and the charge is not asked about again.
-      end = paid ? null : { transactionId: tx.id, outcome: 'FAILED', reason: UNAPPLIED_PIX };
+      // Paid there by a Pix that cannot pay it here (an amount nothing explains; settle logged it
+      // for the person who returns it): the sale did not happen, and the charge is not asked about
+      // again. A charge the PSP calls paid without a Pix of ours to show is left for a later tick.
+      end = unapplied ? { transactionId: tx.id, outcome: 'FAILED', reason: UNAPPLIED_PIX } : null;
     }
     if (end) {
       try {
