@@ -392,6 +392,10 @@ describe('lost answers', () => {
     });
     assert.equal(res.status, 502, res.raw);
     assert.equal(env.psp.calls('POST', '/rec').length, posts + 1);
+    // The charge made just before is withdrawn at the PSP: nobody's, it must not stay payable for a day.
+    const put = env.psp.calls('PUT', '/cob/').at(-1)!;
+    const txid = put.path.split('/').at(-1)!;
+    assert.equal(env.psp.cobs.get(txid)!.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
   });
 });
 

@@ -191,6 +191,11 @@ export class PixApiProvider implements PaymentProvider {
       if (full?.dadosQR?.jornada !== 'JORNADA_3' || typeof code !== 'string' || !code) throw new PixApiError('refused', 'authorisation without the composite BR Code of journey 3');
       return { txid, brCode: code, recurrenceId: idRec };
     } catch (err) {
+      // The charge just made is withdrawn (best effort): without its authorisation it is nobody's,
+      // no transaction records it, and no expiry job would ever remove it.
+      await this.client.call('PATCH', `/cob/${txid}`, { status: 'REMOVIDA_PELO_USUARIO_RECEBEDOR' }).catch((removal: unknown) => {
+        this.log.error({ ...context, pixApi: removal instanceof PixApiError ? removal.toLog() : String(removal) }, 'pix-api: a Pix Automático first charge whose authorisation failed could not be withdrawn');
+      });
       throw this.merchantError(err, { ...context, call: 'pix automatico journey 3' }, refusedCharge);
     }
   }
