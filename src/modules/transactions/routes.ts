@@ -17,8 +17,14 @@ export default async function transactionRoutes(app: App) {
   const { db, config, cursors, transactions } = app.deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
-  /** One transaction's view with its refunds (the single read and the refund's answer). */
-  const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => ({ ...view(tx), refunds: (await refundsOf(db, scope, tx.id)).map(refundView) });
+  /**
+   * One transaction's view with its refunds once it has any (the single read and the refund's
+   * answer): a transaction never refunded reads exactly as its creation answered.
+   */
+  const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => {
+    const refunds = tx.refunded_cents > 0 ? await refundsOf(db, scope, tx.id) : [];
+    return refunds.length ? { ...view(tx), refunds: refunds.map(refundView) } : view(tx);
+  };
 
   app.post(
     '/api/v1/transactions',

@@ -123,7 +123,7 @@ export const TransactionView = Type.Object({
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),
-  refunds: Type.Optional(Type.Array(RefundView, { description: 'Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund\'s answer (not on lists)' })),
+  refunds: Type.Optional(Type.Array(RefundView, { description: 'Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund\'s answer (not on lists)' })),
   status: Status,
   paymentMethod: Method,
   installments: Type.Integer(),

@@ -22984,7 +22984,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -23116,7 +23116,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -23381,7 +23381,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -23507,7 +23507,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -23749,7 +23749,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -23875,7 +23875,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24075,7 +24075,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24201,7 +24201,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24444,7 +24444,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24570,7 +24570,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24832,7 +24832,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -24958,7 +24958,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -25210,7 +25210,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -25336,7 +25336,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -25578,7 +25578,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
@@ -25704,7 +25704,7 @@ export interface operations {
                             /** Format: date-time */
                             refundedAt: string | null;
                             refundedCents: number;
-                            /** @description Every refund, oldest first: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
                             refunds?: {
                                 amountCents: number;
                                 /** Format: date-time */
