@@ -3,6 +3,7 @@ import type { App } from '../../deps.ts';
 import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText } from '../../http/idempotency.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';
 import { getTransaction, listTransactions, refundsOf } from './queries.ts';
 import { ApiCreateTransactionBody, createApiTransaction, withoutCoupon } from './compat.ts';
@@ -10,7 +11,6 @@ import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, createTransactionWith, payPendingCard, refundTransaction, simulate } from './service.ts';
 import { refundView, transactionView } from './view.ts';
-import type { Scope } from '../../http/scope.ts';
 
 
 export default async function transactionRoutes(app: App) {
