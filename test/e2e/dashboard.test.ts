@@ -210,6 +210,15 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     tx = await call(ctx.app, 'GET', `/api/v1/transactions/${saleId}`, { key: apiKey });
     assert.equal(tx.body.transaction.status, 'REFUNDED');
     assert.equal(tx.body.transaction.refundedCents, 123456);
+    // Each refund with its state at the provider: the sandbox's are made at once; one a PSP did not
+    // make (as a production PIX devolução NAO_REALIZADO would be recorded) says who returns it.
+    const refunds = page.getByRole('list', { name: 'Estornos' });
+    await refunds.getByText(/R\$\s1\.000,00 · devolvido ao cliente/).waitFor();
+    assert.match(await refunds.innerText(), /R\$\s234,56 · devolvido ao cliente/);
+    await ctx.database.db.updateTable('refunds').set({ status: 'FAILED', failure_reason: 'NAO_REALIZADO' }).where('transaction_id', '=', saleId).where('amount_cents', '=', 23456).execute();
+    await page.reload();
+    await page.getByRole('list', { name: 'Estornos' }).getByText(/R\$\s234,56 · não realizado pelo provedor: a Cofre devolve ao cliente/).waitFor();
+    await checkScreen('sale-refunds');
   });
 
   test('a pending sale can be paid with the sandbox buttons', async () => {

@@ -19,6 +19,13 @@ import { useCell } from '../lib/state.ts';
 const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
 
 type Tx = paths['/api/v1/transactions/{id}']['get']['responses'][200]['content']['application/json']['transaction'];
+
+/** A refund's state at the provider (GET /api/v1/transactions/{id}: refunds[]). */
+const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string> = {
+  PENDING: 'em processamento no provedor',
+  SUCCEEDED: 'devolvido ao cliente',
+  FAILED: 'não realizado pelo provedor: a Cofre devolve ao cliente',
+};
 type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters']['query']>;
 
 const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
@@ -353,7 +360,18 @@ export function SaleDetail({ id }: { id: string }) {
             {t.refundedCents > 0 && (
               <>
                 <dt>Estornado</dt>
-                <dd>{brl(t.refundedCents)}</dd>
+                <dd>
+                  {brl(t.refundedCents)}
+                  {t.refunds && (
+                    <ul class="refunds" aria-label="Estornos">
+                      {t.refunds.map((r) => (
+                        <li key={r.id}>
+                          {brl(r.amountCents)} · {REFUND_LABELS[r.status]} · {dateTime(r.createdAt)}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </dd>
               </>
             )}
             <dt>Forma</dt>
