@@ -396,6 +396,14 @@ describe('lost answers', () => {
     const put = env.psp.calls('PUT', '/cob/').at(-1)!;
     const txid = put.path.split('/').at(-1)!;
     assert.equal(env.psp.cobs.get(txid)!.status, 'REMOVIDA_PELO_USUARIO_RECEBEDOR');
+    // The request failed, so nothing of it stays live: no retry an hour later, no welcome e-mail.
+    const list = await call(app(), 'GET', '/api/v1/subscriptions?clientEmail=refused@example.com', { key: m.liveKey });
+    assert.equal(list.body.subscriptions.length, 1, list.raw);
+    const [gone] = list.body.subscriptions;
+    assert.deepEqual([gone.status, gone.cancelReason], ['EXPIRED', 'FIRST_CHARGE_NOT_ISSUED']);
+    const mails = await db().selectFrom('emails').select('id').where('related_id', '=', gone.id).execute();
+    assert.equal(mails.length, 0, 'no welcome e-mail for a subscription the request did not make');
+    assert.equal((await db().selectFrom('subscription_plans').select('subscriber_count').where('id', '=', plan.id).executeTakeFirstOrThrow()).subscriber_count, 0, 'its seat given back');
   });
 });
 

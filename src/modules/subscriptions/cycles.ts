@@ -809,6 +809,26 @@ export async function issueFailed(deps: EngineDeps, subscriptionId: string, cycl
   });
 }
 
+/**
+ * A subscribe request whose first charge could not be issued answers the error, and nothing of it
+ * stays live: the subscription is EXPIRED at once (FIRST_CHARGE_NOT_ISSUED, seat and coupon given
+ * back), so that no charge reaches a customer an hour later who was told it failed; its welcome
+ * e-mail, if not sent yet, is not sent. A transaction recorded before the failure is withdrawn.
+ */
+export async function abandonSubscribe(deps: EngineDeps, subscriptionId: string, now: Date, err: unknown) {
+  deps.log.error({ err, subscriptionId }, 'subscription: the first charge could not be issued; the subscription ends with its request');
+  const out = await inTx(deps.db, async (trx) => {
+    const sub = (await lockSubscription(trx, subscriptionId)) as Subscription | undefined;
+    if (!sub || sub.status !== 'INCOMPLETE') return null;
+    const { pending } = await endSubscription(deps, trx, sub, await planOf(trx, sub.plan_id), now, { status: 'EXPIRED', reason: FIRST_CHARGE_NOT_ISSUED });
+    await trx.deleteFrom('emails').where('user_id', '=', sub.user_id).where('related_id', '=', sub.id).where('status', '=', 'QUEUED').execute();
+    await reschedule(trx, sub.id);
+    return { pending, scope: { userId: sub.user_id, livemode: sub.livemode } };
+  });
+  if (out?.pending.length) await withdrawPending(deps, out.scope, out.pending);
+}
+export const FIRST_CHARGE_NOT_ISSUED = 'FIRST_CHARGE_NOT_ISSUED';
+
 /** The subscription's own clock: the wall clock plus its simulation offset (development). */
 export const clockOf = (sub: Pick<Subscription, 'clock_offset_ms'>, wallNow: Date) => new Date(wallNow.getTime() + sub.clock_offset_ms);
 

@@ -27,7 +27,7 @@ import {
   endSubscription,
   insertPeriodCycle,
   issueCharge,
-  issueFailed,
+  abandonSubscribe,
   lockSubscription,
   mail,
   openPause,
@@ -209,8 +209,7 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
     try {
       charged = await issueCharge(deps, sub, plan, cycle, now);
     } catch (err) {
-      // Not recorded, the first charge is given up (the subscription stays INCOMPLETE and expires).
-      await issueFailed(deps, sub.id, cycle, now, err);
+      await abandonSubscribe(deps, sub.id, now, err);
       throw err;
     }
   }
