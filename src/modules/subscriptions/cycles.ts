@@ -809,6 +809,9 @@ export async function issueFailed(deps: EngineDeps, subscriptionId: string, cycl
   });
 }
 
+/** cancelReason of a subscription whose subscribe request failed to issue its first charge. */
+export const FIRST_CHARGE_NOT_ISSUED = 'FIRST_CHARGE_NOT_ISSUED';
+
 /**
  * A subscribe request whose first charge could not be issued answers the error, and nothing of it
  * stays live: the subscription is EXPIRED at once (FIRST_CHARGE_NOT_ISSUED, seat and coupon given
@@ -827,7 +830,6 @@ export async function abandonSubscribe(deps: EngineDeps, subscriptionId: string,
   });
   if (out?.pending.length) await withdrawPending(deps, out.scope, out.pending);
 }
-export const FIRST_CHARGE_NOT_ISSUED = 'FIRST_CHARGE_NOT_ISSUED';
 
 /** The subscription's own clock: the wall clock plus its simulation offset (development). */
 export const clockOf = (sub: Pick<Subscription, 'clock_offset_ms'>, wallNow: Date) => new Date(wallNow.getTime() + sub.clock_offset_ms);

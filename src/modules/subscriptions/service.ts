@@ -19,6 +19,7 @@ import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
 import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import {
+  abandonSubscribe,
   advance,
   cancelPending,
   claimAttempt,
@@ -27,7 +28,6 @@ import {
   endSubscription,
   insertPeriodCycle,
   issueCharge,
-  abandonSubscribe,
   lockSubscription,
   mail,
   openPause,

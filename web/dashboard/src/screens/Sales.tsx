@@ -19,6 +19,7 @@ import { useCell } from '../lib/state.ts';
 const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
 
 type Tx = paths['/api/v1/transactions/{id}']['get']['responses'][200]['content']['application/json']['transaction'];
+type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters']['query']>;
 
 /** A refund's state at the provider (GET /api/v1/transactions/{id}: refunds[]). */
 const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string> = {
@@ -26,7 +27,6 @@ const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string
   SUCCEEDED: 'devolvido ao cliente',
   FAILED: 'não realizado pelo provedor: a Cofre devolve ao cliente',
 };
-type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters']['query']>;
 
 const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
 
