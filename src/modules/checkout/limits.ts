@@ -21,9 +21,14 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const CARD_MESSAGE = 'Too many card payment attempts; try again later';
 
-/** 429 when this request makes the caller's checkouts in the current minute too many. */
-export async function admitCheckout(limiter: RateLimiter, limits: CheckoutLimits, req: FastifyRequest): Promise<void> {
-  await enforce(limiter, `checkout:ip:${req.ip}`, MINUTE, limits.perIpPerMinute, 'Too many checkout attempts; try again shortly');
+/**
+ * The onRequest hook of the checkout routes: 429 when this request makes the caller's checkouts in
+ * the current minute too many. Counted before the body is read: a malformed request is an attempt too.
+ */
+export function checkoutAdmission(limiter: RateLimiter, limits: CheckoutLimits): (req: FastifyRequest) => Promise<void> {
+  return async (req) => {
+    await enforce(limiter, `checkout:ip:${req.ip}`, MINUTE, limits.perIpPerMinute, 'Too many checkout attempts; try again shortly');
+  };
 }
 
 /** The card-testing limits of one request, for the charge paths (production only: see above). */

@@ -1,12 +1,11 @@
 // Public checkout API (no credentials): what the hosted pages call.
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../../deps.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { AFF_COOKIE, parseClicks } from '../affiliates/attribution.ts';
 import { checkCouponLimits, cookie, hitCouponLimits } from '../coupons/limits.ts';
-import { admitCheckout, cardGuard } from './limits.ts';
+import { cardGuard, checkoutAdmission } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
 import { findBySlug, publicView } from '../payment-links/service.ts';
@@ -24,8 +23,8 @@ export default async function checkoutRoutes(app: App) {
   const { db, config, limiter } = app.deps;
   const tags = ['Public'];
   const noStore = { 'Cache-Control': 'no-store' };
-  // The per-IP limits are counted before the body is read: a malformed request is an attempt too.
-  const admit = async (req: FastifyRequest) => admitCheckout(limiter, config.checkoutLimits, req);
+  // The per-IP limits are counted before the body is read (onRequest): a malformed request is an attempt too.
+  const admit = checkoutAdmission(limiter, config.checkoutLimits);
 
   app.get(
     '/api/payment-links/public/slug/:slug',

@@ -184,14 +184,12 @@ export async function expireCharges(deps: PixApiDeps, now = new Date(), batch = 
     }
     let end: ProviderEvent | null = { transactionId: tx.id, outcome: 'EXPIRED' };
     if (state.status === 'CONCLUIDA') {
-      let paid = false;
       let unapplied = false;
       for (const e2eid of state.e2eids) {
         const pix = await deps.provider.confirmPix(e2eid);
         if (pix?.transactionId !== tx.id) continue;
-        paid = (await settle(deps, pix)) !== null;
-        unapplied = !paid;
-        if (paid) break;
+        unapplied = (await settle(deps, pix)) === null;
+        if (!unapplied) break;
       }
       // Paid there by a Pix that cannot pay it here (an amount nothing explains; settle logged it
       // for the person who returns it): the sale did not happen, and the charge is not asked about

@@ -9,7 +9,7 @@ import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { emptyBodyIsObject, errors, IdParams, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { AFF_COOKIE, parseClicks, withBodyCode } from '../affiliates/attribution.ts';
-import { admitCheckout, cardGuard } from '../checkout/limits.ts';
+import { cardGuard, checkoutAdmission } from '../checkout/limits.ts';
 import { cookie } from '../coupons/limits.ts';
 import { CardData } from '../transactions/schemas.ts';
 import { manageUrl, verifyLinkToken } from './links.ts';
@@ -103,10 +103,7 @@ export default async function publicSubscriptionRoutes(app: App) {
         body: CheckoutSubscriptionBody,
         response: { 201: PublicSubscriptionResponse, ...errors(400, 404, 429, 503) },
       },
-      // Counted before the body is read: a malformed request is an attempt too.
-      onRequest: async (req) => {
-        await admitCheckout(limiter, config.checkoutLimits, req);
-      },
+      onRequest: checkoutAdmission(limiter, config.checkoutLimits),
     },
     async (req, reply) => {
       const plan = await findPublicPlan(db, req.body.planId);
