@@ -218,6 +218,8 @@ describe('subscriptions', () => {
     assert.equal(full.body.code, 'PLAN_FULL');
     const s = await sim(sub.id, 1);
     assert.equal(s.status, 'EXPIRED');
+    assert.equal(s.cancelReason, 'FIRST_PAYMENT_NOT_MADE');
+    assert.deepEqual(await events(sub.id), ['subscription.created', 'subscription.expired'], 'the merchant hears that it ended');
     assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/plans/${plan.id}`, { key: m.devKey })).body.plan.subscriberCount, 0);
     assert.equal((await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD })).status, 'ACTIVE');
   });

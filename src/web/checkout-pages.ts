@@ -200,6 +200,8 @@ export interface CheckoutPageView {
   merchantName: string;
   redirectUrl: string | null;
   pixelCode: string | null;
+  /** Refunded cents the provider has not confirmed returned to the customer yet. */
+  refundPendingCents: number;
 }
 
 const dateTimeBR = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
@@ -229,13 +231,19 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
   } else if (tx.status === 'REFUNDED' || tx.status === 'PARTIALLY_REFUNDED') {
     // Heading and box tell the same story, with the amounts: a shopper refunded R$ 10,00 of
     // R$ 79,90 must not read "confirmado" above "estornado".
+    // A devolução the provider has not confirmed yet is "em processamento", not "devolvido".
     const partial = tx.status === 'PARTIALLY_REFUNDED';
     const refunded = e(formatBRL(tx.refunded_cents));
-    heading = partial ? 'Pagamento estornado parcialmente' : 'Pagamento estornado';
+    const pending = v.refundPendingCents > 0;
+    const done = pending ? 'em devolução' : 'devolvidos';
+    heading = pending ? 'Estorno em processamento' : partial ? 'Pagamento estornado parcialmente' : 'Pagamento estornado';
     step = partial
-      ? `<p id="status" class="status" role="status">Estorno parcial: ${refunded} de ${amount} devolvidos</p><p class="muted center">O restante do pagamento, ${e(formatBRL(tx.charged_cents - tx.refunded_cents))}, continua pago.</p>`
-      : `<p id="status" class="status" role="status">Estorno total: ${refunded} devolvidos</p>`;
-    step += `<p class="muted center">O prazo para o valor aparecer depende do seu banco ou da operadora do cartão.</p>`;
+      ? `<p id="status" class="status" role="status">Estorno parcial: ${refunded} de ${amount} ${done}</p><p class="muted center">O restante do pagamento, ${e(formatBRL(tx.charged_cents - tx.refunded_cents))}, continua pago.</p>`
+      : `<p id="status" class="status" role="status">Estorno total: ${refunded} ${done}</p>`;
+    if (pending && v.refundPendingCents < tx.refunded_cents) step += `<p class="muted center">${e(formatBRL(tx.refunded_cents - v.refundPendingCents))} já devolvidos; ${e(formatBRL(v.refundPendingCents))} em processamento.</p>`;
+    step += pending
+      ? `<p class="muted center">A devolução está em processamento no banco. Depois de concluída, o prazo para o valor aparecer depende do seu banco.</p>`
+      : `<p class="muted center">O prazo para o valor aparecer depende do seu banco ou da operadora do cartão.</p>`;
   } else if (tx.status === 'FAILED') {
     heading = 'Pagamento não aprovado';
     step = `<p id="status" class="status err" role="status">Pagamento não aprovado: ${e(DECLINE_PT[tx.failure_reason ?? ''] ?? 'tente outra forma de pagamento')}.</p>`;

@@ -307,10 +307,14 @@ describe('refunds', () => {
     assert.equal(dev.valor, '23.45');
     assert.equal(dev.status, 'EM_PROCESSAMENTO');
     assert.equal(refund.provider_ref, dev.id);
+    // The customer's page does not say "devolvidos" before the PSP has returned the money.
+    const box = async () => /<p id="status"[^>]*>([^<]*)<\/p>/.exec((await call(app(), 'GET', `/checkout/${tx.id}`)).raw)?.[1];
+    assert.equal(await box(), 'Estorno parcial: R$\u00a023,45 de R$\u00a0123,45 em devolução');
     await env.psp.finishRefunds('DEVOLVIDO');
     await until(async () => (await refundRow(tx.id)).status === 'SUCCEEDED');
     assert.equal(env.psp.pix.get(pix.endToEndId)!.devolucoes[0].status, 'DEVOLVIDO');
     assert.equal((await get(tx.id)).refunds[0].status, 'SUCCEEDED');
+    assert.equal(await box(), 'Estorno parcial: R$\u00a023,45 de R$\u00a0123,45 devolvidos');
     await assertLedgerBalanced(app().deps.db);
   });
 

@@ -251,6 +251,7 @@ describe('other ends', () => {
     // The webhook says so: a merchant following events learns the subscription ended.
     const news = await lastMandateNews(sub.id);
     assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelReason], ['REJEITADA', 'EXPIRED', 'PIX_AUTOMATICO_REJECTED']);
+    assert.deepEqual((await eventTypes(sub.id)).slice(-2), ['subscription.expired', 'subscription.mandate_updated']);
   });
 
   test('rejected after the first payment: the paid period is kept, the subscription cancels at its end', async () => {
@@ -401,6 +402,7 @@ describe('lost answers', () => {
     assert.equal(list.body.subscriptions.length, 1, list.raw);
     const [gone] = list.body.subscriptions;
     assert.deepEqual([gone.status, gone.cancelReason], ['EXPIRED', 'FIRST_CHARGE_NOT_ISSUED']);
+    assert.deepEqual(await eventTypes(gone.id), ['subscription.created', 'subscription.expired'], 'a merchant told of the subscription hears that it ended');
     const mails = await db().selectFrom('emails').select('id').where('related_id', '=', gone.id).execute();
     assert.equal(mails.length, 0, 'no welcome e-mail for a subscription the request did not make');
     assert.equal((await db().selectFrom('subscription_plans').select('subscriber_count').where('id', '=', plan.id).executeTakeFirstOrThrow()).subscriber_count, 0, 'its seat given back');

@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'payment_link.updated',
   'balance.updated',
   'subscription.cancelled',
+  'subscription.expired',
   'plan.created',
   'plan.updated',
   'subscription.created',

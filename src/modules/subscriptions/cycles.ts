@@ -182,6 +182,10 @@ export async function endSubscription(
   if (how.status === 'CANCELLED') {
     await recordEvent(deps, trx, ended, 'subscription.cancelled');
     await mail(deps, trx, ended, plan, now, { kind: 'cancelled', endedAt: ended.ended_at!, reason: how.reason });
+  } else {
+    // Ended before it was ever paid for (the first charge not paid, not issued, the authorisation
+    // refused): the merchant hears of it too; the customer, who never paid, gets no e-mail.
+    await recordEvent(deps, trx, ended, 'subscription.expired');
   }
   return { sub: ended, pending };
 }

@@ -114,6 +114,8 @@ export interface CheckoutPageData {
   merchantName: string;
   redirectUrl: string | null;
   pixelCode: string | null;
+  /** Of what was refunded, the part the provider has not confirmed returned yet (a devolução in processing). */
+  refundPendingCents: number;
 }
 
 /** A transaction for its public payment page (by id), with its merchant's name and its link's redirect. */
@@ -128,7 +130,13 @@ export async function findForCheckoutPage(db: Executor, id: string): Promise<Che
     .executeTakeFirst();
   if (!row) return null;
   const { merchant_name, link_redirect_url, link_pixel_code, ...tx } = row;
-  return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code };
+  // A refund is returned to the customer once its provider says so (SUCCEEDED); until then, and
+  // when the provider could not make it (FAILED: Cofre returns it by hand), it is still on its way.
+  const unconfirmed =
+    tx.refunded_cents > 0
+      ? await db.selectFrom('refunds').select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), eb.lit(0)).as('cents')).where('transaction_id', '=', id).where('status', '!=', 'SUCCEEDED').executeTakeFirstOrThrow()
+      : { cents: 0 };
+  return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code, refundPendingCents: Number(unconfirmed.cents) };
 }
 
 export async function transactionStatus(db: Executor, id: string) {

@@ -23,6 +23,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'payment_link.updated': 'A payment link is updated',
   'balance.updated': 'The wallet balance changes',
   'subscription.cancelled': 'A subscription is cancelled',
+  'subscription.expired': 'A subscription ends before it was paid for (its first charge unpaid or not issued, its Pix Automático authorisation refused)',
   'kyc.submitted': 'KYC submitted for review',
   'kyc.approved': 'KYC approved',
   'kyc.rejected': 'KYC rejected',

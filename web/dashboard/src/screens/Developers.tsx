@@ -31,6 +31,7 @@ const EVENTS_PT: Record<string, string> = {
   'payment_link.updated': 'Um link de pagamento é alterado',
   'balance.updated': 'O saldo da carteira muda',
   'subscription.cancelled': 'Uma assinatura é cancelada',
+  'subscription.expired': 'Uma assinatura expira sem ter sido paga',
   'kyc.submitted': 'Verificação da conta (KYC) enviada para análise',
   'kyc.approved': 'Verificação da conta (KYC) aprovada',
   'kyc.rejected': 'Verificação da conta (KYC) rejeitada',
