@@ -29,6 +29,13 @@ describe('forbiddenAddress', () => {
     assert.equal(forbiddenAddress('::ffff:0:8.8.8.8'), null, 'a public address stays public in the translated form');
   });
 
+  test('IPv6 outside global unicast (2000::/3) is refused, also forms that only look like an embedding', () => {
+    for (const ip of ['::ffff:ffff:10.0.0.1', '::1:ffff:7f00:1', '1::1', '4000::1', 'e000::1', 'c000::1']) {
+      assert.match(forbiddenAddress(ip) ?? '', /reserved|private|link-local|multicast/, `${ip} should be refused`);
+    }
+    assert.equal(forbiddenAddress('3fff:1::1'), null, 'the top of 2000::/3 is still global unicast');
+  });
+
   test('accepts public unicast addresses, also IPv4-mapped', () => {
     const allowed = ['8.8.8.8', '1.1.1.1', '172.15.255.255', '172.32.0.1', '100.63.255.255', '100.128.0.1', '169.253.0.1', '11.0.0.1', '2606:4700:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
     for (const ip of allowed) assert.equal(forbiddenAddress(ip), null, ip);

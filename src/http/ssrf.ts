@@ -2,7 +2,7 @@
 // A target must be https, carry no credentials, and resolve only to public unicast addresses:
 // loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved and documentation
 // ranges are refused, also when embedded in IPv6 (IPv4-mapped, IPv4-translated, IPv4-compatible,
-// NAT64, 6to4; Teredo altogether). The check runs when the URL is saved and again before every
+// NAT64, 6to4; Teredo altogether); an IPv6 address outside global unicast (2000::/3) is refused. The check runs when the URL is saved and again before every
 // delivery, and the delivery connects to the address that was checked (see the pinned lookup in the
 // webhook sender), so DNS rebinding cannot slip past it.
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -132,6 +132,9 @@ export function forbiddenAddress(ip: string): string | null {
   // Teredo 2001::/32 tunnels to an IPv4 address of the attacker's choosing (obfuscated in the last 32 bits)
   if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) return 'a Teredo tunnel address';
   for (const [base, prefix, what] of V6_BLOCKED) if (inPrefix(b, v6Bytes(base), prefix)) return what;
+  // Only the global unicast range is routed on the internet; the rest of the space is reserved, and
+  // forms nobody routes (::ffff:ffff:a.b.c.d) may mean an IPv4 address to some stack.
+  if ((b[0] & 0xe0) !== 0x20) return 'a reserved address (outside the global unicast range 2000::/3)';
   return null;
 }
 
