@@ -250,6 +250,7 @@ describe('subscriptions', () => {
     const later = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${b.id}/cancel`, { key: m.devKey, body: { atPeriodEnd: true, reason: 'mudou de ideia<script>alert(1)</script>' } });
     assert.equal(later.body.subscription.status, 'ACTIVE');
     assert.equal(later.body.subscription.cancelAtPeriodEnd, true);
+    assert.deepEqual((await events(b.id)).slice(-1), ['subscription.cancel_scheduled'], 'the merchant hears of a scheduled cancellation when it is made');
     const s = await sim(b.id, 31);
     assert.equal(s.status, 'CANCELLED');
     assert.equal(s.endedAt, b.currentPeriodEnd);

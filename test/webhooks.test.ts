@@ -347,6 +347,15 @@ describe('delivery', () => {
     assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${tx.id}`, { key: m.devKey })).status, 404);
     assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?transactionId=${uuidv7()}`, { key: mm.devKey })).status, 404);
     assert.equal((await call(ctx.app, 'GET', '/api/v1/webhooks/deliveries?transactionId=nope', { key: mm.devKey })).status, 400);
+    // The other filters say so too: another merchant's or an unknown subscription is 404, an unknown event type 400.
+    const bySub = await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?subscriptionId=${sub.id}&eventType=transaction.created`, { key: mm.devKey });
+    assert.equal(bySub.status, 200, bySub.raw);
+    assert.ok(bySub.body.deliveries.length >= 1 && bySub.body.deliveries.every((d: { eventType: string }) => d.eventType === 'transaction.created'));
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?subscriptionId=${sub.id}`, { key: m.devKey })).status, 404);
+    assert.equal((await call(ctx.app, 'GET', `/api/v1/webhooks/deliveries?subscriptionId=${uuidv7()}`, { key: mm.devKey })).status, 404);
+    const badType = await call(ctx.app, 'GET', '/api/v1/webhooks/deliveries?eventType=transaction.creatd', { key: mm.devKey });
+    assert.equal(badType.status, 400, badType.raw);
+    assert.equal(badType.body.errors[0].field, 'querystring.eventType');
   });
 
   test('a subscription receives only the event types it lists; a rotated secret signs the next delivery', async () => {
@@ -400,6 +409,14 @@ describe('delivery', () => {
     assert.equal(bad.body.delivery.status, 'FAILED');
     await sleep(SCHEDULE[0] + 300);
     assert.equal(receiver.at('/ping-down').length, 1, 'test events are not retried');
+    // Trying a receiver that is not ready is no sign the subscription should stop.
+    receiver.on('/ping-gone', () => 410);
+    const gone = await subscribe(ctx, mm.devKey, receiver.url('/ping-gone'), ['transaction.created']);
+    assert.equal((await call(ctx.app, 'POST', `/api/v1/webhooks/subscriptions/${gone.id}/test`, { key: mm.devKey })).body.attempt.statusCode, 410);
+    for (const id of [down.id, gone.id]) {
+      const s = (await call(ctx.app, 'GET', `/api/v1/webhooks/subscriptions/${id}`, { key: mm.devKey })).body.subscription;
+      assert.deepEqual([s.status, s.failingSince], ['ACTIVE', null], 'a failed test neither starts a failing streak nor disables');
+    }
   });
 });
 

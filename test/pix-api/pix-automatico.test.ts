@@ -265,6 +265,7 @@ describe('other ends', () => {
     assert.equal(now.cancelReason, 'PIX_AUTOMATICO_REJECTED');
     const news = await lastMandateNews(sub.id);
     assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelAtPeriodEnd, news.cancelReason], ['REJEITADA', 'ACTIVE', true, 'PIX_AUTOMATICO_REJECTED']);
+    assert.deepEqual((await eventTypes(sub.id)).slice(-2), ['subscription.cancel_scheduled', 'subscription.mandate_updated']);
   });
 
   test('the merchant cancels: the authorisation is withdrawn at the PSP (PATCH /rec CANCELADA)', async () => {

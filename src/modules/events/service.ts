@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'balance.updated',
   'subscription.cancelled',
   'subscription.expired',
+  'subscription.cancel_scheduled',
   'plan.created',
   'plan.updated',
   'subscription.created',

@@ -42,6 +42,7 @@ export async function applyMandate(deps: EngineDeps, report: MandateReport, wall
     sub = (await trx.updateTable('subscriptions').set({ pix_rec_status: report.status, updated_at: now }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow()) as Subscription;
     let pending: string[] = [];
     let withdraw = false;
+    let scheduled = false;
     const live = sub.status !== 'CANCELLED' && sub.status !== 'EXPIRED';
     const byUs = report.status === 'CANCELADA' && report.cancelledBy === 'USUARIO_RECEBEDOR';
     if (live && report.status !== 'APROVADA' && !byUs) {
@@ -54,11 +55,13 @@ export async function applyMandate(deps: EngineDeps, report: MandateReport, wall
         withdraw = true;
       } else if (!sub.cancel_at_period_end) {
         await trx.updateTable('subscriptions').set({ cancel_at_period_end: true, cancel_reason: reason, pending_plan_id: null, updated_at: now }).where('id', '=', sub.id).execute();
+        scheduled = true;
       }
     }
     // Sent with the subscription as the new state left it (EXPIRED, or set to cancel at its
     // period's end, with the reason), so that a merchant following webhooks learns all of it.
     const after = await reschedule(trx, sub.id);
+    if (scheduled) await recordEvent(deps, trx, after, 'subscription.cancel_scheduled');
     await recordEvent(deps, trx, after, 'subscription.mandate_updated');
     return { sub: after, pending, withdraw };
   });

@@ -263,7 +263,9 @@ export async function cancelSubscription(deps: SubscriptionDeps, scope: Scope, i
     const atEnd = body.atPeriodEnd === true && (sub.status === 'ACTIVE' || sub.status === 'TRIALING' || sub.status === 'PAST_DUE');
     if (atEnd) {
       if (sub.cancel_at_period_end) throw invalidState('This subscription is already set to cancel at the end of its period');
-      await trx.updateTable('subscriptions').set({ cancel_at_period_end: true, cancel_reason: reason, pending_plan_id: null, updated_at: now }).where('id', '=', id).execute();
+      const scheduled = await trx.updateTable('subscriptions').set({ cancel_at_period_end: true, cancel_reason: reason, pending_plan_id: null, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+      // The merchant hears of it now (the subscriber's own page cancels at the period's end by default).
+      await recordEvent(deps, trx, scheduled as Subscription, 'subscription.cancel_scheduled');
       return { result: null };
     }
     const { pending } = await endSubscription(deps, trx, sub, plan, now, { status: 'CANCELLED', reason });

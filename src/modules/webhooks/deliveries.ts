@@ -111,7 +111,9 @@ export function decide(d: { status: DeliveryStatus; attempts: number }, r: Pick<
   if (r.ok) return { status: 'SUCCEEDED', nextOffsetMs: null, subscription: 'succeeded' };
   const gone = r.statusCode === 410;
   const effect: SubscriptionEffect = gone ? 'gone' : 'failed';
-  if (mode === 'test') return { status: 'FAILED', nextOffsetMs: null, subscription: effect };
+  // A test event is the merchant trying its receiver: its failure (a 410 too) is no evidence the
+  // subscription should stop; its success is evidence the endpoint works (above).
+  if (mode === 'test') return { status: 'FAILED', nextOffsetMs: null, subscription: 'none' };
   const onSchedule = mode === 'scheduled' || d.status === 'PENDING';
   if (!onSchedule) return { status: d.status, nextOffsetMs: null, subscription: effect };
   if (gone) return { status: 'FAILED', nextOffsetMs: null, subscription: effect };

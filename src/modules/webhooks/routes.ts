@@ -176,7 +176,10 @@ export default async function webhookRoutes(app: App) {
         response: { 200: DeliveryListResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'OK', ...(await listDeliveries(wh, req.auth, req.query)) }),
+    async (req) => {
+      if (req.query.subscriptionId) await getSubscription(wh.db, req.auth, req.query.subscriptionId, { archived: true });
+      return { message: 'OK', ...(await listDeliveries(wh, req.auth, req.query)) };
+    },
   );
 
   app.get(

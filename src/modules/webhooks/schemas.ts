@@ -23,6 +23,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'payment_link.updated': 'A payment link is updated',
   'balance.updated': 'The wallet balance changes',
   'subscription.cancelled': 'A subscription is cancelled',
+  'subscription.cancel_scheduled': 'A subscription is set to cancel at the end of its current period (cancelAtPeriodEnd); subscription.cancelled follows then',
   'subscription.expired': 'A subscription ends before it was paid for (its first charge unpaid or not issued, its Pix Automático authorisation refused)',
   'kyc.submitted': 'KYC submitted for review',
   'kyc.approved': 'KYC approved',
@@ -146,7 +147,7 @@ export const ListDeliveriesQuery = Type.Object(
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
     orderDirection: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
     status: Type.Optional(DeliveryStatus),
-    eventType: Type.Optional(Type.String({ maxLength: 100 })),
+    eventType: Type.Optional(Type.Unsafe<EventType | typeof TEST_EVENT_TYPE>({ type: 'string', enum: [...EVENT_TYPES, TEST_EVENT_TYPE], description: 'Only the deliveries of this event type (an unknown type is a 400)' })),
     eventId: Type.Optional(Uuid),
   },
   { additionalProperties: false },
@@ -155,7 +156,7 @@ export const ListDeliveriesQuery = Type.Object(
 export const AllDeliveriesQuery = Type.Composite([
   ListDeliveriesQuery,
   Type.Object({
-    subscriptionId: Type.Optional(Uuid),
+    subscriptionId: Type.Optional({ ...Uuid, description: "Only the deliveries to this subscription (a deleted one's too); 404 when it is not yours" }),
     kind: Type.Optional(Type.Union([Type.Literal('subscription'), Type.Literal('postback')])),
     transactionId: Type.Optional({ ...Uuid, description: "Only the deliveries of this transaction's events (transaction.*); 404 when it is not yours" }),
   }),

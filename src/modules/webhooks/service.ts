@@ -121,8 +121,9 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
     .executeTakeFirstOrThrow();
 }
 
-export async function getSubscription(db: Executor, scope: Scope, id: string): Promise<WebhookSubscription> {
-  const s = await owned(db, 'webhook_subscriptions', scope)
+/** One subscription of this scope (`archived`: a deleted one too, e.g. to read its delivery log); 404 otherwise. */
+export async function getSubscription(db: Executor, scope: Scope, id: string, { archived = false } = {}): Promise<WebhookSubscription> {
+  const s = await owned(db, 'webhook_subscriptions', scope, { archived })
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();

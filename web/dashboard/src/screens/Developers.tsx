@@ -31,6 +31,7 @@ const EVENTS_PT: Record<string, string> = {
   'payment_link.updated': 'Um link de pagamento é alterado',
   'balance.updated': 'O saldo da carteira muda',
   'subscription.cancelled': 'Uma assinatura é cancelada',
+  'subscription.cancel_scheduled': 'Uma assinatura é agendada para cancelar no fim do período',
   'subscription.expired': 'Uma assinatura expira sem ter sido paga',
   'kyc.submitted': 'Verificação da conta (KYC) enviada para análise',
   'kyc.approved': 'Verificação da conta (KYC) aprovada',
