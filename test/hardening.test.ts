@@ -163,6 +163,18 @@ describe('errors answered before any route runs', () => {
     assert.equal((await call(ctx.app, 'GET', `/pay/${link.body.paymentLink.slug}?utm_campaign=50%off`)).status, 200);
   });
 
+  test('an integer query parameter is decimal digits: 0x10, 1e2, +5 and 5.0 are 400s, not 16, 100 and 5', async () => {
+    for (const limit of ['0x10', '1e2', '+5', '5.0', ' 5', '0b11']) {
+      const res = await call(ctx.app, 'GET', `/api/v1/transactions?limit=${encodeURIComponent(limit)}`, { key: m.devKey });
+      assert.equal(res.status, 400, `${limit}: ${res.raw}`);
+      assert.deepEqual(res.body.errors, [{ field: 'querystring.limit', message: 'must be an integer in decimal digits' }]);
+    }
+    const ok = await call(ctx.app, 'GET', '/api/v1/transactions?limit=16', { key: m.devKey });
+    assert.equal(ok.status, 200, ok.raw);
+    assert.equal(ok.body.pagination.limit, 16);
+    assert.equal((await call(ctx.app, 'GET', '/api/v1/products?page=2&limit=5', { key: m.devKey })).status, 200);
+  });
+
   test('headers over Node\'s limit: 431 { message }', async () => {
     const res = await rawHttp(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.equal(res.status, 431);

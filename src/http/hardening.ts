@@ -89,6 +89,20 @@ function wellEncodedQuery(url: string): boolean {
   }
 }
 
+/**
+ * An API query parameter the route's schema types as an integer must be written in decimal digits:
+ * the validator's coercion would otherwise read `limit=0x10` as 16, `1e2` as 100 and `+5` as 5.
+ */
+function looseInteger(req: FastifyRequest): FieldError | null {
+  if (!req.url.startsWith('/api/')) return null;
+  const props = (req.routeOptions.schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (!props) return null;
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (props[name]?.type === 'integer' && typeof value === 'string' && !/^-?\d+$/.test(value)) return { field: `querystring.${name}`, message: 'must be an integer in decimal digits' };
+  }
+  return null;
+}
+
 /** Security headers every response carries; a route that sets one itself keeps its own. */
 function securityHeaders(baseUrl: string): Record<string, string> {
   const hsts = baseUrl.startsWith('https://');
@@ -123,7 +137,7 @@ export function installHardening(app: FastifyInstance, opts: { baseUrl: string }
 
   app.addHook('preValidation', (req, _reply, done) => {
     if (!wellEncodedQuery(req.url)) return done(new AppError(400, 'Malformed URL', 'VALIDATION_ERROR', [{ field: 'url', message: 'is not valid percent-encoding' }]));
-    const bad = badTextField(req);
+    const bad = badTextField(req) ?? looseInteger(req);
     done(bad ? new AppError(400, 'Validation failed', 'VALIDATION_ERROR', [bad]) : undefined);
   });
 
