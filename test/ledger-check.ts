@@ -82,7 +82,8 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
   assert.deepEqual(money.rows, [], 'merchant balance differs from net payments minus refunds');
 
   // 6. Per transaction: exactly one payment journal (taking exactly the charged amount from the
-  //    outside) once paid and none before; refund journals return exactly refunded_cents.
+  //    outside) once paid and none before; refund journals, less those of refunds the provider did
+  //    not make (refund_reversal), return exactly refunded_cents.
   const perTx = await sql`
     SELECT * FROM (
       SELECT t.id, t.status, t.charged_cents, t.refunded_cents,
@@ -92,7 +93,7 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
           WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'payment'
             AND e.account_kind = 'external')::bigint AS paid_in,
         (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'refund'
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind IN ('refund', 'refund_reversal')
             AND e.account_kind = 'external')::bigint AS paid_back
       FROM transactions t
     ) x

@@ -298,6 +298,25 @@ export async function ping(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
+/** A transaction that lost a deadlock or a serialization check: nothing of it stayed, so it may run again. */
+export const lostRace = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
+
+/**
+ * inTx, run again when it lost a deadlock (PostgreSQL picks a victim among the transactions waiting
+ * on each other: the other side may be another process's batch of several rows): up to `runs` times
+ * in all, a few jittered milliseconds apart. fn must do nothing outside the transaction.
+ */
+export async function inTxRetried<T>(db: Db, fn: (trx: Trx) => Promise<T>, runs = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTx(db, fn);
+    } catch (err) {
+      if (!lostRace(err) || attempt >= runs) throw err;
+      await new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
+    }
+  }
+}
+
 /** Runs fn in a transaction. Services receive the transaction handle explicitly. */
 export function inTx<T>(db: Executor, fn: (trx: Trx) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db as Trx);

@@ -200,7 +200,7 @@ export interface CheckoutPageView {
   merchantName: string;
   redirectUrl: string | null;
   pixelCode: string | null;
-  /** Refunded cents the provider has not confirmed returned to the customer yet. */
+  /** Refunded cents the provider has not confirmed returned to the customer yet (PENDING refunds). */
   refundPendingCents: number;
 }
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../../src/modules/auth/service.ts';
+import { recordRefund } from '../../src/modules/transactions/service.ts';
 import { call, uniqueEmail, type TestContext } from '../helpers.ts';
 import type { Receiver } from '../webhook-receiver.ts';
 import { skipBrowser } from './browser.ts';
@@ -211,13 +212,16 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     assert.equal(tx.body.transaction.status, 'REFUNDED');
     assert.equal(tx.body.transaction.refundedCents, 123456);
     // Each refund with its state at the provider: the sandbox's are made at once; one a PSP did not
-    // make (as a production PIX devolução NAO_REALIZADO would be recorded) says who returns it.
+    // make (a production PIX devolução NAO_REALIZADO, recorded as the PSP's answer is) is undone:
+    // the sale is partly refunded again and the money is back in the balance.
     const refunds = page.getByRole('list', { name: 'Estornos' });
     await refunds.getByText(/R\$\s1\.000,00 · devolvido ao cliente/).waitFor();
     assert.match(await refunds.innerText(), /R\$\s234,56 · devolvido ao cliente/);
-    await ctx.database.db.updateTable('refunds').set({ status: 'FAILED', failure_reason: 'NAO_REALIZADO' }).where('transaction_id', '=', saleId).where('amount_cents', '=', 23456).execute();
+    const first = await ctx.database.db.updateTable('refunds').set({ status: 'PENDING' }).where('transaction_id', '=', saleId).where('amount_cents', '=', 23456).returning('id').executeTakeFirstOrThrow();
+    await recordRefund(ctx.app.deps.transactions, first.id, saleId, { ok: false, reason: 'NAO_REALIZADO', message: 'Conta do pagador encerrada' });
     await page.reload();
-    await page.getByRole('list', { name: 'Estornos' }).getByText(/R\$\s234,56 · não realizado pelo provedor: a Cofre devolve ao cliente/).waitFor();
+    await page.getByRole('list', { name: 'Estornos' }).getByText(/R\$\s234,56 · não realizado pelo provedor: valor devolvido ao seu saldo/).waitFor();
+    await page.locator('.page-header .badge', { hasText: /^Estornada em parte$/ }).waitFor();
     await checkScreen('sale-refunds');
   });
 

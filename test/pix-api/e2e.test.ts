@@ -318,26 +318,42 @@ describe('refunds', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
-  test('NAO_REALIZADO with the notification lost: the refund sweep records FAILED, tells the merchant and logs it for a person', async () => {
+  test('NAO_REALIZADO with the notification lost: the refund sweep records FAILED, the money comes back to the merchant, who is told and may refund again', async () => {
     const { tx } = await paidPix();
-    await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey });
+    const balance = async () => (await call(app(), 'GET', '/api/v1/balance', { key: m.liveKey })).body.availableCents as number;
+    const before = await balance();
+    const first = await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey, body: { amountCents: 2345 } });
+    assert.equal(first.body.transaction.status, 'PARTIALLY_REFUNDED', first.raw);
+    const second = await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey });
+    assert.equal(second.body.transaction.status, 'REFUNDED', second.raw);
+    assert.ok((await balance()) < before);
     await env.psp.finishRefunds('NAO_REALIZADO', { mode: 'none' });
     assert.equal((await refundRow(tx.id)).status, 'PENDING');
     await syncRefunds(pixDeps(), new Date(Date.now() + 60_000));
     const r = await refundRow(tx.id);
     assert.equal(r.status, 'FAILED');
     assert.equal(r.failure_reason, 'NAO_REALIZADO');
+    // Both devoluções failed: the sale is paid again, its money back where it was, the ledger balanced.
     const seen = await get(tx.id);
-    assert.deepEqual(seen.refunds.map((x: { status: string; failureReason: string | null }) => [x.status, x.failureReason]), [['FAILED', 'NAO_REALIZADO']]);
-    const events = await sql<{ data: { id: string; refund: { id: string; status: string; failureReason: string } } }>`
-      SELECT data FROM events WHERE type = 'transaction.refund_failed' AND data->>'id' = ${tx.id}`.execute(app().deps.db);
-    assert.equal(events.rows.length, 1);
-    assert.deepEqual(events.rows[0].data.refund.status, 'FAILED');
-    assert.equal(events.rows[0].data.refund.id, r.id);
+    assert.deepEqual([seen.status, seen.refundedCents], ['PAID', 0]);
+    assert.deepEqual(seen.refunds.map((x: { amountCents: number; status: string; failureReason: string | null }) => [x.amountCents, x.status, x.failureReason]), [[2345, 'FAILED', 'NAO_REALIZADO'], [12345 - 2345, 'FAILED', 'NAO_REALIZADO']]);
+    assert.equal(await balance(), before, 'the available balance is what it was before the refunds');
+    await assertLedgerBalanced(app().deps.db);
+    const events = await sql<{ type: string; data: { status: string; refund?: { id: string; status: string } } }>`
+      SELECT type, data FROM events WHERE type IN ('transaction.refund_failed', 'transaction.updated') AND data->>'id' = ${tx.id} AND created_at >= ${new Date(r.created_at)} ORDER BY created_at, id`.execute(app().deps.db);
+    const failedEvents = events.rows.filter((e) => e.type === 'transaction.refund_failed');
+    assert.equal(failedEvents.length, 2);
+    assert.ok(failedEvents.every((e) => e.data.refund!.status === 'FAILED'));
+    assert.deepEqual(events.rows.filter((e) => e.type === 'transaction.updated').map((e) => e.data.status).slice(-2), ['PARTIALLY_REFUNDED', 'PAID'], 'the status moves back, and says so');
     // Recorded once: a second sweep finds nothing pending.
     await syncRefunds(pixDeps(), new Date(Date.now() + 120_000));
-    assert.equal((await sql`SELECT 1 FROM events WHERE type = 'transaction.refund_failed' AND data->>'id' = ${tx.id}`.execute(app().deps.db)).rows.length, 1);
-    assert.ok(env.ctx.logs.some((l) => l.includes(r.id) && l.includes('returned to the customer by hand')));
+    assert.equal((await sql`SELECT 1 FROM events WHERE type = 'transaction.refund_failed' AND data->>'id' = ${tx.id}`.execute(app().deps.db)).rows.length, 2);
+    assert.ok(env.ctx.logs.some((l) => l.includes(r.id) && l.includes('back in the merchant')));
+    // The merchant may refund again: a new devolução, for the whole sale.
+    const again = await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey });
+    assert.equal(again.status, 200, again.raw);
+    assert.deepEqual([again.body.transaction.status, again.body.transaction.refundedCents], ['REFUNDED', 12345]);
+    await assertLedgerBalanced(app().deps.db);
   });
 
   test('a devolução whose request was lost (PSP down) is sent again by the sweep under the same id', async () => {

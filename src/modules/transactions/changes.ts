@@ -17,7 +17,7 @@
 // GroupCommit does for any batch.
 import { sql } from 'kysely';
 import { GroupCommit } from '../../db/group-commit.ts';
-import { inTx, type Db, type Trx } from '../../db/index.ts';
+import { inTx, inTxRetried, lostRace, type Db, type Trx } from '../../db/index.ts';
 import type { Scope } from '../../http/scope.ts';
 
 /** One change: work on the locked rows of one scope, inside the transaction it is given. */
@@ -45,22 +45,6 @@ export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
   pglite: { maxBatch: 100, maxInFlight: 1, nextTurn: true },
 };
 
-/** A lost deadlock or serialization check: the change is run again alone. */
-const retryAlone = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
-
-/** Runs alone again a change that lost a deadlock: up to RERUNS times, a few jittered ms apart (the other side may be another process's batch, which a lone change can lose to again). */
-const RERUNS = 3;
-async function rerunAlone<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await inTx(db, work);
-    } catch (err) {
-      if (!retryAlone(err) || attempt >= RERUNS) throw err;
-      await new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
-    }
-  }
-}
-
 export class ChangeWriter {
   private readonly writer: GroupCommit<Unit, Outcome>;
   private readonly db: Db;
@@ -87,18 +71,18 @@ export class ChangeWriter {
     if (this.alone) return inTx(this.db, work);
     const outcome = await this.writer.submit({ scope, work });
     if ('error' in outcome) throw outcome.error;
-    if ('alone' in outcome) return rerunAlone(this.db, work);
+    if ('alone' in outcome) return inTxRetried(this.db, work);
     return outcome.value as T;
   }
 
   private async write(units: Unit[]): Promise<Outcome[]> {
     // Alone: a transaction of its own, its error its caller's (GroupCommit rejects it); a lost
-    // deadlock is tried again (rerunAlone: the other side may have been a batch).
+    // deadlock is tried again (inTxRetried: the other side may have been a batch).
     if (units.length === 1) {
       try {
         return [{ value: await inTx(this.db, units[0].work) }];
       } catch (error) {
-        if (retryAlone(error)) return [{ alone: true }];
+        if (lostRace(error)) return [{ alone: true }];
         throw error;
       }
     }
@@ -113,7 +97,7 @@ export class ChangeWriter {
         } catch (error) {
           await sql`ROLLBACK TO SAVEPOINT change`.execute(trx);
           await sql`RELEASE SAVEPOINT change`.execute(trx);
-          out.push(retryAlone(error) ? { alone: true } : { error });
+          out.push(lostRace(error) ? { alone: true } : { error });
         }
       }
       return out;

@@ -114,7 +114,7 @@ export interface CheckoutPageData {
   merchantName: string;
   redirectUrl: string | null;
   pixelCode: string | null;
-  /** Of what was refunded, the part the provider has not confirmed returned yet (a devolução in processing). */
+  /** Of what is refunded, the part the provider has not confirmed returned yet (a devolução in processing). */
   refundPendingCents: number;
 }
 
@@ -130,11 +130,11 @@ export async function findForCheckoutPage(db: Executor, id: string): Promise<Che
     .executeTakeFirst();
   if (!row) return null;
   const { merchant_name, link_redirect_url, link_pixel_code, ...tx } = row;
-  // A refund is returned to the customer once its provider says so (SUCCEEDED); until then, and
-  // when the provider could not make it (FAILED: Cofre returns it by hand), it is still on its way.
+  // A refund is returned to the customer once its provider says so (SUCCEEDED); until then it is on
+  // its way (one the provider did not make is FAILED and no longer counted as refunded at all).
   const unconfirmed =
     tx.refunded_cents > 0
-      ? await db.selectFrom('refunds').select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), eb.lit(0)).as('cents')).where('transaction_id', '=', id).where('status', '!=', 'SUCCEEDED').executeTakeFirstOrThrow()
+      ? await db.selectFrom('refunds').select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), eb.lit(0)).as('cents')).where('transaction_id', '=', id).where('status', '=', 'PENDING').executeTakeFirstOrThrow()
       : { cents: 0 };
   return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code, refundPendingCents: Number(unconfirmed.cents) };
 }

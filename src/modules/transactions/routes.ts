@@ -19,10 +19,11 @@ export default async function transactionRoutes(app: App) {
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
   /**
    * One transaction's view with its refunds once it has any (the single read and the refund's
-   * answer): a transaction never refunded reads exactly as its creation answered.
+   * answer): a transaction never refunded reads exactly as its creation answered. Only a paid one
+   * can have any (a refund the provider did not make stays listed, FAILED, after it was undone).
    */
   const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => {
-    const refunds = tx.refunded_cents > 0 ? await refundsOf(db, scope, tx.id) : [];
+    const refunds = tx.paid_at ? await refundsOf(db, scope, tx.id) : [];
     return refunds.length ? { ...view(tx), refunds: refunds.map(refundView) } : view(tx);
   };
 

@@ -394,23 +394,54 @@ export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id:
 
 /**
  * Records a provider's answer about a refund on its row (still PENDING: a pending answer keeps it
- * so, with the provider's reference, until the provider reports the outcome).
+ * so, with the provider's reference, until the provider reports the outcome). A refund the
+ * provider did not make is FAILED and undone in the same commit: the money is back in the
+ * merchant's available balance, the transaction's refunded amount and status as before it, and
+ * the merchant is told (transaction.refund_failed) and may refund again.
  */
-export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
   if (result.ok) {
     const set = { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() };
     await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
     return;
   }
-  // Not made: the merchant hears of it (transaction.refund_failed, refunds[] of the transaction) in
-  // the same commit; the money, already taken from its balance, is returned to the customer by hand.
-  await inTx(deps.db, async (trx) => {
-    const failed = await trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: result.reason, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
-    if (!failed) return;
-    const tx = await trx.selectFrom('transactions').selectAll().where('id', '=', transactionId).executeTakeFirstOrThrow();
-    await deps.events.record(trx, { userId: tx.user_id, livemode: tx.livemode }, [{ type: 'transaction.refund_failed', data: { ...eventData(tx), refund: refundView(failed) } }]);
+  const row = await deps.db.selectFrom('refunds').select(['user_id', 'livemode']).where('id', '=', refundId).executeTakeFirst();
+  if (!row) return;
+  const scope: Scope = { userId: row.user_id, livemode: row.livemode };
+  const undone = await deps.changes.run(scope, async (trx) => {
+    // The transaction first, as every refund locks it: two answers about one refund take turns.
+    const tx = await lockTransaction(trx, scope, transactionId);
+    const failed = tx && (await trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: result.reason, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst());
+    if (!tx || !failed) return null;
+    const refundedCents = tx.refunded_cents - failed.amount_cents;
+    // The fee comes back as refunds return it (in proportion to what stays refunded), so that the
+    // refunds that stand return exactly the sale's fee, whatever order they were made and undone in.
+    const fee = feeReturned({ ...tx, refunded_cents: refundedCents }, failed.amount_cents);
+    await deps.ledger.postAll(trx, scope, [
+      {
+        kind: 'refund_reversal',
+        referenceType: 'transaction',
+        referenceId: tx.id,
+        description: `Refund of ${tx.display_id} not made: funds returned`,
+        postings: [
+          { account: 'external', amount: -failed.amount_cents },
+          { account: 'fees', amount: fee },
+          { account: 'available', amount: failed.amount_cents - fee },
+        ],
+      },
+    ]);
+    const status = refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
+    const updated = await trx
+      .updateTable('transactions')
+      .set({ refunded_cents: refundedCents, status, ...(refundedCents === 0 ? { refunded_at: null } : {}), updated_at: new Date() })
+      .where('id', '=', tx.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const data = eventData(updated, tx.status);
+    await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
+    return failed;
   });
-  deps.log.error({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund refused by the provider: the money was taken from the merchant and must be returned to the customer by hand');
+  if (undone) deps.log.warn({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund not made by the provider: the money is back in the merchant\'s available balance');
 }
 
 /**

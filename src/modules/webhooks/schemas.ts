@@ -15,7 +15,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'transaction.completed': 'Payment confirmed and balance credited (PAID)',
   'transaction.failed': 'Payment failed (FAILED)',
   'transaction.refunded': 'A refund is made (the money taken from the balance; see refunds[] for its outcome at the provider)',
-  'transaction.refund_failed': 'The provider did not make a refund (a production PIX devolução NAO_REALIZADO): Cofre returns the money to the customer by hand',
+  'transaction.refund_failed': 'The provider did not make a refund (a production PIX devolução NAO_REALIZADO): the refund is undone, its money back in the available balance; refund again to retry',
   'transaction.authorized': 'A card is authorised without capture (AUTHORIZED; nothing credited yet)',
   'transaction.captured': 'An authorisation is captured (PAID)',
   'transaction.cancelled': 'An authorisation is voided or a pending payment cancelled (CANCELLED)',

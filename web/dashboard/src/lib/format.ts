@@ -94,6 +94,7 @@ const referral = (kind: string) => (kind === 'reward' ? 'Bônus de indicação' 
 const ENTRY_DESCRIPTIONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Payment (\S+) \((\w+)\)$/, (m) => `Pagamento ${m[1]} (${METHOD_LABELS[m[2]] ?? m[2]})`],
   [/^Refund of (\S+)$/, (m) => `Estorno de ${m[1]}`],
+  [/^Refund of (\S+) not made: funds returned$/, (m) => `Estorno de ${m[1]} não realizado: valor devolvido ao saldo`],
   [/^Card instalment (\d+) settled$/, (m) => `Parcela ${m[1]} do cartão liberada`],
   [/^Advance of (\d+) card instalment\(s\)$/, (m) => `Antecipação de ${m[1]} parcela(s) do cartão`],
   [/^Withdrawal to PIX key \((\w+)\) requested$/, (m) => `Saque para chave PIX (${PIX_KEY_TYPES[m[1]] ?? m[1]}) solicitado`],

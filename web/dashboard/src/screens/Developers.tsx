@@ -23,7 +23,7 @@ const EVENTS_PT: Record<string, string> = {
   'transaction.completed': 'Pagamento confirmado e saldo creditado (PAID)',
   'transaction.failed': 'O pagamento falhou (FAILED)',
   'transaction.refunded': 'Um estorno foi feito (o valor saiu do saldo)',
-  'transaction.refund_failed': 'Um estorno não foi realizado pelo provedor (devolução PIX): a Cofre devolve ao cliente manualmente',
+  'transaction.refund_failed': 'Um estorno não foi realizado pelo provedor (devolução PIX): o valor volta ao seu saldo',
   'transaction.authorized': 'Um cartão foi autorizado sem captura (AUTHORIZED; nada creditado ainda)',
   'transaction.captured': 'Uma autorização foi capturada (PAID)',
   'transaction.cancelled': 'Uma autorização foi cancelada ou um pagamento pendente cancelado (CANCELLED)',

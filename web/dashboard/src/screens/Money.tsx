@@ -16,6 +16,7 @@ const ACCOUNTS: Record<string, string> = { available: 'Disponível', receivable:
 const KINDS: Record<string, string> = {
   payment: 'Venda',
   refund: 'Estorno',
+  refund_reversal: 'Estorno não realizado',
   settlement: 'Liberação de recebível',
   withdrawal: 'Saque',
   withdrawal_cancelled: 'Saque cancelado',

@@ -25,7 +25,7 @@ type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters'][
 const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string> = {
   PENDING: 'em processamento no provedor',
   SUCCEEDED: 'devolvido ao cliente',
-  FAILED: 'não realizado pelo provedor: a Cofre devolve ao cliente',
+  FAILED: 'não realizado pelo provedor: valor devolvido ao seu saldo',
 };
 
 const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
