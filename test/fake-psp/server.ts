@@ -156,7 +156,7 @@ export interface FakePsp {
    * or authorisation is made) but its answer is lost: the connection is reset.
    */
   dropAnswer(method: string, pathPrefix: string): void;
-  /** The next call of `method` on exactly `path` answers `status` with a problem, doing nothing. */
+  /** The next call of `method` on exactly `path` (or, when it ends in '/', on any path under it) answers `status` with a problem, doing nothing. */
   failNextOn(method: string, path: string, status: number): void;
   /** The next API call answers 401 although its token is valid (a PSP that revoked it). */
   unauthorizedOnce(): void;
@@ -839,7 +839,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
       return send(401, problem('AcessoNegado', 401, 'Não autorizado', 'token revogado').body, grant.scopes, body);
     }
     if (failure) return send(failure, problem(failure === 504 ? 'IndisponibilidadePorTempoEsgotado' : failure === 503 ? 'ServicoIndisponivel' : 'ErroInternoDoServidor', failure, 'Falha', 'falha simulada').body, grant.scopes, body);
-    const targeted = targetedFailures.findIndex((d) => d.method === req.method && path === d.path);
+    const targeted = targetedFailures.findIndex((d) => d.method === req.method && (path === d.path || (d.path.endsWith('/') && path.startsWith(d.path))));
     if (targeted >= 0) {
       const [{ status }] = targetedFailures.splice(targeted, 1);
       return send(status, problem(status >= 500 ? 'ServicoIndisponivel' : 'OperacaoInvalida', status, 'Falha', 'falha simulada').body, grant.scopes, body);

@@ -356,6 +356,20 @@ describe('refunds', () => {
     await assertLedgerBalanced(app().deps.db);
   });
 
+  test('a devolução the PSP refuses at once: the refund answers FAILED and is undone, the sale PAID, its money in the balance', async () => {
+    const { tx, pix } = await paidPix();
+    const balance = async () => (await call(app(), 'GET', '/api/v1/balance', { key: m.liveKey })).body.availableCents as number;
+    const before = await balance();
+    env.psp.failNextOn('PUT', `/pix/${pix.endToEndId}/devolucao/`, 400);
+    const res = await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey });
+    assert.equal(res.status, 200, res.raw);
+    const t = res.body.transaction;
+    assert.deepEqual([t.status, t.refundedCents], ['PAID', 0], 'the answer is the transaction as the refusal left it');
+    assert.deepEqual(t.refunds.map((r: { status: string; failureReason: string }) => [r.status, r.failureReason]), [['FAILED', 'REFUND_REFUSED']]);
+    assert.equal(await balance(), before);
+    await assertLedgerBalanced(app().deps.db);
+  });
+
   test('a devolução whose request was lost (PSP down) is sent again by the sweep under the same id', async () => {
     const { tx, pix } = await paidPix();
     env.psp.failNext(3, 503);

@@ -321,19 +321,23 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
       .execute();
     return { tx: refunded, refundId, amount };
   });
-  await sendRefund(deps, tx, refundId, amount);
-  return tx;
+  // A provider that refuses at once undoes the refund: the answer is the transaction as that left it.
+  return (await sendRefund(deps, tx, refundId, amount)) ?? tx;
 }
 
-/** Asks the payment's provider to return a recorded refund and records its answer on the refund row. */
-async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: string, amountCents: number): Promise<void> {
+/**
+ * Asks the payment's provider to return a recorded refund and records its answer on the refund row;
+ * returns the transaction when the provider refused it (the refund undone), else null.
+ */
+async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: string, amountCents: number): Promise<Transaction | null> {
   const provider = tx.livemode ? deps.providers.production : deps.providers.sandbox;
   try {
     if (!provider || provider.name !== tx.provider) throw new Error(`the payment's provider (${tx.provider}) is not configured`);
     const result = await provider.refund({ refundId, transactionId: tx.id, paymentMethod: tx.payment_method, paymentReference: tx.provider_ref, amountCents });
-    await recordRefund(deps, refundId, tx.id, result);
+    return await recordRefund(deps, refundId, tx.id, result);
   } catch (err) {
     deps.log.error({ err, refundId, transactionId: tx.id }, 'refund: no answer from the provider; the refund stays PENDING');
+    return null;
   }
 }
 
@@ -399,14 +403,14 @@ export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id:
  * merchant's available balance, the transaction's refunded amount and status as before it, and
  * the merchant is told (transaction.refund_failed) and may refund again.
  */
-export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes'>, refundId: string, transactionId: string, result: RefundResult): Promise<void> {
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes'>, refundId: string, transactionId: string, result: RefundResult): Promise<Transaction | null> {
   if (result.ok) {
     const set = { status: result.pending ? ('PENDING' as const) : ('SUCCEEDED' as const), provider_ref: result.reference, updated_at: new Date() };
     await deps.db.updateTable('refunds').set(set).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
-    return;
+    return null;
   }
   const row = await deps.db.selectFrom('refunds').select(['user_id', 'livemode']).where('id', '=', refundId).executeTakeFirst();
-  if (!row) return;
+  if (!row) return null;
   const scope: Scope = { userId: row.user_id, livemode: row.livemode };
   const undone = await deps.changes.run(scope, async (trx) => {
     // The transaction first, as every refund locks it: two answers about one refund take turns.
@@ -439,9 +443,10 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
       .executeTakeFirstOrThrow();
     const data = eventData(updated, tx.status);
     await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
-    return failed;
+    return updated;
   });
   if (undone) deps.log.warn({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund not made by the provider: the money is back in the merchant\'s available balance');
+  return undone;
 }
 
 /**
