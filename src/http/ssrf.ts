@@ -2,9 +2,10 @@
 // A target must be https, carry no credentials, and resolve only to public unicast addresses:
 // loopback, private, link-local (cloud metadata), CGNAT, multicast, reserved and documentation
 // ranges are refused, also when embedded in IPv6 (IPv4-mapped, IPv4-translated, IPv4-compatible,
-// NAT64, 6to4; Teredo altogether); an IPv6 address outside global unicast (2000::/3) is refused. The check runs when the URL is saved and again before every
-// delivery, and the delivery connects to the address that was checked (see the pinned lookup in the
-// webhook sender), so DNS rebinding cannot slip past it.
+// NAT64, 6to4; Teredo altogether); an IPv6 address outside global unicast (2000::/3) is refused.
+// The check runs when the URL is saved and again before every delivery, and the delivery connects
+// to the address that was checked (see the pinned lookup in the webhook sender), so DNS rebinding
+// cannot slip past it.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { validation } from './errors.ts';
