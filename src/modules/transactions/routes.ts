@@ -125,7 +125,7 @@ export default async function transactionRoutes(app: App) {
         tags,
         operationId: 'refundTransaction',
         summary: 'Refund a paid transaction, fully or in part',
-        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).',
+        description: 'Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot). A refund the provider refuses at once is undone before the answer, which shows the transaction as it is with the refund FAILED in refunds.',
         params: IdParams,
         headers: IdempotencyHeader,
         body: Type.Optional(RefundBody),

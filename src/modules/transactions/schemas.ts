@@ -103,9 +103,9 @@ export const RefundView = Type.Object({
   id: Uuid,
   amountCents: Type.Integer(),
   status: Type.Union([Type.Literal('PENDING'), Type.Literal('SUCCEEDED'), Type.Literal('FAILED')], {
-    description: 'PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand',
+    description: 'PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction\'s refundedCents and status as before it (refund again to retry)',
   }),
-  failureReason: Nullable(Type.String({ description: 'FAILED: why (NAO_REALIZADO for a PIX devolução)' })),
+  failureReason: Nullable(Type.String({ description: 'FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright)' })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -1982,7 +1982,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a paid transaction, fully or in part
-         * @description Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot).
+         * @description Full refund -> REFUNDED; partial -> PARTIALLY_REFUNDED. Never more than was paid in total. The fee of the refunded part is returned (in proportion): the merchant gives back the refunded amount less that fee, from unsettled instalments first, then the available balance (400 INSUFFICIENT_BALANCE if it cannot). A refund the provider refuses at once is undone before the answer, which shows the transaction as it is with the refund FAILED in refunds.
          */
         post: operations["refundTransaction"];
         delete?: never;
@@ -22989,11 +22989,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -23121,11 +23121,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -23386,11 +23386,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -23512,11 +23512,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -23754,11 +23754,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -23880,11 +23880,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24080,11 +24080,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24206,11 +24206,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24449,11 +24449,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24575,11 +24575,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24837,11 +24837,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -24963,11 +24963,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -25215,11 +25215,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -25341,11 +25341,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -25583,11 +25583,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -25709,11 +25709,11 @@ export interface operations {
                                 amountCents: number;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução) */
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
-                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the money, already taken from the balance, is returned to the customer by Cofre by hand */
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
