@@ -219,7 +219,7 @@ describe('subscriptions', () => {
     const s = await sim(sub.id, 1);
     assert.equal(s.status, 'EXPIRED');
     assert.equal(s.cancelReason, 'FIRST_PAYMENT_NOT_MADE');
-    assert.deepEqual(await events(sub.id), ['subscription.created', 'subscription.expired'], 'the merchant hears that it ended');
+    assert.deepEqual((await events(sub.id)).sort(), ['subscription.created', 'subscription.expired'], 'the merchant hears that it ended');
     assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/plans/${plan.id}`, { key: m.devKey })).body.plan.subscriberCount, 0);
     assert.equal((await subscribe(plan.id, { paymentMethod: 'CARD', card: GOOD })).status, 'ACTIVE');
   });
@@ -250,7 +250,7 @@ describe('subscriptions', () => {
     const later = await call(ctx.app, 'PATCH', `/api/v1/subscriptions/${b.id}/cancel`, { key: m.devKey, body: { atPeriodEnd: true, reason: 'mudou de ideia<script>alert(1)</script>' } });
     assert.equal(later.body.subscription.status, 'ACTIVE');
     assert.equal(later.body.subscription.cancelAtPeriodEnd, true);
-    assert.deepEqual((await events(b.id)).slice(-1), ['subscription.cancel_scheduled'], 'the merchant hears of a scheduled cancellation when it is made');
+    assert.deepEqual((await events(b.id)).sort(), ['subscription.cancel_scheduled', 'subscription.created'], 'the merchant hears of a scheduled cancellation when it is made');
     const s = await sim(b.id, 31);
     assert.equal(s.status, 'CANCELLED');
     assert.equal(s.endedAt, b.currentPeriodEnd);

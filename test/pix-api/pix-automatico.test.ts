@@ -231,7 +231,7 @@ describe('the journey', () => {
     assert.equal(env.psp.calls('PATCH', `/rec/${recId}`).length, 0, 'the authorisation is already cancelled: nothing to withdraw');
     const types = await eventTypes(sub.id);
     // In one commit: the cancellation, and the authorisation's news carrying the subscription as it left it.
-    assert.deepEqual(types.slice(-2), ['subscription.cancelled', 'subscription.mandate_updated']);
+    assert.deepEqual(types.slice(-2).sort(), ['subscription.cancelled', 'subscription.mandate_updated']); // one commit: no order between them
     await assertLedgerBalanced(db());
   });
 });
@@ -251,7 +251,7 @@ describe('other ends', () => {
     // The webhook says so: a merchant following events learns the subscription ended.
     const news = await lastMandateNews(sub.id);
     assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelReason], ['REJEITADA', 'EXPIRED', 'PIX_AUTOMATICO_REJECTED']);
-    assert.deepEqual((await eventTypes(sub.id)).slice(-2), ['subscription.expired', 'subscription.mandate_updated']);
+    assert.deepEqual((await eventTypes(sub.id)).slice(-2).sort(), ['subscription.expired', 'subscription.mandate_updated']);
   });
 
   test('rejected after the first payment: the paid period is kept, the subscription cancels at its end', async () => {
@@ -265,7 +265,7 @@ describe('other ends', () => {
     assert.equal(now.cancelReason, 'PIX_AUTOMATICO_REJECTED');
     const news = await lastMandateNews(sub.id);
     assert.deepEqual([news.pixAutomatico.status, news.status, news.cancelAtPeriodEnd, news.cancelReason], ['REJEITADA', 'ACTIVE', true, 'PIX_AUTOMATICO_REJECTED']);
-    assert.deepEqual((await eventTypes(sub.id)).slice(-2), ['subscription.cancel_scheduled', 'subscription.mandate_updated']);
+    assert.deepEqual((await eventTypes(sub.id)).slice(-2).sort(), ['subscription.cancel_scheduled', 'subscription.mandate_updated']);
   });
 
   test('the merchant cancels: the authorisation is withdrawn at the PSP (PATCH /rec CANCELADA)', async () => {
@@ -403,7 +403,7 @@ describe('lost answers', () => {
     assert.equal(list.body.subscriptions.length, 1, list.raw);
     const [gone] = list.body.subscriptions;
     assert.deepEqual([gone.status, gone.cancelReason], ['EXPIRED', 'FIRST_CHARGE_NOT_ISSUED']);
-    assert.deepEqual(await eventTypes(gone.id), ['subscription.created', 'subscription.expired'], 'a merchant told of the subscription hears that it ended');
+    assert.deepEqual((await eventTypes(gone.id)).sort(), ['subscription.created', 'subscription.expired'], 'a merchant told of the subscription hears that it ended');
     const mails = await db().selectFrom('emails').select('id').where('related_id', '=', gone.id).execute();
     assert.equal(mails.length, 0, 'no welcome e-mail for a subscription the request did not make');
     assert.equal((await db().selectFrom('subscription_plans').select('subscriber_count').where('id', '=', plan.id).executeTakeFirstOrThrow()).subscriber_count, 0, 'its seat given back');
