@@ -4,6 +4,7 @@
 // Every interpolated value goes through escapeHtml; the Meta pixel id is digits only.
 import { createHash } from 'node:crypto';
 import type { PaymentLinkSettings, Transaction } from '../db/types.ts';
+import type { CheckoutPageData } from '../modules/transactions/queries.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { formatDigitableLine } from '../payments/boleto.ts';
 import { DECLINE_PT } from '../payments/declines.ts';
@@ -195,14 +196,8 @@ ${s.boletoEnabled ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? 
 // ---------------------------------------------------------------------------------------------
 // /checkout/{transactionId}
 
-export interface CheckoutPageView {
-  tx: Transaction;
-  merchantName: string;
-  redirectUrl: string | null;
-  pixelCode: string | null;
-  /** Refunded cents the provider has not confirmed returned to the customer yet (PENDING refunds). */
-  refundPendingCents: number;
-}
+/** What the page shows: the transaction as its public page reads it (findForCheckoutPage). */
+export type CheckoutPageView = CheckoutPageData;
 
 const dateTimeBR = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
 const percentBR = new Intl.NumberFormat('pt-BR', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
