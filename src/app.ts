@@ -4,6 +4,7 @@ import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
@@ -15,6 +16,7 @@ import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { enforce } from './http/ratelimit.ts';
 import { addGenericErrors, documentedSchema, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import emailRoutes from './mail/routes.ts';
 import planRoutes from './modules/subscriptions/plan-routes.ts';
@@ -34,7 +36,6 @@ import healthRoutes from './modules/health/routes.ts';
 import kycRoutes from './modules/kyc/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
-import pixApiRoutes from './modules/pix-api/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import reportRoutes from './modules/reports/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
@@ -82,6 +83,35 @@ function validatorCompiler() {
   const coercingAjv = withFormats(new Ajv.default({ ...common, coerceTypes: 'array' }));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+}
+
+/**
+ * The connectors' inbound notifications (payments/registry.ts routes): /api/psp/<connector>/... and
+ * their aliases. No credentials: a connector believes nothing a notification says before it asks
+ * its provider; a per-address limit keeps strangers from spending the provider's quota.
+ */
+async function connectorRoutes(app: App) {
+  const { connectors, limiter } = app.deps;
+  app.addHook('onClose', async () => connectors.close());
+  for (const route of connectors.routes()) {
+    const preHandler = async (req: { ip: string }) => {
+      await enforce(limiter, `psp-notify:ip:${req.ip}`, 60_000, route.perMinute, 'Too many notifications from this address; send them again later');
+    };
+    route.urls.forEach((url, i) => {
+      const schema = {
+        tags: ['PSP notifications'],
+        operationId: `${route.operationId}${i === 0 ? '' : `Alt${i}`}`,
+        summary: route.summary,
+        description: `${route.description}${i === 0 ? '' : ` Also at ${route.urls[0]}.`}`,
+        body: route.body as object,
+        response: { 200: Type.Object({ message: Type.String() }), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
+      };
+      app.post(url, { schema, preHandler }, async (req) => {
+        await route.handle(req.body);
+        return { message: 'OK' };
+      });
+    });
+  }
 }
 
 export async function buildApp(deps: Deps): Promise<App> {
@@ -177,7 +207,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(affiliateRoutes);
   await app.register(referralRoutes);
   await app.register(checkoutRoutes);
-  await app.register(pixApiRoutes);
+  await app.register(connectorRoutes);
   await app.register(checkoutPageRoutes);
   await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);

@@ -34,8 +34,10 @@ export interface Config {
   card: { interestFreeInstallments: number; monthlyInterestBp: number; authorizationTtlDays: number };
   /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
   jobIntervalMs: number;
-  /** Name of the payment provider used for production (live) transactions; null = none configured. */
-  productionProvider: string | null;
+  /** Production connectors per rail, by name, in order (the first takes new payments; an empty rail answers 503). */
+  connectors: ConnectorChoice;
+  /** An operation whose outcome is unknown this long (a call that never answered) is asked about by the janitor. */
+  janitorGraceSeconds: number;
   runJobs: boolean;
   /** Requests per minute per merchant on authenticated routes. */
   rateLimitPerMinute: number;
@@ -117,13 +119,24 @@ export interface AuthLimits {
 }
 
 export interface PayoutConfig {
-  /** Payout provider for production withdrawals; null = an operator settles them by hand (/api/admin). */
-  productionProvider: string | null;
   /** How long a sandbox payout takes before it completes (or fails, for the magic keys). */
   sandboxDelayMs: number;
-  /** A payout left PROCESSING this long (its worker died) is sent again with the same externalId. */
-  leaseMs: number;
 }
+
+/**
+ * PIX_PROVIDER, CARD_PROVIDER (an ordered list), BOLETO_PROVIDER, PAYOUT_PROVIDER: each optional;
+ * PAYMENT_PROVIDER=sandbox puts the payment rails not named on the sandbox. Pix Automático follows PIX.
+ * PAYOUT empty: production withdrawals wait for an operator (/api/admin/withdrawals).
+ */
+export interface ConnectorChoice {
+  PIX: string[];
+  CARD: string[];
+  BOLETO: string[];
+  PAYOUT: string[];
+}
+
+/** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
+const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
 export interface WebhookConfig {
   /** A delivery succeeds on a 2xx answer within this many ms (DNS, connect, TLS and headers included). */
@@ -229,10 +242,6 @@ export function loadConfig(env: Env = process.env): Config {
   const bankCode = env.BOLETO_BANK_CODE?.trim() || '000';
   if (!/^\d{3}$/.test(bankCode)) problems.push(`BOLETO_BANK_CODE must be 3 digits (got "${bankCode}")`);
 
-  const productionProvider = env.PAYMENT_PROVIDER?.trim() || null;
-  if (productionProvider && productionProvider !== 'sandbox') {
-    problems.push(`PAYMENT_PROVIDER "${productionProvider}" is not a known provider (known: sandbox)`);
-  }
 
   const jwtTtlSeconds = int(env, 'JWT_TTL_SECONDS', 86400, 60, 30 * 86400, problems);
   const pixTtlSeconds = int(env, 'PIX_TTL_SECONDS', 86400, 60, 30 * 86400, problems);
@@ -265,8 +274,9 @@ export function loadConfig(env: Env = process.env): Config {
     signupUrl: url(env, 'REFERRAL_SIGNUP_URL', `${baseUrl}/cadastro`, problems),
   };
   const payouts = payoutConfig(env, problems);
-  const pixApi = pixApiConfig(env, problems);
-  if (pixApi && productionProvider) problems.push(`PIX_PROVIDER=bcb-api and PAYMENT_PROVIDER=${productionProvider} both choose the production provider: set one of them`);
+  const connectors = connectorChoice(env, problems);
+  const pixApi = pixApiConfig(env, connectors.PIX.includes('bcb-api'), problems);
+  const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -293,7 +303,8 @@ export function loadConfig(env: Env = process.env): Config {
     boleto: { bankCode, defaultDueDays: 3 },
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
-    productionProvider,
+    connectors,
+    janitorGraceSeconds,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
@@ -341,19 +352,37 @@ function pemFile(env: Env, name: string, marker: RegExp, what: string, problems:
 }
 
 /**
- * PIX_PROVIDER=bcb-api and its settings, all required but the CA and the token URL. Messages name
- * the variable, never its value when it is a secret (client secret, key).
+ * The production connectors of each rail. PAYMENT_PROVIDER keeps its meaning (sandbox: the payment
+ * rails on the sandbox, for rehearsals); a rail's own variable wins over it.
  */
-function pixApiConfig(env: Env, problems: string[]): PixApiConfig | null {
-  const provider = env.PIX_PROVIDER?.trim();
-  if (!provider) return null;
-  if (provider !== 'bcb-api') {
-    problems.push(`PIX_PROVIDER "${provider}" is not a known PIX provider (known: bcb-api)`);
-    return null;
-  }
+function connectorChoice(env: Env, problems: string[]): ConnectorChoice {
+  const all = env.PAYMENT_PROVIDER?.trim() || null;
+  if (all && all !== 'sandbox') problems.push(`PAYMENT_PROVIDER "${all}" is not a known provider (known: sandbox)`);
+  const rail = (name: string, key: keyof ConnectorChoice, many: boolean, fallback: string | null): string[] => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback ? [fallback] : [];
+    const names = raw.split(',').map((n) => n.trim());
+    if (!many && names.length > 1) problems.push(`${name} takes one provider (got "${raw}")`);
+    if (new Set(names).size !== names.length) problems.push(`${name} names a provider twice (got "${raw}")`);
+    const what = key === 'PAYOUT' ? 'payout' : key;
+    for (const n of names) if (!KNOWN_CONNECTORS[key].includes(n)) problems.push(`${name} "${n}" is not a known ${what} provider (known: ${KNOWN_CONNECTORS[key].join(', ')})`);
+    return names;
+  };
+  const fallback = all === 'sandbox' ? 'sandbox' : null;
+  return { PIX: rail('PIX_PROVIDER', 'PIX', false, fallback), CARD: rail('CARD_PROVIDER', 'CARD', true, fallback), BOLETO: rail('BOLETO_PROVIDER', 'BOLETO', false, fallback), PAYOUT: rail('PAYOUT_PROVIDER', 'PAYOUT', false, null) };
+}
+
+/**
+ * The API Pix connector's settings (bcb-api), all required but the CA and the token URL: read when
+ * PIX_PROVIDER names it, or when PIX_API_URL is still set after PIX moved to another connector (it
+ * keeps serving the payments it made: refunds, confirmations, reconciliation). Messages name the
+ * variable, never its value when it is a secret (client secret, key).
+ */
+function pixApiConfig(env: Env, chosen: boolean, problems: string[]): PixApiConfig | null {
+  if (!chosen && !env.PIX_API_URL?.trim()) return null;
   const before = problems.length;
   const missing = ['PIX_API_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_KEY'].filter((n) => !env[n]?.trim());
-  if (missing.length) problems.push(`PIX_PROVIDER=bcb-api needs ${missing.join(', ')}`);
+  if (missing.length) problems.push(`${chosen ? 'PIX_PROVIDER=bcb-api' : 'PIX_API_URL (the bcb-api connector)'} needs ${missing.join(', ')}`);
   const apiUrl = url(env, 'PIX_API_URL', '', problems, ['https:']);
   const tokenUrl = url(env, 'PIX_API_TOKEN_URL', apiUrl ? `${new URL(apiUrl).origin}/oauth/token` : '', problems, ['https:']);
   const cert = pemFile(env, 'PIX_API_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
@@ -378,12 +407,7 @@ function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['recei
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {
-  const productionProvider = env.PAYOUT_PROVIDER?.trim() || null;
-  if (productionProvider && productionProvider !== 'sandbox') problems.push(`PAYOUT_PROVIDER "${productionProvider}" is not a known payout provider (known: sandbox)`);
-  const sandboxDelayMs = int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems);
-  const leaseMs = int(env, 'PAYOUT_LEASE_MS', 300_000, 1000, 86_400_000, problems);
-  if (leaseMs <= sandboxDelayMs) problems.push(`PAYOUT_LEASE_MS (${leaseMs}) must be longer than SANDBOX_PAYOUT_DELAY_MS (${sandboxDelayMs})`);
-  return { productionProvider, sandboxDelayMs, leaseMs };
+  return { sandboxDelayMs: int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems) };
 }
 
 function webhookConfig(env: Env, problems: string[]): WebhookConfig {

@@ -7,7 +7,8 @@
 //     refund) and the referral rewards of a referred account's production sale (their own journals,
 //     posted with the sale's, out of the platform's fee) (transactions/hooks.ts);
 //   - link changes drop the hosted page cache;
-//   - payment and payout providers are chosen from the configuration (payments/provider.ts).
+//   - the connectors (payments/registry.ts) are built from the configuration, and their inbound
+//     routes and sweeps reach the payment core through the ConnectorCore port built here.
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
@@ -42,10 +43,11 @@ import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import type { WithdrawalDeps } from './modules/withdrawals/service.ts';
-import type { PixApiDeps } from './modules/pix-api/service.ts';
-import { PixApiProvider } from './payments/pix-api/provider.ts';
-import type { PayoutProviders, Providers } from './payments/provider.ts';
-import { createProviders } from './payments/registry.ts';
+import { applyMandate } from './modules/subscriptions/pix-automatico.ts';
+import { applyProviderEvents, recordRefund } from './modules/transactions/service.ts';
+import { buildRegistry, type RegistryOptions } from './payments/catalogue.ts';
+import type { Connector, ConnectorCore } from './payments/connector.ts';
+import type { ConnectorRegistry } from './payments/registry.ts';
 
 export interface Deps {
   config: Config;
@@ -59,8 +61,8 @@ export interface Deps {
   fees: FeeSchedule;
   events: EventLog;
   ledger: Ledger;
-  providers: Providers;
-  payouts: PayoutProviders;
+  /** Every connector, by rail and environment (payments/registry.ts). */
+  connectors: ConnectorRegistry;
   /** Rendered payment-link pages (short-lived); link changes drop theirs at once. */
   pages: PageCache;
   /** Webhook sender and dispatcher (started by `serve` with RUN_JOBS, by `worker`, or by tests). */
@@ -74,8 +76,6 @@ export interface Deps {
   kyc: KycDeps;
   withdrawals: WithdrawalDeps;
   advances: AdvanceDeps;
-  /** Production PIX through a PSP's API Pix (PIX_PROVIDER=bcb-api): notifications and sweeps; null = not configured. */
-  pixApi: PixApiDeps | null;
   affiliates: AffiliateDeps;
   commissions: CommissionDeps;
   referrals: ReferralDeps;
@@ -87,9 +87,8 @@ export interface DepsOptions {
   logStream?: Parameters<typeof createLogger>[1];
   /** Requests per minute per merchant on authenticated routes; default RATE_LIMIT_PER_MINUTE. */
   perUserPerMinute?: number;
-  /** Providers instead of the configured ones (tests). */
-  providers?: Providers;
-  payouts?: PayoutProviders;
+  /** Connectors beside or instead of the configured ones (tests). */
+  connectors?: RegistryOptions;
   /** Hooks run by every payment status change after the built-in ones (tests inject failures). */
   extraHooks?: TransactionHooks[];
   /** A mailer instead of the configured one (tests). */
@@ -103,9 +102,7 @@ export interface DepsOptions {
 export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
   const { db } = database;
   const log = createLogger(config, opts.logStream);
-  const configured = createProviders(config, log);
-  const providers = opts.providers ?? configured.payments;
-  const payouts = opts.payouts ?? configured.payouts;
+  const connectors = buildRegistry(config, db, log, opts.connectors);
   const cursors = new Cursors(config.cursorSecret);
   const fees = new FeeSchedule(db, config.fees);
   const events = new EventLog([webhookFanout]);
@@ -116,12 +113,22 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
   // So are one merchant's status changes: one database transaction, a savepoint each (changes.ts).
   const changes = new ChangeWriter(db, opts.changeBatch ?? CHANGE_BATCH[database.kind]);
-  const transactions: TransactionDeps = { db, config, providers, cursors, fees, events, ledger, hooks, log, creations, changes };
+  const transactions: TransactionDeps = { db, config, connectors, cursors, fees, events, ledger, hooks, log, creations, changes };
   const subscriptions = { db, config, events, cursors, transactions, log };
-  const pixApi =
-    providers.production instanceof PixApiProvider
-      ? { transactions, provider: providers.production, log, webhookUrl: `${config.baseUrl}/api/psp/pix`, recWebhookUrl: `${config.baseUrl}/api/psp/rec`, cobrWebhookUrl: `${config.baseUrl}/api/psp/cobr`, subscriptions }
-      : null;
+  // What a connector's notifications and sweeps may do to the core: apply outcomes to its own payments.
+  const core = (c: Connector): ConnectorCore => ({
+    db,
+    log,
+    baseUrl: config.baseUrl,
+    applyEvents: (tx, events) => applyProviderEvents(transactions, { userId: tx.user_id, livemode: tx.livemode }, c.name, events),
+    recordRefund: async (refundId, transactionId, result) => {
+      await recordRefund(transactions, refundId, transactionId, result);
+    },
+    applyMandate: async (report) => {
+      await applyMandate(subscriptions, report as Parameters<typeof applyMandate>[1]);
+    },
+  });
+  connectors.attach(core);
   return {
     config,
     database,
@@ -133,16 +140,14 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     fees,
     events,
     ledger,
-    providers,
-    payouts,
+    connectors,
     pages,
     webhooks: new Webhooks({ db, database, config, cursors, log }),
     transactions,
     paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
     kyc: { db, events },
-    withdrawals: { db, fees, events, ledger, payouts, leaseMs: config.payouts.leaseMs },
+    withdrawals: { db, fees, events, ledger, connectors, janitorGraceSeconds: config.janitorGraceSeconds },
     advances: { db, fees, events, ledger },
-    pixApi,
     affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
     commissions: { db, events, ledger },
     referrals: { db, ledger, config: config.referrals },

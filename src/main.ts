@@ -9,7 +9,6 @@ import { assertPortFree, portInUse } from './http/port.ts';
 import { createLimiter } from './http/ratelimit.ts';
 import { JobRunner, sweeps } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
-import { ensureWebhook } from './modules/pix-api/service.ts';
 import { tuneRuntime } from './runtime.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -45,8 +44,8 @@ async function serve(config: Config) {
   await app.listen({ port: config.port, host: config.host }).catch((err) => {
     throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
   });
-  // The PSP notifies {BASE_URL}/api/psp/pix once this answers (the jobs retry if it failed).
-  if (deps.pixApi) await ensureWebhook(deps.pixApi);
+  // Connectors register where their providers notify, once this answers (their sweeps retry on failure).
+  await deps.connectors.start();
   jobs?.start();
   if (config.runJobs) await deps.webhooks.dispatcher.start(); // stopped by app.close()
   const addr = app.server.address();

@@ -3,8 +3,8 @@
 // transaction and charged the card again).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { CardChargeRequest, PaymentProvider } from '../src/payments/provider.ts';
-import { SandboxProvider } from '../src/payments/sandbox.ts';
+import type { CardChargeRequest } from '../src/payments/connector.ts';
+import { SandboxConnector } from '../src/payments/sandbox/connector.ts';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 
@@ -12,7 +12,7 @@ const YEAR = new Date().getUTCFullYear();
 const CARD = { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12, expYear: YEAR + 3, cvv: '123' };
 
 /** The sandbox, counting the charges it is asked for. */
-class CountingProvider extends SandboxProvider {
+class CountingProvider extends SandboxConnector {
   calls: CardChargeRequest[] = [];
   override async chargeCard(req: CardChargeRequest) {
     this.calls.push(req);
@@ -27,11 +27,10 @@ let provider: CountingProvider;
 let failNextPaid = false;
 
 before(async () => {
-  provider = new CountingProvider({ pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3 } });
-  const providers: { sandbox: PaymentProvider; production: null } = { sandbox: provider, production: null };
+  const config = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3 } };
   ctx = await startApp({
     deps: {
-      providers,
+      connectors: { sandbox: (db) => (provider = new CountingProvider(config, db, 0)) },
       extraHooks: [
         {
           beforePaid: async () => {

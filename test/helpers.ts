@@ -36,7 +36,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   perUserPerMinute?: number;
   /** Dependencies to replace (providers, extra transaction hooks). */
-  deps?: Partial<Pick<DepsOptions, 'providers' | 'payouts' | 'extraHooks'>>;
+  deps?: Partial<Pick<DepsOptions, 'connectors' | 'extraHooks'>>;
   /** Use Redis for limits when REDIS_URL is set (default: memory, so files do not share counters). */
   redis?: boolean;
 }

@@ -10,10 +10,10 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { monthsAfter as commissionUntil } from '../src/modules/affiliates/commissions.ts';
 import { commissionOfFee, releaseDueRewards } from '../src/modules/referrals/service.ts';
-import { processPayouts } from '../src/modules/withdrawals/service.ts';
+import { processPayouts } from '../src/modules/withdrawals/payouts.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { approveKyc, call, merchant, onPostgres, uniqueEmail, type Merchant, type TestContext, startApp } from './helpers.ts';
-import { DAY, paidCard, paidPix, sandboxPayouts, settleAll } from './wallet-helpers.ts';
+import { DAY, paidCard, paidPix, payoutConnectors, settleAll } from './wallet-helpers.ts';
 
 let ctx: TestContext;
 let referrer: Merchant;
@@ -162,7 +162,7 @@ describe('rewards', () => {
     assert.equal(released.availableBalanceCents, released.totalRewardAmountCents);
     const w = await call(ctx.app, 'POST', '/api/withdraws', { key: p.liveKey!, body: { amountCents: 4000, pixKeyType: 'email', pixKey: 'loja@example.com' } });
     assert.equal(w.status, 201, w.raw);
-    await processPayouts({ ...ctx.app.deps.withdrawals, payouts: sandboxPayouts('sandbox'), leaseMs: 300_000 }, new Date());
+    await processPayouts({ ...ctx.app.deps.withdrawals, connectors: payoutConnectors(ctx, { production: 'sandbox' }) }, new Date());
     const after = await assertStatsMatchLedger(p);
     assert.equal(after.totalWithdrawnCents, 4000);
     assert.equal(after.availableBalanceCents, released.availableBalanceCents - 4000);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { advanceDue, CHARGE_LEASE_MS } from '../src/modules/subscriptions/cycles.ts';
 import type { App } from '../src/deps.ts';
-import type { CardResult, PaymentProvider } from '../src/payments/provider.ts';
+import type { CardResult, ChargeLookup, Connector } from '../src/payments/connector.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { call, cpf, merchant, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
@@ -19,17 +19,17 @@ const never = () => new Promise<never>(() => {});
 
 /** Counts a provider's card calls by reference; `crash` makes the calls charge and then never answer. Undone after each test. */
 const undo: (() => void)[] = [];
-function spy(provider: PaymentProvider) {
+function spy(provider: Connector) {
   const real = { chargeToken: provider.chargeToken!.bind(provider), findCharge: provider.findCharge!.bind(provider) };
   undo.push(() => Object.assign(provider, { chargeToken: real.chargeToken, findCharge: real.findCharge }));
-  const s = { charged: new Map<string, CardResult[]>(), found: new Map<string, (CardResult | null)[]>(), crash: false };
+  const s = { charged: new Map<string, CardResult[]>(), found: new Map<string, (ChargeLookup | null)[]>(), crash: false };
   provider.chargeToken = async (req) => {
     const r = await real.chargeToken(req);
     s.charged.set(req.reference, [...(s.charged.get(req.reference) ?? []), r]);
     return s.crash ? never() : r;
   };
-  provider.findCharge = async (ref) => {
-    const r = await real.findCharge(ref);
+  provider.findCharge = async (ref, method) => {
+    const r = await real.findCharge(ref, method);
     s.found.set(ref, [...(s.found.get(ref) ?? []), r]);
     return r;
   };
@@ -82,8 +82,8 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
   test('the worker dies after the provider charged the card: the sweep asks the provider for the outcome of the same reference, and records it once', async () => {
     const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
     const id = await subscribe(p, { paymentMethod: 'CARD', card: GOOD });
-    const first = spy(ctx.app.deps.transactions.providers.sandbox);
-    const other = spy(second.deps.transactions.providers.sandbox);
+    const first = spy(ctx.app.deps.connectors.sandbox);
+    const other = spy(second.deps.connectors.sandbox);
     const due = new Date(Date.now() + DAY + 60_000);
     first.crash = true;
     await crashingSweep(ctx.app, due, async () => first.charged.size > 0);
@@ -137,7 +137,7 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
   test('recording the outcome fails after the provider answered (a hook throws): the sweep records it from the provider, without charging again', async () => {
     const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
     const id = await subscribe(p, { paymentMethod: 'CARD', card: GOOD });
-    const provider = spy(ctx.app.deps.transactions.providers.sandbox);
+    const provider = spy(ctx.app.deps.connectors.sandbox);
     // The subscription's hook (inside the status change) throws once: the change rolls back whole.
     const hooks = ctx.app.deps.transactions.hooks as TransactionHooks[];
     const original = [...hooks];
@@ -177,7 +177,7 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
   test('the worker dies before the transaction was recorded: the sweep issues the attempt with the id chosen for it', async () => {
     const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
     const id = await subscribe(p, { paymentMethod: 'CARD', card: GOOD });
-    const provider = spy(ctx.app.deps.transactions.providers.sandbox);
+    const provider = spy(ctx.app.deps.connectors.sandbox);
     const creations = ctx.app.deps.transactions.creations;
     const insert = creations.insert;
     creations.insert = never;
@@ -211,8 +211,8 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
     const p = await plan({ trialDays: 1, paymentMethods: ['CARD'] });
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(await subscribe(p, { paymentMethod: 'CARD', card: GOOD }));
-    const first = spy(ctx.app.deps.transactions.providers.sandbox);
-    const other = spy(second.deps.transactions.providers.sandbox);
+    const first = spy(ctx.app.deps.connectors.sandbox);
+    const other = spy(second.deps.connectors.sandbox);
     first.crash = true;
     const due = new Date(Date.now() + DAY + 60_000);
     const pending = async () => (await db().selectFrom('transactions').select('id').where('subscription_id', 'in', ids).where('status', '=', 'PENDING').execute()).length;
@@ -245,9 +245,9 @@ describe('subscriptions: a renewal interrupted by a crash is finished once', () 
     const p = await plan({ paymentMethods: ['PIX_AUTOMATICO'] });
     // PIX charges asked of the provider, by either instance.
     let pixCalls = 0;
-    for (const sandbox of [ctx.app.deps.transactions.providers.sandbox, second.deps.transactions.providers.sandbox]) {
+    for (const sandbox of [ctx.app.deps.connectors.sandbox, second.deps.connectors.sandbox]) {
       const createPix = sandbox.createPix;
-      sandbox.createPix = async (req) => (pixCalls++, createPix.call(sandbox, req));
+      sandbox.createPix = async (req) => (pixCalls++, createPix!.call(sandbox, req));
       undo.push(() => (sandbox.createPix = createPix));
     }
     const creations = ctx.app.deps.transactions.creations;

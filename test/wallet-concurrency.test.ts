@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { settleDue } from '../src/modules/transactions/service.ts';
-import { processPayouts } from '../src/modules/withdrawals/service.ts';
+import { processPayouts } from '../src/modules/withdrawals/payouts.ts';
 import { merchant, onPostgres, operator, startApp, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { balance, DAY, kycBody, paidCard, paidPix, sandboxPayouts, ScriptedProvider } from './wallet-helpers.ts';
+import { balance, DAY, kycBody, paidCard, paidPix, payoutConnectors, ScriptedProvider } from './wallet-helpers.ts';
 
 const skip = onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)';
 
@@ -107,7 +107,7 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
 
   test('cancel racing the payout job: each withdrawal ends either CANCELLED (never sent) or PROCESSING (sent, then COMPLETED)', async (t) => {
     // Pay out whatever earlier tests left PENDING, so the sweeps below only meet this test's rows.
-    await processPayouts({ ...ctx.app.deps.withdrawals, payouts: sandboxPayouts(), leaseMs: 300_000 }, new Date(), 10_000);
+    await processPayouts({ ...ctx.app.deps.withdrawals, connectors: payoutConnectors(ctx) }, new Date(), 10_000);
     const m = await merchant(ctx.app);
     const k = { key: m.devKey };
     await paidPix(ctx.app, k, 1_000_000);
@@ -118,17 +118,17 @@ describe('wallet concurrency on PostgreSQL', { skip }, () => {
       ids.push(r.body.data.id);
     }
     // The provider holds every payout until the race is over, so what the job claimed is visibly PROCESSING.
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedProvider(ctx);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     provider.answer = async () => {
       await gate;
-      return { ok: true };
+      return { status: 'COMPLETED' };
     };
-    const payouts = { sandbox: provider, production: null };
+    const connectors = payoutConnectors(ctx, { sandbox: provider });
     const cancels = ids.map((id) => http('POST', `/api/withdraws/${id}/cancel`, k));
     // Sweeps spread over the storm, one withdrawal each, so claims and cancels interleave.
-    const jobs = ids.map((_, i) => delay(i).then(() => processPayouts({ ...ctx.app.deps.withdrawals, payouts, leaseMs: 300_000 }, new Date(), i % 5 === 4 ? 10 : 1)));
+    const jobs = ids.map((_, i) => delay(i).then(() => processPayouts({ ...ctx.app.deps.withdrawals, connectors }, new Date(), i % 5 === 4 ? 10 : 1)));
     const cancelResults = await Promise.all(cancels);
     // Every claim has committed once its sweep reached the provider; wait for all of them to get there.
     for (let i = 0; i < 500 && provider.calls.length + cancelResults.filter((r) => r.status === 200).length < ids.length; i++) await delay(10);

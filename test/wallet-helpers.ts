@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { App } from '../src/deps.ts';
 import { settleDue } from '../src/modules/transactions/service.ts';
-import { processPayouts } from '../src/modules/withdrawals/service.ts';
-import type { PayoutProvider } from '../src/payments/payouts.ts';
-import type { PayoutProviders } from '../src/payments/provider.ts';
-import { createProviders } from '../src/payments/registry.ts';
+import { followPayouts, processPayouts } from '../src/modules/withdrawals/payouts.ts';
+import { buildRegistry } from '../src/payments/catalogue.ts';
+import type { PayoutRequest, PayoutSent, PayoutState } from '../src/payments/connector.ts';
+import type { ConnectorRegistry } from '../src/payments/registry.ts';
+import { SandboxConnector } from '../src/payments/sandbox/connector.ts';
 import { call, cpf, testConfig, type Res, type TestContext } from './helpers.ts';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -104,22 +105,42 @@ export async function accounts(ctx: TestContext, userId: string, livemode = fals
   return { available: of('available'), receivable: of('receivable'), reserved: of('reserved'), fees: of('fees'), external: of('external') };
 }
 
-export const sandboxPayouts = (production: string | null = null): PayoutProviders =>
-  createProviders(testConfig({ SANDBOX_PAYOUT_DELAY_MS: '0', ...(production ? { PAYOUT_PROVIDER: production } : {}) })).payouts;
-
-/** Runs the payout sweep once over the whole database. */
-export function runPayouts(ctx: TestContext, payouts: PayoutProviders = sandboxPayouts(), now = new Date(), leaseMs = 300_000) {
-  return processPayouts({ ...ctx.app.deps.withdrawals, payouts, leaseMs }, now);
+/**
+ * The connectors of a payout sweep: the sandbox paying at once (or `sandbox`, a scripted one), and
+ * production payouts through it when `production` is 'sandbox' (PAYOUT_PROVIDER=sandbox); none: they
+ * wait for an operator.
+ */
+export function payoutConnectors(ctx: TestContext, opts: { sandbox?: SandboxConnector; production?: 'sandbox' | null } = {}): ConnectorRegistry {
+  const config = testConfig({ SANDBOX_PAYOUT_DELAY_MS: '0', ...(opts.production ? { PAYOUT_PROVIDER: opts.production } : {}) });
+  return buildRegistry(config, ctx.database.db, ctx.app.log, opts.sandbox ? { sandbox: opts.sandbox } : {});
 }
 
-/** A provider whose answers the test controls. */
-export class ScriptedProvider implements PayoutProvider {
-  readonly name = 'scripted';
+/** Runs the payout sweep once over the whole database. */
+export function runPayouts(ctx: TestContext, connectors: ConnectorRegistry = payoutConnectors(ctx), now = new Date()) {
+  return processPayouts({ ...ctx.app.deps.withdrawals, connectors }, now);
+}
+
+/** Runs the payouts' janitor once, as at `now` (after JANITOR_GRACE_SECONDS, it asks about PROCESSING ones). */
+export function runPayoutJanitor(ctx: TestContext, connectors: ConnectorRegistry, now: Date) {
+  return followPayouts({ ...ctx.app.deps.withdrawals, connectors }, now);
+}
+
+/** A sandbox whose payout answers the test controls (the state it settles each reference in). */
+export class ScriptedProvider extends SandboxConnector {
   calls: { externalId: string; amountCents: number }[] = [];
-  answer: () => Promise<Awaited<ReturnType<PayoutProvider['send']>>> = async () => ({ ok: true });
-  async send(r: Parameters<PayoutProvider['send']>[0]) {
+  answer: () => Promise<PayoutState> = async () => ({ status: 'COMPLETED' });
+  private states = new Map<string, PayoutState>();
+  constructor(ctx: TestContext) {
+    super(ctx.config, ctx.database.db, 0);
+  }
+  override async sendPayout(r: PayoutRequest): Promise<PayoutSent> {
     this.calls.push({ externalId: r.externalId, amountCents: r.amountCents });
-    return this.answer();
+    const state = await this.answer();
+    this.states.set(r.externalId, state);
+    return state.status === 'FAILED' ? state : { status: 'SENT' };
+  }
+  override async findPayout(reference: string): Promise<PayoutState | null> {
+    return this.states.get(reference) ?? null;
   }
 }
 

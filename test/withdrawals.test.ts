@@ -17,8 +17,9 @@ import {
   paidPix,
   pixFee,
   req,
+  payoutConnectors,
+  runPayoutJanitor,
   runPayouts,
-  sandboxPayouts,
   ScriptedProvider,
   UUID,
   type Cred,
@@ -372,27 +373,26 @@ describe('payout job', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('PROCESSING cannot be cancelled; the outcome is recorded once even if two workers finish; a crashed payout is re-sent with the same externalId after the lease', async () => {
+  test('PROCESSING cannot be cancelled; the outcome is recorded once even if two workers finish; a payout whose answer was lost is settled by the janitor with the same externalId', async () => {
     const m = await funded(20_000);
     const w = await withdraw(m.k, 3000);
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedProvider(ctx);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     provider.answer = async () => {
       await gate;
-      return { ok: true };
+      return { status: 'COMPLETED' };
     };
-    const payouts = { sandbox: provider, production: null };
-    const job = runPayouts(ctx, payouts);
+    const job = runPayouts(ctx, payoutConnectors(ctx, { sandbox: provider }));
     // While the provider call is in flight the row is PROCESSING (committed) and cannot be cancelled.
     for (let i = 0; i < 100 && (await req(ctx.app, 'GET', `${W}/${w.id}`, m.k)).body.data.status !== 'PROCESSING'; i++) await new Promise((r) => setTimeout(r, 10));
     const processing = (await req(ctx.app, 'GET', `${W}/${w.id}`, m.k)).body.data;
     assert.equal(processing.status, 'PROCESSING');
     assert.ok(processing.processedAt && processing.externalId);
     assert400(await req(ctx.app, 'POST', `${W}/${w.id}/cancel`, m.k), 'INVALID_STATE_TRANSITION');
-    // Another sweep now does not take it (its lease is fresh).
-    const other = new ScriptedProvider();
-    await runPayouts(ctx, { sandbox: other, production: null });
+    // Another sweep now does not take it (it is no longer PENDING).
+    const other = new ScriptedProvider(ctx);
+    await runPayouts(ctx, payoutConnectors(ctx, { sandbox: other }));
     assert.ok(!other.calls.some((c) => c.externalId === processing.externalId));
     release();
     await job;
@@ -400,18 +400,21 @@ describe('payout job', () => {
 
     // A worker that died after claiming: the provider threw (outcome unknown), the row stays PROCESSING.
     const w2 = await withdraw(m.k, 4000);
-    const flaky = new ScriptedProvider();
+    const flaky = new ScriptedProvider(ctx);
     flaky.answer = async () => {
       throw new Error('connection reset');
     };
-    await runPayouts(ctx, { sandbox: flaky, production: null });
+    await runPayouts(ctx, payoutConnectors(ctx, { sandbox: flaky }));
     const stuck = (await req(ctx.app, 'GET', `${W}/${w2.id}`, m.k)).body.data;
     assert.equal(stuck.status, 'PROCESSING');
-    // Before the lease runs out nobody touches it; after, it is sent again with the same reference.
-    const retry = new ScriptedProvider();
-    await runPayouts(ctx, { sandbox: retry, production: null });
+    // Within JANITOR_GRACE_SECONDS nobody touches it; after, the janitor asks the connector by its
+    // reference and, finding nothing there, sends it again with the same reference.
+    const retry = new ScriptedProvider(ctx);
+    const janitorOf = payoutConnectors(ctx, { sandbox: retry });
+    await runPayouts(ctx, janitorOf);
+    await runPayoutJanitor(ctx, janitorOf, new Date());
     assert.equal(retry.calls.filter((c) => c.externalId === stuck.externalId).length, 0);
-    await runPayouts(ctx, { sandbox: retry, production: null }, new Date(Date.now() + 300_001));
+    await runPayoutJanitor(ctx, janitorOf, new Date(Date.now() + ctx.config.janitorGraceSeconds * 1000 + 1000));
     assert.deepEqual(retry.calls.filter((c) => c.externalId === stuck.externalId), [{ externalId: stuck.externalId, amountCents: 4000 - FEE }]);
     const done = (await req(ctx.app, 'GET', `${W}/${w2.id}`, m.k)).body.data;
     assert.equal(done.status, 'COMPLETED');
@@ -456,7 +459,7 @@ describe('production', () => {
       const w2 = (await req(live.app, 'POST', W, lk, wBody(20_000))).body.data;
       assert.equal(w1.status, 'PENDING');
       // No production payout provider: the job leaves them for the operator.
-      await processPayoutsOn(live, sandboxPayouts(null));
+      await runPayouts(live, payoutConnectors(live));
       assert.equal((await req(live.app, 'GET', `${W}/${w1.id}`, lk)).body.data.status, 'PENDING');
 
       const op = await operator(live.app);
@@ -498,7 +501,7 @@ describe('production', () => {
 
       // With a production payout provider configured, the job pays production withdrawals.
       const w3 = (await req(live.app, 'POST', W, lk, wBody(5000))).body.data;
-      await processPayoutsOn(live, sandboxPayouts('sandbox'));
+      await runPayouts(live, payoutConnectors(live, { production: 'sandbox' }));
       const w3done = (await req(live.app, 'GET', `${W}/${w3.id}`, lk)).body.data;
       assert.equal(w3done.status, 'COMPLETED');
       await assertLedgerBalanced(live.database.db);
@@ -514,14 +517,14 @@ describe('production', () => {
       const lk = { key: m.liveKey! };
       await liveFunds(live, lk, 50_000);
       const w = (await req(live.app, 'POST', W, lk, wBody(10_000))).body.data;
-      const provider = new ScriptedProvider();
+      const provider = new ScriptedProvider(live);
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       provider.answer = async () => {
         await gate;
-        return { ok: true };
+        return { status: 'COMPLETED' };
       };
-      const job = processPayoutsOn(live, { sandbox: provider, production: provider });
+      const job = runPayouts(live, payoutConnectors(live, { sandbox: provider, production: 'sandbox' }));
       for (let i = 0; i < 100 && (await req(live.app, 'GET', `${W}/${w.id}`, lk)).body.data.status !== 'PROCESSING'; i++) await new Promise((r) => setTimeout(r, 10));
       const op = await operator(live.app);
       const failed = await call(live.app, 'POST', `/api/admin/withdrawals/${w.id}/fail`, { token: op.token, body: { reason: 'Travado no provedor' } });
@@ -584,6 +587,3 @@ describe('permissions', () => {
   });
 });
 
-function processPayoutsOn(c: TestContext, payouts: ReturnType<typeof sandboxPayouts>) {
-  return runPayouts(c, payouts);
-}

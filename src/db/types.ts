@@ -102,6 +102,7 @@ export interface DB {
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
+  sandbox_operations: SandboxOperationsTable;
   report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;
   affiliate_links: AffiliateLinksTable;
@@ -234,6 +235,13 @@ export interface RefundsTable {
   updated_at: Timestamp;
 }
 export type Refund = Selectable<RefundsTable>;
+
+/** The sandbox connector's answers by our reference (charge:, refund:, payout:), as a provider's own books. */
+export interface SandboxOperationsTable {
+  reference: string;
+  outcome: unknown;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
 
 /**
  * commission_pending: an affiliate's commissions not released yet; transfers: money moved to or from

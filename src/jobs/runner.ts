@@ -9,9 +9,8 @@ import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
 import { releaseDueRewards } from '../modules/referrals/service.ts';
-import { ensureWebhook, expireCharges, reconcile, syncRecurring, syncRefunds } from '../modules/pix-api/service.ts';
-import { expireAuthorizations, expireDue, settleDue } from '../modules/transactions/service.ts';
-import { processPayouts } from '../modules/withdrawals/service.ts';
+import { expireAuthorizations, expireDue, settleDue, settleUnknownCharges, settleUnknownRefunds } from '../modules/transactions/service.ts';
+import { followPayouts, processPayouts } from '../modules/withdrawals/payouts.ts';
 
 export interface Sweep {
   name: string;
@@ -34,23 +33,20 @@ export function sweeps(deps: Deps): Sweep[] {
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
     { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
     { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
-    ...(deps.pixApi ? pixApiSweeps(deps.pixApi) : []),
+    { name: 'janitor', batch: 50, run: (now) => janitor(deps, now, 50) },
+    // Each connector's own (reconciliation, expiry asked to the provider, webhook registration).
+    ...deps.connectors.sweeps(),
   ];
 }
 
-/** Production PIX through the API Pix: webhook registration until it succeeds, reconciliation, expiry, refunds, Pix Automático states. */
-function pixApiSweeps(pix: NonNullable<Deps['pixApi']>): Sweep[] {
-  return [
-    { name: 'pix-api-webhook', batch: Infinity, run: async () => {
-        await ensureWebhook(pix);
-        return 0;
-      },
-    },
-    { name: 'pix-api-reconcile', batch: Infinity, run: (now) => reconcile(pix, now) },
-    { name: 'pix-api-expire', batch: 50, run: (now) => expireCharges(pix, now, 50) },
-    { name: 'pix-api-refunds', batch: 50, run: (now) => syncRefunds(pix, now, 50) },
-    { name: 'pix-api-recurring', batch: Infinity, run: (now) => syncRecurring(pix, now, 50) },
-  ];
+/**
+ * Operations whose outcome was never recorded (a call that timed out, a process that died between
+ * the provider's answer and the write), asked of their connector by our reference: card charges,
+ * refunds, payouts. A full batch of any of them means more may be waiting.
+ */
+async function janitor(deps: Deps, now: Date, batch: number): Promise<number> {
+  const counts = [await settleUnknownCharges(deps.transactions, now, batch), await settleUnknownRefunds(deps.transactions, now, batch), await followPayouts(deps.withdrawals, now, batch)];
+  return Math.max(...counts);
 }
 
 export class JobRunner {

@@ -6,10 +6,10 @@ import fc from 'fast-check';
 import { advanceFee, daysUntil, quote, type Candidate } from '../../src/modules/advances/service.ts';
 import { decodeBase64, sniffContentType } from '../../src/modules/kyc/files.ts';
 import { generateCnpj, generateCpf } from '../../src/payments/documents.ts';
-import { createProviders } from '../../src/payments/registry.ts';
-import { SANDBOX_PAYOUT_FAILURES, SandboxPayoutProvider } from '../../src/payments/sandbox.ts';
+import { buildRegistry } from '../../src/payments/catalogue.ts';
+import { SANDBOX_PAYOUT_FAILURES, SandboxConnector } from '../../src/payments/sandbox/connector.ts';
 import { validatePixKey } from '../../src/payments/pix-keys.ts';
-import { testConfig } from '../helpers.ts';
+import { dropSchema, openDatabase, testConfig } from '../helpers.ts';
 
 const DAY = 86_400_000;
 
@@ -124,18 +124,32 @@ describe('advance fee and quote', () => {
   });
 });
 
-describe('sandbox payout provider', () => {
-  it('pays every key but the magic ones, after its delay; production only when configured', async () => {
-    const p = new SandboxPayoutProvider(20);
-    const started = Date.now();
-    assert.deepEqual(await p.send({ externalId: 'x', amountCents: 100, pixKeyType: 'email', pixKey: 'a@example.com', description: null }), { ok: true });
-    assert.ok(Date.now() - started >= 15);
-    for (const [key, outcome] of Object.entries(SANDBOX_PAYOUT_FAILURES)) {
-      const r = await new SandboxPayoutProvider(0).send({ externalId: 'x', amountCents: 100, pixKeyType: 'email', pixKey: key, description: null });
-      assert.deepEqual(r, { ok: false, ...outcome });
+describe('sandbox payout connector', () => {
+  it('pays every key but the magic ones, after its delay, once per reference; production only when configured', async () => {
+    const { database, schema } = await openDatabase();
+    try {
+      const config = testConfig();
+      const p = new SandboxConnector(config, database.db, 20);
+      const started = Date.now();
+      const payout = (externalId: string, pixKey: string) => ({ externalId, amountCents: 100, pixKeyType: 'email' as const, pixKey, description: null });
+      assert.deepEqual(await p.sendPayout(payout('x', 'a@example.com')), { status: 'SENT' });
+      assert.ok(Date.now() - started >= 15);
+      assert.deepEqual(await p.findPayout('x'), { status: 'COMPLETED' });
+      assert.equal(await p.findPayout('never-sent'), null);
+      for (const [key, outcome] of Object.entries(SANDBOX_PAYOUT_FAILURES)) {
+        const r = await new SandboxConnector(config, database.db, 0).sendPayout(payout(`x-${key}`, key));
+        assert.deepEqual(r, { status: 'FAILED', ...outcome });
+        assert.deepEqual(await p.findPayout(`x-${key}`), { status: 'FAILED', ...outcome });
+      }
+      // The same reference again gets the first answer (a re-send never pays a second time).
+      assert.deepEqual(await p.sendPayout(payout('x', '00000000191')), { status: 'SENT' });
+      const log = { info() {}, warn() {}, error() {} };
+      assert.equal(buildRegistry(testConfig(), database.db, log).offers(true, 'PAYOUT'), false);
+      assert.equal(buildRegistry(testConfig({ PAYOUT_PROVIDER: 'sandbox' }), database.db, log).forNew(true, 'PAYOUT').name, 'sandbox');
+    } finally {
+      await database.close();
+      await dropSchema(schema);
     }
-    assert.equal(createProviders(testConfig()).payouts.production, null);
-    assert.equal(createProviders(testConfig({ PAYOUT_PROVIDER: 'sandbox' })).payouts.production?.name, 'sandbox');
   });
 
   it('every magic key is a valid key of its type (it can be requested)', () => {
@@ -149,15 +163,17 @@ describe('sandbox payout provider', () => {
 
 describe('payout configuration', () => {
   const base = { JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789' };
-  it('defaults: no production payout provider, 2 s sandbox delay, 5 min lease', async () => {
+  it('defaults: no production payout connector, 2 s sandbox delay, 60 s janitor grace', async () => {
     const { loadConfig } = await import('../../src/config.ts');
-    assert.deepEqual(loadConfig(base).payouts, { productionProvider: null, sandboxDelayMs: 2000, leaseMs: 300_000 });
-    assert.deepEqual(loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', PAYOUT_LEASE_MS: '60000' }).payouts, { productionProvider: 'sandbox', sandboxDelayMs: 0, leaseMs: 60_000 });
+    const defaults = loadConfig(base);
+    assert.deepEqual([defaults.payouts, defaults.connectors.PAYOUT, defaults.janitorGraceSeconds], [{ sandboxDelayMs: 2000 }, [], 60]);
+    const set = loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '5' });
+    assert.deepEqual([set.payouts, set.connectors.PAYOUT, set.janitorGraceSeconds], [{ sandboxDelayMs: 0 }, ['sandbox'], 5]);
   });
-  it('refuses an unknown provider, bad numbers, and a lease shorter than the sandbox delay', async () => {
+  it('refuses an unknown provider and bad numbers', async () => {
     const { loadConfig, ConfigError } = await import('../../src/config.ts');
     assert.throws(() => loadConfig({ ...base, PAYOUT_PROVIDER: 'banco-x' }), (e: Error) => e instanceof ConfigError && /PAYOUT_PROVIDER/.test(e.message));
     assert.throws(() => loadConfig({ ...base, SANDBOX_PAYOUT_DELAY_MS: '-1' }), /SANDBOX_PAYOUT_DELAY_MS/);
-    assert.throws(() => loadConfig({ ...base, SANDBOX_PAYOUT_DELAY_MS: '5000', PAYOUT_LEASE_MS: '4000' }), /PAYOUT_LEASE_MS/);
+    assert.throws(() => loadConfig({ ...base, JANITOR_GRACE_SECONDS: '0' }), /JANITOR_GRACE_SECONDS/);
   });
 });

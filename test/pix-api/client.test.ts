@@ -7,7 +7,9 @@ import { after, before, beforeEach, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { AppError } from '../../src/http/errors.ts';
 import { PixApiClient, PixApiError } from '../../src/payments/pix-api/client.ts';
-import { PixApiProvider, transactionIdOf, txidFor } from '../../src/payments/pix-api/provider.ts';
+import { PixApiConnector } from '../../src/payments/pix-api/connector.ts';
+import { serves } from '../../src/payments/registry.ts';
+import { transactionIdOf, txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { startFakePsp, type FakePsp } from '../fake-psp/server.ts';
 import { makeCertificate } from '../webhook-receiver.ts';
 import { pspEnv } from './kit.ts';
@@ -32,9 +34,9 @@ function client(opts: ConstructorParameters<typeof PixApiClient>[1] = {}) {
   return c;
 }
 const logged: Array<{ obj: object; msg: string }> = [];
-const log = { warn: (obj: object, msg: string) => void logged.push({ obj, msg }), error: (obj: object, msg: string) => void logged.push({ obj, msg }) };
+const log = { info: () => {}, warn: (obj: object, msg: string) => void logged.push({ obj, msg }), error: (obj: object, msg: string) => void logged.push({ obj, msg }) };
 function provider(opts: ConstructorParameters<typeof PixApiClient>[1] = {}) {
-  const p = new PixApiProvider(config(), 'pix@loja.example', log, { backoffMs: 5, ...opts });
+  const p = new PixApiConnector(config(), 'pix@loja.example', log, { backoffMs: 5, ...opts });
   clients.push(p);
   return p;
 }
@@ -125,7 +127,7 @@ test('5xx and timeouts are retried with backoff; a retried PUT creates one charg
 });
 
 test('the PSP\'s RFC 7807 problem goes to the logs (type, violated properties), the merchant gets a Cofre error', async () => {
-  const p = new PixApiProvider(config(), 'not-our-key@example.com', log, { backoffMs: 5 });
+  const p = new PixApiConnector(config(), 'not-our-key@example.com', log, { backoffMs: 5 });
   clients.push(p);
   logged.length = 0;
   await assert.rejects(p.createPix(pixRequest('01935f4e-8a2b-7c3d-9e4f-000000000004')), (err: unknown) => err instanceof AppError && err.status === 502 && !/chave|CobOperacaoInvalida/.test(err.message));
@@ -159,9 +161,10 @@ test('a 4xx problem does not open the circuit (the PSP is up)', async () => {
   assert.equal(p.client.breaker.state, 'closed');
 });
 
-test('card and boleto are not offered by the API Pix provider', async () => {
+test('the API Pix connector serves PIX (and Pix Automático with a receiving account), never card or boleto', async () => {
   const p = provider();
-  assert.equal(p.accepts('PIX'), true);
-  assert.equal(p.accepts('CARD'), false);
-  await assert.rejects(p.createBoleto(), (e: unknown) => e instanceof AppError && e.status === 503);
+  assert.equal(serves(p, 'PIX'), true);
+  assert.equal(serves(p, 'CARD'), false);
+  assert.equal(serves(p, 'BOLETO'), false);
+  assert.equal(serves(p, 'PIX_AUTOMATICO'), p.account !== null);
 });

@@ -72,8 +72,25 @@ test('an unknown PIX_PROVIDER, a plain-http URL, unreadable or non-PEM files are
   assert.match(refused({ ...FULL, PIX_API_CA_FILE: cert.keyFile }), /PIX_API_CA_FILE must be a PEM certificate file/);
 });
 
-test('PIX_PROVIDER and PAYMENT_PROVIDER cannot both choose the production provider', () => {
-  assert.match(refused({ ...FULL, PAYMENT_PROVIDER: 'sandbox' }), /set one of them/);
+test('PIX_PROVIDER wins for PIX over PAYMENT_PROVIDER=sandbox, which keeps the other payment rails on the sandbox', () => {
+  const c = loadConfig({ ...FULL, PAYMENT_PROVIDER: 'sandbox' });
+  assert.deepEqual(c.connectors, { PIX: ['bcb-api'], CARD: ['sandbox'], BOLETO: ['sandbox'], PAYOUT: [] });
+  assert.ok(c.pixApi);
+});
+
+test('the bcb-api connector stays configured after PIX moves to another (it serves the payments it made)', () => {
+  const c = loadConfig({ ...FULL, PIX_PROVIDER: 'sandbox' });
+  assert.deepEqual(c.connectors.PIX, ['sandbox']);
+  assert.ok(c.pixApi, 'PIX_API_* still read');
+  assert.match(refused({ ...FULL, PIX_PROVIDER: 'sandbox', PIX_API_CLIENT_ID: '' }), /PIX_API_URL \(the bcb-api connector\) needs PIX_API_CLIENT_ID/);
+});
+
+test('CARD_PROVIDER takes an ordered list of known card connectors; the other rails take one', () => {
+  assert.deepEqual(loadConfig({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox' }).connectors.CARD, ['sandbox']);
+  assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox,cielo' }), /CARD_PROVIDER "cielo" is not a known CARD provider/);
+  assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox,sandbox' }), /names a provider twice/);
+  assert.match(refused({ JWT_SECRET: SECRET, BOLETO_PROVIDER: 'sandbox,sandbox' }), /BOLETO_PROVIDER takes one provider/);
+  assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'bcb-api' }), /CARD_PROVIDER "bcb-api" is not a known CARD provider/);
 });
 
 test('the client secret and the private key never appear in a message', () => {

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
-import { ensureWebhook, expireCharges, reconcile, syncRefunds } from '../../src/modules/pix-api/service.ts';
-import { txidFor } from '../../src/payments/pix-api/provider.ts';
+import { ensureWebhook, expireCharges, reconcile } from '../../src/payments/pix-api/sweeps.ts';
+import { syncRefunds } from '../../src/payments/pix-api/settle.ts';
+import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
-import { startWithPsp, until } from './kit.ts';
+import { startWithPsp, until, pixContext } from './kit.ts';
 
 let env: Awaited<ReturnType<typeof startWithPsp>>;
 let m: Merchant;
@@ -21,7 +22,7 @@ before(async () => {
 after(() => env.close());
 
 const app = () => env.ctx.app;
-const pixDeps = () => app().deps.pixApi!;
+const pixDeps = () => pixContext(app());
 
 async function createPix(extra: Record<string, unknown> = {}, key = m.liveKey!) {
   const res = await call(app(), 'POST', '/api/v1/transactions', {
@@ -37,11 +38,11 @@ const row = (id: string) => app().deps.db.selectFrom('transactions').selectAll()
 const journals = (id: string) => app().deps.db.selectFrom('ledger_journals').select('kind').where('reference_id', '=', id).execute();
 
 describe('start', () => {
-  test('the webhook {BASE_URL}/api/psp/pix is registered for the key, idempotently', async () => {
+  test('the webhook {BASE_URL}/api/psp/bcb-api/pix is registered for the key, idempotently', async () => {
     assert.equal(await ensureWebhook(pixDeps()), true);
     pixDeps().registered = false;
     assert.equal(await ensureWebhook(pixDeps()), true);
-    assert.equal(env.psp.webhooks.get('pix@loja.example')?.webhookUrl, `${env.baseUrl}/api/psp/pix`);
+    assert.equal(env.psp.webhooks.get('pix@loja.example')?.webhookUrl, `${env.baseUrl}/api/psp/bcb-api/pix`);
     assert.equal(env.psp.calls('PUT', '/webhook/').length, 2);
   });
 });

@@ -1,7 +1,9 @@
 // A Cofre app wired to the fake PSP (PIX_PROVIDER=bcb-api, the PSP's certificates made at test
-// time), listening on a loopback port so that the PSP's notifications reach {BASE_URL}/api/psp/pix.
+// time), listening on a loopback port so that the PSP's notifications reach {BASE_URL}/api/psp/bcb-api/pix.
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { App } from '../../src/deps.ts';
+import type { PixApiContext } from '../../src/payments/pix-api/settle.ts';
 import { startApp, type TestContext } from '../helpers.ts';
 import { startFakePsp, type FakePsp } from '../fake-psp/server.ts';
 
@@ -53,4 +55,11 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 5000): Pr
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('condition not met in time');
+}
+
+/** The API Pix connector's edges in this app (its notifications' and sweeps' context). */
+export function pixContext(app: App): PixApiContext {
+  const edges = app.deps.connectors.edges('bcb-api') as unknown as { context: PixApiContext } | undefined;
+  if (!edges) throw new Error('the bcb-api connector is not configured in this app');
+  return edges.context;
 }

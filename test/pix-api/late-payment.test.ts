@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
-import { ensureWebhook, reconcile } from '../../src/modules/pix-api/service.ts';
+import { ensureWebhook, reconcile } from '../../src/payments/pix-api/sweeps.ts';
 import { endOfSpDay, spDate } from '../../src/payments/calendar.ts';
 import { paymentFee } from '../../src/payments/fees.ts';
 import { explainsLatePayment, latePaymentCeiling } from '../../src/payments/late-payment.ts';
-import { txidFor } from '../../src/payments/pix-api/provider.ts';
+import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { cobvAmountOn } from '../fake-psp/server.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
-import { startWithPsp, until } from './kit.ts';
+import { startWithPsp, until, pixContext } from './kit.ts';
 
 const DAY = 86_400_000;
 const TERMS = { daysAfterDue: 10, fineBp: 200, interestMonthlyBp: 100 };
@@ -64,7 +64,7 @@ let m: Merchant;
 before(async () => {
   env = await startWithPsp({ PIX_TTL_SECONDS: '3600' });
   m = await merchant(env.ctx.app, { live: true });
-  assert.equal(await ensureWebhook(env.ctx.app.deps.pixApi!), true);
+  assert.equal(await ensureWebhook(pixContext(env.ctx.app)), true);
 });
 after(() => env.close());
 
@@ -212,7 +212,7 @@ describe('paying', () => {
     assert.equal(pix.valor, '125.92');
     assert.equal((await get(tx.id)).status, 'PENDING');
     // The reconciliation asks for the hours before `now`: look from the payment's moment.
-    assert.equal(await reconcile(app().deps.pixApi!, new Date(noonAfter(due, 2).getTime() + 60_000), true), 1);
+    assert.equal(await reconcile(pixContext(app()), new Date(noonAfter(due, 2).getTime() + 60_000), true), 1);
     const paid = await get(tx.id);
     assert.equal(paid.status, 'PAID');
     assert.equal(paid.chargedCents, 12592);

@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
-import { ensureWebhook, syncRecurring } from '../../src/modules/pix-api/service.ts';
+import { ensureWebhook, syncRecurring } from '../../src/payments/pix-api/sweeps.ts';
 import { advanceDue } from '../../src/modules/subscriptions/cycles.ts';
 import { spDate } from '../../src/payments/calendar.ts';
-import { txidFor } from '../../src/payments/pix-api/provider.ts';
+import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
-import { startWithPsp, until } from './kit.ts';
+import { startWithPsp, until, pixContext } from './kit.ts';
 
 const DAY = 86_400_000;
 let env: Awaited<ReturnType<typeof startWithPsp>>;
@@ -21,13 +21,13 @@ let m: Merchant;
 before(async () => {
   env = await startWithPsp({ PIX_TTL_SECONDS: '3600', PIX_API_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567' });
   m = await merchant(env.ctx.app, { live: true });
-  await ensureWebhook(env.ctx.app.deps.pixApi!);
+  await ensureWebhook(pixContext(env.ctx.app));
 });
 after(() => env.close());
 
 const app = () => env.ctx.app;
 const db = () => app().deps.db;
-const pixDeps = () => app().deps.pixApi!;
+const pixDeps = () => pixContext(app());
 
 async function newPlan(body: Record<string, unknown> = {}) {
   const res = await call(app(), 'POST', '/api/v1/subscriptions/plans', { key: m.liveKey, body: { name: 'Clube do Livro', amountCents: 4990, interval: 'MONTHLY', paymentMethods: ['PIX_AUTOMATICO', 'PIX'], ...body } });
@@ -63,9 +63,9 @@ describe('start', () => {
   test('the pix, rec and cobr webhooks are registered with {BASE_URL}/api/psp/...', async () => {
     pixDeps().registered = false;
     assert.equal(await ensureWebhook(pixDeps()), true);
-    assert.equal(env.psp.webhooks.get('pix@loja.example')?.webhookUrl, `${env.baseUrl}/api/psp/pix`);
-    assert.equal(env.psp.recWebhook?.webhookUrl, `${env.baseUrl}/api/psp/rec`);
-    assert.equal(env.psp.cobrWebhook?.webhookUrl, `${env.baseUrl}/api/psp/cobr`);
+    assert.equal(env.psp.webhooks.get('pix@loja.example')?.webhookUrl, `${env.baseUrl}/api/psp/bcb-api/pix`);
+    assert.equal(env.psp.recWebhook?.webhookUrl, `${env.baseUrl}/api/psp/bcb-api/rec`);
+    assert.equal(env.psp.cobrWebhook?.webhookUrl, `${env.baseUrl}/api/psp/bcb-api/cobr`);
     // The token asked for the Pix Automático scopes as well (the fake PSP refuses a call without them).
     assert.ok(env.psp.calls('PUT', '/webhookrec')[0].scope!.includes('rec.write'));
   });
@@ -418,7 +418,7 @@ test('no secret reaches the logs; every recurring charge kept its derived txid',
 });
 
 test('the PSP notification routes are rate limited per address (429 with Retry-After); others are not affected', async () => {
-  const { PSP_NOTIFICATIONS_PER_MINUTE } = await import('../../src/modules/pix-api/routes.ts');
+  const { PSP_NOTIFICATIONS_PER_MINUTE } = await import('../../src/payments/pix-api/routes.ts');
   const post = (url: string, remoteAddress: string) => app().inject({ method: 'POST', url, payload: { recs: [] }, headers: { 'content-type': 'application/json' }, remoteAddress });
   // The address has used all but one of its minute (counted where the route counts).
   for (let i = 0; i < PSP_NOTIFICATIONS_PER_MINUTE - 1; i++) await app().deps.limiter.hit('psp-notify:ip:10.9.8.7', 60_000);

@@ -5,14 +5,15 @@
 // and a devolução NAO_REALIZADO with the PSP's motivo kept for the person who returns the money.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ensureWebhook, syncRefunds } from '../../src/modules/pix-api/service.ts';
+import { ensureWebhook } from '../../src/payments/pix-api/sweeps.ts';
+import { syncRefunds } from '../../src/payments/pix-api/settle.ts';
 import { advanceDue } from '../../src/modules/subscriptions/cycles.ts';
-import { debitFailure, FINAL_DEBIT_REASONS, mandateEndReason } from '../../src/payments/pix-api/reasons.ts';
-import { txidFor } from '../../src/payments/pix-api/provider.ts';
-import { HARD_DECLINES } from '../../src/payments/provider.ts';
+import { debitFailure, FINAL_DEBIT_REASONS, mandateEndReason } from '../../src/payments/pix-automatico.ts';
+import { txidFor } from '../../src/payments/pix-api/mapping.ts';
+import { HARD_DECLINES } from '../../src/payments/connector.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
-import { startWithPsp } from './kit.ts';
+import { startWithPsp, pixContext } from './kit.ts';
 
 const DAY = 86_400_000;
 
@@ -70,7 +71,7 @@ let m: Merchant;
 before(async () => {
   env = await startWithPsp({ PIX_TTL_SECONDS: '3600', PIX_API_RECEIVER_ACCOUNT: 'CORRENTE:0001:1234567' });
   m = await merchant(env.ctx.app, { live: true });
-  assert.equal(await ensureWebhook(env.ctx.app.deps.pixApi!), true);
+  assert.equal(await ensureWebhook(pixContext(env.ctx.app)), true);
 });
 after(() => env.close());
 
@@ -177,7 +178,7 @@ test('a devolução NAO_REALIZADO: the refund FAILED (NAO_REALIZADO), the PSP\'s
   await env.psp.pay(txidFor(tx.id));
   assert.equal((await call(app(), 'POST', `/api/v1/transactions/${tx.id}/refund`, { key: m.liveKey })).status, 200);
   await env.psp.finishRefunds('NAO_REALIZADO', { mode: 'none' });
-  await syncRefunds(app().deps.pixApi!, new Date(Date.now() + 60_000));
+  await syncRefunds(pixContext(app()), new Date(Date.now() + 60_000));
   const refund = await app().deps.db.selectFrom('refunds').selectAll().where('transaction_id', '=', tx.id).executeTakeFirstOrThrow();
   assert.equal(refund.status, 'FAILED');
   assert.equal(refund.failure_reason, 'NAO_REALIZADO');

@@ -28,6 +28,7 @@ import * as m026 from './026_stored_responses_lz4.ts';
 import * as m027 from './027_hot_path_user_fks.ts';
 import * as m028 from './028_subscription_coupon_reservations.ts';
 import * as m029 from './029_report_gross_charged.ts';
+import * as m030 from './030_sandbox_operations.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '027_hot_path_user_fks': m027,
   '028_subscription_coupon_reservations': m028,
   '029_report_gross_charged': m029,
+  '030_sandbox_operations': m030,
 };

@@ -18,13 +18,13 @@ import type { Scope } from '../../http/scope.ts';
 import { queueEmail } from '../../mail/outbox.ts';
 import type { MailMessage } from '../../mail/templates.ts';
 import { DAY_MS, spDate } from '../../payments/calendar.ts';
-import { HARD_DECLINES } from '../../payments/provider.ts';
+import { HARD_DECLINES } from '../../payments/connector.ts';
 import { discountFor, redeemSubscriptionCoupon, releaseSubscriptionCoupon } from '../coupons/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
-import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, providerFor, redriveStoredCharge, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
+import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, redriveStoredCharge, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
 import { findTransaction } from '../transactions/queries.ts';
-import type { PixAutomaticoCharge } from '../../payments/provider.ts';
+import type { PixAutomaticoCharge } from '../../payments/connector.ts';
 import { AppError, badRequest } from '../../http/errors.ts';
 import { cadenceLabel, period, type Cadence } from './calendar.ts';
 import { dunningWithDefaults, pixPeriodicity } from './plans.ts';
@@ -541,7 +541,16 @@ export async function releaseMandate(deps: EngineDeps, subscriptionId: string): 
   const sub = await deps.db.selectFrom('subscriptions').select(['id', 'status', 'livemode', 'payment_method', 'pix_rec_id', 'pix_rec_status']).where('id', '=', subscriptionId).executeTakeFirst();
   if (!sub?.pix_rec_id || (sub.status !== 'CANCELLED' && sub.status !== 'EXPIRED') || (sub.pix_rec_status !== 'CRIADA' && sub.pix_rec_status !== 'APROVADA')) return;
   try {
-    await providerFor(deps.transactions, sub.livemode).cancelMandate?.(sub.pix_rec_id);
+    // The authorisation is the connector's that made the first charge carrying it.
+    const first = await deps.db
+      .selectFrom('transactions as t')
+      .innerJoin('subscription_cycles as c', 'c.id', 't.subscription_cycle_id')
+      .select('t.provider')
+      .where('c.subscription_id', '=', sub.id)
+      .orderBy('t.created_at')
+      .executeTakeFirst();
+    const connector = first ? deps.transactions.connectors.of(first.provider, 'PIX_AUTOMATICO') : deps.transactions.connectors.forNew(sub.livemode, 'PIX_AUTOMATICO');
+    await connector.cancelMandate(sub.pix_rec_id);
     await deps.db.updateTable('subscriptions').set({ pix_rec_status: 'CANCELADA' }).where('id', '=', sub.id).where('pix_rec_status', 'in', ['CRIADA', 'APROVADA']).execute();
   } catch (err) {
     deps.log.error({ err, subscriptionId, recurrenceId: sub.pix_rec_id }, 'subscription: the Pix Automático authorisation could not be withdrawn at the provider');

@@ -14,7 +14,7 @@ import { inTx } from '../../db/index.ts';
 import type { MandateStatus, Subscription } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
-import { mandateEndReason } from '../../payments/pix-api/reasons.ts';
+import { mandateEndReason } from '../../payments/pix-automatico.ts';
 import { changeStatus } from '../transactions/service.ts';
 import { cancelPending, endSubscription, lockSubscription, planOf, recordEvent, reschedule, withdrawPending, type EngineDeps } from './cycles.ts';
 

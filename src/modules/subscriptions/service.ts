@@ -11,12 +11,12 @@ import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeJson, sanitizeOptional } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
-import type { CardToken } from '../../payments/provider.ts';
+import type { CardToken } from '../../payments/connector.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
-import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
+import { changeStatus, noStoredCards, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import {
   abandonSubscribe,
@@ -77,9 +77,9 @@ export interface SubscribeInput {
 async function tokenize(deps: SubscriptionDeps, livemode: boolean, card: CardInput, now: Date): Promise<CardToken> {
   const checked = validateCard(card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
-  const provider = providerFor(deps.transactions, livemode);
-  if (!provider.tokenizeCard) throw noStoredCards(provider);
-  return provider.tokenizeCard(card);
+  const connector = deps.transactions.connectors.forNew(livemode, 'CARD');
+  if (!connector.tokenizeCard) throw noStoredCards(connector);
+  return connector.tokenizeCard(card);
 }
 
 /** A plan of this merchant and environment that takes subscribers, or a 400 saying why not. */
@@ -99,11 +99,13 @@ export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, 
   const wallNow = new Date();
   const now = wallNow;
   checkPlanOpen(plan);
-  // 503 before anything is written when this environment cannot take payments at all.
-  const provider = providerFor(deps.transactions, scope.livemode);
   const method = normalizeMethod(input.paymentMethod);
+  // 503 before anything is written when this environment has no connector for the method.
+  if (method === 'PIX_AUTOMATICO' && deps.transactions.connectors.offers(scope.livemode, 'PIX') && !deps.transactions.connectors.offers(scope.livemode, 'PIX_AUTOMATICO')) {
+    throw new AppError(503, `Pix Automático is not available with this gateway's payment provider (${deps.transactions.connectors.forNew(scope.livemode, 'PIX').name}): subscribe with PIX instead`);
+  }
+  deps.transactions.connectors.forNew(scope.livemode, method);
   if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
-  if (method === 'PIX_AUTOMATICO' && !provider.pixAutomatico) throw new AppError(503, `Pix Automático is not available with this gateway's payment provider (${provider.name}): subscribe with PIX instead`);
   if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
   if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
   if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');

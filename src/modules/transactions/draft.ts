@@ -12,7 +12,7 @@ import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import type { LatePayment } from '../../payments/late-payment.ts';
-import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/provider.ts';
+import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/connector.ts';
 import { normalizeDocument, normalizeEmail } from '../clients/service.ts';
 import type { CreateTransactionBody } from './schemas.ts';
 import { MAX_METADATA_BYTES } from './schemas.ts';

@@ -144,3 +144,85 @@ export async function transactionStatus(db: Executor, id: string) {
   if (!row) throw notFound('Transaction');
   return row;
 }
+
+/** Stores the connector's payment reference on a (locked) transaction. */
+export function setProviderRef(trx: Trx, id: string, providerRef: string): Promise<Transaction> {
+  return trx.updateTable('transactions').set({ provider_ref: providerRef }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A PENDING refund of a locked transaction, owed to the connector that made the payment. */
+export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date }): Promise<void> {
+  await trx
+    .insertInto('refunds')
+    .values({
+      id: r.id,
+      user_id: r.scope.userId,
+      livemode: r.scope.livemode,
+      transaction_id: r.transaction.id,
+      amount_cents: r.amountCents,
+      fee_returned_cents: r.feeReturnedCents,
+      status: 'PENDING',
+      provider: r.transaction.provider,
+      created_at: r.now,
+      updated_at: r.now,
+    })
+    .execute();
+}
+
+/** A connector's answer on a still-PENDING refund: SUCCEEDED, or PENDING with its reference. */
+export async function markRefundAnswered(db: Executor, refundId: string, status: 'PENDING' | 'SUCCEEDED', providerRef: string): Promise<void> {
+  await db.updateTable('refunds').set({ status, provider_ref: providerRef, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
+}
+
+export async function refundScope(db: Executor, refundId: string): Promise<Scope | null> {
+  const row = await db.selectFrom('refunds').select(['user_id', 'livemode']).where('id', '=', refundId).executeTakeFirst();
+  return row ? { userId: row.user_id, livemode: row.livemode } : null;
+}
+
+/** A still-PENDING refund marked FAILED; undefined when it was settled meanwhile. */
+export function failRefund(trx: Trx, refundId: string, reason: string) {
+  return trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: reason, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
+}
+
+/** A locked transaction's refunded amount and status after a refund was undone. */
+export function setRefunded(trx: Trx, id: string, refundedCents: number, status: 'PAID' | 'PARTIALLY_REFUNDED'): Promise<Transaction> {
+  return trx
+    .updateTable('transactions')
+    .set({ refunded_cents: refundedCents, status, ...(refundedCents === 0 ? { refunded_at: null } : {}), updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Card charges recorded (card claimed) whose outcome never was, untouched since `before` (the janitor's). */
+export function stuckCardCharges(db: Executor, before: Date, limit: number): Promise<Transaction[]> {
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('status', '=', 'PENDING')
+    .where('payment_method', '=', 'CARD')
+    .where('card_last4', 'is not', null)
+    .where('updated_at', '<', before)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Refunds no connector answered (no reference), untouched since `before`, with what their payment says. */
+export function stuckRefunds(db: Executor, before: Date, limit: number) {
+  return db
+    .selectFrom('refunds as r')
+    .innerJoin('transactions as t', 't.id', 'r.transaction_id')
+    .select(['r.id', 'r.provider', 'r.amount_cents', 'r.transaction_id', 't.payment_method', 't.provider_ref'])
+    .where('r.status', '=', 'PENDING')
+    .where('r.provider_ref', 'is', null)
+    .where('r.updated_at', '<', before)
+    .orderBy('r.updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Moves a row to the back of the janitor's queue (asked again after the grace period). */
+export async function touch(db: Executor, table: 'transactions' | 'refunds', id: string, now: Date): Promise<void> {
+  await db.updateTable(table).set({ updated_at: now }).where('id', '=', id).where('status', '=', 'PENDING').execute();
+}

@@ -20,8 +20,7 @@ import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import { maskDocument } from '../../payments/documents.ts';
-import type { PayoutResult } from '../../payments/payouts.ts';
-import type { PayoutProviders } from '../../payments/provider.ts';
+import type { ConnectorRegistry } from '../../payments/registry.ts';
 import { validatePixKey } from '../../payments/pix-keys.ts';
 import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
@@ -72,9 +71,10 @@ export interface WithdrawalDeps {
   fees: FeeSchedule;
   events: EventLog;
   ledger: Ledger;
-  payouts: PayoutProviders;
-  /** A PROCESSING payout untouched for this long is claimed again (its worker died mid-call). */
-  leaseMs: number;
+  /** The payout connectors (development: the sandbox; production: PAYOUT_PROVIDER, or none: operators pay by hand). */
+  connectors: ConnectorRegistry;
+  /** A payout whose outcome is unknown this long is asked about by the janitor (followPayouts). */
+  janitorGraceSeconds: number;
 }
 
 export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
@@ -176,10 +176,10 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: s
   });
 }
 
-type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
+export type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
 
 /** Records a payout's outcome on a locked PROCESSING row: status, journal and event together. */
-async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
+export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
   const scope: Scope = { userId: w.user_id, livemode: w.livemode };
   const now = new Date();
   const ref = { referenceType: 'withdrawal', referenceId: w.id };
@@ -215,76 +215,6 @@ async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Ou
   });
   await deps.events.record(trx, scope, [{ type: 'withdrawal.failed', data: eventData(updated) }]);
   return updated;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The payout job
-
-/**
- * One sweep: claims up to `batch` PENDING withdrawals (and PROCESSING ones whose lease ran out),
- * marks them PROCESSING and commits; then pays each through its provider, outside any database
- * transaction; then records each outcome in its own transaction. Development withdrawals use the
- * sandbox; production ones only when a production payout provider is configured (otherwise they
- * wait for an operator). Safe with any number of workers (FOR UPDATE SKIP LOCKED).
- */
-export async function processPayouts(deps: WithdrawalDeps, now = new Date(), batch = 50): Promise<number> {
-  const { db, payouts } = deps;
-  const claimed = await inTx(db, async (trx) => {
-    let q = trx
-      .selectFrom('withdrawals')
-      .selectAll()
-      .where((eb) => eb.or([eb('status', '=', 'PENDING'), eb.and([eb('status', '=', 'PROCESSING'), eb('updated_at', '<', new Date(now.getTime() - deps.leaseMs))])]));
-    if (!payouts.production) q = q.where('livemode', '=', false);
-    const rows = await q.orderBy('created_at').limit(batch).forUpdate().skipLocked().execute();
-    const out: Withdrawal[] = [];
-    const at = new Date();
-    for (const w of rows) {
-      const provider = w.livemode ? payouts.production! : payouts.sandbox;
-      out.push(
-        await trx
-          .updateTable('withdrawals')
-          .set((eb) => ({
-            status: 'PROCESSING',
-            provider: provider.name,
-            processed_at: w.processed_at ?? at,
-            // Chosen once: a re-send after a crash carries the same reference (providers dedupe on it).
-            external_id: w.external_id ?? `payout_${w.id.replace(/-/g, '')}`,
-            payout_attempts: eb('payout_attempts', '+', 1),
-            updated_at: at,
-          }))
-          .where('id', '=', w.id)
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
-    }
-    return out;
-  });
-  if (!claimed.length) return 0;
-
-  await Promise.all(
-    claimed.map(async (w) => {
-      const provider = w.livemode ? payouts.production! : payouts.sandbox;
-      let result: PayoutResult;
-      try {
-        result = await provider.send({ externalId: w.external_id!, amountCents: w.net_amount_cents, pixKeyType: w.pix_key_type, pixKey: w.pix_key, description: w.description });
-      } catch {
-        return; // unknown outcome: stays PROCESSING; sent again (same externalId) when the lease runs out
-      }
-      await inTx(db, async (trx) => {
-        const row = await trx
-          .selectFrom('withdrawals')
-          .selectAll()
-          .where('id', '=', w.id)
-          .where('status', '=', 'PROCESSING')
-          .where('external_id', '=', w.external_id!)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!row) return; // settled meanwhile (an operator, or another worker after a lease expiry)
-        await finish(deps, trx, row, result.ok ? { status: 'COMPLETED' } : { status: 'FAILED', reason: result.reason });
-      });
-    }),
-  );
-  return claimed.length;
 }
 
 // ---------------------------------------------------------------------------------------------

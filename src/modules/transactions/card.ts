@@ -1,0 +1,120 @@
+// Card charges: a card given at creation or on the hosted page, or a card the connector keeps (a
+// subscription's token). The transaction is recorded first with its card claimed, then charged with
+// its id as the connector's reference, so no retry, crash or second submission charges twice; an
+// outcome never recorded is settled by the janitor (janitor.ts) or a subscription's re-drive.
+import type { Transaction } from '../../db/types.ts';
+import { AppError, badRequest, notFound, validation } from '../../http/errors.ts';
+import type { Scope } from '../../http/scope.ts';
+import { validateCard, type CardInput } from '../../payments/card.ts';
+import type { CardDeclineReason, CardResult, ChargeLookup, Connector } from '../../payments/connector.ts';
+import type { RailConnector } from '../../payments/registry.ts';
+import { DAY_MS } from '../../payments/calendar.ts';
+import { prepare } from './prepare.ts';
+import type { CheckoutExtras, CreateInput } from './draft.ts';
+import { changeStatus } from './provider-events.ts';
+import { findTransaction, getTransaction } from './queries.ts';
+import type { Change } from './states.ts';
+import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
+
+/** A connector's lookup as a card charge's result; null when the charge is not (or not yet) decided there. */
+export function lookupResult(found: ChargeLookup | null): CardResult | null {
+  if (found?.status === 'PAID' || found?.status === 'AUTHORIZED') return { approved: true, reference: found.reference };
+  if (found?.status === 'FAILED') return { approved: false, reason: found.reason as CardDeclineReason, message: found.message };
+  return null;
+}
+
+/**
+ * Charges a recorded PENDING card transaction, with the transaction id as the provider's reference
+ * (it never charges one reference twice), and applies the outcome. No database transaction stays
+ * open across the provider call. When recording the outcome fails after the provider answered, the
+ * transaction is answered as it is stored (PENDING, its card claimed): it can never be charged
+ * again, by a retry of the request or otherwise, and the failure is logged for reconciliation.
+ */
+export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+  const connector = deps.connectors.of(tx.provider, 'CARD');
+  return recordCharge(deps, tx, () => connector.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
+}
+
+/** The provider call of a recorded charge, then its outcome applied (see charge). */
+async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<CardResult>, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+  const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  let result: CardResult;
+  try {
+    result = await call();
+  } catch (err) {
+    deps.log.error({ err, transactionId: tx.id }, 'card charge: no answer from the provider; the transaction stays PENDING until the janitor asks the provider for the outcome');
+    return tx;
+  }
+  if (result.approved && tx.livemode) await guard?.approved();
+  const authorizedUntil = new Date(Date.now() + deps.config.card.authorizationTtlDays * DAY_MS);
+  const change: Change = !result.approved ? { to: 'FAILED', reason: result.reason } : capture ? { to: 'PAID' } : { to: 'AUTHORIZED', until: authorizedUntil };
+  try {
+    return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null);
+  } catch (err) {
+    deps.log.error({ err, transactionId: tx.id, outcome: change.to }, 'card charge: the outcome could not be recorded; answering the stored state');
+    return (await findTransaction(deps.db, tx.id).catch(() => undefined)) ?? tx;
+  }
+}
+
+/**
+ * Creates a card transaction and charges a card the provider keeps (a subscription's token):
+ * recorded first with the card's brand and last 4 claimed, charged with the transaction id as the
+ * reference, exactly as a card given at creation (see charge).
+ */
+export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, opts: Pick<CreateOptions, 'id'> = {}): Promise<Transaction> {
+  if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
+  const { draft, connector } = await prepare(deps, scope, input, extras, opts);
+  if (!(connector as RailConnector<'CARD'>).chargeToken) throw noStoredCards(connector);
+  const tx = await deps.creations.insert(draft);
+  return recordCharge(deps, tx, () => tokenCharge(connector as RailConnector<'CARD'>, tx, token), true, undefined);
+}
+
+/** The 503 of a provider that keeps no cards (no card subscriptions). */
+export const noStoredCards = (connector: Connector) => new AppError(503, `The payment provider (${connector.name}) does not keep cards: card subscriptions are not available`);
+
+function tokenCharge(connector: RailConnector<'CARD'>, tx: Transaction, token: string): Promise<CardResult> {
+  if (!connector.chargeToken) throw noStoredCards(connector);
+  return connector.chargeToken({ reference: tx.id, token, amountCents: tx.charged_cents });
+}
+
+/**
+ * Finishes a stored-card charge that was recorded (PENDING, its card claimed) but whose outcome
+ * never was: its worker crashed, or the provider did not answer. The provider is asked for the
+ * outcome of the transaction's reference first and charged (with that same reference) only when it
+ * made no charge; the outcome is applied as for any charge. Returns the transaction as stored.
+ */
+export async function redriveStoredCharge(deps: TransactionDeps, tx: Transaction, token: string): Promise<Transaction> {
+  if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || !tx.card_last4) return tx;
+  const connector = deps.connectors.of(tx.provider, 'CARD');
+  return recordCharge(deps, tx, async () => lookupResult(await connector.findCharge(tx.id, 'CARD')) ?? tokenCharge(connector, tx, token), true, undefined);
+}
+
+/**
+ * Pays a PENDING card transaction created without card data (its hosted page, `paymentUrl`). The
+ * card is claimed on the row first (brand + last4 written where none is), so two submissions can
+ * never charge twice; the charge then goes the same way as a card given at creation.
+ */
+export async function payPendingCard(deps: TransactionDeps, id: string, card: CardInput, cardGuard?: CardGuard, opts: { scope?: Scope; capture?: boolean } = {}): Promise<Transaction> {
+  const now = new Date();
+  const tx = opts.scope ? await getTransaction(deps.db, opts.scope, id) : await findTransaction(deps.db, id);
+  if (!tx) throw notFound('Transaction');
+  const notPayable = () => badRequest('INVALID_STATE_TRANSITION', 'This payment cannot be paid by card now', [{ field: 'status', message: 'only a PENDING card payment without a card yet can be paid here' }]);
+  if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || tx.card_last4) throw notPayable();
+  const checked = validateCard(card, now);
+  if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
+  // The connector that takes the livemode's card payments now (the transaction was recorded without one charged).
+  const connector = deps.connectors.forNew(tx.livemode, 'CARD');
+  const guard = tx.livemode ? cardGuard : undefined;
+  await guard?.before();
+  const claimed = await deps.db
+    .updateTable('transactions')
+    .set({ card_brand: checked.brand, card_last4: checked.last4, provider: connector.name, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('card_last4', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) throw notPayable();
+  return chargeCard(deps, claimed, card, opts.capture ?? true, guard);
+}
+

@@ -1,0 +1,28 @@
+// A new payment: prepared (prepare.ts), written by the creation statement (creation.ts); a card
+// given with it is charged next (card.ts).
+import type { Transaction } from '../../db/types.ts';
+import type { Scope } from '../../http/scope.ts';
+import { chargeCard } from './card.ts';
+import type { KeyAttachment } from './creation.ts';
+import type { CheckoutExtras, CreateInput } from './draft.ts';
+import { prepare } from './prepare.ts';
+import type { CreateOptions, TransactionDeps } from './types.ts';
+
+/** Creates the transaction (and charges the card, when one is given); returns it as stored. */
+export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
+  const { draft, card } = await prepare(deps, scope, input, extras, opts);
+  const tx = await deps.creations.insert(draft);
+  await opts.recorded?.(tx);
+  return card ? chargeCard(deps, tx, card, input.capture ?? true, opts.cardGuard) : tx;
+}
+
+/**
+ * Creates the transaction with its Idempotency-Key and response written by the creation statement
+ * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). Not
+ * for a card charged at once: what it answers is known only after the charge.
+ */
+export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment): Promise<string> {
+  if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
+  const { draft } = await prepare(deps, scope, input, {}, {});
+  return deps.creations.insertWith(draft, attach);
+}

@@ -1,0 +1,46 @@
+// Everything before a payment's creation statement: the request checked (draft.ts), the payment
+// link it names still payable, the connector of its rail chosen and its charge made (a PIX code, a
+// boleto), the row to store.
+import { uuidv7 } from '../../db/ids.ts';
+import type { PaymentLink } from '../../db/types.ts';
+import { validation } from '../../http/errors.ts';
+import type { Scope } from '../../http/scope.ts';
+import { assertCallableUrl } from '../../http/ssrf.ts';
+import type { RailConnector } from '../../payments/registry.ts';
+import { assertPayable, findOwnLink } from '../payment-links/service.ts';
+import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
+import type { CreateOptions, TransactionDeps } from './types.ts';
+
+/** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
+export async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, { cardGuard, pixCharged, id: givenId }: Pick<CreateOptions, 'cardGuard' | 'pixCharged' | 'id'>) {
+  const { config } = deps;
+  const now = new Date();
+  let link: PaymentLink | null = extras.link ?? null;
+  if (!link && input.paymentLinkId) {
+    link = await findOwnLink(deps.db, scope, input.paymentLinkId);
+    if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
+  }
+  // Inactive, expired or sold out: refused as the checkout refuses it. Nothing is reserved here:
+  // the guarded decrement at PAID decides (see payment-links/sale.ts).
+  if (link) assertPayable(link, 'paymentLinkId', now);
+  const checked = checkInput(input, link, config, now);
+  if (input.capture !== undefined && input.paymentMethod !== 'CARD') throw validation('capture', 'is only for card payments');
+  if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');
+  if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
+  const rail = extras.pixAutomatico ? 'PIX_AUTOMATICO' : input.paymentMethod;
+  const connector = deps.connectors.forNew(scope.livemode, rail);
+  const fees = await deps.fees.of(scope.userId);
+  const guard = input.card && scope.livemode ? cardGuard : undefined;
+  await guard?.before();
+
+  const id = givenId ?? uuidv7(now.getTime());
+  const payer = { name: checked.clientName, email: checked.clientEmail, document: checked.document };
+  // A PIX dueDate given as a date is a due date the provider may charge with (API Pix: cobv).
+  const pixDueDate = input.paymentMethod === 'PIX' && input.dueDate && /^\d{4}-\d{2}-\d{2}$/.test(input.dueDate) ? { dueDate: input.dueDate, ...(checked.latePayment ? { latePayment: checked.latePayment } : {}) } : {};
+  const automatic = extras.pixAutomatico ? { automatic: extras.pixAutomatico } : {};
+  const pix = input.paymentMethod === 'PIX' ? await (connector as RailConnector<'PIX'>).createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate, ...automatic }) : null;
+  if (pix) pixCharged?.(pix);
+  const boleto = input.paymentMethod === 'BOLETO' ? await (connector as RailConnector<'BOLETO'>).createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
+  const draft = buildDraft({ id, scope, input, checked, fees, provider: connector.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
+  return { draft, connector, card: input.card ?? null };
+}

@@ -1,0 +1,111 @@
+// Refunds: the money moves and a PENDING refund row is written in one commit, then the connector
+// that made the payment is asked to send it back (the refund id its idempotency key); what it
+// answers is recorded, and a refund it did not make is undone in one commit. A refund whose answer
+// never came is settled by the janitor (janitor.ts).
+import { uuidv7 } from '../../db/ids.ts';
+import type { Transaction } from '../../db/types.ts';
+import { badRequest, notFound } from '../../http/errors.ts';
+import type { Scope } from '../../http/scope.ts';
+import { DAY_MS } from '../../payments/calendar.ts';
+import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
+import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundScope, setRefunded } from './queries.ts';
+import { applyChange, feeReturned } from './states.ts';
+import type { TransactionDeps } from './types.ts';
+import { eventData, refundView } from './view.ts';
+
+/** What a connector is asked to refund (or looked up by), from the refund and its payment. */
+export function refundRequest(refundId: string, tx: Pick<Transaction, 'id' | 'payment_method' | 'provider_ref'>, amountCents: number): RefundRequest {
+  return { refundId, transactionId: tx.id, paymentMethod: tx.payment_method, paymentReference: tx.provider_ref, amountCents };
+}
+
+/**
+ * Refunds a paid transaction, fully or in part. The money moves and a refund row (PENDING) is
+ * written in one database transaction; then the payment's provider is asked to send the money back
+ * with the refund id as its idempotency key, and the row records what it answered.
+ */
+export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents: number | undefined): Promise<Transaction> {
+  const { tx, refundId, amount } = await deps.changes.run(scope, async (trx) => {
+    const locked = await lockTransaction(trx, scope, id);
+    if (!locked) throw notFound('Transaction');
+    if (locked.status !== 'PAID' && locked.status !== 'PARTIALLY_REFUNDED') {
+      throw badRequest('INVALID_STATE_TRANSITION', `A ${locked.status} transaction cannot be refunded`, [{ field: 'status', message: 'only PAID or PARTIALLY_REFUNDED transactions can be refunded' }]);
+    }
+    const windowDays = deps.connectors.find(locked.provider)?.refundWindowDays;
+    if (windowDays !== undefined && locked.paid_at && Date.now() - locked.paid_at.getTime() > windowDays * DAY_MS) {
+      throw badRequest('REFUND_WINDOW_CLOSED', `This payment can no longer be refunded through the provider: refunds are accepted up to ${windowDays} days after payment`, [{ field: 'status', message: `paid more than ${windowDays} days ago` }]);
+    }
+    const refundable = locked.charged_cents - locked.refunded_cents;
+    const amount = amountCents ?? refundable;
+    if (amount > refundable) {
+      throw badRequest('REFUND_EXCEEDS_PAID', 'Refund exceeds what is left to refund', [{ field: 'amountCents', message: `at most ${refundable} cents can still be refunded` }]);
+    }
+    const refunded = await applyChange(deps, trx, locked, { to: amount === refundable ? 'REFUNDED' : 'PARTIALLY_REFUNDED', amountCents: amount });
+    const now = new Date();
+    const refundId = uuidv7(now.getTime());
+    await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now });
+    return { tx: refunded, refundId, amount };
+  });
+  // A provider that refuses at once undoes the refund: the answer is the transaction as that left it.
+  return (await sendRefund(deps, tx, refundId, amount)) ?? tx;
+}
+
+/**
+ * Asks the payment's provider to return a recorded refund and records its answer on the refund row;
+ * returns the transaction when the provider refused it (the refund undone), else null.
+ */
+async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: string, amountCents: number): Promise<Transaction | null> {
+  try {
+    const result = await deps.connectors.of(tx.provider, tx.payment_method).refund(refundRequest(refundId, tx, amountCents));
+    return await recordRefund(deps, refundId, tx.id, result);
+  } catch (err) {
+    deps.log.error({ err, refundId, transactionId: tx.id }, 'refund: no answer from the provider; the refund stays PENDING until the janitor asks it');
+    return null;
+  }
+}
+
+/**
+ * Records a provider's answer about a refund on its row (still PENDING: a pending answer keeps it
+ * so, with the provider's reference, until the provider reports the outcome). A refund the
+ * provider did not make is FAILED and undone in the same commit: the money is back in the
+ * merchant's available balance, the transaction's refunded amount and status as before it, and
+ * the merchant is told (transaction.refund_failed) and may refund again.
+ */
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes'>, refundId: string, transactionId: string, result: RefundResult): Promise<Transaction | null> {
+  if (result.ok) {
+    await markRefundAnswered(deps.db, refundId, result.pending ? 'PENDING' : 'SUCCEEDED', result.reference);
+    return null;
+  }
+  const scope = await refundScope(deps.db, refundId);
+  if (!scope) return null;
+  const undone = await deps.changes.run(scope, async (trx) => {
+    // The transaction first, as every refund locks it: two answers about one refund take turns.
+    const tx = await lockTransaction(trx, scope, transactionId);
+    const failed = tx && (await failRefund(trx, refundId, result.reason));
+    if (!tx || !failed) return null;
+    const refundedCents = tx.refunded_cents - failed.amount_cents;
+    // The fee comes back as refunds return it (in proportion to what stays refunded), so that the
+    // refunds that stand return exactly the sale's fee, whatever order they were made and undone in.
+    const fee = feeReturned({ ...tx, refunded_cents: refundedCents }, failed.amount_cents);
+    await deps.ledger.postAll(trx, scope, [
+      {
+        kind: 'refund_reversal',
+        referenceType: 'transaction',
+        referenceId: tx.id,
+        description: `Refund of ${tx.display_id} not made: funds returned`,
+        postings: [
+          { account: 'external', amount: -failed.amount_cents },
+          { account: 'fees', amount: fee },
+          { account: 'available', amount: failed.amount_cents - fee },
+        ],
+      },
+    ]);
+    const status = refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
+    const updated = await setRefunded(trx, tx.id, refundedCents, status);
+    const data = eventData(updated, tx.status);
+    await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
+    return updated;
+  });
+  if (undone) deps.log.warn({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund not made by the provider: the money is back in the merchant\'s available balance');
+  return undone;
+}
+

@@ -1,0 +1,30 @@
+// The connectors this gateway has, built from the configuration: the one place that knows their
+// concrete types. The sandbox always; each other connector when its settings are present (chosen
+// for a rail, or kept to serve the payments it made).
+import type { Config } from '../config.ts';
+import type { Db } from '../db/index.ts';
+import type { Connector, ConnectorLog } from './connector.ts';
+import { PixApiConnector } from './pix-api/connector.ts';
+import { ConnectorRegistry } from './registry.ts';
+import { SandboxConnector } from './sandbox/connector.ts';
+
+export interface RegistryOptions {
+  /** A connector to stand for the sandbox, or how to build one over the database (tests count its calls). */
+  sandbox?: Connector | ((db: Db) => Connector);
+  /** More connectors, e.g. test doubles named in `production`. */
+  extra?: Connector[];
+  /** Per rail, instead of the configured choice. */
+  production?: Partial<Config['connectors']>;
+}
+
+export function buildConnectors(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi'>, db: Db, log: ConnectorLog): Connector[] {
+  const list: Connector[] = [new SandboxConnector(config, db, config.payouts.sandboxDelayMs)];
+  if (config.pixApi) list.push(new PixApiConnector(config.pixApi, config.pix.key, log));
+  return list;
+}
+
+export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
+  const sandbox = typeof opts.sandbox === 'function' ? opts.sandbox(db) : opts.sandbox;
+  const built = buildConnectors(config, db, log).filter((c) => !(sandbox && c.name === sandbox.name));
+  return new ConnectorRegistry([...(sandbox ? [sandbox] : []), ...built, ...(opts.extra ?? [])], { ...config.connectors, ...opts.production });
+}

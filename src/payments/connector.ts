@@ -1,0 +1,323 @@
+// The connector seam: every way money comes in (PIX, boleto, card, Pix Automático), goes back
+// (refunds) and goes out (payouts) passes through a Connector, one folder under payments/ each.
+// Which connector serves a rail in an environment is decided once, by the registry (registry.ts);
+// a stored payment, refund or payout names the connector that made it, and everything after
+// (capture, cancel, refund, confirmation, reconciliation) goes back to that one. What a connector
+// learns later (a notification, a lookup, a sandbox simulation) reaches the payment core as
+// ProviderEvents through the ConnectorCore port, never by importing the core.
+import type { Db } from '../db/index.ts';
+import type { PixKeyType, Transaction } from '../db/types.ts';
+import { AppError } from '../http/errors.ts';
+import type { CardInput } from './card.ts';
+import type { LatePayment } from './late-payment.ts';
+import { FINAL_DEBIT_REASONS } from './pix-automatico.ts';
+
+export const RAILS = ['PIX', 'CARD', 'BOLETO', 'PIX_AUTOMATICO', 'PAYOUT'] as const;
+export type Rail = (typeof RAILS)[number];
+
+export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR' | 'STOLEN_CARD';
+
+/**
+ * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
+ * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
+ */
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
+
+/** Who pays, as connectors need it on a charge (the document normalised: digits, or CNPJ letters). */
+export interface Payer {
+  name: string;
+  email: string;
+  document: string;
+}
+
+export interface PixRequest {
+  /** Our transaction id: a connector derives its charge id (txid) from it, so a retry finds the same charge. */
+  transactionId: string;
+  amountCents: number;
+  expiresAt: Date;
+  payer: Payer;
+  description: string;
+  /** São Paulo date (YYYY-MM-DD) the merchant gave as the due date, if any: a connector may make a charge with a due date. */
+  dueDate?: string;
+  /** With `dueDate`: the charge stays payable that many days after it, with a fine and interest (API Pix cobv). */
+  latePayment?: LatePayment;
+  /** A Pix Automático subscription's charge (modules/subscriptions): what kind it is. */
+  automatic?: PixAutomaticoCharge;
+}
+
+/**
+ * Pix Automático charges. `first`: the first payment, which also asks the payer to authorise the
+ * recurring debits (API Pix journey 3: an immediate charge with the authorisation attached; the
+ * connector returns the authorisation's id). `cycle`: a period's automatic debit under an approved
+ * authorisation, on its due date (no BR Code: the payer's bank debits it). `retry`: a new attempt
+ * of a cycle's debit that failed, on `date`, under the same charge (`txid`).
+ */
+export type PixAutomaticoCharge =
+  | { kind: 'first'; contract: string; object: string; periodicity: 'SEMANAL' | 'MENSAL' | 'TRIMESTRAL' | 'SEMESTRAL' | 'ANUAL'; firstDebitDate: string }
+  | { kind: 'cycle'; recurrenceId: string; dueDate: string }
+  | { kind: 'retry'; recurrenceId: string; txid: string; date: string };
+
+export interface PixCharge {
+  /** The charge id in the BR Code (25-35 alphanumerics); null for a retry of a debit (its charge is the first attempt's). */
+  txid: string | null;
+  /** The BR Code the payer copies or scans ("pix copia e cola"); null for an automatic debit (Pix Automático). */
+  brCode: string | null;
+  /** Pix Automático `first`: the authorisation the connector created (idRec). */
+  recurrenceId?: string;
+}
+
+export interface BoletoRequest {
+  transactionId: string;
+  amountCents: number;
+  /** São Paulo calendar date, YYYY-MM-DD. */
+  dueDate: string;
+  payer: Payer;
+}
+
+export interface BoletoCharge {
+  barcode: string;
+  digitableLine: string;
+}
+
+export interface CardChargeRequest {
+  /** Our reference for this charge: the transaction id, chosen before the call, an idempotency key (never charged twice). */
+  reference: string;
+  card: CardInput;
+  /** What the customer pays in total (instalment interest included). */
+  amountCents: number;
+  installments: number;
+  /** false: authorise only; the money is taken by captureCard later (or released by voidCard). */
+  capture: boolean;
+}
+
+/** A card authorisation to capture (all or part) or to void, by the references of its charge. */
+export interface AuthorizationRequest {
+  transactionId: string;
+  /** The connector's reference of the authorisation (CardResult.reference). */
+  paymentReference: string | null;
+  /** For a capture: how much to take (at most what was authorised). */
+  amountCents?: number;
+}
+
+/** A pending PIX or boleto charge to withdraw (the merchant cancelled the order). */
+export interface CancelRequest {
+  transactionId: string;
+  paymentMethod: 'PIX' | 'BOLETO';
+  /** The PIX charge id. */
+  txid: string | null;
+}
+
+export type ProviderResult = { ok: true } | { ok: false; reason: string; message: string };
+
+/** A card kept by the connector for later charges (subscriptions): the PAN and CVV stay with it. */
+export interface CardToken {
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  /** Four digits. */
+  expYear: number;
+}
+
+export interface TokenChargeRequest {
+  /** As CardChargeRequest.reference: the transaction id, an idempotency key. */
+  reference: string;
+  token: string;
+  amountCents: number;
+}
+
+export type CardResult = { approved: true; reference: string } | { approved: false; reason: CardDeclineReason; message: string };
+
+/**
+ * A charge as its connector holds it, asked by our reference (the transaction id): how the core
+ * settles an outcome it never recorded. null: the connector made no charge with that reference.
+ */
+export type ChargeLookup =
+  | { status: 'PAID'; reference: string }
+  | { status: 'AUTHORIZED'; reference: string }
+  | { status: 'FAILED'; reason: string; message: string }
+  | { status: 'PENDING' }
+  | { status: 'CANCELLED' };
+
+export interface RefundRequest {
+  /** Our refund id, chosen before the call; an idempotency key like CardChargeRequest.reference. */
+  refundId: string;
+  transactionId: string;
+  paymentMethod: 'PIX' | 'BOLETO' | 'CARD';
+  /** The connector's own reference of the payment (card charge id, PIX end-to-end id), when it gave one. */
+  paymentReference: string | null;
+  amountCents: number;
+}
+
+/**
+ * `pending`: the connector accepted the refund and reports its outcome later (the refund row stays
+ * PENDING with the connector's reference until then).
+ */
+export type RefundResult = { ok: true; reference: string; pending?: boolean } | { ok: false; reason: string; message: string };
+
+export interface PayoutRequest {
+  /** Our reference, chosen before the first call and sent on every retry: the same reference never pays twice. */
+  externalId: string;
+  /** What reaches the merchant (the withdrawal's net amount). */
+  amountCents: number;
+  pixKeyType: PixKeyType;
+  pixKey: string;
+  description: string | null;
+}
+
+export type PayoutFailureReason = 'PIX_KEY_NOT_FOUND' | 'PAYOUT_REJECTED';
+
+/** A send's answer: taken (its outcome follows by notification or findPayout), or refused outright. */
+export type PayoutSent = { status: 'SENT' } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
+/** A payout as its connector holds it; null from findPayout: it has none with that reference. */
+export type PayoutState = { status: 'PROCESSING' } | { status: 'COMPLETED' } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
+
+/** A payment's fate as a connector reports it, to be applied by the payment core. */
+export interface ProviderEvent {
+  transactionId: string;
+  outcome: 'PAID' | 'FAILED' | 'EXPIRED';
+  /** For FAILED: why. */
+  reason?: string;
+  /**
+   * The connector's id of the payment (a PIX end-to-end id), stored as the transaction's
+   * provider_ref when it becomes PAID: one payment id pays one transaction, once.
+   */
+  reference?: string;
+  /** For PAID, when reported: the amount paid (must equal the amount charged, or what a PIX's late-payment terms allow on `paidAt`). */
+  amountCents?: number;
+  /** For PAID, when reported: when the payer paid. */
+  paidAt?: Date;
+}
+
+/** How the core settles what it never recorded: a charging connector answers by our references. */
+export interface Lookups {
+  /** The charge made with our reference (the transaction id), or null when it made none. */
+  findCharge(reference: string, method: 'PIX' | 'BOLETO' | 'CARD'): Promise<ChargeLookup | null>;
+  /** The refund made with our refund id, or null when it made none (then it may be sent again with the same id). */
+  findRefund(req: RefundRequest): Promise<RefundResult | null>;
+}
+
+/** The rails' operations. A connector serving a rail implements all of that rail's (checked by the registry). */
+export interface PixRail extends Lookups {
+  createPix(req: PixRequest): Promise<PixCharge>;
+  /** Withdraws a pending charge, so it can no longer be paid. */
+  cancelCharge(req: CancelRequest): Promise<ProviderResult>;
+  refund(req: RefundRequest): Promise<RefundResult>;
+}
+export interface BoletoRail extends Lookups {
+  createBoleto(req: BoletoRequest): Promise<BoletoCharge>;
+  cancelCharge(req: CancelRequest): Promise<ProviderResult>;
+  refund(req: RefundRequest): Promise<RefundResult>;
+}
+export interface CardRail extends Lookups {
+  /** Authorises (and captures, unless `capture` is false) a card payment. */
+  chargeCard(req: CardChargeRequest): Promise<CardResult>;
+  /** Takes an authorised amount (all or part). Idempotent per transaction. */
+  captureCard(req: AuthorizationRequest): Promise<ProviderResult>;
+  /** Releases an authorisation (cancelled, or past its time). Idempotent per transaction. */
+  voidCard(req: AuthorizationRequest): Promise<ProviderResult>;
+  refund(req: RefundRequest): Promise<RefundResult>;
+  /** Keeps a card for later charges (no charge made); absent: no card subscriptions. The card was validated by the caller. */
+  tokenizeCard?(card: CardInput): Promise<CardToken>;
+  /** Charges a stored card once per reference (a merchant-initiated recurring charge: no CVV). */
+  chargeToken?(req: TokenChargeRequest): Promise<CardResult>;
+}
+export interface PixAutomaticoRail {
+  /** Makes the charges of PixRequest.automatic (the first one with its authorisation, debits, retries). */
+  createPix(req: PixRequest): Promise<PixCharge>;
+  /** Withdraws an authorisation (the subscription ended). One already final there is fine. */
+  cancelMandate(recurrenceId: string): Promise<void>;
+}
+export interface PayoutRail {
+  sendPayout(req: PayoutRequest): Promise<PayoutSent>;
+  findPayout(reference: string): Promise<PayoutState | null>;
+}
+
+export interface RailApi {
+  PIX: PixRail;
+  CARD: CardRail;
+  BOLETO: BoletoRail;
+  PIX_AUTOMATICO: PixAutomaticoRail;
+  PAYOUT: PayoutRail;
+}
+
+/** What each rail asks of a connector, checked when the registry is built. */
+export const RAIL_METHODS: Record<Rail, readonly string[]> = {
+  PIX: ['createPix', 'cancelCharge', 'refund', 'findCharge', 'findRefund'],
+  CARD: ['chargeCard', 'captureCard', 'voidCard', 'refund', 'findCharge', 'findRefund'],
+  BOLETO: ['createBoleto', 'cancelCharge', 'refund', 'findCharge', 'findRefund'],
+  PIX_AUTOMATICO: ['createPix', 'cancelMandate'],
+  PAYOUT: ['sendPayout', 'findPayout'],
+};
+
+/** How a connector's background work and inbound notifications reach the payment core. */
+export interface ConnectorCore {
+  db: Db;
+  log: ConnectorLog;
+  /** The gateway's public base URL (BASE_URL): where a provider sends notifications. */
+  baseUrl: string;
+  /** Applies reported outcomes to this connector's transactions of one merchant and environment; refused (AppError) for another's. */
+  applyEvents(tx: Pick<Transaction, 'user_id' | 'livemode'>, events: ProviderEvent[]): Promise<Transaction[]>;
+  /** Records what the connector says about a refund (SUCCEEDED, still PENDING, or FAILED and undone). */
+  recordRefund(refundId: string, transactionId: string, result: RefundResult): Promise<void>;
+  /** Applies a Pix Automático authorisation's state to its subscription. */
+  applyMandate(report: { recurrenceId: string; status: string; cancelledBy?: string | null }): Promise<void>;
+}
+
+export interface ConnectorLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** A notification route, mounted by the registry at `/api/psp/<connector>/<path>` (and at its aliases). */
+export interface InboundRoute {
+  /** Under /api/psp/<connector>: the first is the one registered with the provider. */
+  paths: string[];
+  /** Full paths kept for providers registered before the connector paths existed (e.g. /api/psp/pix). */
+  aliases?: string[];
+  operationId: string;
+  summary: string;
+  description: string;
+  /** TypeBox schema of the body. */
+  body: unknown;
+  /** Requests per minute per address before 429. */
+  perMinute: number;
+  /** Handles the body; throws AppError(503) when the provider cannot be asked to confirm it (it sends again). */
+  handle(body: unknown): Promise<void>;
+}
+
+/** Periodic work of a connector, run by the job runner on every tick. */
+export interface ConnectorSweep {
+  name: string;
+  batch: number;
+  run(now: Date): Promise<number>;
+}
+
+export interface ConnectorEdges {
+  routes: InboundRoute[];
+  sweeps: ConnectorSweep[];
+  /** Once the server listens (e.g. registering the notification URL); retried by a sweep on failure. */
+  start?(): Promise<void>;
+}
+
+export interface Connector extends Partial<PixRail & BoletoRail & CardRail & PixAutomaticoRail & PayoutRail & Lookups> {
+  readonly name: string;
+  /** The rails it can serve (the registry refuses a configuration naming it for another). */
+  readonly rails: readonly Rail[];
+  /** Days after payment within which a refund can still be sent; absent = no limit. */
+  readonly refundWindowDays?: number;
+  /** true: its pending charges are expired by its own sweep, which asks the provider first; the generic expiry leaves them. */
+  readonly expiresOwnCharges?: boolean;
+  /** Its inbound routes and sweeps, over the core (built once by the registry). */
+  edges?(core: ConnectorCore): ConnectorEdges;
+  close?(): void;
+}
+
+/** The 503 for a rail this environment has no connector for (asked before anything is written). */
+export function railNotOffered(rail: Rail): AppError {
+  if (rail === 'PAYOUT') return new AppError(503, 'Automatic payouts are not configured on this gateway.');
+  if (rail === 'PIX_AUTOMATICO') return new AppError(503, "Pix Automático is not available with this gateway's payment provider: subscribe with PIX instead");
+  const what = { PIX: 'PIX', BOLETO: 'Boleto', CARD: 'Card' }[rail];
+  return new AppError(503, `${what} payments are not available in production yet: this gateway does not take them with its configured provider. Use a development key to test ${what} payments.`);
+}
