@@ -11,8 +11,8 @@ import { SandboxConnector } from './sandbox/connector.ts';
 export interface RegistryOptions {
   /** A connector to stand for the sandbox, or how to build one over the database (tests count its calls). */
   sandbox?: Connector | ((db: Db) => Connector);
-  /** More connectors, e.g. test doubles named in `production`. */
-  extra?: Connector[];
+  /** More connectors (or how to build them over the database), e.g. test doubles named in `production`. */
+  extra?: Array<Connector | ((db: Db) => Connector)>;
   /** Per rail, instead of the configured choice. */
   production?: Partial<Config['connectors']>;
 }
@@ -26,5 +26,6 @@ export function buildConnectors(config: Pick<Config, 'pix' | 'boleto' | 'payouts
 export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
   const sandbox = typeof opts.sandbox === 'function' ? opts.sandbox(db) : opts.sandbox;
   const built = buildConnectors(config, db, log).filter((c) => !(sandbox && c.name === sandbox.name));
-  return new ConnectorRegistry([...(sandbox ? [sandbox] : []), ...built, ...(opts.extra ?? [])], { ...config.connectors, ...opts.production });
+  const extra = (opts.extra ?? []).map((c) => (typeof c === 'function' ? c(db) : c));
+  return new ConnectorRegistry([...(sandbox ? [sandbox] : []), ...built, ...extra], { ...config.connectors, ...opts.production });
 }

@@ -95,6 +95,7 @@ export async function followPayouts(deps: WithdrawalDeps, now = new Date(), batc
       const connector = deps.connectors.of(w.provider!, 'PAYOUT');
       let state = await connector.findPayout(w.external_id!);
       if (!state) {
+        await deps.db.updateTable('withdrawals').set((eb) => ({ payout_attempts: eb('payout_attempts', '+', 1) })).where('id', '=', w.id).execute();
         const sent = await connector.sendPayout(requestOf(w));
         state = sent.status === 'FAILED' ? sent : await connector.findPayout(w.external_id!);
       }

@@ -85,7 +85,7 @@ function sandboxRecurrenceId(): string {
 }
 
 export class SandboxConnector implements Connector {
-  readonly name = SANDBOX;
+  readonly name: string = SANDBOX;
   readonly rails: readonly Rail[] = ['PIX', 'CARD', 'BOLETO', 'PIX_AUTOMATICO', 'PAYOUT'];
   private config: Pick<Config, 'pix' | 'boleto'>;
   private db: Db;
