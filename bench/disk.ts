@@ -3,7 +3,7 @@
 // On the virtual machines these benchmarks ran on such stalls come and go (none in 30 s of one
 // process writing and syncing 8 KB blocks alone, several in a run of PostgreSQL committing 1,000
 // times a second): every commit of those moments waits for its WAL flush (WALSync), the floor's as
-// the gateway's, and one stall of 100 ms puts an open loop's p99 above 10 ms (bench/README.md,
+// the gateway's, and one stall of 100 ms puts an open loop's p99 above 10 ms (bench/HISTORY.md,
 // 2026-11-27). Reported beside each figure so that a latency can be read against them.
 import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

@@ -357,7 +357,7 @@ function closedLoop(url: string, seconds: number, request: OpenLoopOptions['requ
  * still compiled with TurboFan during the measurement (perf, 2026-11-27: both processes' compiler
  * threads at once, about 10,500 requests in, up to a core of the 2 for some 200 ms, and again later),
  * and every request of those moments waited; a warm-up at five times the rate left code optimised
- * for big batches, deoptimised and compiled again at the rate. bench/README.md, 2026-11-27.
+ * for big batches, deoptimised and compiled again at the rate. bench/HISTORY.md, 2026-11-27.
  */
 async function warmUpOpen(ctx: Context, opts: OpenLoopOptions, roles: Record<number, string>): Promise<void> {
   if (OPEN_LOOP_WARMUP_SECONDS) await loadOpen('warm-up', { ...opts, seconds: OPEN_LOOP_WARMUP_SECONDS }, roles, true);
@@ -707,7 +707,7 @@ async function scenarioOpenLoop(ctx: Context, gw: Child, label: string): Promise
  * AB: the floor (A) and PIX creation (B) in alternating slices of SLICE_SECONDS (A B, then B A, ...),
  * both servers up, until each has run SECONDS; with openloop, A3 and B2 the same way. A run of A
  * then a run of B a minute apart measures two moments of a host whose speed drifts by tens of per
- * cent in minutes (bench/README.md); slices put both in the same moments, and the ratio of each
+ * cent in minutes (bench/HISTORY.md); slices put both in the same moments, and the ratio of each
  * pair of neighbouring slices shows how much a single ratio can be trusted. Both pools at once:
  * the floor's 50 connections and the few the gateway's group commit uses stay under max_connections.
  */

@@ -10,14 +10,15 @@ import v8 from 'node:v8';
  *   body, response text) alive through every scavenge until the next full collection, and a gateway
  *   process under load promoted 10-16% of all it allocated instead of 4%, with scavenges twice as
  *   long. Which literal, and whether at all, depended on timing: about half the processes started
- *   were in that state for their whole life. See docs/decisions.md (group commit, eighth pass).
+ *   were in that state for their whole life. See docs/decisions.md, "Garbage collection and V8
+ *   flags" (measured in bench/HISTORY.md).
  * - The old generation may grow to 4 times what a full collection left alive before the next one
  *   (`--heap-growing-percent=300`; V8's own factor under load was about 2.6). V8 starts marking
  *   once the old generation's room under that limit is less than the young generation's capacity
  *   (64 MB); with the gateway's ~56 MB alive, a limit of 2.6 times left barely more, and a process
  *   under sustained load ran a full collection (a 6-18 ms pause) every 4-10 s. With 4 times: one a
  *   minute, for up to about 150 MB more heap. Not set when `node` was given the flag itself.
- *   See docs/decisions.md (group commit, eleventh pass).
+ *   See docs/decisions.md ("Garbage collection and V8 flags"); measured in bench/HISTORY.md.
  */
 export function tuneRuntime(): void {
   v8.setFlagsFromString('--no-allocation-site-pretenuring');

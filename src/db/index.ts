@@ -73,7 +73,7 @@ export const preparedName = (text: string): string | undefined => preparedNames.
  * Every query(text, values) goes to pg in its callback form, the promise made here: pg's own promise
  * form made the garbage collector promote about twice as much of each request's data to the old
  * generation (its young-generation pauses were 5-7 ms every half second at 1,000 creations/s;
- * measured in bench/README.md, 2026-11-26), through a reference we did not find.
+ * measured in bench/HISTORY.md, 2026-11-26), through a reference we did not find.
  */
 function usePrepared(client: pg.PoolClient): void {
   const query = client.query as (...args: unknown[]) => unknown;

@@ -122,7 +122,7 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
   // Callback-style hooks (here and below): an async hook costs every request a promise and a turn of
   // the microtask queue even when it has nothing to do, and an async onSend hook leaves the reply
   // unsent when the handler returns it, so Fastify waits for the response's end through stream
-  // listeners (Reply.then): see docs/decisions.md, group commit, eighth pass.
+  // listeners (Reply.then): see docs/decisions.md, "Garbage collection and V8 flags".
   app.addHook('preHandler', (req, reply, done) => {
     // Any authenticated POST: an API key's or a dashboard token's (a withdrawal from the dashboard
     // moves money as surely as one from the API). The token's environment is its X-Environment.

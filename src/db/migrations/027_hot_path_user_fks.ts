@@ -8,7 +8,7 @@ import { runSql } from './run-sql.ts';
 // merchant's row (a creation writes a transaction and an event: two per creation), and with two
 // batches of one merchant in flight, a MultiXact on that row for every statement. In
 // bench/statement-cost.ts, about 6% of PostgreSQL's CPU per creation. The other tables keep theirs:
-// none is written at this rate. docs/decisions.md, group commit, "Sixth pass".
+// none is written at this rate. docs/decisions.md, "The creation statement's shape".
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,

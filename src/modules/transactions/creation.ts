@@ -46,7 +46,7 @@ export const BATCH: Record<'postgres' | 'pglite', BatchOptions> = {
   // steady load forms bigger batches instead of a stream of statements of one or two rows each. A
   // statement costs PostgreSQL about 0.43 ms whatever its size, plus about 0.12 ms a row
   // (bench/statement-cost.ts): at 24 rows its fixed cost is an eighth of a row's. 24 against 16,
-  // alternating (bench/README.md, 2026-11-25): B at 86-108% of the floor (median 101%) against
+  // alternating (bench/HISTORY.md, 2026-11-25): B at 86-108% of the floor (median 101%) against
   // 78-101% (median 88%); 32 was no better; three in flight from 12 worse.
   postgres: { maxBatch: 200, maxInFlight: 2, minExtraBatch: 24 },
   // One connection, in this thread: one statement at a time, started on the next turn of the event
@@ -64,7 +64,7 @@ export class CreationWriter {
    * led to was kept through young-generation collections. When the map held each creation's
    * promise, and so its result, a process under load moved every response text to the old
    * generation: 3.1 KB of each creation's allocation survived there, 1.5 KB since
-   * (docs/decisions.md, group commit, eighth pass).
+   * (docs/decisions.md, "Garbage collection and V8 flags"; bench/HISTORY.md, 2026-11-26/27).
    */
   private readonly keys = new Map<string, (() => void)[]>();
 
