@@ -38,6 +38,7 @@ import ledgerRoutes from './modules/ledger/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import reportRoutes from './modules/reports/routes.ts';
+import salesRoutes from './modules/sales/routes.ts';
 import transactionRoutes from './modules/transactions/routes.ts';
 import webhookRoutes from './modules/webhooks/routes.ts';
 import withdrawalRoutes from './modules/withdrawals/routes.ts';
@@ -190,6 +191,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(credentialRoutes);
   await app.register(productRoutes);
   await app.register(clientRoutes);
+  await app.register(salesRoutes);
   await app.register(transactionRoutes);
   await app.register(reportRoutes);
   await app.register(ledgerRoutes);

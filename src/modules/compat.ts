@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { canonicalMethod, takeAlias, type CompatTable } from '../http/compat.ts';
 import { validation } from '../http/errors.ts';
 import { inferPixKeyType, pixKeyTypeSpelling } from '../payments/pix-keys.ts';
-import { listSpellings, transactionSpellings } from './transactions/compat.ts';
+import { listSpellings, transactionSpellings } from './sales/api.ts';
 
 type Body = Record<string, unknown> | undefined;
 const bodyOf = (req: FastifyRequest): Body => {

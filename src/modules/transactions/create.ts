@@ -21,8 +21,8 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
  * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). Not
  * for a card charged at once: what it answers is known only after the charge.
  */
-export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment): Promise<string> {
+export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment, extras: CheckoutExtras = {}): Promise<string> {
   if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
-  const { draft } = await prepare(deps, scope, input, {}, {});
+  const { draft } = await prepare(deps, scope, input, extras, {});
   return deps.creations.insertWith(draft, attach);
 }

@@ -1,13 +1,11 @@
-// Everything before a payment's creation statement: the request checked (draft.ts), the payment
-// link it names still payable, the connector of its rail chosen and its charge made (a PIX code, a
-// boleto), the row to store.
+// Everything before a payment's creation statement: the request checked (draft.ts), the connector
+// of its rail chosen and its charge made (a PIX code, a boleto), the row to store.
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { RailConnector } from '../../payments/registry.ts';
-import { assertPayable, findOwnLink } from '../payment-links/service.ts';
 import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
 import type { CreateOptions, TransactionDeps } from './types.ts';
 
@@ -15,14 +13,9 @@ import type { CreateOptions, TransactionDeps } from './types.ts';
 export async function prepare(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras, { cardGuard, pixCharged, id: givenId }: Pick<CreateOptions, 'cardGuard' | 'pixCharged' | 'id'>) {
   const { config } = deps;
   const now = new Date();
-  let link: PaymentLink | null = extras.link ?? null;
-  if (!link && input.paymentLinkId) {
-    link = await findOwnLink(deps.db, scope, input.paymentLinkId);
-    if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
-  }
-  // Inactive, expired or sold out: refused as the checkout refuses it. Nothing is reserved here:
-  // the guarded decrement at PAID decides (see payment-links/sale.ts).
-  if (link) assertPayable(link, 'paymentLinkId', now);
+  // The link a sale names was resolved and checked by the commerce side (checkout, sales/api.ts).
+  const link: PaymentLink | null = extras.link ?? null;
+  if (input.paymentLinkId && link?.id !== input.paymentLinkId) throw new Error('paymentLinkId given without its payment link resolved');
   const checked = checkInput(input, link, config, now);
   if (input.capture !== undefined && input.paymentMethod !== 'CARD') throw validation('capture', 'is only for card payments');
   if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');

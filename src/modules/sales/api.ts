@@ -1,5 +1,7 @@
-// The origin gateway's spellings of a payment creation (docs/compatibility.md), turned into ours
-// before the transaction service sees the request: it only ever gets the canonical input.
+// A sale through the API: the commerce around a payment creation, before the payment core sees it.
+// The origin gateway's spellings (docs/compatibility.md) turned into ours, the payment link it names
+// checked, and a coupon applied as the checkout applies it. The core only ever gets the canonical
+// input and the link already resolved.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { UUID } from '../../db/ids.ts';
@@ -9,11 +11,12 @@ import { keyStored } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { getClient, normalizeEmail } from '../clients/service.ts';
 import { onlyDigitsAndLetters } from '../../payments/documents.ts';
-import type { Transaction } from '../../db/types.ts';
+import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
-import { getLink } from '../payment-links/service.ts';
-import { CreateTransactionBody, ListTransactionsQuery } from './schemas.ts';
-import { createTransaction, type CreateOptions, type TransactionDeps } from './service.ts';
+import { assertPayable, findOwnLink, getLink } from '../payment-links/service.ts';
+import type { KeyAttachment } from '../transactions/creation.ts';
+import { CreateTransactionBody, ListTransactionsQuery } from '../transactions/schemas.ts';
+import { createTransaction, createTransactionWith, type CreateOptions, type TransactionDeps } from '../transactions/service.ts';
 
 /** The creation body with what only the API route adds: a coupon code, applied like the checkout applies it. */
 export const ApiCreateTransactionBody = Type.Object(
@@ -131,7 +134,8 @@ export function withoutCoupon(body: Body): Input {
  */
 export async function createApiTransaction(deps: TransactionDeps, scope: Scope, body: Body, opts: CreateOptions = {}): Promise<Transaction> {
   const input = withoutCoupon(body);
-  if (body.couponCode === undefined) return createTransaction(deps, scope, input, {}, opts);
+  const link = await linkOf(deps, scope, input);
+  if (body.couponCode === undefined) return createTransaction(deps, scope, input, link, opts);
   let productIds: string[] = [];
   if (input.paymentLinkId) {
     const link = await getLink(deps.db, scope, input.paymentLinkId).catch((err) => {
@@ -146,14 +150,33 @@ export async function createApiTransaction(deps: TransactionDeps, scope: Scope, 
   if (result.finalCents < 1) throw validation('couponCode', 'leaves nothing to pay: a payment must be at least 1 cent');
   const reservation = await reserveCouponUse(deps.db, scope, result.coupon.id, customer);
   if (!reservation) throw invalidCoupon();
-  const extras = { couponId: result.coupon.id, discountCents: result.discountCents };
-  return withCouponReservation(deps.db, scope.userId, reservation, (link) =>
+  const extras = { ...link, couponId: result.coupon.id, discountCents: result.discountCents };
+  return withCouponReservation(deps.db, scope.userId, reservation, (linkUse) =>
     createTransaction(deps, scope, { ...input, amountCents: result.finalCents }, extras, {
       ...opts,
       recorded: async (tx) => {
-        await link(tx);
+        await linkUse(tx);
         await opts.recorded?.(tx);
       },
     }),
   );
+}
+
+/**
+ * The payment link the body names (paymentLinkId): this merchant's and environment's, and payable
+ * now (inactive, expired or sold out: refused as the checkout refuses it). Nothing is reserved: the
+ * guarded decrement at PAID decides (payment-links/sale.ts).
+ */
+async function linkOf(deps: TransactionDeps, scope: Scope, input: Input): Promise<{ link?: PaymentLink }> {
+  if (!input.paymentLinkId) return {};
+  const link = await findOwnLink(deps.db, scope, input.paymentLinkId);
+  if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
+  assertPayable(link, 'paymentLinkId', new Date());
+  return { link };
+}
+
+/** An API creation answered by its own creation statement (no card, no coupon): see createTransactionWith. */
+export async function createApiTransactionWith(deps: TransactionDeps, scope: Scope, body: Body, attach: KeyAttachment): Promise<string> {
+  const input = withoutCoupon(body);
+  return createTransactionWith(deps, scope, input, attach, await linkOf(deps, scope, input));
 }
