@@ -1,6 +1,12 @@
 // What other modules do when a payment changes, without this module knowing them: deps.ts wires the
-// hooks (a payment link's sale, a coupon's use). They run inside the status change's database
-// transaction, on the locked transaction row, so they commit or roll back with it.
+// hooks (a payment link's sale, a coupon's use, an affiliate's commission, a referral reward, a
+// subscription's cycle). They run inside the status change's database transaction, on the locked
+// transaction row, so they commit or roll back with it. The contract, which test/hooks.test.ts holds
+// every wired hook to:
+//   - database work only, through `trx` (never the root handle: on PGlite that deadlocks);
+//   - no network, no files, no timers: anything slow or fallible outside the database is an
+//     outbox row (an event, an e-mail) written here and sent after the commit;
+//   - idempotent for one status change (a batch retried row by row runs a hook again on a rolled-back try).
 import type { Trx } from '../../db/index.ts';
 import type { AccountKind, Transaction } from '../../db/types.ts';
 import type { JournalInput } from '../ledger/service.ts';
