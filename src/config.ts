@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { connectorChoice, int, pixApiConfig, url, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -79,28 +80,6 @@ export interface MailConfig {
   from: string;
 }
 
-/**
- * A PSP's API Pix: OAuth2 client credentials over mTLS. `clientSecret` and `key` are secrets: they
- * are never logged (the logger redacts `*.secret` and `*.key`, and no message quotes them).
- */
-export interface PixApiConfig {
-  /** Base URL of the API Pix, without a trailing slash (e.g. https://psp.example/v2). */
-  url: string;
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** PEM texts read at start: the mTLS client certificate, its private key, an optional extra CA. */
-  cert: string;
-  key: string;
-  ca: string | null;
-  /**
-   * PIX_API_RECEIVER_ACCOUNT: the receiving account at the PSP (Pix Automático charges name it).
-   * null: Pix Automático is not offered in production (and its scopes are not asked for).
-   */
-  receiverAccount: { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string; conta: string } | null;
-}
-
-/** Limits on the public checkout (see modules/checkout/limits.ts). */
 export interface CheckoutLimits {
   /** Checkouts and card steps per IP per minute, any environment. */
   perIpPerMinute: number;
@@ -122,21 +101,6 @@ export interface PayoutConfig {
   /** How long a sandbox payout takes before it completes (or fails, for the magic keys). */
   sandboxDelayMs: number;
 }
-
-/**
- * PIX_PROVIDER, CARD_PROVIDER (an ordered list), BOLETO_PROVIDER, PAYOUT_PROVIDER: each optional;
- * PAYMENT_PROVIDER=sandbox puts the payment rails not named on the sandbox. Pix Automático follows PIX.
- * PAYOUT empty: production withdrawals wait for an operator (/api/admin/withdrawals).
- */
-export interface ConnectorChoice {
-  PIX: string[];
-  CARD: string[];
-  BOLETO: string[];
-  PAYOUT: string[];
-}
-
-/** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
-const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
 export interface WebhookConfig {
   /** A delivery succeeds on a 2xx answer within this many ms (DNS, connect, TLS and headers included). */
@@ -160,40 +124,14 @@ export interface WebhookConfig {
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
+export type { ConnectorChoice, PixApiConfig } from './config-connectors.ts';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) {
-    problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`);
-    return fallback;
-  }
-  const n = Number(raw);
-  if (n < min || n > max) problems.push(`${name} must be between ${min} and ${max} (got ${n})`);
-  return n;
-}
-
-function url(env: Env, name: string, fallback: string, problems: string[], protocols = ['http:', 'https:']): string {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  try {
-    const u = new URL(raw);
-    if (!protocols.includes(u.protocol)) throw new Error('protocol');
-    return raw.replace(/\/+$/, '');
-  } catch {
-    problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL (got "${raw}")`);
-    return fallback;
-  }
-}
-
-/** Reads the JWT secret kept in the data dir, creating it on first start (embedded mode only). */
 function persistedSecret(dataDir: string): string {
   const file = join(dataDir, 'jwt-secret');
   if (existsSync(file)) {
@@ -332,78 +270,6 @@ function smtpConfig(env: Env, problems: string[]): string | null {
   }
   problems.push('SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:password@smtp.example.com:465 (value not shown: it may hold a password)');
   return null;
-}
-
-/** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
-function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
-  const file = env[name]?.trim();
-  if (!file) return null;
-  try {
-    const text = readFileSync(file, 'utf8');
-    if (!marker.test(text)) {
-      problems.push(`${name} must be a PEM ${what} file (${file} holds none)`);
-      return null;
-    }
-    return text;
-  } catch (err) {
-    problems.push(`${name} cannot be read (${file}): ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    return null;
-  }
-}
-
-/**
- * The production connectors of each rail. PAYMENT_PROVIDER keeps its meaning (sandbox: the payment
- * rails on the sandbox, for rehearsals); a rail's own variable wins over it.
- */
-function connectorChoice(env: Env, problems: string[]): ConnectorChoice {
-  const all = env.PAYMENT_PROVIDER?.trim() || null;
-  if (all && all !== 'sandbox') problems.push(`PAYMENT_PROVIDER "${all}" is not a known provider (known: sandbox)`);
-  const rail = (name: string, key: keyof ConnectorChoice, many: boolean, fallback: string | null): string[] => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback ? [fallback] : [];
-    const names = raw.split(',').map((n) => n.trim());
-    if (!many && names.length > 1) problems.push(`${name} takes one provider (got "${raw}")`);
-    if (new Set(names).size !== names.length) problems.push(`${name} names a provider twice (got "${raw}")`);
-    const what = key === 'PAYOUT' ? 'payout' : key;
-    for (const n of names) if (!KNOWN_CONNECTORS[key].includes(n)) problems.push(`${name} "${n}" is not a known ${what} provider (known: ${KNOWN_CONNECTORS[key].join(', ')})`);
-    return names;
-  };
-  const fallback = all === 'sandbox' ? 'sandbox' : null;
-  return { PIX: rail('PIX_PROVIDER', 'PIX', false, fallback), CARD: rail('CARD_PROVIDER', 'CARD', true, fallback), BOLETO: rail('BOLETO_PROVIDER', 'BOLETO', false, fallback), PAYOUT: rail('PAYOUT_PROVIDER', 'PAYOUT', false, null) };
-}
-
-/**
- * The API Pix connector's settings (bcb-api), all required but the CA and the token URL: read when
- * PIX_PROVIDER names it, or when PIX_API_URL is still set after PIX moved to another connector (it
- * keeps serving the payments it made: refunds, confirmations, reconciliation). Messages name the
- * variable, never its value when it is a secret (client secret, key).
- */
-function pixApiConfig(env: Env, chosen: boolean, problems: string[]): PixApiConfig | null {
-  if (!chosen && !env.PIX_API_URL?.trim()) return null;
-  const before = problems.length;
-  const missing = ['PIX_API_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_KEY'].filter((n) => !env[n]?.trim());
-  if (missing.length) problems.push(`${chosen ? 'PIX_PROVIDER=bcb-api' : 'PIX_API_URL (the bcb-api connector)'} needs ${missing.join(', ')}`);
-  const apiUrl = url(env, 'PIX_API_URL', '', problems, ['https:']);
-  const tokenUrl = url(env, 'PIX_API_TOKEN_URL', apiUrl ? `${new URL(apiUrl).origin}/oauth/token` : '', problems, ['https:']);
-  const cert = pemFile(env, 'PIX_API_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
-  const key = pemFile(env, 'PIX_API_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
-  const ca = pemFile(env, 'PIX_API_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
-  const pixKey = env.PIX_KEY?.trim() ?? '';
-  if (pixKey.length > 77) problems.push('PIX_KEY must be at most 77 characters (a DICT key)');
-  const receiverAccount = receiverAccountOf(env.PIX_API_RECEIVER_ACCOUNT?.trim() ?? '', problems);
-  if (problems.length > before || !apiUrl || !cert || !key) return null;
-  return { url: apiUrl, tokenUrl, clientId: env.PIX_API_CLIENT_ID!.trim(), clientSecret: env.PIX_API_CLIENT_SECRET!, cert, key, ca, receiverAccount };
-}
-
-/** PIX_API_RECEIVER_ACCOUNT=TYPE:BRANCH:ACCOUNT (e.g. CORRENTE:0001:1234567), or empty (no Pix Automático). */
-function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['receiverAccount'] {
-  if (!raw) return null;
-  const m = /^(CORRENTE|POUPANCA|PAGAMENTO):(\d{1,4})?:(\d{1,20})$/.exec(raw);
-  if (!m) {
-    problems.push(`PIX_API_RECEIVER_ACCOUNT must be TYPE:BRANCH:ACCOUNT, TYPE one of CORRENTE, POUPANCA, PAGAMENTO, branch up to 4 digits (may be empty), account up to 20 digits (got "${raw}")`);
-    return null;
-  }
-  return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {

@@ -71,7 +71,6 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   // transaction.updated says the status changed: not sent for a second partial refund (PARTIALLY_REFUNDED again).
   const events: EventType[] = tx.status === change.to ? [] : ['transaction.updated'];
   const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
-  const ref = { referenceType: 'transaction', referenceId: tx.id };
 
   switch (change.to) {
     case 'AUTHORIZED':
@@ -80,71 +79,11 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       set.expires_at = change.until;
       events.push('transaction.authorized');
       break;
-    case 'PAID': {
-      set.paid_at = now;
-      if (tx.status === 'AUTHORIZED') {
-        set.captured_at = now;
-        set.expires_at = null;
-        events.push('transaction.captured');
-      }
-      if (change.settled) {
-        // The payment is what was taken: less (a partial capture: the rest of the hold is released;
-        // the sale's amount shrinks with it) or more (a late PIX: the amount stays the sale's, the
-        // difference is the fine and interest).
-        const { chargedCents, feeCents } = change.settled;
-        set.charged_cents = chargedCents;
-        set.amount_cents = Math.min(tx.amount_cents, chargedCents);
-        set.fee_cents = feeCents;
-        if (tx.installment_cents !== null) set.installment_cents = Math.ceil(chargedCents / tx.installments);
-        tx = { ...tx, charged_cents: chargedCents, fee_cents: feeCents };
-      }
-      const net = tx.charged_cents - tx.fee_cents;
-      const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
-      // Other accounts' shares of the sale (an affiliate's commission) leave the merchant's net in
-      // this same journal, so the merchant is never credited money that is not its own.
-      const splits: Split[] = [];
-      for (const hook of deps.hooks) splits.push(...((await hook.paidSplits?.(trx, tx, net, now)) ?? []));
-      const shared = splits.reduce((a, s) => a + s.amountCents, 0);
-      if (splits.some((s) => s.amountCents < 0) || shared > net) throw new Error(`transactions: shares of ${tx.id} (${shared}) exceed its net (${net})`);
-      const kept = net - shared;
-      const journals: JournalInput[] = [];
-      for (const hook of deps.hooks) journals.push(...((await hook.paidJournals?.(trx, tx, now)) ?? []));
-      await deps.ledger.postAll(trx, scope, [
-        {
-          kind: 'payment',
-          ...ref,
-          description: `Payment ${tx.display_id} (${tx.payment_method})`,
-          postings: [
-            { account: 'external', amount: -tx.charged_cents },
-            { account: toAccount, amount: kept },
-            { account: 'fees', amount: tx.fee_cents },
-            ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
-          ],
-        },
-        ...journals,
-      ]);
-      if (tx.payment_method === 'CARD' && kept > 0) {
-        const parts = split(kept, tx.installments);
-        await trx
-          .insertInto('receivables')
-          .values(
-            parts.map((amount, i) => ({
-              id: uuidv7(),
-              user_id: tx.user_id,
-              livemode: tx.livemode,
-              transaction_id: tx.id,
-              installment_number: i + 1,
-              amount_cents: amount,
-              settle_at: new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
-              status: 'PENDING' as const,
-              created_at: now,
-            })),
-          )
-          .execute();
-      }
+    case 'PAID':
+      tx = await bookPayment(deps, trx, tx, change, set, now);
+      if (tx.status === 'AUTHORIZED') events.push('transaction.captured');
       events.push('transaction.completed');
       break;
-    }
     case 'FAILED':
       set.failed_at = now;
       set.failure_reason = change.reason;
@@ -158,29 +97,12 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       events.push('transaction.cancelled');
       break;
     case 'REFUNDED':
-    case 'PARTIALLY_REFUNDED': {
-      // Shares given back (an affiliate's commission cancelled or clawed back) return to the
-      // merchant's available balance in the refund's own journal, before it is checked.
-      const splits: Split[] = [];
-      for (const hook of deps.hooks) splits.push(...((await hook.refundSplits?.(trx, tx, change.amountCents, now)) ?? []));
-      const journals: JournalInput[] = [];
-      for (const hook of deps.hooks) journals.push(...((await hook.refundJournals?.(trx, tx, change.amountCents, now)) ?? []));
-      // Every account the refund's journals move, locked together (see refundPostings).
-      const own: AccountKind[] = ['available', 'fees', 'external', ...(tx.payment_method === 'CARD' ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
-      const accounts: AccountKey[] = [
-        ...own.map((kind) => ({ userId: scope.userId, kind })),
-        ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
-        ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
-      ];
-      const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
-      const postings = await refundPostings(trx, scope, tx, change.amountCents, returned, accounts);
-      postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
-      await deps.ledger.postAll(trx, scope, [{ kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings }, ...journals]);
+    case 'PARTIALLY_REFUNDED':
+      await bookRefund(deps, trx, tx, change.amountCents, now);
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
       break;
-    }
   }
 
   const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
@@ -191,6 +113,101 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
     events.map((type) => ({ type, data: eventData(updated, tx.status) })),
   );
   return updated;
+}
+
+/**
+ * PAID: the payment journal (external -> the merchant's net in available, or receivable for a card,
+ * the fee to the platform, other accounts' shares split off in the same journal, the hooks' own
+ * journals beside it) and a card's instalments scheduled. Returns the transaction as the payment
+ * took it (a partial capture or a late PIX changes what was charged).
+ */
+async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date): Promise<Transaction> {
+  const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  const ref = { referenceType: 'transaction', referenceId: tx.id };
+  set.paid_at = now;
+  if (tx.status === 'AUTHORIZED') {
+    set.captured_at = now;
+    set.expires_at = null;
+  }
+  if (change.settled) {
+    // The payment is what was taken: less (a partial capture: the rest of the hold is released;
+    // the sale's amount shrinks with it) or more (a late PIX: the amount stays the sale's, the
+    // difference is the fine and interest).
+    const { chargedCents, feeCents } = change.settled;
+    set.charged_cents = chargedCents;
+    set.amount_cents = Math.min(tx.amount_cents, chargedCents);
+    set.fee_cents = feeCents;
+    if (tx.installment_cents !== null) set.installment_cents = Math.ceil(chargedCents / tx.installments);
+    tx = { ...tx, charged_cents: chargedCents, fee_cents: feeCents };
+  }
+  const net = tx.charged_cents - tx.fee_cents;
+  const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
+  // Other accounts' shares of the sale (an affiliate's commission) leave the merchant's net in
+  // this same journal, so the merchant is never credited money that is not its own.
+  const splits: Split[] = [];
+  for (const hook of deps.hooks) splits.push(...((await hook.paidSplits?.(trx, tx, net, now)) ?? []));
+  const shared = splits.reduce((a, s) => a + s.amountCents, 0);
+  if (splits.some((s) => s.amountCents < 0) || shared > net) throw new Error(`transactions: shares of ${tx.id} (${shared}) exceed its net (${net})`);
+  const kept = net - shared;
+  const journals: JournalInput[] = [];
+  for (const hook of deps.hooks) journals.push(...((await hook.paidJournals?.(trx, tx, now)) ?? []));
+  await deps.ledger.postAll(trx, scope, [
+    {
+      kind: 'payment',
+      ...ref,
+      description: `Payment ${tx.display_id} (${tx.payment_method})`,
+      postings: [
+        { account: 'external', amount: -tx.charged_cents },
+        { account: toAccount, amount: kept },
+        { account: 'fees', amount: tx.fee_cents },
+        ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
+      ],
+    },
+    ...journals,
+  ]);
+  if (tx.payment_method === 'CARD' && kept > 0) {
+    const parts = split(kept, tx.installments);
+    await trx
+      .insertInto('receivables')
+      .values(
+        parts.map((amount, i) => ({
+          id: uuidv7(),
+          user_id: tx.user_id,
+          livemode: tx.livemode,
+          transaction_id: tx.id,
+          installment_number: i + 1,
+          amount_cents: amount,
+          settle_at: new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
+          status: 'PENDING' as const,
+          created_at: now,
+        })),
+      )
+      .execute();
+  }
+  return tx;
+}
+
+/** A refund's journal: the money back out of the merchant's balance, the fee's share returned, shares given back. */
+async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<void> {
+  const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  const ref = { referenceType: 'transaction', referenceId: tx.id };
+  // Shares given back (an affiliate's commission cancelled or clawed back) return to the
+  // merchant's available balance in the refund's own journal, before it is checked.
+  const splits: Split[] = [];
+  for (const hook of deps.hooks) splits.push(...((await hook.refundSplits?.(trx, tx, amountCents, now)) ?? []));
+  const journals: JournalInput[] = [];
+  for (const hook of deps.hooks) journals.push(...((await hook.refundJournals?.(trx, tx, amountCents, now)) ?? []));
+  // Every account the refund's journals move, locked together (see refundPostings).
+  const own: AccountKind[] = ['available', 'fees', 'external', ...(tx.payment_method === 'CARD' ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
+  const accounts: AccountKey[] = [
+    ...own.map((kind) => ({ userId: scope.userId, kind })),
+    ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
+    ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
+  ];
+  const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
+  const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts);
+  postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
+  await deps.ledger.postAll(trx, scope, [{ kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings }, ...journals]);
 }
 
 /**

@@ -1,0 +1,143 @@
+// The configuration of the rails: which connector serves each one in production, and the settings
+// of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
+// these types; the small parsers every setting shares are here too.
+import { readFileSync } from 'node:fs';
+
+export type Env = Record<string, string | undefined>;
+
+export function int(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`);
+    return fallback;
+  }
+  const n = Number(raw);
+  if (n < min || n > max) problems.push(`${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+export function url(env: Env, name: string, fallback: string, problems: string[], protocols = ['http:', 'https:']): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  try {
+    const u = new URL(raw);
+    if (!protocols.includes(u.protocol)) throw new Error('protocol');
+    return raw.replace(/\/+$/, '');
+  } catch {
+    problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL (got "${raw}")`);
+    return fallback;
+  }
+}
+
+/** Reads the JWT secret kept in the data dir, creating it on first start (embedded mode only). */
+
+/**
+ * A PSP's API Pix: OAuth2 client credentials over mTLS. `clientSecret` and `key` are secrets: they
+ * are never logged (the logger redacts `*.secret` and `*.key`, and no message quotes them).
+ */
+export interface PixApiConfig {
+  /** Base URL of the API Pix, without a trailing slash (e.g. https://psp.example/v2). */
+  url: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** PEM texts read at start: the mTLS client certificate, its private key, an optional extra CA. */
+  cert: string;
+  key: string;
+  ca: string | null;
+  /**
+   * PIX_API_RECEIVER_ACCOUNT: the receiving account at the PSP (Pix Automático charges name it).
+   * null: Pix Automático is not offered in production (and its scopes are not asked for).
+   */
+  receiverAccount: { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string; conta: string } | null;
+}
+
+/** Limits on the public checkout (see modules/checkout/limits.ts). */
+
+/**
+ * PIX_PROVIDER, CARD_PROVIDER (an ordered list), BOLETO_PROVIDER, PAYOUT_PROVIDER: each optional;
+ * PAYMENT_PROVIDER=sandbox puts the payment rails not named on the sandbox. Pix Automático follows PIX.
+ * PAYOUT empty: production withdrawals wait for an operator (/api/admin/withdrawals).
+ */
+export interface ConnectorChoice {
+  PIX: string[];
+  CARD: string[];
+  BOLETO: string[];
+  PAYOUT: string[];
+}
+
+/** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
+const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
+
+/** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
+function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
+  const file = env[name]?.trim();
+  if (!file) return null;
+  try {
+    const text = readFileSync(file, 'utf8');
+    if (!marker.test(text)) {
+      problems.push(`${name} must be a PEM ${what} file (${file} holds none)`);
+      return null;
+    }
+    return text;
+  } catch (err) {
+    problems.push(`${name} cannot be read (${file}): ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    return null;
+  }
+}
+
+/**
+ * The production connectors of each rail. PAYMENT_PROVIDER keeps its meaning (sandbox: the payment
+ * rails on the sandbox, for rehearsals); a rail's own variable wins over it.
+ */
+export function connectorChoice(env: Env, problems: string[]): ConnectorChoice {
+  const all = env.PAYMENT_PROVIDER?.trim() || null;
+  if (all && all !== 'sandbox') problems.push(`PAYMENT_PROVIDER "${all}" is not a known provider (known: sandbox)`);
+  const rail = (name: string, key: keyof ConnectorChoice, many: boolean, fallback: string | null): string[] => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback ? [fallback] : [];
+    const names = raw.split(',').map((n) => n.trim());
+    if (!many && names.length > 1) problems.push(`${name} takes one provider (got "${raw}")`);
+    if (new Set(names).size !== names.length) problems.push(`${name} names a provider twice (got "${raw}")`);
+    const what = key === 'PAYOUT' ? 'payout' : key;
+    for (const n of names) if (!KNOWN_CONNECTORS[key].includes(n)) problems.push(`${name} "${n}" is not a known ${what} provider (known: ${KNOWN_CONNECTORS[key].join(', ')})`);
+    return names;
+  };
+  const fallback = all === 'sandbox' ? 'sandbox' : null;
+  return { PIX: rail('PIX_PROVIDER', 'PIX', false, fallback), CARD: rail('CARD_PROVIDER', 'CARD', true, fallback), BOLETO: rail('BOLETO_PROVIDER', 'BOLETO', false, fallback), PAYOUT: rail('PAYOUT_PROVIDER', 'PAYOUT', false, null) };
+}
+
+/**
+ * The API Pix connector's settings (bcb-api), all required but the CA and the token URL: read when
+ * PIX_PROVIDER names it, or when PIX_API_URL is still set after PIX moved to another connector (it
+ * keeps serving the payments it made: refunds, confirmations, reconciliation). Messages name the
+ * variable, never its value when it is a secret (client secret, key).
+ */
+export function pixApiConfig(env: Env, chosen: boolean, problems: string[]): PixApiConfig | null {
+  if (!chosen && !env.PIX_API_URL?.trim()) return null;
+  const before = problems.length;
+  const missing = ['PIX_API_URL', 'PIX_API_CLIENT_ID', 'PIX_API_CLIENT_SECRET', 'PIX_API_CERT_FILE', 'PIX_API_KEY_FILE', 'PIX_KEY'].filter((n) => !env[n]?.trim());
+  if (missing.length) problems.push(`${chosen ? 'PIX_PROVIDER=bcb-api' : 'PIX_API_URL (the bcb-api connector)'} needs ${missing.join(', ')}`);
+  const apiUrl = url(env, 'PIX_API_URL', '', problems, ['https:']);
+  const tokenUrl = url(env, 'PIX_API_TOKEN_URL', apiUrl ? `${new URL(apiUrl).origin}/oauth/token` : '', problems, ['https:']);
+  const cert = pemFile(env, 'PIX_API_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const key = pemFile(env, 'PIX_API_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
+  const ca = pemFile(env, 'PIX_API_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const pixKey = env.PIX_KEY?.trim() ?? '';
+  if (pixKey.length > 77) problems.push('PIX_KEY must be at most 77 characters (a DICT key)');
+  const receiverAccount = receiverAccountOf(env.PIX_API_RECEIVER_ACCOUNT?.trim() ?? '', problems);
+  if (problems.length > before || !apiUrl || !cert || !key) return null;
+  return { url: apiUrl, tokenUrl, clientId: env.PIX_API_CLIENT_ID!.trim(), clientSecret: env.PIX_API_CLIENT_SECRET!, cert, key, ca, receiverAccount };
+}
+
+/** PIX_API_RECEIVER_ACCOUNT=TYPE:BRANCH:ACCOUNT (e.g. CORRENTE:0001:1234567), or empty (no Pix Automático). */
+function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['receiverAccount'] {
+  if (!raw) return null;
+  const m = /^(CORRENTE|POUPANCA|PAGAMENTO):(\d{1,4})?:(\d{1,20})$/.exec(raw);
+  if (!m) {
+    problems.push(`PIX_API_RECEIVER_ACCOUNT must be TYPE:BRANCH:ACCOUNT, TYPE one of CORRENTE, POUPANCA, PAGAMENTO, branch up to 4 digits (may be empty), account up to 20 digits (got "${raw}")`);
+    return null;
+  }
+  return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
+}
