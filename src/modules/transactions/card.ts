@@ -12,7 +12,7 @@ import { DAY_MS } from '../../payments/calendar.ts';
 import { prepare } from './prepare.ts';
 import type { CheckoutExtras, CreateInput } from './draft.ts';
 import { changeStatus } from './provider-events.ts';
-import { findTransaction, getTransaction } from './queries.ts';
+import { claimCard, findTransaction, getTransaction } from './queries.ts';
 import type { Change } from './states.ts';
 import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
 
@@ -106,14 +106,7 @@ export async function payPendingCard(deps: TransactionDeps, id: string, card: Ca
   const connector = deps.connectors.forNew(tx.livemode, 'CARD');
   const guard = tx.livemode ? cardGuard : undefined;
   await guard?.before();
-  const claimed = await deps.db
-    .updateTable('transactions')
-    .set({ card_brand: checked.brand, card_last4: checked.last4, provider: connector.name, updated_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'PENDING')
-    .where('card_last4', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  const claimed = await claimCard(deps.db, id, { brand: checked.brand, last4: checked.last4, connector: connector.name }, now);
   if (!claimed) throw notPayable();
   return chargeCard(deps, claimed, card, opts.capture ?? true, guard);
 }

@@ -1,6 +1,6 @@
-// The transactions table's SQL: locks and lookups, the lists, and the public pages' reads (QR
-// image, boleto, checkout status); the creation statement is in creation.ts. No rules here:
-// service.ts decides.
+// The payment core's store: the SQL of transactions, refunds and receivables (locks and lookups,
+// the lists, the public pages' reads, what the janitor and the sweeps look for); the creation
+// statement is in creation-statement.ts. No rules here: the operation files decide.
 import type { Static } from '@sinclair/typebox';
 import { sql, type RawBuilder } from 'kysely';
 import { prepared, type Db, type Executor, type Trx } from '../../db/index.ts';
@@ -225,4 +225,39 @@ export function stuckRefunds(db: Executor, before: Date, limit: number) {
 /** Moves a row to the back of the janitor's queue (asked again after the grace period). */
 export async function touch(db: Executor, table: 'transactions' | 'refunds', id: string, now: Date): Promise<void> {
   await db.updateTable(table).set({ updated_at: now }).where('id', '=', id).where('status', '=', 'PENDING').execute();
+}
+
+/** Card authorisations past their time, oldest first. */
+export function expiredAuthorizations(db: Executor, now: Date, limit: number): Promise<Transaction[]> {
+  return db.selectFrom('transactions').selectAll().where('status', '=', 'AUTHORIZED').where('expires_at', '<', now).orderBy('expires_at').limit(limit).execute();
+}
+
+/** Card instalments due to settle, locked (another sweep skips them). */
+export function lockDueInstalments(trx: Trx, now: Date, limit: number) {
+  return trx
+    .selectFrom('receivables')
+    .select(['id', 'user_id', 'livemode', 'transaction_id', 'installment_number', 'amount_cents'])
+    .where('status', '=', 'PENDING')
+    .where('settle_at', '<=', now)
+    .orderBy('settle_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export async function markSettled(trx: Trx, receivableId: string, now: Date): Promise<void> {
+  await trx.updateTable('receivables').set({ status: 'SETTLED', settled_at: now }).where('id', '=', receivableId).execute();
+}
+
+/** Claims a PENDING card payment for a card (brand, last 4) and the connector that will charge it; undefined when one already is. */
+export function claimCard(db: Executor, id: string, card: { brand: string; last4: string; connector: string }, now: Date): Promise<Transaction | undefined> {
+  return db
+    .updateTable('transactions')
+    .set({ card_brand: card.brand, card_last4: card.last4, provider: card.connector, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('card_last4', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -1,7 +1,7 @@
 // Time-based work on payments: authorisations past their time voided, pending charges expired,
 // card instalments settled into the available balance. Safe with many workers.
 import { inTx } from '../../db/index.ts';
-import { lockExpired, lockTransaction } from './queries.ts';
+import { expiredAuthorizations, lockDueInstalments, lockExpired, lockTransaction, markSettled } from './queries.ts';
 import { applyChange } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 
@@ -11,7 +11,7 @@ import type { TransactionDeps } from './types.ts';
  * guarded, so a capture that won the race stands.
  */
 export async function expireAuthorizations(deps: TransactionDeps, now = new Date(), batch = 50): Promise<number> {
-  const due = await deps.db.selectFrom('transactions').selectAll().where('status', '=', 'AUTHORIZED').where('expires_at', '<', now).orderBy('expires_at').limit(batch).execute();
+  const due = await expiredAuthorizations(deps.db, now, batch);
   for (const tx of due) {
     try {
       await deps.connectors.of(tx.provider, 'CARD').voidCard({ transactionId: tx.id, paymentReference: tx.provider_ref });
@@ -40,23 +40,14 @@ export async function expireDue(deps: TransactionDeps, now = new Date(), batch =
 /** Moves card instalments whose settlement date has come from receivable to available. */
 export async function settleDue(deps: Pick<TransactionDeps, 'db' | 'ledger'>, now = new Date(), batch = 100): Promise<number> {
   return inTx(deps.db, async (trx) => {
-    const due = await trx
-      .selectFrom('receivables')
-      .select(['id', 'user_id', 'livemode', 'transaction_id', 'installment_number', 'amount_cents'])
-      .where('status', '=', 'PENDING')
-      .where('settle_at', '<=', now)
-      .orderBy('settle_at')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    const due = await lockDueInstalments(trx, now, batch);
     // Post merchant by merchant in one global order (not in due order): each journal locks that
     // merchant's accounts until commit, so two sweeps whose batches hold the same merchants in
     // opposite due order would otherwise deadlock. The sort is stable: due order within a merchant.
     const merchantKey = (r: (typeof due)[number]) => `${r.user_id}:${r.livemode ? 1 : 0}`;
     due.sort((a, b) => (merchantKey(a) < merchantKey(b) ? -1 : merchantKey(a) > merchantKey(b) ? 1 : 0));
     for (const r of due) {
-      await trx.updateTable('receivables').set({ status: 'SETTLED', settled_at: now }).where('id', '=', r.id).execute();
+      await markSettled(trx, r.id, now);
       await deps.ledger.post(
         trx,
         { userId: r.user_id, livemode: r.livemode },
