@@ -1,13 +1,15 @@
-// `npm start` as a process manager runs it: a real `npm` (which runs the script through a shell),
-// the embedded database in a temp DATA_DIR, a free loopback port. Linux only (reads /proc).
+// Starting the gateway as an operator does. `npm start` as a process manager runs it: a real `npm`
+// (which runs the script through a shell), the embedded database in a temp DATA_DIR, a free
+// loopback port; Linux only (reads /proc). And `node src/main.ts` on a Node too old for TypeScript
+// (the system's, when one older than 22 is on the PATH).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const linux = process.platform === 'linux';
@@ -96,4 +98,36 @@ test('SIGTERM to the `npm start` process stops the gateway: every process of the
   const { code, signal } = await exited;
   assert.ok(code === 0 || signal === 'SIGTERM', `npm ended with ${code ?? signal}\n${output}`);
   assert.ok(await portFree(port), `port ${port} is still taken`);
+});
+
+/** A Node older than 22 on the PATH outside node_modules (it cannot run TypeScript), if any. */
+function oldNode(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const node = join(dir, 'node');
+    if (!dir || dir.includes('node_modules') || !existsSync(node)) continue;
+    if (Number(execFileSync(node, ['-v'], { encoding: 'utf8' }).trim().slice(1).split('.')[0]) < 22) return node;
+  }
+  return null;
+}
+const old = oldNode();
+
+describe('on a Node that cannot run TypeScript', { skip: !old && 'no Node older than 22 on the PATH' }, () => {
+  const oneLine = (r: { status: number | null; stdout: string; stderr: string }) => {
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.doesNotMatch(r.stderr, /ERR_UNKNOWN_FILE_EXTENSION|\n\s+at /);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^Cofre needs Node 24 \(this is Node v\d+\.\d+\.\d+\)/);
+    assert.ok(r.stderr.includes('`npm start`') && r.stderr.includes('./node_modules/.bin/node src/main.ts'), r.stderr);
+  };
+
+  test('`node src/main.ts serve` says in one line which Node to use', () => {
+    oneLine(spawnSync(old!, ['src/main.ts', 'serve'], { cwd: ROOT, env: cleanEnv({}), encoding: 'utf8', timeout: 30_000 }));
+  });
+
+  test('the `npm start` script, where that Node comes first (no node_modules yet), says the same', () => {
+    const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+    const PATH = [dirname(old!), ...(process.env.PATH ?? '').split(delimiter).filter((d) => d && !d.includes('node_modules'))].join(delimiter);
+    oneLine(spawnSync('sh', ['-c', script], { cwd: ROOT, env: cleanEnv({ PATH }), encoding: 'utf8', timeout: 30_000 }));
+  });
 });
