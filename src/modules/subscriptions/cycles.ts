@@ -50,6 +50,12 @@ const LEASE_MS = 5 * 60_000;
  * included) before the sweep finishes it instead (a crash, an answer that never came).
  */
 export const CHARGE_LEASE_MS = 5 * 60_000;
+/**
+ * When the lease of an attempt counted at `now` (the subscription's clock) ends: on the wall clock,
+ * because it is a worker's time to finish, which a simulated jump of the subscription's clock must
+ * not cut short (two simulations racing took over each other's attempts and charged them twice).
+ */
+export const leaseEnd = (sub: Pick<Subscription, 'clock_offset_ms'>, now: Date) => new Date(now.getTime() - sub.clock_offset_ms + CHARGE_LEASE_MS);
 /** A charge whose issuing failed (the provider or the database refused) is tried again after this. */
 const ISSUE_FAILED_RETRY_MS = 3600_000;
 /** Subscriptions a sweep advances at once (bounded by half the pool). */
@@ -258,7 +264,7 @@ export function agenda(sub: Subscription, plan: SubscriptionPlan, cycles: Subscr
   const ahead = daysBefore(sub, plan) * DAY_MS;
   // A charge attempt whose worker did not finish it in time (crashed, or no answer from the provider).
   for (const c of cycles) {
-    if (c.charge_until && (c.status === 'OPEN' || c.status === 'PAST_DUE')) out.push({ at: c.charge_until, step: { kind: 'recover', cycle: c } });
+    if (c.charge_until && (c.status === 'OPEN' || c.status === 'PAST_DUE')) out.push({ at: new Date(c.charge_until.getTime() + sub.clock_offset_ms), step: { kind: 'recover', cycle: c } });
   }
   switch (sub.status) {
     case 'PAUSED':
@@ -326,7 +332,7 @@ function priceColumns(eb: ExpressionBuilder<DB, 'subscriptions'>, plan: Subscrip
 }
 
 /** What counting an attempt writes on its cycle (claimAttempt), also when the cycle is inserted counted. */
-const attemptColumns = (now: Date) => ({ last_attempt_at: now, next_retry_at: null, charge_tx_id: uuidv7(), charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now });
+const attemptColumns = (sub: Pick<Subscription, 'clock_offset_ms'>, now: Date) => ({ last_attempt_at: now, next_retry_at: null, charge_tx_id: uuidv7(), charge_until: leaseEnd(sub, now), updated_at: now });
 
 /**
  * Inserts the cycle of a period (its amount: the plan's price now; the coupon on the first one).
@@ -366,7 +372,7 @@ export async function insertPeriodCycle(
       status: 'OPEN',
       created_at: now,
       updated_at: now,
-      ...(opts.claimed ? { attempts: 1, ...attemptColumns(now) } : {}),
+      ...(opts.claimed ? { attempts: 1, ...attemptColumns(sub, now) } : {}),
     }))
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -377,10 +383,10 @@ export async function insertPeriodCycle(
  * attempt's transaction id is chosen now (the provider's idempotency key) and the attempt is left to
  * this worker for CHARGE_LEASE_MS; after that the sweep finishes it with the same id (recover).
  */
-export async function claimAttempt(trx: Trx, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
+export async function claimAttempt(trx: Trx, sub: Pick<Subscription, 'clock_offset_ms'>, cycle: SubscriptionCycle, now: Date): Promise<SubscriptionCycle> {
   const claimed = await trx
     .updateTable('subscription_cycles')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), ...attemptColumns(now) }))
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), ...attemptColumns(sub, now) }))
     .where('id', '=', cycle.id)
     .where('charge_tx_id', 'is', null)
     .returningAll()
@@ -410,12 +416,13 @@ async function endAttempt(trx: Trx, cycleId: string, txId: string, now: Date): P
  */
 export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, now: Date, recovering = false): Promise<Transaction | null> {
   const scope = scopeOf(sub);
-  // A cancel or pause that committed since the step withdrew the cycle, or another worker finished
-  // the attempt: nothing to charge. (A cancel that commits from here on finds the charge under way
-  // and lets it finish: decided before it.)
-  const current = await deps.db.selectFrom('subscription_cycles').select(['status', 'charge_tx_id']).where('id', '=', cycle.id).executeTakeFirst();
-  if ((current?.status !== 'OPEN' && current?.status !== 'PAST_DUE') || !current.charge_tx_id || current.charge_tx_id !== cycle.charge_tx_id) return null;
-  const txId = current.charge_tx_id;
+  // The attempt is this worker's while its lease is the one it was given: taking it (a fresh lease)
+  // is one guarded update before any provider call, so of two workers holding one attempt (one took
+  // it over when the other's lease ended) one goes on and the other stops here. Nothing to charge
+  // either when a cancel or pause withdrew the cycle, or the attempt ended. (A cancel that commits
+  // from here on finds the charge under way and lets it finish: decided before it.)
+  if (!(await takeAttempt(deps.db, sub, cycle, now))) return null;
+  const txId = cycle.charge_tx_id!;
   const recorded = recovering ? await findTransaction(deps.db, txId) : undefined;
   const amount = cycle.amount_cents - cycle.discount_cents;
   if (amount <= 0) {
@@ -445,7 +452,10 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
-    if (!recorded) return chargeStoredCard(deps.transactions, scope, input, { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } }, sub.card_token, { id: txId });
+    if (!recorded) {
+      const stored = { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } };
+      return chargeStoredCard(deps.transactions, scope, input, stored, sub.card_token, { id: txId }).catch((err) => recordedMeanwhile(deps, txId, err));
+    }
     if (recorded.status === 'PENDING') return redriveStoredCharge(deps.transactions, recorded, sub.card_token);
     // Its outcome was recorded (the hook ended the attempt with it): nothing left to do.
     await inTx(deps.db, (trx) => endAttempt(trx, cycle.id, txId, now));
@@ -472,9 +482,41 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     if (automatic.kind === 'retry') due = automatic.date;
   }
   let recurrenceId: string | undefined;
-  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { id: txId, pixCharged: (pix) => (recurrenceId = pix.recurrenceId) });
+  const tx = await createTransaction(deps.transactions, scope, { ...input, dueDate: due }, { ...extras, ...(automatic ? { pixAutomatico: automatic } : {}) }, { id: txId, pixCharged: (pix) => (recurrenceId = pix.recurrenceId) }).catch(
+    (err) => ((recurrenceId = undefined), recordedMeanwhile(deps, txId, err)),
+  );
   await attachIssued(deps, sub, plan, cycle, tx, now, recurrenceId ?? null);
   return tx;
+}
+
+/** Takes the claimed attempt `cycle` for issuing (see issueCharge): false when it is no longer this worker's. */
+async function takeAttempt(db: Db, sub: Subscription, cycle: SubscriptionCycle, now: Date): Promise<boolean> {
+  if (!cycle.charge_tx_id || !cycle.charge_until) return false;
+  // The lease's end is also the attempt's owner token: a take writes a new one, so a takeover that
+  // read the one before finds it gone (on one injected clock, claim and take would write the same).
+  const until = new Date(Math.max(leaseEnd(sub, now).getTime(), cycle.charge_until.getTime() + 1));
+  const taken = await db
+    .updateTable('subscription_cycles')
+    .set({ charge_until: until, updated_at: now })
+    .where('id', '=', cycle.id)
+    .where('status', 'in', UNPAID)
+    .where('charge_tx_id', '=', cycle.charge_tx_id)
+    .where('charge_until', '=', cycle.charge_until)
+    .executeTakeFirst();
+  return taken.numUpdatedRows > 0n;
+}
+
+/**
+ * The attempt's transaction when its creation lost to the same id (a worker that took the attempt
+ * over once this one's lease ended recorded it first): already issued, by that worker, so nothing
+ * is charged or sent here. Any other error is rethrown.
+ */
+async function recordedMeanwhile(deps: EngineDeps, txId: string, err: unknown): Promise<Transaction> {
+  const e = err as { code?: string; constraint?: string };
+  const recorded = e.code === '23505' && e.constraint === 'transactions_pkey' ? await findTransaction(deps.db, txId) : undefined;
+  if (!recorded) throw err;
+  deps.log.warn({ transactionId: txId }, 'subscription: the charge attempt was issued by the worker that took it over');
+  return recorded;
 }
 
 /**
@@ -745,15 +787,17 @@ async function runStep(
       return { charge, sub: rolled };
     }
     case 'retry':
-      return { charge: await claimAttempt(trx, step.cycle, now) };
+      return { charge: await claimAttempt(trx, sub, step.cycle, now) };
     case 'recover': {
       // The attempt's worker did not finish it in time: this worker takes it over (a fresh lease, the
       // same transaction id), so a second recoverer finds nothing due; the attempt is not counted again.
+      // Guarded by the lease that ended: a worker that took the attempt meanwhile (takeAttempt) keeps it.
       const taken = await trx
         .updateTable('subscription_cycles')
-        .set({ charge_until: new Date(now.getTime() + CHARGE_LEASE_MS), updated_at: now })
+        .set({ charge_until: leaseEnd(sub, now), updated_at: now })
         .where('id', '=', step.cycle.id)
         .where('charge_tx_id', '=', step.cycle.charge_tx_id)
+        .where('charge_until', '=', step.cycle.charge_until)
         .returningAll()
         .executeTakeFirst();
       deps.log.warn({ subscriptionId: sub.id, cycleId: step.cycle.id, transactionId: step.cycle.charge_tx_id }, 'subscription: finishing a charge attempt its worker left unfinished');

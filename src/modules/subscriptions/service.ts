@@ -417,7 +417,7 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, cycle, now), now };
+      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, moved, cycle, now), now };
     }
     return { result };
   });
