@@ -4,7 +4,9 @@
 // and when the worker that took an attempt over records its transaction first.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { advanceDue, CHARGE_LEASE_MS, issueCharge } from '../src/modules/subscriptions/cycles.ts';
+import { CHARGE_LEASE_MS } from '../src/modules/subscriptions/agenda.ts';
+import { issueCharge } from '../src/modules/subscriptions/issuing.ts';
+import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import type { App } from '../src/deps.ts';
 import type { Subscription, Transaction } from '../src/db/types.ts';
 import type { PaymentProvider } from '../src/payments/provider.ts';

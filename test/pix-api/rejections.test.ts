@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ensureWebhook, syncRefunds } from '../../src/modules/pix-api/service.ts';
-import { advanceDue } from '../../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../../src/modules/subscriptions/sweep.ts';
 import { debitFailure, FINAL_DEBIT_REASONS, mandateEndReason } from '../../src/payments/pix-api/reasons.ts';
 import { txidFor } from '../../src/payments/pix-api/provider.ts';
 import { HARD_DECLINES } from '../../src/payments/provider.ts';

@@ -1,6 +1,6 @@
 // Subscriptions: subscribing (merchant API and public checkout), reading, and the merchant's and
 // subscriber's operations (cancel, pause, resume, retry, card update, plan change, simulation).
-// Time-based work is the engine's (cycles.ts); every operation here that moves a subscription
+// Time-based work is the engine's (sweep.ts); every operation here that moves a subscription
 // runs on its locked row, on the subscription's clock.
 import type { Static } from '@sinclair/typebox';
 import { inTx, type Executor } from '../../db/index.ts';
@@ -18,29 +18,10 @@ import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } fro
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
 import { changeStatus, noStoredCards, providerFor, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
-import {
-  abandonSubscribe,
-  advance,
-  cancelPending,
-  claimAttempt,
-  claimSeat,
-  clockOf,
-  endSubscription,
-  insertPeriodCycle,
-  issueCharge,
-  lockSubscription,
-  mail,
-  openPause,
-  performStep,
-  planOf,
-  recordEvent,
-  releaseMandate,
-  releaseSeat,
-  reschedule,
-  type EngineDeps,
-  type Step,
-  voidUnpaid,
-} from './cycles.ts';
+import { clockOf, type Step } from './agenda.ts';
+import { claimAttempt, claimSeat, endSubscription, insertPeriodCycle, lockSubscription, mail, openPause, planOf, recordEvent, releaseSeat, reschedule, voidUnpaid, type EngineDeps } from './cycles.ts';
+import { abandonSubscribe, cancelPending, issueCharge, releaseMandate } from './issuing.ts';
+import { advance, performStep } from './sweep.ts';
 import { normalizeMethod, type PlanDeps } from './plans.ts';
 import { simulatePixAutomatico, type PixAutomaticoSimulation } from './pix-automatico.ts';
 import { subscriptionView } from './view.ts';
