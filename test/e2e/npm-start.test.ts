@@ -42,10 +42,11 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** /proc/<pid>/stat: the state and process group (the command may hold spaces: read after its ')'). */
+/** /proc/<pid>/stat: the state and process group (the command may hold spaces and parentheses: read after the last ')'). */
 function stat(pid: number): { state: string; pgid: number } | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     return { state: fields[0], pgid: Number(fields[2]) };
   } catch {
     return null;
