@@ -4,7 +4,7 @@
 // PostgreSQL only (the counter wraps pg): TEST_DATABASE_URL=postgres://… node bench/renewal-profile.ts [N]
 import assert from 'node:assert/strict';
 import { countQueries, takeCounts } from './child.ts';
-import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import { call, cpf, merchant, startApp } from '../test/helpers.ts';
 
 countQueries();

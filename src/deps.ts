@@ -32,7 +32,7 @@ import type { KycDeps } from './modules/kyc/service.ts';
 import { Ledger } from './modules/ledger/service.ts';
 import type { MailDeps } from './mail/outbox.ts';
 import { createMailer, type Mailer } from './mail/transport.ts';
-import { subscriptionHooks } from './modules/subscriptions/cycles.ts';
+import { subscriptionHooks } from './modules/subscriptions/payment-hook.ts';
 import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';

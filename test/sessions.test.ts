@@ -113,6 +113,41 @@ describe('account limits per IP', () => {
   });
 });
 
+describe('registration limit per IP: what counts', () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await startApp({ env: { REGISTRATIONS_PER_IP_PER_HOUR: '3' } });
+  });
+  after(() => ctx.close());
+
+  const register = async (ip: string, email: string, extra: Record<string, string> = {}) => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/auth/register', remoteAddress: ip, payload: { name: 'Loja da Ana', email, password: 'uma-senha-forte', ...extra } });
+    return { status: res.statusCode, code: res.statusCode === 400 ? (JSON.parse(res.body) as { code: string }).code : undefined };
+  };
+
+  test('re-running a sign-up (README step 1) costs one slot; refusals that say nothing of the e-mail cost none', async () => {
+    const ip = '198.51.100.7';
+    const ana = uniqueEmail('ana');
+    assert.equal((await register(ip, ana)).status, 201);
+    for (let run = 0; run < 10; run++) assert.deepEqual(await register(ip, ana.toUpperCase()), { status: 400, code: 'EMAIL_ALREADY_REGISTERED' }, `run ${run + 2}`);
+    for (let i = 0; i < 5; i++) assert.equal((await register(ip, uniqueEmail(), { password: 'password123' })).status, 400);
+    for (let i = 0; i < 5; i++) assert.equal((await register(ip, uniqueEmail(), { referralCode: 'NOPE1234' })).status, 400);
+    // Counted: Ana's account and the first refusal of her e-mail; one more account fits in 3.
+    assert.equal((await register(ip, uniqueEmail())).status, 201);
+    assert.equal((await register(ip, uniqueEmail())).status, 429);
+    assert.equal((await register(ip, ana)).status, 429, 'past the limit, an existing e-mail is not answered either');
+  });
+
+  test('probing existing e-mails: each counts once, so the limit still stops it', async () => {
+    const accounts = [uniqueEmail(), uniqueEmail(), uniqueEmail(), uniqueEmail()];
+    for (const [i, email] of accounts.entries()) assert.equal((await register(`203.0.113.${i + 1}`, email)).status, 201);
+    const prober = '192.0.2.99';
+    const answers = [];
+    for (const email of accounts) answers.push((await register(prober, email)).status);
+    assert.deepEqual(answers, [400, 400, 400, 429]);
+  });
+});
+
 // 49 wrong passwords at once, then the right one: counted before verifying, at most five are ever
 // checked and the right password is still locked out. Over a real socket, with the shared (Redis)
 // limiter when TEST_REDIS_URL is set; the storm races in the limiter, so it means something on

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { PlanInterval, SubscriptionStatus } from '../src/db/types.ts';
-import { instantOf, metricsOf, monthBounds, mrrAt, payingAt, subscriptionMetrics, subscriptionMetricsUncached, type MetricsRow, type Place } from '../src/modules/subscriptions/metrics.ts';
+import { subscriptionMetrics, subscriptionMetricsUncached } from '../src/modules/subscriptions/metrics.ts';
+import { instantOf, metricsOf, monthBounds, mrrAt, payingAt, type MetricsRow, type Place } from '../src/modules/subscriptions/metrics-formulas.ts';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 const { start, end } = monthBounds('2027-03');

@@ -3,7 +3,7 @@
 // same due subscriptions. The ledger is checked after each.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import { call, cpf, merchant, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import type { App } from '../src/deps.ts';

@@ -6,7 +6,8 @@
 // its lease has ended, with the same transaction id, so the provider never charges twice.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { advanceDue, CHARGE_LEASE_MS } from '../src/modules/subscriptions/cycles.ts';
+import { CHARGE_LEASE_MS } from '../src/modules/subscriptions/agenda.ts';
+import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import type { App } from '../src/deps.ts';
 import type { CardResult, ChargeLookup, Connector } from '../src/payments/connector.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';

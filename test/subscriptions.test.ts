@@ -4,7 +4,7 @@
 // Time moves with POST .../simulate, which runs the same steps as the job runner.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { advanceDue } from '../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 

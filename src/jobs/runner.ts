@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
-import { advanceDue } from '../modules/subscriptions/cycles.ts';
+import { advanceDue } from '../modules/subscriptions/sweep.ts';
 import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { ensureWebhook, syncRecurring } from '../../src/payments/pix-api/sweeps.ts';
-import { advanceDue } from '../../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../../src/modules/subscriptions/sweep.ts';
 import { spDate } from '../../src/payments/calendar.ts';
 import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';

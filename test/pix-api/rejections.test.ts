@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ensureWebhook } from '../../src/payments/pix-api/sweeps.ts';
 import { syncRefunds } from '../../src/payments/pix-api/settle.ts';
-import { advanceDue } from '../../src/modules/subscriptions/cycles.ts';
+import { advanceDue } from '../../src/modules/subscriptions/sweep.ts';
 import { debitFailure, FINAL_DEBIT_REASONS, mandateEndReason } from '../../src/payments/pix-automatico.ts';
 import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { HARD_DECLINES } from '../../src/payments/connector.ts';

@@ -4,7 +4,7 @@ import { unauthorized } from '../../http/errors.ts';
 import { ADMIN, errors, Message } from '../../http/schemas.ts';
 import type { User } from '../../db/types.ts';
 import { AdminMerchantList, AdminMerchantsQuery, ChangePasswordBody, LoginBody, RegisterBody, UserView } from './schemas.ts';
-import { admitRegistration, changePassword, createUser, getUser, listMerchants, login, userView } from './service.ts';
+import { changePassword, getUser, listMerchants, login, register, userView } from './service.ts';
 
 const TokenResponse = Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView });
 
@@ -30,8 +30,7 @@ export default async function authRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      await admitRegistration(limiter, config.authLimits, req.ip);
-      const user = await createUser(db, req.body);
+      const user = await register(db, limiter, config.authLimits, req.body, req.ip);
       return reply.code(201).send({ message: 'Account created', user: userView(user), token: await session(user) });
     },
   );

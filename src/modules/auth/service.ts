@@ -6,7 +6,7 @@ import { shortCode, uuidv7 } from '../../db/ids.ts';
 import type { User } from '../../db/types.ts';
 import type { AuthLimits } from '../../config.ts';
 import { UUID } from '../../db/ids.ts';
-import { badRequest, notFound, unauthorized, validation } from '../../http/errors.ts';
+import { badRequest, notFound, tooManyRequests, unauthorized, validation } from '../../http/errors.ts';
 import { enforce, type RateLimiter } from '../../http/ratelimit.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText } from '../../http/sanitize.ts';
@@ -64,14 +64,15 @@ export async function createUser(
   const email = input.email.trim();
   const name = requiredText(input.name, 'name');
   assertPasswordAllowed(input.password, 'password');
-  const taken = await db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
-  if (taken) throw badRequest('EMAIL_ALREADY_REGISTERED', 'E-mail already registered', [{ field: 'email', message: 'is already registered' }]);
+  // Every refusal that says nothing of the e-mail comes before the one that does (see register).
   let referredBy: string | null = null;
   if (input.referralCode) {
     const referrer = await db.selectFrom('users').select('id').where('referral_code', '=', input.referralCode.trim().toUpperCase()).executeTakeFirst();
     if (!referrer) throw badRequest('VALIDATION_ERROR', 'Unknown referral code', [{ field: 'referralCode', message: 'does not exist' }]);
     referredBy = referrer.id;
   }
+  const taken = await db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  if (taken) throw badRequest('EMAIL_ALREADY_REGISTERED', 'E-mail already registered', [{ field: 'email', message: 'is already registered' }]);
   const now = new Date();
   try {
     return await db
@@ -103,9 +104,27 @@ const LOGIN_WINDOW_MS = 15 * 60_000;
 const LOGIN_MAX_FAILURES = 5;
 const LOGIN_MESSAGE = 'Too many failed login attempts; try again later';
 
-/** 429 when this IP has registered too many accounts in the hour. */
-export async function admitRegistration(limiter: RateLimiter, limits: AuthLimits, ip: string): Promise<void> {
-  await enforce(limiter, `register:ip:${ip}`, HOUR, limits.registrationsPerIpPerHour, 'Too many accounts created from this address; try again later');
+/**
+ * Registers an account under the per-IP hourly limit. What counts: an account created, and an
+ * attempt refused because the e-mail is registered, once per e-mail (so re-running a sign-up, as the
+ * README's walkthrough does, costs one slot, while probing many e-mails for accounts stays limited).
+ * Other refusals say nothing of the e-mail and are not counted. A slot is taken before the attempt
+ * (parallel attempts cannot all pass) and given back when the attempt does not count.
+ */
+export async function register(db: Executor, limiter: RateLimiter, limits: AuthLimits, input: Parameters<typeof createUser>[1], ip: string): Promise<User> {
+  const key = `register:ip:${ip}`;
+  const hit = await limiter.hit(key, HOUR);
+  if (hit.count > limits.registrationsPerIpPerHour) {
+    await limiter.release(key);
+    throw tooManyRequests('Too many accounts created from this address; try again later', hit.resetMs, limits.registrationsPerIpPerHour);
+  }
+  try {
+    return await createUser(db, input);
+  } catch (err) {
+    const taken = (err as { code?: string }).code === 'EMAIL_ALREADY_REGISTERED';
+    if (!taken || (await limiter.hit(`${key}:taken:${input.email.trim().toLowerCase()}`, HOUR)).count > 1) await limiter.release(key);
+    throw err;
+  }
 }
 
 /**

@@ -16,7 +16,8 @@ import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { mandateEndReason } from '../../payments/pix-automatico.ts';
 import { changeStatus } from '../transactions/service.ts';
-import { cancelPending, endSubscription, lockSubscription, planOf, recordEvent, reschedule, withdrawPending, type EngineDeps } from './cycles.ts';
+import { endSubscription, lockSubscription, planOf, recordEvent, reschedule, type EngineDeps } from './cycles.ts';
+import { cancelPending, withdrawPending } from './issuing.ts';
 
 export interface MandateReport {
   recurrenceId: string;

@@ -15,7 +15,8 @@ import { CardData } from '../transactions/schemas.ts';
 import { manageUrl, verifyLinkToken } from './links.ts';
 import { findPublicPlan, publicPlanView } from './plans.ts';
 import { CheckoutSubscriptionBody, PlanIdParams, PublicPlanResponse, SubscriptionView } from './schemas.ts';
-import { cancelSubscription, fullView, pauseSubscription, retrySubscription, subscribe, updateCard } from './service.ts';
+import { cancelSubscription, fullView, pauseSubscription, retrySubscription, updateCard } from './service.ts';
+import { subscribe } from './subscribe.ts';
 import type { Subscription } from '../../db/types.ts';
 
 /** Self-service actions per subscription per 10 minutes. */

@@ -31,8 +31,8 @@ import {
   resumeSubscription,
   retrySubscription,
   simulate,
-  subscribe,
 } from './service.ts';
+import { subscribe } from './subscribe.ts';
 import { subscriptionView } from './view.ts';
 
 export default async function subscriptionRoutes(app: App) {

@@ -1,48 +1,25 @@
-// Subscriptions: subscribing (merchant API and public checkout), reading, and the merchant's and
-// subscriber's operations (cancel, pause, resume, retry, card update, plan change, simulation).
-// Time-based work is the engine's (cycles.ts); every operation here that moves a subscription
-// runs on its locked row, on the subscription's clock.
+// Subscriptions: reading, and the merchant's and subscriber's operations (cancel, pause, resume,
+// retry, card update, plan change, simulation); subscribing is subscribe.ts. Time-based work is the
+// engine's (sweep.ts); every operation here that moves a subscription runs on its locked row, on
+// the subscription's clock.
 import type { Static } from '@sinclair/typebox';
 import { inTx, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { Client, Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan, Transaction } from '../../db/types.ts';
+import type { Subscription, SubscriptionStatus, SubscriptionCycle, SubscriptionPlan } from '../../db/types.ts';
 import { AppError, badRequest, forbidden, notFound, validation } from '../../http/errors.ts';
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
-import { requiredText, sanitizeJson, sanitizeOptional } from '../../http/sanitize.ts';
+import { sanitizeOptional } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
-import { validateCard, type CardInput } from '../../payments/card.ts';
-import type { CardToken } from '../../payments/connector.ts';
-import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
-import { attributedLink, type Click } from '../affiliates/attribution.ts';
-import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
-import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
-import { changeStatus, noStoredCards, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
-import { cadenceLabel, period } from './calendar.ts';
-import {
-  abandonSubscribe,
-  advance,
-  cancelPending,
-  claimAttempt,
-  claimSeat,
-  clockOf,
-  endSubscription,
-  insertPeriodCycle,
-  issueCharge,
-  lockSubscription,
-  mail,
-  openPause,
-  performStep,
-  planOf,
-  recordEvent,
-  releaseMandate,
-  releaseSeat,
-  reschedule,
-  type EngineDeps,
-  type Step,
-  voidUnpaid,
-} from './cycles.ts';
-import { normalizeMethod, type PlanDeps } from './plans.ts';
+import type { CardInput } from '../../payments/card.ts';
+import { normalizeEmail } from '../clients/service.ts';
+import { changeStatus, simulate as simulateTransaction, type CardGuard } from '../transactions/service.ts';
+import { clockOf, type Step } from './agenda.ts';
+import { claimAttempt, claimSeat, endSubscription, lockSubscription, openPause, planOf, recordEvent, releaseSeat, reschedule, voidUnpaid, type EngineDeps } from './cycles.ts';
+import { cancelPending, issueCharge, releaseMandate } from './issuing.ts';
+import { advance, performStep } from './sweep.ts';
+import type { PlanDeps } from './plans.ts';
 import { simulatePixAutomatico, type PixAutomaticoSimulation } from './pix-automatico.ts';
+import { tokenize } from './subscribe.ts';
 import { subscriptionView } from './view.ts';
 import type { CancelBody, ListSubscriptionsQuery } from './schemas.ts';
 
@@ -57,167 +34,6 @@ export async function fullView(deps: Pick<SubscriptionDeps, 'db' | 'config'>, su
   const open = cycles.find((c) => (c.status === 'OPEN' || c.status === 'PAST_DUE') && c.transaction_id);
   const payment = open ? ((await deps.db.selectFrom('transactions').selectAll().where('id', '=', open.transaction_id!).executeTakeFirst()) ?? null) : null;
   return subscriptionView(sub, { cycles, payment, checkoutUrl: deps.config.checkoutUrl });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Subscribing
-
-export interface SubscribeInput {
-  clientId?: string;
-  client?: { name: string; email: string; document: string; phone?: string };
-  paymentMethod: string;
-  card?: CardInput;
-  couponCode?: string;
-  metadata?: Record<string, unknown>;
-  /** The buyer's affiliate clicks (the cofre_aff cookie and an affiliateCode as a click now). */
-  affiliateClicks?: Click[];
-}
-
-/** Keeps a card with the environment's provider (validated first; 503 when the provider keeps no cards). */
-async function tokenize(deps: SubscriptionDeps, livemode: boolean, card: CardInput, now: Date): Promise<CardToken> {
-  const checked = validateCard(card, now);
-  if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
-  const connector = deps.transactions.connectors.forNew(livemode, 'CARD');
-  if (!connector.tokenizeCard) throw noStoredCards(connector);
-  return connector.tokenizeCard(card);
-}
-
-/** A plan of this merchant and environment that takes subscribers, or a 400 saying why not. */
-function checkPlanOpen(plan: SubscriptionPlan) {
-  if (plan.status !== 'ACTIVE') throw badRequest('PLAN_UNAVAILABLE', 'This plan is not taking new subscribers', [{ field: 'planId', message: 'the plan is inactive' }]);
-}
-
-const couponRefused = () => badRequest('INVALID_COUPON', INVALID_COUPON_MESSAGE, [{ field: 'couponCode', message: 'does not apply to this plan' }]);
-
-/**
- * Subscribes a client to a plan. With a trial, the subscription is TRIALING and nothing is charged
- * (a card is kept); without one it is INCOMPLETE until its first charge is paid (a card is charged
- * at once; a PIX or boleto is issued and e-mailed).
- */
-export async function subscribe(deps: SubscriptionDeps, plan: SubscriptionPlan, input: SubscribeInput, opts: { cardGuard?: CardGuard } = {}): Promise<Subscription> {
-  const scope: Scope = { userId: plan.user_id, livemode: plan.livemode };
-  const wallNow = new Date();
-  const now = wallNow;
-  checkPlanOpen(plan);
-  const method = normalizeMethod(input.paymentMethod);
-  // 503 before anything is written when this environment has no connector for the method.
-  if (method === 'PIX_AUTOMATICO' && deps.transactions.connectors.offers(scope.livemode, 'PIX') && !deps.transactions.connectors.offers(scope.livemode, 'PIX_AUTOMATICO')) {
-    throw new AppError(503, `Pix Automático is not available with this gateway's payment provider (${deps.transactions.connectors.forNew(scope.livemode, 'PIX').name}): subscribe with PIX instead`);
-  }
-  deps.transactions.connectors.forNew(scope.livemode, method);
-  if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
-  if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
-  if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
-  if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');
-  if (input.clientId && input.client) throw validation('client', 'send clientId or client, not both');
-
-  let client: { id?: string; name: string; email: string; document: string; phone: string | null };
-  if (input.clientId) {
-    const found = await deps.db.selectFrom('clients').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', input.clientId).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!found) throw validation('clientId', 'is not a client of this merchant and environment');
-    client = { id: found.id, name: found.name, email: found.email, document: found.document, phone: found.phone };
-  } else {
-    const c = input.client!;
-    client = { name: requiredText(c.name, 'client.name'), email: normalizeEmail(c.email), document: normalizeDocument(c.document, 'client.document'), phone: c.phone ?? null };
-  }
-  const metadata = sanitizeJson(input.metadata ?? {}) as Record<string, unknown>;
-  if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
-
-  let couponId: string | null = null;
-  let couponAffiliate: string | null = null;
-  let discountCents = 0;
-  if (input.couponCode) {
-    const ev = await evaluateCoupon(deps.db, scope, { code: input.couponCode, amountCents: plan.amount_cents, productIds: [] }, { document: client.document, email: client.email }, now);
-    if (!ev.ok) throw couponRefused();
-    couponId = ev.coupon.id;
-    discountCents = ev.discountCents;
-    couponAffiliate = ev.coupon.affiliate_link_id;
-  }
-  // A plan that sells a product with an affiliate program: the subscription is attributed like a
-  // payment-link checkout (an affiliate coupon first, then the clicks), and its charges carry it.
-  const affiliateLinkId = plan.product_id ? await attributedLink(deps.db, scope, [plan.product_id], input.affiliateClicks ?? [], now, couponAffiliate) : null;
-
-  let card: CardToken | null = null;
-  if (method === 'CARD') {
-    const guard = scope.livemode ? opts.cardGuard : undefined;
-    await guard?.before();
-    card = await tokenize(deps, scope.livemode, input.card!, now);
-  }
-
-  const trialEnd = plan.trial_days > 0 ? new Date(now.getTime() + plan.trial_days * DAY_MS) : null;
-  const { sub, cycle } = await inTx(deps.db, async (trx) => {
-    const seat = await claimSeat(trx, plan.id, { activeOnly: true });
-    if (!seat) {
-      const current = await planOf(trx, plan.id);
-      checkPlanOpen(current);
-      throw badRequest('PLAN_FULL', 'This plan has reached its maximum number of subscribers', [{ field: 'planId', message: `at most ${current.max_subscribers} subscribers` }]);
-    }
-    const id = uuidv7(now.getTime());
-    let clientId = client.id;
-    if (!clientId) {
-      const { rows } = await upsertClientSql(scope, uuidv7(now.getTime()), now, { name: client.name, email: client.email, document: client.document, phone: client.phone }).execute(trx);
-      clientId = (rows[0] as Client).id;
-    }
-    const first = trialEnd ? { start: now, end: trialEnd } : period(now, { interval: plan.interval, intervalCount: plan.interval_count }, 0);
-    const inserted = await trx
-      .insertInto('subscriptions')
-      .values({
-        id,
-        user_id: scope.userId,
-        livemode: scope.livemode,
-        plan_id: plan.id,
-        client_id: clientId,
-        client_name: client.name,
-        client_email: client.email,
-        client_document: client.document,
-        client_phone: client.phone,
-        status: trialEnd ? 'TRIALING' : 'INCOMPLETE',
-        payment_method: method,
-        card_token: card?.token ?? null,
-        card_brand: card?.brand ?? null,
-        card_last4: card?.last4 ?? null,
-        card_exp_month: card?.expMonth ?? null,
-        card_exp_year: card?.expYear ?? null,
-        anchor_at: trialEnd ?? now,
-        period_index: trialEnd ? -1 : 0,
-        current_period_start: first.start,
-        current_period_end: first.end,
-        trial_end: trialEnd,
-        activated_at: trialEnd ? now : null,
-        coupon_id: couponId,
-        affiliate_link_id: affiliateLinkId,
-        metadata: JSON.stringify(metadata),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // The coupon's use is held from now (a trial, an unpaid first PIX or boleto), within its limits.
-    if (couponId && !(await reserveSubscriptionCoupon(trx, scope, couponId, client, id, now))) throw couponRefused();
-    let cycle: SubscriptionCycle | null = null;
-    if (!trialEnd) cycle = await insertPeriodCycle(trx, inserted, plan, first, now, now, discountCents, { claimed: true });
-    await recordEvent(deps, trx, inserted, 'subscription.created');
-    await mail(deps, trx, inserted, plan, now, {
-      kind: 'welcome',
-      amountCents: plan.amount_cents,
-      intervalLabel: cadenceLabel({ interval: plan.interval, intervalCount: plan.interval_count }),
-      trialEndsAt: trialEnd,
-      firstChargeAt: trialEnd ? null : first.end,
-    });
-    return { sub: await reschedule(trx, id), cycle };
-  });
-  let charged: Transaction | null = null;
-  if (cycle) {
-    try {
-      charged = await issueCharge(deps, sub, plan, cycle, now);
-    } catch (err) {
-      await abandonSubscribe(deps, sub.id, now, err);
-      throw err;
-    }
-  }
-  // The card attempt counts as a decline until it is known to be none (checkout/limits.ts).
-  if (method === 'CARD' && scope.livemode && charged?.status !== 'FAILED') await opts.cardGuard?.approved();
-  return (await deps.db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()) as Subscription;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +235,7 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, cycle, now), now };
+      charge = { sub: moved, plan: target, cycle: await claimAttempt(trx, moved, cycle, now), now };
     }
     return { result };
   });
