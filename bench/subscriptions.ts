@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { connect } from '../src/db/index.ts';
 import { assertLedgerBalanced } from '../test/ledger-check.ts';
 import { percentile } from './stats.ts';

@@ -626,7 +626,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     const txid = q.get('txid');
     if (txid !== null) {
       const c = cobs.get(txid);
-      if (!c || c.kind !== 'cob') return problem('RecConsultaInvalida', 400, 'Consulta inválida', 'o parâmetro txid não corresponde a uma cobrança compatível com a JORNADA_3');
+      if (c?.kind !== 'cob') return problem('RecConsultaInvalida', 400, 'Consulta inválida', 'o parâmetro txid não corresponde a uma cobrança compatível com a JORNADA_3');
       if (r.body.ativacao?.dadosJornada?.txid !== txid) return problem('RecConsultaInvalida', 400, 'Consulta inválida', 'o parâmetro txid corresponde a uma cobrança imediata diferente da informada em ativacao.dadosJornada.txid');
     }
     return { status: 200, body: recView(r, txid ?? undefined) };
@@ -816,7 +816,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     }
     if (!url.pathname.startsWith('/api/v2/')) return send(404, problem('NaoEncontrado', 404, 'Não encontrado').body);
     const path = url.pathname.slice('/api/v2'.length);
-    let body: any = undefined;
+    let body: any;
     if (raw) {
       try {
         body = JSON.parse(raw);
@@ -950,7 +950,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     },
     async pay(txid, o = {}) {
       const c = cobs.get(txid);
-      if (!c || c.status !== 'ATIVA') throw new Error(`fake PSP: no ATIVA charge ${txid}`);
+      if (c?.status !== 'ATIVA') throw new Error(`fake PSP: no ATIVA charge ${txid}`);
       const at = o.horario ?? new Date();
       const due = c.kind === 'cobv' ? cobvAmountOn(c.body, spDay(at)) : cents(c.body.valor.original);
       if (due === null) throw new Error(`fake PSP: charge ${txid} is past its validadeAposVencimento`);
@@ -991,7 +991,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     async debit(txid, o = {}) {
       const c = cobrs.get(txid);
       const t = c?.tentativas.at(-1);
-      if (!c || c.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
+      if (c?.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
       const at = new Date();
       const p: PixRecord = { endToEndId: t.endToEndId, txid, valor: c.body.valor.original, chave: [...keys][0], horario: at, devolucoes: [] };
       pix.set(p.endToEndId, p);
@@ -1006,7 +1006,7 @@ export async function startFakePsp(opts: { keys?: string[]; tokenTtlSeconds?: nu
     async failAttempt(txid, codigo, o = {}) {
       const c = cobrs.get(txid);
       const t = c?.tentativas.at(-1);
-      if (!c || c.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
+      if (c?.status !== 'ATIVA' || t?.status !== 'AGENDADA') throw new Error(`fake PSP: no scheduled debit for ${txid}`);
       if (codigo !== undefined && !ATTEMPT_CODES.includes(codigo)) throw new Error(`fake PSP: ${codigo} is not a rejection code of the standard`);
       t.status = codigo ? 'REJEITADA' : 'EXPIRADA';
       if (codigo) t.rejeicao = { codigo, descricao: 'Tentativa rejeitada pelo PSP pagador' };

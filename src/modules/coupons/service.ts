@@ -301,7 +301,7 @@ async function reserveUse(trx: Trx, merchant: Scope, couponId: string, customer:
   const document = normalizeIdentity({ document: customer.document }).document;
   const email = customer.email.trim().toLowerCase();
   const coupon = await owned(trx, 'coupons', merchant).selectAll().where('id', '=', couponId).forUpdate().executeTakeFirst();
-  if (!coupon || coupon.status !== 'ACTIVE') return null;
+  if (coupon?.status !== 'ACTIVE') return null;
   if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) return null;
   if (coupon.per_user_limit !== null && (await usesBy(trx, merchant.userId, couponId, document || '-', email || '-')) >= coupon.per_user_limit) return null;
   await trx.updateTable('coupons').set({ used_count: sql`used_count + 1` }).where('id', '=', couponId).execute();
