@@ -152,7 +152,7 @@ async function candidatesFor(db: Executor, scope: Scope, target: number, now: Da
   return rows.map((r) => ({ id: r.id, transaction_id: r.transaction_id, installment_number: Number(r.installment_number), amount_cents: Number(r.amount_cents), settle_at: new Date(r.settle_at) }));
 }
 
-function overAvailable(amount: number, available: number) {
+function overAvailable(available: number) {
   return badRequest('INSUFFICIENT_BALANCE', available > 0 ? 'The amount is more than can be advanced now' : 'There are no card receivables to advance', [
     { field: 'amountCents', message: `at most ${available} cents can be advanced now` },
   ]);
@@ -170,7 +170,7 @@ export async function simulateAdvance(deps: AdvanceDeps, scope: Scope, amountCen
   const now = new Date();
   const available = await availableToAdvance(deps.db, scope, now);
   const target = amountCents ?? available;
-  if (target > available || target <= 0) throw overAvailable(target, available);
+  if (target > available || target <= 0) throw overAvailable(available);
   const { advanceMonthlyBp } = await deps.fees.of(scope.userId);
   const q = quote(await candidatesFor(deps.db, scope, target, now), target, advanceMonthlyBp, now);
   return {
@@ -198,10 +198,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
   const now = new Date();
   const available = await availableToAdvance(deps.db, scope, now);
   const target = input.amountCents ?? available;
-  if (target > available || target <= 0) throw overAvailable(target, available);
+  if (target > available || target <= 0) throw overAvailable(available);
   const q = quote(await candidatesFor(deps.db, scope, target, now), target, (await deps.fees.of(scope.userId)).advanceMonthlyBp, now);
   // Receivables settled or refunded between the two reads: never advance less than asked, silently.
-  if (q.amountCents < target) throw overAvailable(target, q.amountCents);
+  if (q.amountCents < target) throw overAvailable(q.amountCents);
   if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount; advance more');
   try {
     // A development advance completes at once: its locks on the sales race their refunds (a batch
