@@ -2,8 +2,7 @@
 // the request bodies and API calls, and the preparation of a write measurement.
 import type pg from 'pg';
 import type { CheckoutBenchResult } from './checkout.ts';
-import { waitForQuiet } from './cpu.ts';
-import type { LoadResult } from './load.ts';
+import { type LoadResult, waitForQuiet } from './load.ts';
 import type { Child } from './processes.ts';
 import { runId } from './settings.ts';
 import type { MetricsBenchResult, RenewalBenchResult } from './subscriptions.ts';

@@ -1,11 +1,12 @@
 // Load generation: closed loops (autocannon) and open loops (bench/open-loop.ts), their results with
-// the CPU each process used and the stalls of PostgreSQL's disk meanwhile.
+// the CPU each process used and the stalls of PostgreSQL's disk meanwhile; the wait for a quiet machine.
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import type pg from 'pg';
-import { type CpuUse, cpuSnapshot, cpuUse } from './cpu.ts';
 import { deviceOf, type DiskStalls, stallsSuffix, watchDisk } from './disk.ts';
 import { openLoop, type OpenLoopOptions } from './open-loop.ts';
-import { CONNECTIONS, DATABASE_URL } from './settings.ts';
+import { type CpuUse, cpuSnapshot, cpuUse } from './proc.ts';
+import { CONNECTIONS, DATABASE_URL, QUIET_WAIT } from './settings.ts';
 import { fmt, percentile } from './stats.ts';
 
 /** The disk every load watches for stalls (watchPostgresDisk); null: none. */
@@ -130,4 +131,26 @@ export function cpuLine(r: LoadResult): string {
   const s = r.cpu.seconds;
   const parts = ['server', 'postgres', 'autocannon', 'other'].map((k) => `${k} ${fmt((s[k] ?? 0) / r.seconds, 2)}`);
   return `${parts.join(', ')} cores; machine ${fmt(r.cpu.machineBusy * 100, 0)}% busy${stallsSuffix(r.disk)}`;
+}
+
+/** CPU cores used by processes outside this benchmark over `seconds`. */
+async function otherLoad(seconds: number): Promise<number> {
+  const before = cpuSnapshot();
+  await sleep(seconds * 1000);
+  const use = cpuUse(before, cpuSnapshot(), { [process.pid]: 'self' });
+  return ((use.seconds.other ?? 0) + (use.seconds.postgres ?? 0)) / seconds;
+}
+
+/** Other work on this 2-core machine (a test suite...) distorts every figure: wait for it to stop. */
+export async function waitForQuiet() {
+  const deadline = Date.now() + QUIET_WAIT * 1000;
+  for (;;) {
+    const busy = await otherLoad(3);
+    if (busy < 0.25) return;
+    if (Date.now() > deadline) {
+      console.log(`  other processes still use ${fmt(busy, 2)} cores: measuring anyway (see "other" in the CPU lines)`);
+      return;
+    }
+    console.log(`  other processes use ${fmt(busy, 2)} cores: waiting for a quieter machine (up to ${QUIET_WAIT} s)`);
+  }
 }

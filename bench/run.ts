@@ -32,15 +32,15 @@
 // standard output is appended to, where such flags print).
 // Each scenario is a small function taking the shared context (context.ts): the write scenarios in
 // scenarios-write.ts, the read ones in scenarios-read.ts, webhook deliveries in webhooks.ts; the
-// settings in settings.ts, the child processes in processes.ts, the load in load.ts, the report in report.ts.
+// settings in settings.ts, the child processes in processes.ts, the load in load.ts (CPU time from
+// /proc in proc.ts), the report in report.ts.
 import pg from 'pg';
 import { connect, migrate } from '../src/db/index.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import { checkoutPageScenario } from './checkout.ts';
 import { type Context, merchant, settle } from './context.ts';
-import { waitForQuiet } from './cpu.ts';
-import { watchPostgresDisk } from './load.ts';
+import { waitForQuiet, watchPostgresDisk } from './load.ts';
 import { cleanUpOnSignals, cleanup, cleanups, dropSchema, dropStaleSchemas, startGateway } from './processes.ts';
 import { machine, report, writeReadme } from './report.ts';
 import { scenarioListDepth, scenarioReports } from './scenarios-read.ts';

@@ -19,7 +19,7 @@
 // adds one getaddrinfo call (libuv thread pool) before connecting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -35,6 +35,7 @@ import { createTransaction } from '../src/modules/transactions/service.ts';
 import { envelope } from '../src/modules/webhooks/enqueue.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { makeCertificate } from '../test/webhook-receiver.ts';
+import { cpuTicks, postgresTicks } from './proc.ts';
 import { percentile } from './stats.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -73,38 +74,6 @@ export interface WebhookBenchResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU ticks (utime + stime, 1/100 s) of a process from /proc; 0 where /proc is missing. */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU ticks of PostgreSQL from /proc: every live postgres process, plus what exited backends used (the postmaster's reaped-children time). */
-function postgresTicks(): number {
-  let sum = 0;
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        sum += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-      } catch {
-        /* exited meanwhile */
-      }
-    }
-  } catch {
-    /* no /proc */
-  }
-  return sum;
-}
 
 interface Arrival {
   at: number;

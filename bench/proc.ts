@@ -1,9 +1,6 @@
-// CPU accounting from /proc: who used the two cores during a measurement; and the wait for a quiet
-// machine before one.
+// CPU accounting from /proc: who used the two cores during a measurement, a process's CPU time,
+// PostgreSQL's. No settings here: the scenarios that run on their own (webhooks.ts) use it too.
 import { readdirSync, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { QUIET_WAIT } from './settings.ts';
-import { fmt } from './stats.ts';
 
 const CLK_TCK = 100;
 interface CpuSnapshot {
@@ -50,24 +47,34 @@ export function cpuUse(before: CpuSnapshot, after: CpuSnapshot, roles: Record<nu
   return { seconds, machineBusy: (after.busy - before.busy) / Math.max(1, after.total - before.total) };
 }
 
-/** CPU cores used by processes outside this benchmark over `seconds`. */
-async function otherLoad(seconds: number): Promise<number> {
-  const before = cpuSnapshot();
-  await sleep(seconds * 1000);
-  const use = cpuUse(before, cpuSnapshot(), { [process.pid]: 'self' });
-  return ((use.seconds.other ?? 0) + (use.seconds.postgres ?? 0)) / seconds;
+/** CPU ticks (utime + stime, 1/100 s) of a process from /proc; 0 where /proc is missing. */
+export function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
-/** Other work on this 2-core machine (a test suite...) distorts every figure: wait for it to stop. */
-export async function waitForQuiet() {
-  const deadline = Date.now() + QUIET_WAIT * 1000;
-  for (;;) {
-    const busy = await otherLoad(3);
-    if (busy < 0.25) return;
-    if (Date.now() > deadline) {
-      console.log(`  other processes still use ${fmt(busy, 2)} cores: measuring anyway (see "other" in the CPU lines)`);
-      return;
+/** CPU ticks of PostgreSQL from /proc: every live postgres process, plus what exited backends used (the postmaster's reaped-children time). */
+export function postgresTicks(): number {
+  let sum = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        sum += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      } catch {
+        /* exited meanwhile */
+      }
     }
-    console.log(`  other processes use ${fmt(busy, 2)} cores: waiting for a quieter machine (up to ${QUIET_WAIT} s)`);
+  } catch {
+    /* no /proc */
   }
+  return sum;
 }
