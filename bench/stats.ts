@@ -11,3 +11,6 @@ export function spread(values: ArrayLike<number>): { p50: number; p99: number; m
   const sorted = Float64Array.from(values).sort();
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN };
 }
+
+/** A number with `digits` decimals, thousands separated (en-US); n/a when it is not finite. */
+export const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');

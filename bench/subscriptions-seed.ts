@@ -30,18 +30,8 @@ async function seedClients(c: pg.Client, userId: string, n: number, tag: string)
   );
 }
 
-/**
- * `n` subscriptions of one merchant (development) spread like a real book: created over the last
- * two years on 8 plans (monthly to annual, two with trials), 60% ACTIVE, 5% PAST_DUE, 5% PAUSED,
- * 22% CANCELLED, 3% EXPIRED, 3% TRIALING, 2% INCOMPLETE; one cycle per period from the anchor until
- * it ended, paused or now (paid, the price 10% lower more than a year ago; the last one of a
- * PAST_DUE subscription failed), pauses in the pause history (5% paused now, 3% paused once before).
- * Returns the number of cycles.
- */
-export async function seedSubscriptionBook(c: pg.Client, userId: string, n: number): Promise<{ subscriptions: number; cycles: number; pauses: number }> {
-  await c.query(`SELECT setseed(0.42)`);
-  const tag = Math.random().toString(36).slice(2, 8);
-  await seedClients(c, userId, 20_000, tag);
+/** The merchant's PLANS, and the temporary table bench_plans: each plan's id and its band of the draw [lo, hi). */
+async function seedPlans(c: pg.Client, userId: string) {
   await c.query(`CREATE TEMP TABLE bench_plans (k int, id uuid, amount int, step interval, trial int, lo float8, hi float8) ON COMMIT PRESERVE ROWS`);
   let lo = 0;
   for (const [k, p] of PLANS.entries()) {
@@ -56,6 +46,21 @@ export async function seedSubscriptionBook(c: pg.Client, userId: string, n: numb
     await c.query(`INSERT INTO bench_plans VALUES ($1, $2, $3, $4::interval, $5, $6, $7)`, [k, plan.id, p.amount, p.step, p.trial, lo, hi]);
     lo = hi;
   }
+}
+
+/**
+ * `n` subscriptions of one merchant (development) spread like a real book: created over the last
+ * two years on 8 plans (monthly to annual, two with trials), 60% ACTIVE, 5% PAST_DUE, 5% PAUSED,
+ * 22% CANCELLED, 3% EXPIRED, 3% TRIALING, 2% INCOMPLETE; one cycle per period from the anchor until
+ * it ended, paused or now (paid, the price 10% lower more than a year ago; the last one of a
+ * PAST_DUE subscription failed), pauses in the pause history (5% paused now, 3% paused once before).
+ * Returns the number of cycles.
+ */
+export async function seedSubscriptionBook(c: pg.Client, userId: string, n: number): Promise<{ subscriptions: number; cycles: number; pauses: number }> {
+  await c.query(`SELECT setseed(0.42)`);
+  const tag = Math.random().toString(36).slice(2, 8);
+  await seedClients(c, userId, 20_000, tag);
+  await seedPlans(c, userId);
   // Each subscription's draws, then what they mean (a trial only on plans with one; TRIALING ones on those).
   await c.query(
     `CREATE TEMP TABLE bench_subs ON COMMIT PRESERVE ROWS AS

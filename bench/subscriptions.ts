@@ -12,12 +12,12 @@
 //                   subscription renewed exactly once (one new cycle, PAID, one transaction) and the
 //                   ledger balances. Reported with its ratio to PIX creation (B) of the same run.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { connect } from '../src/db/index.ts';
 import { assertLedgerBalanced } from '../test/ledger-check.ts';
+import { cpuTicks, postgresTicks } from './proc.ts';
 import { percentile } from './stats.ts';
 import { seedDueCardSubscriptions, seedSubscriptionBook } from './subscriptions-seed.ts';
 
@@ -106,30 +106,6 @@ export async function metricsScenario(opts: { admin: pg.Client; url: string; key
 }
 
 /** CPU ticks (1/100 s) of a process, and of every postgres process (with its reaped children's). */
-function ticks(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
-function postgresTicks(): number {
-  let sum = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      sum += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return sum;
-}
-
 function startWorker(databaseUrl: string, schema: string, name: string): Promise<ChildProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'PORT', 'DATA_DIR', 'RUN_JOBS', 'SMTP_URL']) delete env[k];
@@ -184,7 +160,7 @@ export async function renewalScenario(opts: { databaseUrl: string; schema: strin
   const database = await connect({ url: opts.databaseUrl, schema: opts.schema, poolSize: 2 });
   try {
     for (let i = 0; i < workerCount; i++) workers.push(await startWorker(opts.databaseUrl, opts.schema, `renewals-${i}`));
-    const cpu0 = { workers: workers.reduce((s, w) => s + ticks(w.pid!), 0), postgres: postgresTicks() };
+    const cpu0 = { workers: workers.reduce((s, w) => s + cpuTicks(w.pid!), 0), postgres: postgresTicks() };
     // All due at once: the clock starts at this commit.
     const {
       rows: [{ started }],
@@ -193,49 +169,16 @@ export async function renewalScenario(opts: { databaseUrl: string; schema: strin
       [ids],
     );
     const deadline = Date.now() + (opts.timeoutMs ?? 3_600_000);
-    let done = 0;
-    let lastLog = Date.now();
-    let progressAt = Date.now();
-    for (;;) {
-      const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2 AND status = 'PAID'`, [ids]);
-      if (Number(rows[0].n) > done) progressAt = Date.now();
-      done = Number(rows[0].n);
-      if (done >= n) break;
-      if (Date.now() > deadline) {
-        log(`  time is up (BENCH_RENEWAL_TIMEOUT_S) with ${done.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} renewed: measuring those`);
-        break;
-      }
-      if (Date.now() - progressAt > 120_000) throw new Error(`renewals stalled at ${done} of ${n} (a failed charge is retried only an hour later)`);
-      if (Date.now() - lastLog > 30_000) {
-        log(`  ${done.toLocaleString('en-US')} renewed so far`);
-        lastLog = Date.now();
-      }
-      await sleep(500);
-    }
-    const cpu1 = { workers: workers.reduce((s, w) => s + ticks(w.pid!), 0), postgres: postgresTicks() };
+    await waitForRenewals(c, ids, n, deadline, log);
+    const cpu1 = { workers: workers.reduce((s, w) => s + cpuTicks(w.pid!), 0), postgres: postgresTicks() };
     for (const w of workers) await stopWorker(w); // gracefully: the batch under way finishes
 
-    // Exactly once: each renewed subscription moved one period, has one new cycle (PAID) and one transaction, PAID.
     const renewed = Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2`, [ids])).rows[0].n);
     const {
       rows: [{ finished }],
     } = await c.query<{ finished: Date }>(`SELECT max(paid_at) AS finished FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2`, [ids]);
     const seconds = (finished.getTime() - started.getTime()) / 1000;
-    const {
-      rows: [v],
-    } = await c.query<{ subs: string; moved: string; cycles: string; paid_cycles: string; txs: string; paid_txs: string; dup: string }>(
-      `SELECT (SELECT count(*) FROM subscriptions WHERE user_id = ANY($1::uuid[])) AS subs,
-              (SELECT count(*) FROM subscriptions WHERE user_id = ANY($1::uuid[]) AND period_index = 1 AND status = 'ACTIVE') AS moved,
-              (SELECT count(*) FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number >= 2) AS cycles,
-              (SELECT count(*) FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2 AND status = 'PAID' AND transaction_id IS NOT NULL) AS paid_cycles,
-              (SELECT count(*) FROM transactions WHERE user_id = ANY($1::uuid[])) AS txs,
-              (SELECT count(*) FROM transactions WHERE user_id = ANY($1::uuid[]) AND status = 'PAID' AND subscription_cycle_id IS NOT NULL) AS paid_txs,
-              (SELECT count(*) FROM (SELECT subscription_id FROM transactions WHERE user_id = ANY($1::uuid[]) GROUP BY subscription_id HAVING count(*) <> 1) d) AS dup`,
-      [ids],
-    );
-    const counts = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, Number(x)]));
-    const once = counts.subs === n && counts.moved === renewed && counts.cycles === renewed && counts.paid_cycles === renewed && counts.txs === renewed && counts.paid_txs === renewed && counts.dup === 0;
-    if (!once) throw new Error(`renewals not exactly once: ${JSON.stringify(counts)}`);
+    const counts = await renewedExactlyOnce(c, ids, n, renewed);
     await assertLedgerBalanced(database.db);
     const result: RenewalBenchResult = {
       subscriptions: n,
@@ -256,4 +199,50 @@ export async function renewalScenario(opts: { databaseUrl: string; schema: strin
     for (const w of workers) await stopWorker(w);
     await database.close();
   }
+}
+
+/** Polls until the `n` subscriptions of `ids`' merchants are renewed, or the deadline passes (then measures those renewed). */
+async function waitForRenewals(c: pg.Client, ids: string[], n: number, deadline: number, log: (l: string) => void): Promise<void> {
+  let done = 0;
+  let lastLog = Date.now();
+  let progressAt = Date.now();
+  for (;;) {
+    const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2 AND status = 'PAID'`, [ids]);
+    if (Number(rows[0].n) > done) progressAt = Date.now();
+    done = Number(rows[0].n);
+    if (done >= n) break;
+    if (Date.now() > deadline) {
+      log(`  time is up (BENCH_RENEWAL_TIMEOUT_S) with ${done.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} renewed: measuring those`);
+      break;
+    }
+    if (Date.now() - progressAt > 120_000) throw new Error(`renewals stalled at ${done} of ${n} (a failed charge is retried only an hour later)`);
+    if (Date.now() - lastLog > 30_000) {
+      log(`  ${done.toLocaleString('en-US')} renewed so far`);
+      lastLog = Date.now();
+    }
+    await sleep(500);
+  }
+}
+
+/**
+ * Exactly once: each renewed subscription moved one period, has one new cycle (PAID) and one
+ * transaction, PAID. Returns the counts; throws when they say otherwise.
+ */
+async function renewedExactlyOnce(c: pg.Client, ids: string[], n: number, renewed: number): Promise<Record<string, number>> {
+  const {
+    rows: [v],
+  } = await c.query<{ subs: string; moved: string; cycles: string; paid_cycles: string; txs: string; paid_txs: string; dup: string }>(
+    `SELECT (SELECT count(*) FROM subscriptions WHERE user_id = ANY($1::uuid[])) AS subs,
+            (SELECT count(*) FROM subscriptions WHERE user_id = ANY($1::uuid[]) AND period_index = 1 AND status = 'ACTIVE') AS moved,
+            (SELECT count(*) FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number >= 2) AS cycles,
+            (SELECT count(*) FROM subscription_cycles WHERE user_id = ANY($1::uuid[]) AND number = 2 AND status = 'PAID' AND transaction_id IS NOT NULL) AS paid_cycles,
+            (SELECT count(*) FROM transactions WHERE user_id = ANY($1::uuid[])) AS txs,
+            (SELECT count(*) FROM transactions WHERE user_id = ANY($1::uuid[]) AND status = 'PAID' AND subscription_cycle_id IS NOT NULL) AS paid_txs,
+            (SELECT count(*) FROM (SELECT subscription_id FROM transactions WHERE user_id = ANY($1::uuid[]) GROUP BY subscription_id HAVING count(*) <> 1) d) AS dup`,
+    [ids],
+  );
+  const counts = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, Number(x)]));
+  const once = counts.subs === n && counts.moved === renewed && counts.cycles === renewed && counts.paid_cycles === renewed && counts.txs === renewed && counts.paid_txs === renewed && counts.dup === 0;
+  if (!once) throw new Error(`renewals not exactly once: ${JSON.stringify(counts)}`);
+  return counts;
 }

@@ -19,7 +19,7 @@
 // adds one getaddrinfo call (libuv thread pool) before connecting.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
@@ -35,6 +35,7 @@ import { createTransaction } from '../src/modules/transactions/service.ts';
 import { envelope } from '../src/modules/webhooks/enqueue.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { makeCertificate } from '../test/webhook-receiver.ts';
+import { cpuTicks, postgresTicks } from './proc.ts';
 import { percentile } from './stats.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -73,38 +74,6 @@ export interface WebhookBenchResult {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU ticks (utime + stime, 1/100 s) of a process from /proc; 0 where /proc is missing. */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU ticks of PostgreSQL from /proc: every live postgres process, plus what exited backends used (the postmaster's reaped-children time). */
-function postgresTicks(): number {
-  let sum = 0;
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        sum += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-      } catch {
-        /* exited meanwhile */
-      }
-    }
-  } catch {
-    /* no /proc */
-  }
-  return sum;
-}
 
 interface Arrival {
   at: number;
@@ -250,90 +219,32 @@ async function waitSucceeded(database: Database, subscriptionId: string, n: numb
   }
 }
 
+/** What the receiver saw: requests, and when each transaction's first delivery arrived (by its id). */
+interface Arrivals {
+  requests: number;
+  firstAt: Map<string, number>;
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 export async function webhookScenarios(opts: WebhookBenchOptions): Promise<WebhookBenchResult> {
   const log = opts.log ?? ((l: string) => console.log(l));
   const deliveries = opts.deliveries ?? 20_000;
   const samples = opts.latencySamples ?? 500;
   const rate = opts.latencyRate ?? 50;
   const database = await connect({ url: opts.databaseUrl, schema: opts.schema, poolSize: 10 });
-  const byTx = new Map<string, number>();
-  let receiverRequests = 0;
+  const arrivals: Arrivals = { requests: 0, firstAt: new Map() };
   const receiver = await startReceiver((a) => {
-    receiverRequests++;
-    if (a.dataId && !byTx.has(a.dataId)) byTx.set(a.dataId, a.at);
+    arrivals.requests++;
+    if (a.dataId && !arrivals.firstAt.has(a.dataId)) arrivals.firstAt.set(a.dataId, a.at);
   });
   let worker: ChildProcess | null = null;
   try {
     const url = `https://localhost:${receiver.port}/hook`;
     worker = await startWorker(opts.databaseUrl, opts.schema, receiver.certFile);
 
-    // W1: throughput
-    log(`\n[W1] webhook deliveries: one worker, concurrency 50, ${deliveries.toLocaleString('en-US')} deliveries to a local HTTPS receiver`);
-    const tpUser = await createMerchant(database, 'webhooks-throughput');
-    const tpSub = await subscribe(database, tpUser, url, ['transaction.completed']);
-    const warm = Math.max(100, Math.round(deliveries / 10));
-    await enqueueBatch(database, tpUser, tpSub, url, warm);
-    await waitSucceeded(database, tpSub, warm, 120_000);
-    const before = receiverRequests;
-    const conns0 = receiver.connections();
-    const cpu0 = cpuTicks(worker.pid!);
-    const pg0 = postgresTicks();
-    const self0 = process.cpuUsage();
-    const t0 = performance.now();
-    await enqueueBatch(database, tpUser, tpSub, url, deliveries);
-    const committed = performance.now();
-    await waitSucceeded(database, tpSub, warm + deliveries, 600_000);
-    const seconds = (performance.now() - committed) / 1000;
-    const self = process.cpuUsage(self0);
-    const throughput = {
-      deliveries,
-      seconds,
-      perSecond: deliveries / seconds,
-      cpuMsPerDelivery: {
-        worker: ((cpuTicks(worker.pid!) - cpu0) * 10) / deliveries,
-        postgres: ((postgresTicks() - pg0) * 10) / deliveries,
-        receiver: (self.user + self.system) / 1000 / deliveries,
-      },
-      receiverRequests: receiverRequests - before,
-      receiverConnections: receiver.connections() - conns0,
-    };
-    const c = throughput.cpuMsPerDelivery;
-    log(
-      `  ${Math.round(throughput.perSecond).toLocaleString('en-US')} deliveries/s (${deliveries} in ${seconds.toFixed(2)} s after a ${((committed - t0) / 1000).toFixed(2)} s enqueue commit), ` +
-        `${throughput.receiverRequests} requests over ${throughput.receiverConnections} new TLS connections\n` +
-        `  CPU per delivery: worker ${c.worker.toFixed(3)} ms, PostgreSQL ${c.postgres.toFixed(3)} ms, receiver (this process) ${c.receiver.toFixed(3)} ms`,
-    );
-
-    // W2: commit -> first attempt
-    log(`\n[W2] commit to first delivery attempt: ${samples} PIX transactions at ${rate}/s, through createTransaction`);
-    const config = loadConfig({ JWT_SECRET, DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'silent' });
-    const { transactions: deps } = buildDeps(config, database, { limiter: new MemoryLimiter() });
-    const latUser = await createMerchant(database, 'webhooks-latency');
-    await subscribe(database, latUser, url, ['transaction.created']);
-    const scope = { userId: latUser, livemode: false };
-    let seed = 7;
-    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-    const commits = new Map<string, number>();
-    const interval = 1000 / rate;
-    const start = performance.now();
-    const inflight: Promise<void>[] = [];
-    for (let i = 0; i < samples; i++) {
-      const due = start + i * interval;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      inflight.push(
-        createTransaction(deps, scope, {
-          product: `Pedido ${i}`, amountCents: 1000 + i, clientName: 'Cliente', clientEmail: 'c@example.com', clientDocument: generateCpf(rand), paymentMethod: 'PIX',
-        }).then((tx) => void commits.set(tx.id, performance.now())),
-      );
-    }
-    await Promise.all(inflight);
-    const end = Date.now() + 30_000;
-    while ([...commits.keys()].some((id) => !byTx.has(id)) && Date.now() < end) await sleep(20);
-    const lat = [...commits].filter(([id]) => byTx.has(id)).map(([id, at]) => byTx.get(id)! - at).sort((a, b) => a - b);
-    if (lat.length < commits.size) throw new Error(`${commits.size - lat.length} transaction.created deliveries never arrived`);
-    const latency = { samples: lat.length, rate, p50: percentile(lat, 50), p90: percentile(lat, 90), p99: percentile(lat, 99), max: lat[lat.length - 1] };
-    log(`  commit -> first attempt: p50 ${latency.p50.toFixed(1)} ms, p90 ${latency.p90.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`);
+    const throughput = await throughputScenario(database, url, receiver, worker.pid!, arrivals, deliveries, log);
+    const latency = await latencyScenario(database, opts.databaseUrl, url, arrivals, samples, rate, log);
 
     const pass = {
       throughput: throughput.perSecond >= WEBHOOK_TARGETS.deliveriesPerSecond,
@@ -350,6 +261,80 @@ export async function webhookScenarios(opts: WebhookBenchOptions): Promise<Webho
     await receiver.close();
     await database.close();
   }
+}
+
+/** W1: throughput. `deliveries` after a warm-up of a tenth, from the one worker process to the receiver. */
+async function throughputScenario(database: Database, url: string, receiver: Receiver, workerPid: number, arrivals: Arrivals, deliveries: number, log: (l: string) => void): Promise<WebhookBenchResult['throughput']> {
+  log(`\n[W1] webhook deliveries: one worker, concurrency 50, ${deliveries.toLocaleString('en-US')} deliveries to a local HTTPS receiver`);
+  const tpUser = await createMerchant(database, 'webhooks-throughput');
+  const tpSub = await subscribe(database, tpUser, url, ['transaction.completed']);
+  const warm = Math.max(100, Math.round(deliveries / 10));
+  await enqueueBatch(database, tpUser, tpSub, url, warm);
+  await waitSucceeded(database, tpSub, warm, 120_000);
+  const before = arrivals.requests;
+  const conns0 = receiver.connections();
+  const cpu0 = cpuTicks(workerPid);
+  const pg0 = postgresTicks();
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  await enqueueBatch(database, tpUser, tpSub, url, deliveries);
+  const committed = performance.now();
+  await waitSucceeded(database, tpSub, warm + deliveries, 600_000);
+  const seconds = (performance.now() - committed) / 1000;
+  const self = process.cpuUsage(self0);
+  const throughput = {
+    deliveries,
+    seconds,
+    perSecond: deliveries / seconds,
+    cpuMsPerDelivery: {
+      worker: ((cpuTicks(workerPid) - cpu0) * 10) / deliveries,
+      postgres: ((postgresTicks() - pg0) * 10) / deliveries,
+      receiver: (self.user + self.system) / 1000 / deliveries,
+    },
+    receiverRequests: arrivals.requests - before,
+    receiverConnections: receiver.connections() - conns0,
+  };
+  const c = throughput.cpuMsPerDelivery;
+  log(
+    `  ${Math.round(throughput.perSecond).toLocaleString('en-US')} deliveries/s (${deliveries} in ${seconds.toFixed(2)} s after a ${((committed - t0) / 1000).toFixed(2)} s enqueue commit), ` +
+      `${throughput.receiverRequests} requests over ${throughput.receiverConnections} new TLS connections\n` +
+      `  CPU per delivery: worker ${c.worker.toFixed(3)} ms, PostgreSQL ${c.postgres.toFixed(3)} ms, receiver (this process) ${c.receiver.toFixed(3)} ms`,
+  );
+  return throughput;
+}
+
+/** W2: commit -> first attempt, for `samples` PIX transactions created at `rate` per second. */
+async function latencyScenario(database: Database, databaseUrl: string, url: string, arrivals: Arrivals, samples: number, rate: number, log: (l: string) => void): Promise<WebhookBenchResult['latency']> {
+  log(`\n[W2] commit to first delivery attempt: ${samples} PIX transactions at ${rate}/s, through createTransaction`);
+  const config = loadConfig({ JWT_SECRET, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+  const { transactions: deps } = buildDeps(config, database, { limiter: new MemoryLimiter() });
+  const latUser = await createMerchant(database, 'webhooks-latency');
+  await subscribe(database, latUser, url, ['transaction.created']);
+  const scope = { userId: latUser, livemode: false };
+  let seed = 7;
+  const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const commits = new Map<string, number>();
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < samples; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    inflight.push(
+      createTransaction(deps, scope, {
+        product: `Pedido ${i}`, amountCents: 1000 + i, clientName: 'Cliente', clientEmail: 'c@example.com', clientDocument: generateCpf(rand), paymentMethod: 'PIX',
+      }).then((tx) => void commits.set(tx.id, performance.now())),
+    );
+  }
+  await Promise.all(inflight);
+  const end = Date.now() + 30_000;
+  while ([...commits.keys()].some((id) => !arrivals.firstAt.has(id)) && Date.now() < end) await sleep(20);
+  const lat = [...commits].filter(([id]) => arrivals.firstAt.has(id)).map(([id, at]) => arrivals.firstAt.get(id)! - at).sort((a, b) => a - b);
+  if (lat.length < commits.size) throw new Error(`${commits.size - lat.length} transaction.created deliveries never arrived`);
+  const latency = { samples: lat.length, rate, p50: percentile(lat, 50), p90: percentile(lat, 90), p99: percentile(lat, 99), max: lat[lat.length - 1] };
+  log(`  commit -> first attempt: p50 ${latency.p50.toFixed(1)} ms, p90 ${latency.p90.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms`);
+  return latency;
 }
 
 // Standalone: a throwaway schema, both scenarios, figures printed, schema dropped.

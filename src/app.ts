@@ -133,13 +133,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.decorate('deps', deps);
   app.addHook('onClose', () => deps.webhooks.close());
   app.addHook('onClose', async () => deps.mail.mailer.close());
-  // Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL).
-  try {
-    const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
-    app.addHook('onClose', () => stop().catch(() => {})); // the database may be closed already
-  } catch (err) {
-    app.log.warn({ err }, 'auth: LISTEN for key revocations failed; other instances revoke within the key cache time (4 s)');
-  }
+  await listenForRevocations(app, deps);
 
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
@@ -156,6 +150,32 @@ export async function buildApp(deps: Deps): Promise<App> {
   // Before compression: the idempotency store reads the JSON text of each response.
   installIdempotency(app, database.db);
   await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
+  await installApiDocs(app, config.baseUrl);
+  // The site's front door is the merchant dashboard (served under /dashboard).
+  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/dashboard', 302));
+
+  // Responses every route of a kind can give, documented once: body limits, rate limits, 500.
+  app.addHook('onRoute', addGenericErrors);
+
+  // Auth, then modules
+  installAuth(app, auth);
+  await registerRoutes(app);
+
+  return app;
+}
+
+/** Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL). */
+async function listenForRevocations(app: App, { database, auth }: Deps) {
+  try {
+    const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
+    app.addHook('onClose', () => stop().catch(() => {})); // the database may be closed already
+  } catch (err) {
+    app.log.warn({ err }, 'auth: LISTEN for key revocations failed; other instances revoke within the key cache time (4 s)');
+  }
+}
+
+/** The OpenAPI document (/openapi.json) and its rendered docs (/docs). */
+async function installApiDocs(app: App, baseUrl: string) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -164,7 +184,7 @@ export async function buildApp(deps: Deps): Promise<App> {
         version: API_VERSION,
         description: 'PIX, card and boleto payments for Brazilian merchants. Money is in integer cents (BRL).',
       },
-      servers: [{ url: config.baseUrl }],
+      servers: [{ url: baseUrl }],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'API-Key', description: 'API key (cofre_test_... or cofre_live_...)' },
@@ -176,16 +196,12 @@ export async function buildApp(deps: Deps): Promise<App> {
     transform: documentedSchema as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, docsUiOptions(config.baseUrl));
+  await app.register(swaggerUi, docsUiOptions(baseUrl));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  // The site's front door is the merchant dashboard (served under /dashboard).
-  app.get('/', { schema: { hide: true } }, (_req, reply) => reply.redirect('/dashboard', 302));
+}
 
-  // Responses every route of a kind can give, documented once: body limits, rate limits, 500.
-  app.addHook('onRoute', addGenericErrors);
-
-  // Auth, then modules
-  installAuth(app, auth);
+/** Every module's routes, then the hosted pages and the dashboard. */
+async function registerRoutes(app: App) {
   await app.register(healthRoutes);
   await app.register(authRoutes);
   await app.register(credentialRoutes);
@@ -214,6 +230,4 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(subscriptionPageRoutes);
   await app.register(webRoutes);
   await app.register(dashboardRoutes);
-
-  return app;
 }

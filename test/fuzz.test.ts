@@ -61,6 +61,7 @@ const HOSTILE_STRINGS = [
   'ｓｃｒｉｐｔ',
   '<script>alert(1)</script>',
   "' OR 1=1 --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j lookup string, hostile on purpose
   '${jndi:ldap://127.0.0.1/a}',
   '../../../../etc/passwd',
   '\r\nX-Injected: 1',
@@ -74,6 +75,7 @@ const HOSTILE_STRINGS = [
   '%E0%A4%A',
   '__proto__',
 ];
+// biome-ignore lint/correctness/noPrecisionLoss: 9007199254740993 is not a double on purpose (2^53 + 1)
 const HOSTILE_NUMBERS = [1e308, -1e308, 2 ** 63, -(2 ** 63), 9007199254740993, -1, 0, 0.5, -0.000001, 1e-308, 2147483648];
 
 /** A value the generator makes for `schema`: mostly valid-ish, sometimes hostile. */

@@ -47,62 +47,8 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
     HAVING sum(balance_cents) <> 0`.execute(db);
   assert.deepEqual(merchants.rows, [], "a merchant's accounts do not sum to zero");
 
-  // 5. The merchant's money (available + receivable + reserved) equals what its paid transactions
-  //    netted (charged - fee) minus what was refunded less the fee the refunds returned (the fee's
-  //    share of the refunded total, rounded down), minus completed withdrawals (their amount: net
-  //    paid out plus the fee) and the fees of completed advances, minus the standing commissions of
-  //    its sales, plus its own released commissions as an affiliate.
-  const money = await sql`
-    WITH tx AS (
-      SELECT user_id, livemode, sum(owed)::bigint AS owed FROM (
-        SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents + (fee_cents * refunded_cents) / charged_cents AS owed
-        FROM transactions WHERE status IN ${SETTLED}
-        UNION ALL
-        SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'
-        UNION ALL
-        SELECT user_id, livemode, -fee_cents FROM advances WHERE status = 'COMPLETED'
-        UNION ALL
-        -- An affiliate's commission leaves the seller while it stands (cancelled: given back) ...
-        SELECT merchant_id, livemode, -amount_cents FROM affiliate_commissions WHERE status IN ('PENDING', 'PAID')
-        UNION ALL
-        -- ... and is the affiliate's money once released (a clawback takes it back: CANCELLED).
-        SELECT user_id, livemode, amount_cents FROM affiliate_commissions WHERE status = 'PAID'
-        UNION ALL
-        -- A referral reward is paid out of the platform's fee: the referrer's money once released.
-        SELECT user_id, livemode, amount_cents FROM referral_rewards WHERE status = 'PAID'
-      ) o GROUP BY user_id, livemode
-    ), acc AS (
-      SELECT user_id, livemode,
-             coalesce(sum(balance_cents) FILTER (WHERE kind IN ('available', 'receivable', 'reserved')), 0)::bigint AS held
-      FROM ledger_accounts GROUP BY user_id, livemode
-    )
-    SELECT user_id, livemode, coalesce(tx.owed, 0)::bigint AS owed, coalesce(acc.held, 0)::bigint AS held
-    FROM tx FULL JOIN acc USING (user_id, livemode)
-    WHERE coalesce(tx.owed, 0) <> coalesce(acc.held, 0)`.execute(db);
-  assert.deepEqual(money.rows, [], 'merchant balance differs from net payments minus refunds');
-
-  // 6. Per transaction: exactly one payment journal (taking exactly the charged amount from the
-  //    outside) once paid and none before; refund journals, less those of refunds the provider did
-  //    not make (refund_reversal), return exactly refunded_cents.
-  const perTx = await sql`
-    SELECT * FROM (
-      SELECT t.id, t.status, t.charged_cents, t.refunded_cents,
-        (SELECT count(*) FROM ledger_journals j
-          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'payment')::int AS payments,
-        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'payment'
-            AND e.account_kind = 'external')::bigint AS paid_in,
-        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind IN ('refund', 'refund_reversal')
-            AND e.account_kind = 'external')::bigint AS paid_back
-      FROM transactions t
-    ) x
-    WHERE payments <> (CASE WHEN status IN ${SETTLED} THEN 1 ELSE 0 END)
-       OR paid_in <> (CASE WHEN status IN ${SETTLED} THEN -charged_cents ELSE 0 END)
-       OR paid_back <> refunded_cents
-       OR refunded_cents > charged_cents`.execute(db);
-  assert.deepEqual(perTx.rows, [], 'transaction whose journals do not match its status or refunds');
-
+  await assertMoneyHeld(db);
+  await assertTransactionJournals(db);
   await assertWalletConsistent(db);
   await assertCommissionsConsistent(db);
 }
@@ -158,36 +104,7 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
        OR (status = 'PAID') <> (released AND reason IS NULL)`.execute(db);
   assert.deepEqual(perCommission.rows, [], 'commission whose journals do not match its status');
 
-  // 13. Per referral reward: of a settled production sale of an account its referrer referred; one
-  //     journal paid it from the referred account's fees into the referrer's commission_pending;
-  //     one released it iff released; one undid it iff cancelled (from available iff clawed back).
-  const perReward = await sql`
-    SELECT * FROM (
-      SELECT r.id, r.kind, r.status, r.amount_cents, t.status AS tx_status, t.livemode AS tx_live, t.user_id = r.referred_id AS same_seller,
-        u.referred_by = r.user_id AS referred,
-        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward' AND j.user_id = r.referred_id)::int AS paid_journals,
-        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
-            AND e.user_id = r.user_id AND e.account_kind = 'commission_pending')::bigint AS credited,
-        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
-            AND e.user_id = r.referred_id AND e.account_kind = 'fees')::bigint AS from_fees,
-        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_release' AND j.user_id = r.user_id)::int AS releases,
-        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal')::int AS reversals,
-        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal'
-            AND e.user_id = r.user_id AND e.account_kind = 'available')::bigint AS clawed,
-        r.paid_at IS NOT NULL AS released, r.clawed_back_at IS NOT NULL AS clawed_back
-      FROM referral_rewards r JOIN transactions t ON t.id = r.transaction_id JOIN users u ON u.id = r.referred_id
-    ) x
-    WHERE tx_status NOT IN ${SETTLED} OR NOT tx_live OR NOT same_seller OR NOT referred
-       OR paid_journals <> 1 OR credited <> amount_cents OR from_fees <> -amount_cents
-       OR releases <> (CASE WHEN released THEN 1 ELSE 0 END)
-       OR reversals <> (CASE WHEN status = 'CANCELLED' THEN 1 ELSE 0 END)
-       OR clawed <> (CASE WHEN clawed_back THEN -amount_cents ELSE 0 END)
-       OR (status = 'PAID') <> (released AND NOT clawed_back AND status <> 'CANCELLED')
-       OR (clawed_back AND NOT released)`.execute(db);
-  assert.deepEqual(perReward.rows, [], 'referral reward whose journals do not match its status');
+  await assertReferralRewardsConsistent(db);
 }
 
 /** Withdrawals, advances and receivables agree with the ledger. */
@@ -258,4 +175,100 @@ export async function assertWalletConsistent(db: Executor): Promise<void> {
       OR NOT EXISTS (SELECT 1 FROM advance_items i JOIN advances a ON a.id = i.advance_id
                      WHERE i.receivable_id = r.id AND a.status = 'COMPLETED'))`.execute(db);
   assert.deepEqual(advanced.rows, [], 'advanced instalment settled again, or advanced by no completed advance');
+}
+
+/** 5. Each merchant's money agrees with its payments, refunds, withdrawals, advances and commissions. */
+async function assertMoneyHeld(db: Executor): Promise<void> {
+  // 5. The merchant's money (available + receivable + reserved) equals what its paid transactions
+  //    netted (charged - fee) minus what was refunded less the fee the refunds returned (the fee's
+  //    share of the refunded total, rounded down), minus completed withdrawals (their amount: net
+  //    paid out plus the fee) and the fees of completed advances, minus the standing commissions of
+  //    its sales, plus its own released commissions as an affiliate.
+  const money = await sql`
+    WITH tx AS (
+      SELECT user_id, livemode, sum(owed)::bigint AS owed FROM (
+        SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents + (fee_cents * refunded_cents) / charged_cents AS owed
+        FROM transactions WHERE status IN ${SETTLED}
+        UNION ALL
+        SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'
+        UNION ALL
+        SELECT user_id, livemode, -fee_cents FROM advances WHERE status = 'COMPLETED'
+        UNION ALL
+        -- An affiliate's commission leaves the seller while it stands (cancelled: given back) ...
+        SELECT merchant_id, livemode, -amount_cents FROM affiliate_commissions WHERE status IN ('PENDING', 'PAID')
+        UNION ALL
+        -- ... and is the affiliate's money once released (a clawback takes it back: CANCELLED).
+        SELECT user_id, livemode, amount_cents FROM affiliate_commissions WHERE status = 'PAID'
+        UNION ALL
+        -- A referral reward is paid out of the platform's fee: the referrer's money once released.
+        SELECT user_id, livemode, amount_cents FROM referral_rewards WHERE status = 'PAID'
+      ) o GROUP BY user_id, livemode
+    ), acc AS (
+      SELECT user_id, livemode,
+             coalesce(sum(balance_cents) FILTER (WHERE kind IN ('available', 'receivable', 'reserved')), 0)::bigint AS held
+      FROM ledger_accounts GROUP BY user_id, livemode
+    )
+    SELECT user_id, livemode, coalesce(tx.owed, 0)::bigint AS owed, coalesce(acc.held, 0)::bigint AS held
+    FROM tx FULL JOIN acc USING (user_id, livemode)
+    WHERE coalesce(tx.owed, 0) <> coalesce(acc.held, 0)`.execute(db);
+  assert.deepEqual(money.rows, [], 'merchant balance differs from net payments minus refunds');
+}
+
+/** 6. Each transaction's journals agree with its status and refunds. */
+async function assertTransactionJournals(db: Executor): Promise<void> {
+  // 6. Per transaction: exactly one payment journal (taking exactly the charged amount from the
+  //    outside) once paid and none before; refund journals, less those of refunds the provider did
+  //    not make (refund_reversal), return exactly refunded_cents.
+  const perTx = await sql`
+    SELECT * FROM (
+      SELECT t.id, t.status, t.charged_cents, t.refunded_cents,
+        (SELECT count(*) FROM ledger_journals j
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'payment')::int AS payments,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind = 'payment'
+            AND e.account_kind = 'external')::bigint AS paid_in,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind IN ('refund', 'refund_reversal')
+            AND e.account_kind = 'external')::bigint AS paid_back
+      FROM transactions t
+    ) x
+    WHERE payments <> (CASE WHEN status IN ${SETTLED} THEN 1 ELSE 0 END)
+       OR paid_in <> (CASE WHEN status IN ${SETTLED} THEN -charged_cents ELSE 0 END)
+       OR paid_back <> refunded_cents
+       OR refunded_cents > charged_cents`.execute(db);
+  assert.deepEqual(perTx.rows, [], 'transaction whose journals do not match its status or refunds');
+}
+
+/** 13. Each referral reward's journals agree with its status. */
+async function assertReferralRewardsConsistent(db: Executor): Promise<void> {
+  // 13. Per referral reward: of a settled production sale of an account its referrer referred; one
+  //     journal paid it from the referred account's fees into the referrer's commission_pending;
+  //     one released it iff released; one undid it iff cancelled (from available iff clawed back).
+  const perReward = await sql`
+    SELECT * FROM (
+      SELECT r.id, r.kind, r.status, r.amount_cents, t.status AS tx_status, t.livemode AS tx_live, t.user_id = r.referred_id AS same_seller,
+        u.referred_by = r.user_id AS referred,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward' AND j.user_id = r.referred_id)::int AS paid_journals,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
+            AND e.user_id = r.user_id AND e.account_kind = 'commission_pending')::bigint AS credited,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reward'
+            AND e.user_id = r.referred_id AND e.account_kind = 'fees')::bigint AS from_fees,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_release' AND j.user_id = r.user_id)::int AS releases,
+        (SELECT count(*) FROM ledger_journals j WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal')::int AS reversals,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.reference_type = 'referral_reward' AND j.reference_id = r.id AND j.kind = 'referral_reversal'
+            AND e.user_id = r.user_id AND e.account_kind = 'available')::bigint AS clawed,
+        r.paid_at IS NOT NULL AS released, r.clawed_back_at IS NOT NULL AS clawed_back
+      FROM referral_rewards r JOIN transactions t ON t.id = r.transaction_id JOIN users u ON u.id = r.referred_id
+    ) x
+    WHERE tx_status NOT IN ${SETTLED} OR NOT tx_live OR NOT same_seller OR NOT referred
+       OR paid_journals <> 1 OR credited <> amount_cents OR from_fees <> -amount_cents
+       OR releases <> (CASE WHEN released THEN 1 ELSE 0 END)
+       OR reversals <> (CASE WHEN status = 'CANCELLED' THEN 1 ELSE 0 END)
+       OR clawed <> (CASE WHEN clawed_back THEN -amount_cents ELSE 0 END)
+       OR (status = 'PAID') <> (released AND NOT clawed_back AND status <> 'CANCELLED')
+       OR (clawed_back AND NOT released)`.execute(db);
+  assert.deepEqual(perReward.rows, [], 'referral reward whose journals do not match its status');
 }

@@ -86,7 +86,7 @@ describe('metrics formulas (properties)', () => {
         const back = metricsOf('2027-03', [{ ...running, pausedAtStart: true }], start, end);
         const plain = metricsOf('2027-03', [running], start, end);
         assert.equal(back.mrrCents, plain.mrrCents);
-        assert.equal(back.movements.reactivationCents + back.movements.newCents, plain.mrrCents > 0 ? plain.mrrCents : 0);
+        assert.equal(back.movements.reactivationCents + back.movements.newCents, Math.max(plain.mrrCents, 0));
       }),
     );
   });

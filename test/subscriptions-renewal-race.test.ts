@@ -14,7 +14,6 @@ import { assertLedgerBalanced } from './ledger-check.ts';
 import { call, cpf, merchant, onPostgres, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
 
 const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
-const never = () => new Promise<never>(() => {});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const undo: (() => void)[] = [];

@@ -335,7 +335,7 @@ describe('displayId', () => {
 
 describe('card instalments', () => {
   /** Price table, computed here: PMT = PV·i / (1 − (1+i)^−n), rounded to the cent; total = n·PMT. */
-  const price = (amount: number, n: number, i = 0.0299) => Math.round((amount * i) / (1 - Math.pow(1 + i, -n)));
+  const price = (amount: number, n: number, i = 0.0299) => Math.round((amount * i) / (1 - (1 + i) ** -n));
 
   test('3x with the default config (1 interest-free, 2.99%/month): Price-table total, instalment and interest', async () => {
     for (const amount of [10000, 25000]) {

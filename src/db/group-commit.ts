@@ -73,7 +73,10 @@ export class GroupCommit<T, R> {
   }
 
   private pump(): void {
-    if (!this.opts.nextTurn) return this.start();
+    if (!this.opts.nextTurn) {
+      this.start();
+      return;
+    }
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {

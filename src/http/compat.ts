@@ -59,7 +59,7 @@ export function installCompat(app: FastifyInstance, table: CompatTable) {
     // Callback-style: most spellings are rewritten in place, with no promise to wait for.
     if (spellings) {
       const hook = (req: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
-        let pending;
+        let pending: void | Promise<void>;
         try {
           pending = spellings(req);
         } catch (err) {

@@ -83,7 +83,7 @@ export class RedisLimiter implements RateLimiter {
     if (!res) throw new Error('rate limiter transaction aborted');
     const count = Number(res[0][1] ?? 0);
     const ttl = Number(res[1][1]);
-    return { count, resetMs: ttl > 0 ? ttl : 0 };
+    return { count, resetMs: Math.max(ttl, 0) };
   }
 
   async release(key: string) {

@@ -21,7 +21,7 @@ const COLON = '(?::|&colon;|&#0*58;?|&#x0*3a;?)(?! )';
 const DANGEROUS_SCHEME = new RegExp(`(?:j|&#0*106;?|&#x0*6a;?)\\s*a\\s*v\\s*a\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bv\\s*b\\s*s\\s*c\\s*r\\s*i\\s*p\\s*t\\s*${COLON}|\\bdata\\s*${COLON}\\s*text\\/html`, 'gi');
 // An event handler ("onerror=", "onfocus ="): outside a tag it can still break out of an attribute.
 const EVENT_ATTR = /\bon[a-z]+\s*=/gi;
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
 
 /** Removes markup and script vectors from a piece of text, until none is left. */

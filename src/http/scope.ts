@@ -11,6 +11,9 @@ export interface Scope {
 /** Escapes LIKE wildcards in user search text. */
 export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
 
+// biome-ignore lint/complexity/noBannedTypes: Kysely's own type for a query that selects nothing yet
+type NothingSelected = {};
+
 /** Merchant-owned tables whose rows are archived (deleted_at) rather than deleted. */
 export type ArchivableTable = 'products' | 'clients' | 'coupons' | 'payment_links' | 'webhook_subscriptions';
 
@@ -19,9 +22,9 @@ export type ArchivableTable = 'products' | 'clients' | 'coupons' | 'payment_link
  * `archived`: the filter every read of those tables starts with (another merchant's or
  * environment's row is then a 404).
  */
-export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope, { archived = false } = {}): SelectQueryBuilder<DB, T, {}> {
+export function owned<T extends ArchivableTable>(db: Executor, table: T, scope: Scope, { archived = false } = {}): SelectQueryBuilder<DB, T, NothingSelected> {
   const q = db.selectFrom(table as ArchivableTable).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode);
-  return (archived ? q : q.where('deleted_at', 'is', null)) as unknown as SelectQueryBuilder<DB, T, {}>;
+  return (archived ? q : q.where('deleted_at', 'is', null)) as unknown as SelectQueryBuilder<DB, T, NothingSelected>;
 }
 
 /**

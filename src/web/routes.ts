@@ -66,7 +66,7 @@ export default async function webRoutes(app: App) {
       const tx = UUID.test(req.params.id) ? await boletoForPage(db, req.params.id.toLowerCase()) : undefined;
       reply.type('text/html; charset=utf-8').header('Content-Security-Policy', BOLETO_CSP);
       reply.serializer((x: unknown) => x as string);
-      if (!tx || !tx.boleto_barcode || !tx.boleto_line || !tx.due_date) {
+      if (!tx?.boleto_barcode || !tx.boleto_line || !tx.due_date) {
         return reply.code(404).send(formatBoletoDocument(null));
       }
       return reply.send(

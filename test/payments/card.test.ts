@@ -159,7 +159,7 @@ describe('priceTableInstallments', () => {
     // Independent float evaluation: PMT = PV * i / (1 - (1 + i)^-n) = 10040.2124... cents
     const pv = 100000;
     const i = 0.0299;
-    const expected = Math.round((pv * i) / (1 - Math.pow(1 + i, -12)));
+    const expected = Math.round((pv * i) / (1 - (1 + i) ** -12));
     assert.equal(expected, 10040);
     const plan = priceTableInstallments({ amountCents: pv, installments: 12, interestFreeInstallments: 1, monthlyInterestRatePercent: 2.99 });
     assert.deepEqual(plan, {
@@ -248,7 +248,7 @@ describe('priceTableInstallments', () => {
           if (plan.interestCents > 0 && monthlyInterestRatePercent >= 0.001) {
             // Within half a cent of the float formula (which is unstable for tiny rates).
             const i = monthlyInterestRatePercent / 100;
-            const pmt = (amountCents * i) / (1 - Math.pow(1 + i, -installments));
+            const pmt = (amountCents * i) / (1 - (1 + i) ** -installments);
             assert.ok(Math.abs(plan.installmentCents - pmt) <= 0.5 + 1e-4, `${plan.installmentCents} vs ${pmt}`);
           }
         },

@@ -15,7 +15,6 @@
 // Only one advance PENDING or APPROVED per merchant and environment (a partial unique index
 // decides races). In development, approval is automatic, in the creating transaction.
 import type { Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import { inTx, inTxRetried, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Advance, AdvanceItem, AdvanceStatus } from '../../db/types.ts';
@@ -27,67 +26,13 @@ import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
 import type { Ledger } from '../ledger/service.ts';
-import { DAY_MS } from '../../payments/calendar.ts';
+import { availableToAdvance, candidatesFor, lockedQuote, percentage, quote, type QuoteItem } from './quote.ts';
 import type { AdminAdvancesQuery, ListAdvancesQuery } from './schemas.ts';
 
+// The quote's arithmetic, where the wallet's unit tests find it.
+export { advanceFee, daysUntil, quote, type Candidate } from './quote.ts';
+
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
-
-export interface Candidate {
-  id: string;
-  transaction_id: string;
-  installment_number: number;
-  amount_cents: number;
-  settle_at: Date;
-}
-
-export interface QuoteItem {
-  receivableId: string;
-  transactionId: string;
-  installmentNumber: number;
-  settleAt: Date;
-  days: number;
-  amountCents: number;
-  feeCents: number;
-  /** The whole receivable is covered (it becomes ADVANCED); otherwise it is reduced by amountCents. */
-  whole: boolean;
-}
-
-export interface Quote {
-  amountCents: number;
-  feeCents: number;
-  netAmountCents: number;
-  feePercentage: number;
-  items: QuoteItem[];
-}
-
-/** Days until settlement, each started day counting, at least 1. */
-export function daysUntil(settleAt: Date, now: Date): number {
-  return Math.max(1, Math.ceil((settleAt.getTime() - now.getTime()) / DAY_MS));
-}
-
-/** amount x monthlyBp/10000 x days/30, rounded half up, in integer arithmetic. */
-export function advanceFee(amountCents: number, monthlyBp: number, days: number): number {
-  return Math.floor((amountCents * monthlyBp * days + 150_000) / 300_000);
-}
-
-export const percentage = (fee: number, amount: number) => (amount > 0 ? Math.round((fee * 10_000) / amount) / 100 : 0);
-
-/** Covers `target` cents with the candidates in the order given (nearest settlement first). */
-export function quote(candidates: Candidate[], target: number, monthlyBp: number, now: Date): Quote {
-  const items: QuoteItem[] = [];
-  let left = target;
-  for (const r of candidates) {
-    if (left <= 0) break;
-    if (r.amount_cents <= 0) continue;
-    const part = Math.min(left, r.amount_cents);
-    const days = daysUntil(r.settle_at, now);
-    items.push({ receivableId: r.id, transactionId: r.transaction_id, installmentNumber: r.installment_number, settleAt: r.settle_at, days, amountCents: part, feeCents: advanceFee(part, monthlyBp, days), whole: part === r.amount_cents });
-    left -= part;
-  }
-  const amountCents = target - left;
-  const feeCents = items.reduce((s, i) => s + i.feeCents, 0);
-  return { amountCents, feeCents, netAmountCents: amountCents - feeCents, feePercentage: percentage(feeCents, amountCents), items };
-}
 
 const itemView = (i: QuoteItem | AdvanceItem) =>
   'receivableId' in i
@@ -117,42 +62,7 @@ export function advanceView(a: Advance, items?: AdvanceItem[]) {
 
 const eventData = (a: Advance) => ({ ...advanceView(a), livemode: a.livemode });
 
-/** Receivables that can be advanced, nearest settlement first (no locks). */
-function advanceable(db: Executor, scope: Scope, now: Date) {
-  return db
-    .selectFrom('receivables')
-    .select(['id', 'transaction_id', 'installment_number', 'amount_cents', 'settle_at'])
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('status', '=', 'PENDING')
-    .where('settle_at', '>', now)
-    .where('amount_cents', '>', 0);
-}
-
-async function availableToAdvance(db: Executor, scope: Scope, now: Date): Promise<number> {
-  const row = await advanceable(db, scope, now)
-    .clearSelect()
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), sql<number>`0`).as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
-}
-
-/** Just the receivables needed to cover `target`, nearest first (a running sum, no locks). */
-async function candidatesFor(db: Executor, scope: Scope, target: number, now: Date): Promise<Candidate[]> {
-  const { rows } = await sql<Candidate & { running: string | number }>`
-    SELECT id, transaction_id, installment_number, amount_cents, settle_at, running FROM (
-      SELECT id, transaction_id, installment_number, amount_cents, settle_at,
-             sum(amount_cents) OVER (ORDER BY settle_at, id) AS running
-      FROM receivables
-      WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND status = 'PENDING'
-        AND settle_at > ${now} AND amount_cents > 0
-    ) r
-    WHERE running - amount_cents < ${target}
-    ORDER BY settle_at, id`.execute(db);
-  return rows.map((r) => ({ id: r.id, transaction_id: r.transaction_id, installment_number: Number(r.installment_number), amount_cents: Number(r.amount_cents), settle_at: new Date(r.settle_at) }));
-}
-
-function overAvailable(amount: number, available: number) {
+function overAvailable(available: number) {
   return badRequest('INSUFFICIENT_BALANCE', available > 0 ? 'The amount is more than can be advanced now' : 'There are no card receivables to advance', [
     { field: 'amountCents', message: `at most ${available} cents can be advanced now` },
   ]);
@@ -170,7 +80,7 @@ export async function simulateAdvance(deps: AdvanceDeps, scope: Scope, amountCen
   const now = new Date();
   const available = await availableToAdvance(deps.db, scope, now);
   const target = amountCents ?? available;
-  if (target > available || target <= 0) throw overAvailable(target, available);
+  if (target > available || target <= 0) throw overAvailable(available);
   const { advanceMonthlyBp } = await deps.fees.of(scope.userId);
   const q = quote(await candidatesFor(deps.db, scope, target, now), target, advanceMonthlyBp, now);
   return {
@@ -198,10 +108,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
   const now = new Date();
   const available = await availableToAdvance(deps.db, scope, now);
   const target = input.amountCents ?? available;
-  if (target > available || target <= 0) throw overAvailable(target, available);
+  if (target > available || target <= 0) throw overAvailable(available);
   const q = quote(await candidatesFor(deps.db, scope, target, now), target, (await deps.fees.of(scope.userId)).advanceMonthlyBp, now);
   // Receivables settled or refunded between the two reads: never advance less than asked, silently.
-  if (q.amountCents < target) throw overAvailable(target, q.amountCents);
+  if (q.amountCents < target) throw overAvailable(q.amountCents);
   if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount; advance more');
   try {
     // A development advance completes at once: its locks on the sales race their refunds (a batch
@@ -243,35 +153,7 @@ async function complete(deps: AdvanceDeps, trx: Trx, advance: Advance, operatorI
   const scope: Scope = { userId: advance.user_id, livemode: advance.livemode };
   const now = new Date();
   const { advanceMonthlyBp } = await deps.fees.of(advance.user_id, trx);
-  let q: Quote | null = null;
-  // The candidates are read without locks; a receivable settled or refunded before we lock it drops
-  // out, so read again (the next reading reaches further) until the locked ones cover the amount.
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const candidates = await candidatesFor(trx, scope, advance.amount_cents, now);
-    if (!candidates.length) break;
-    const txIds = [...new Set(candidates.map((c) => c.transaction_id))].sort();
-    await trx.selectFrom('transactions').select('id').where('id', 'in', txIds).orderBy('id').forUpdate().execute();
-    const locked = await trx
-      .selectFrom('receivables')
-      .select(['id', 'transaction_id', 'installment_number', 'amount_cents', 'settle_at'])
-      .where('id', 'in', candidates.map((c) => c.id))
-      .where('status', '=', 'PENDING')
-      .where('settle_at', '>', now)
-      .orderBy('settle_at')
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-    const attemptQuote = quote(locked, advance.amount_cents, advanceMonthlyBp, now);
-    if (attemptQuote.amountCents === advance.amount_cents) {
-      q = attemptQuote;
-      break;
-    }
-  }
-  if (!q) {
-    throw badRequest('INSUFFICIENT_BALANCE', 'The receivables no longer cover this advance (settled or refunded since it was requested); reject it', [
-      { field: 'amountCents', message: `${advance.amount_cents} cents are no longer available to advance` },
-    ]);
-  }
+  const q = await lockedQuote(trx, scope, advance.amount_cents, advanceMonthlyBp, now);
   if (q.netAmountCents <= 0) throw validation('amountCents', 'the fee would take the whole amount');
 
   const approved = await trx

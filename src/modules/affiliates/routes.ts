@@ -1,6 +1,7 @@
 import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { listCommissions } from './commissions.ts';
+import { affiliateStats, decideLink, joinProgram, listLinks, listProgramAffiliates, type LinkDecision } from './links.ts';
 import {
   AffiliateStatsResponse,
   CommissionListResponse,
@@ -20,21 +21,7 @@ import {
   ProgramResponse,
   UpdateProgramBody,
 } from './schemas.ts';
-import {
-  affiliateStats,
-  createProgram,
-  decideLink,
-  deleteProgram,
-  getProgram,
-  joinProgram,
-  listLinks,
-  listProgramAffiliates,
-  listPrograms,
-  marketplace,
-  programView,
-  updateProgram,
-  type LinkDecision,
-} from './service.ts';
+import { createProgram, deleteProgram, getProgram, listPrograms, marketplace, programView, updateProgram } from './service.ts';
 
 // Every affiliate route takes an API key with the permission or a dashboard token (spec: advertiser
 // and "authenticated" routes); the stats route is spec "K" and takes both like the others.

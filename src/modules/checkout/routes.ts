@@ -41,7 +41,7 @@ export default async function checkoutRoutes(app: App) {
     async (req) => {
       const pl = await findBySlug(db, req.params.slug);
       if (!pl) throw notFound('Payment link');
-      return { message: 'OK', paymentLink: publicView(config, pl) };
+      return { message: 'OK', paymentLink: publicView(pl) };
     },
   );
 

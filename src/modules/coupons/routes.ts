@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
+import { couponView, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon } from './crud.ts';
 import { hitCouponLimits } from './limits.ts';
 import {
   CouponListResponse,
@@ -12,7 +13,7 @@ import {
   ValidateBody,
   ValidResponse,
 } from './schemas.ts';
-import { couponView, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon, validatePublic } from './service.ts';
+import { validatePublic } from './service.ts';
 
 export default async function couponRoutes(app: App) {
   const { db, limiter } = app.deps;

@@ -27,7 +27,7 @@ export interface DocumentMeta {
   created_at: Date;
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const FILE_NAME_UNSAFE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 const DOC_META = ['id', 'type', 'file_name', 'content_type', 'size_bytes', 'sha256', 'created_at'] as const;

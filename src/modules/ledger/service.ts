@@ -173,8 +173,14 @@ export class Ledger {
   }
 }
 
+/** A journal to post and its deltas per merchant and account kind. */
+interface Journal {
+  input: JournalInput;
+  deltas: Map<string, Map<AccountKind, number>>;
+}
+
 /** Deltas per merchant and account kind; each merchant's part must balance on its own. */
-function journalDeltas(scope: Scope, input: JournalInput): Map<string, Map<AccountKind, number>> {
+function journalDeltas(scope: Scope, input: JournalInput): Journal['deltas'] {
   const deltas = new Map<string, Map<AccountKind, number>>();
   for (const p of input.postings) {
     if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
@@ -195,20 +201,10 @@ function journalDeltas(scope: Scope, input: JournalInput): Map<string, Map<Accou
 const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
 
 async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[]): Promise<void> {
-  const journals = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
+  const journals: Journal[] = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
   if (!journals.length) return;
   // All the journals' deltas together, applied in one statement in the global lock order.
-  const total = new Map<string, { userId: string; kind: AccountKind; delta: number }>();
-  for (const j of journals) {
-    for (const [userId, of] of j.deltas) {
-      for (const [kind, delta] of of) {
-        const key = `${userId}:${kind}`;
-        const t = total.get(key) ?? { userId, kind, delta: 0 };
-        t.delta += delta;
-        total.set(key, t);
-      }
-    }
-  }
+  const total = totalDeltas(journals);
   const moved = [...total.values()].sort(byLockOrder);
 
   const accounts = await trx
@@ -269,6 +265,27 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
       .execute();
   }
 
+  await recordBalanceUpdates(trx, events, scope, journals);
+}
+
+/** The deltas of all the journals together, per merchant and account kind. */
+function totalDeltas(journals: Journal[]): Map<string, { userId: string; kind: AccountKind; delta: number }> {
+  const total = new Map<string, { userId: string; kind: AccountKind; delta: number }>();
+  for (const j of journals) {
+    for (const [userId, of] of j.deltas) {
+      for (const [kind, delta] of of) {
+        const key = `${userId}:${kind}`;
+        const t = total.get(key) ?? { userId, kind, delta: 0 };
+        t.delta += delta;
+        total.set(key, t);
+      }
+    }
+  }
+  return total;
+}
+
+/** balance.updated to each merchant whose own accounts a journal moved, one per journal. */
+async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[]): Promise<void> {
   for (const { input, deltas } of journals) {
     for (const [userId, of] of deltas) {
       if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;

@@ -355,7 +355,7 @@ export async function findBySlug(db: Executor, slug: string): Promise<PublicLink
   return { link: link as PaymentLink, products, merchantName: merchant_name };
 }
 
-export function publicView(config: Config, pl: PublicLink, now = new Date()) {
+export function publicView(pl: PublicLink, now = new Date()) {
   const reason = unavailableReason(pl.link, now);
   const { link, products } = pl;
   return {

@@ -15,7 +15,7 @@ import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { assertPayable, findOwnLink, getLink } from '../payment-links/service.ts';
 import type { KeyAttachment } from '../transactions/creation.ts';
-import { CreateTransactionBody, ListTransactionsQuery } from '../transactions/schemas.ts';
+import { CreateTransactionBody, type ListTransactionsQuery } from '../transactions/schemas.ts';
 import { createTransaction, createTransactionWith, type CreateOptions, type TransactionDeps } from '../transactions/service.ts';
 
 /** The creation body with what only the API route adds: a coupon code, applied like the checkout applies it. */

@@ -182,6 +182,7 @@ async function automaticDebit(deps: EngineDeps, sub: Subscription, cycle: Subscr
     return { kind: 'retry', recurrenceId: current.pix_rec_id, txid: made.pix_txid, date };
   }
   const earliest = spDate(new Date(now.getTime() + 2 * DAY_MS));
+  // biome-ignore lint/complexity/useMathMinMax: São Paulo dates compared as YYYY-MM-DD text, not numbers
   const dueDate = spDate(cycle.due_at) < earliest ? earliest : spDate(cycle.due_at);
   return { kind: 'cycle', recurrenceId: current.pix_rec_id, dueDate };
 }
@@ -272,7 +273,7 @@ export async function abandonSubscribe(deps: EngineDeps, subscriptionId: string,
   deps.log.error({ err, subscriptionId }, 'subscription: the first charge could not be issued; the subscription ends with its request');
   const out = await inTx(deps.db, async (trx) => {
     const sub = (await lockSubscription(trx, subscriptionId)) as Subscription | undefined;
-    if (!sub || sub.status !== 'INCOMPLETE') return null;
+    if (sub?.status !== 'INCOMPLETE') return null;
     const { pending } = await endSubscription(deps, trx, sub, await planOf(trx, sub.plan_id), now, { status: 'EXPIRED', reason: FIRST_CHARGE_NOT_ISSUED });
     await trx.deleteFrom('emails').where('user_id', '=', sub.user_id).where('related_id', '=', sub.id).where('status', '=', 'QUEUED').execute();
     await reschedule(trx, sub.id);

@@ -6,7 +6,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { prepared, type Db } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Transaction } from '../../db/types.ts';
-import { keyExpiry, KeyTaken, type RequestKey } from '../../http/idempotency.ts';
+import { keyExpiry, type RequestKey } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { CLIENT_UPSERT_CONFLICT, normalizeEmail } from '../clients/service.ts';
 import type { EventLog } from '../events/service.ts';

@@ -44,7 +44,6 @@ async function settlePending(deps: TransactionDeps, tx: Transaction, change: Cha
  */
 export async function settleUnknownCharges(deps: TransactionDeps, now = new Date(), batch = 50): Promise<number> {
   const stuck = await stuckCardCharges(deps.db, new Date(now.getTime() - deps.config.janitorGraceSeconds * 1000), batch);
-  let settled = 0;
   for (const tx of stuck) {
     try {
       const found = await deps.connectors.of(tx.provider, 'CARD').findCharge(tx.id, 'CARD');
@@ -55,7 +54,6 @@ export async function settleUnknownCharges(deps: TransactionDeps, now = new Date
       }
       const reference = found?.status === 'PAID' || found?.status === 'AUTHORIZED' ? found.reference : null;
       if (await settlePending(deps, tx, change, reference)) {
-        settled += 1;
         deps.log.warn({ transactionId: tx.id, connector: tx.provider, outcome: change.to }, 'janitor: a card charge whose outcome was never recorded is settled from the provider');
       }
     } catch (err) {

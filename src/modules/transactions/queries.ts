@@ -2,17 +2,12 @@
 // the lists, the public pages' reads, what the janitor and the sweeps look for); the creation
 // statement is in creation-statement.ts. No rules here: the operation files decide.
 import type { Static } from '@sinclair/typebox';
-import { sql, type RawBuilder } from 'kysely';
-import { prepared, type Db, type Executor, type Trx } from '../../db/index.ts';
-import { shortCode, uuidv7 } from '../../db/ids.ts';
-import type { PaymentLink, Transaction } from '../../db/types.ts';
+import type { Executor, Trx } from '../../db/index.ts';
+import type { Transaction } from '../../db/types.ts';
 import { notFound } from '../../http/errors.ts';
 import { createdAtPage, keysetPage, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import { upsertClientSql } from '../clients/service.ts';
-import type { EventLog } from '../events/service.ts';
 import type { ListTransactionsQuery } from './schemas.ts';
-import { eventData } from './view.ts';
 
 /** Locks a transaction row of this tenant for a status change. */
 export function lockTransaction(trx: Trx, scope: Scope, id: string) {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../deps.ts';
-import type { Transaction } from '../../db/types.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';

@@ -157,18 +157,12 @@ const EFFECT_RANK: Record<SubscriptionEffect, number> = { gone: 3, succeeded: 2,
  */
 export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, 'retryScheduleMs' | 'disableAfterMs'>, outcomes: Outcome[]): Promise<(RecordedAttempt | null)[]> {
   if (!outcomes.length) return [];
-  const rows = outcomes.map((o) => {
+  const rows: DecidedOutcome[] = outcomes.map((o) => {
     const decision = decide(o.claimed, o.result, o.mode, config.retryScheduleMs);
     const effect: SubscriptionEffect = o.claimed.subscription_id ? (o.subscriptionEffect ?? decision.subscription) : 'none';
     return { o, decision, effect, attemptId: o.claimed.attempt_id ?? uuidv7() };
   });
-  const effects = new Map<string, SubscriptionEffect>();
-  for (const r of rows) {
-    const sid = r.o.claimed.subscription_id;
-    if (!sid || r.effect === 'none') continue;
-    const prev = effects.get(sid);
-    if (!prev || EFFECT_RANK[r.effect] > EFFECT_RANK[prev]) effects.set(sid, r.effect);
-  }
+  const effects = effectPerSubscription(rows);
   const input = sql.join(
     rows.map(
       (r) =>
@@ -221,6 +215,31 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
       RETURNING s.id, s.status
     )
     SELECT d.*, s.status AS subscription_status FROM d LEFT JOIN s ON s.id = d.subscription_id`.execute(db);
+  return recordedAttempts(rows, updated);
+}
+
+/** An outcome with what it decides: the delivery's next state, the effect on its subscription, the attempt's row id. */
+interface DecidedOutcome {
+  o: Outcome;
+  decision: Decision;
+  effect: SubscriptionEffect;
+  attemptId: string;
+}
+
+/** The one effect each subscription gets from a batch (EFFECT_RANK). */
+function effectPerSubscription(rows: DecidedOutcome[]): Map<string, SubscriptionEffect> {
+  const effects = new Map<string, SubscriptionEffect>();
+  for (const r of rows) {
+    const sid = r.o.claimed.subscription_id;
+    if (!sid || r.effect === 'none') continue;
+    const prev = effects.get(sid);
+    if (!prev || EFFECT_RANK[r.effect] > EFFECT_RANK[prev]) effects.set(sid, r.effect);
+  }
+  return effects;
+}
+
+/** Each outcome's recorded attempt, in the outcomes' order; null where the delivery's update was fenced off. */
+function recordedAttempts(rows: DecidedOutcome[], updated: (WebhookDelivery & { subscription_status: string | null })[]): (RecordedAttempt | null)[] {
   const byId = new Map(updated.map((u) => [u.id, u]));
   return rows.map((r) => {
     const row = byId.get(r.o.claimed.id);

@@ -199,7 +199,7 @@ export async function syncRecurringCharge(deps: PixApiContext, txid: string): Pr
   const reason = debitFailure(c);
   if (!reason) return true;
   const tx = await chargeOf(deps, transactionId);
-  if (!tx || tx.status !== 'PENDING') return true;
+  if (tx?.status !== 'PENDING') return true;
   const last = c.attempts.at(-1);
   deps.log.warn({ transactionId: tx.id, txid, reason, final: FINAL_DEBIT_REASONS.has(reason), pixApi: { status: c.status, attempt: last?.status, code: last?.code ?? c.end.code, by: c.end.by } }, 'pix-api: an automatic debit failed');
   try {

@@ -45,7 +45,7 @@ export async function expireCharges(deps: PixApiContext, now = new Date(), batch
     .execute();
   let handled = 0;
   for (const tx of due) {
-    let state;
+    let state: Awaited<ReturnType<PixApiContext['psp']['chargeState']>>;
     try {
       state = await deps.psp.chargeState(tx.id);
       // Still payable there (a cobv's due date on a holiday moves to the next business day): removed

@@ -19,7 +19,7 @@
     }).then(function (res) {
       return res.text().then(function (t) {
         var data = null;
-        try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+        try { data = t ? JSON.parse(t) : null; } catch (_e) { data = null; }
         return { status: res.status, body: data, retryAfter: res.headers.get('retry-after') };
       });
     });
@@ -32,7 +32,7 @@
   }
 
   // ---- documents: CPF / CNPJ (also the alphanumeric CNPJ) with check digits
-  function clean(s) { return String(s || '').replace(/[.\-\/\s]/g, '').toUpperCase(); }
+  function clean(s) { return String(s || '').replace(/[.\-/\s]/g, '').toUpperCase(); }
   function mod11(chars, weights) {
     var sum = 0;
     for (var i = 0; i < weights.length; i++) sum += (chars.charCodeAt(i) - 48) * weights[i];

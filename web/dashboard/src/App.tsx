@@ -17,7 +17,8 @@ import { Developers } from './screens/Developers.tsx';
 import { Home } from './screens/Home.tsx';
 import { Money } from './screens/Money.tsx';
 import { Operations } from './screens/Operations.tsx';
-import { SaleDetail, Sales } from './screens/Sales.tsx';
+import { SaleDetail } from './screens/SaleDetail.tsx';
+import { Sales } from './screens/Sales.tsx';
 
 // Loaded when first opened (their own chunks).
 const Subscriptions = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.default));

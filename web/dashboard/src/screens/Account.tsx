@@ -2,6 +2,7 @@
 // with its status, and the password change (the API answers a new token; the old ones stop working).
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import type { Json } from '../api/json.ts';
 import type { paths } from '../api/schema.d.ts';
 import { fieldError } from '../components/MoneyField.tsx';
 import { Badge, CopyButton, DateField, ErrorState, Field, FormError, Loading, PageHeader, Select } from '../components/ui.tsx';
@@ -12,6 +13,8 @@ import { useCell } from '../lib/state.ts';
 
 type KycBody = paths['/api/kyc']['post']['requestBody']['content']['application/json'];
 type KycDoc = KycBody['documents'][number];
+type KycForm = { personType: string; legalName: string; document: string; birthDate: string; street: string; number: string; complement: string; district: string; city: string; state: string; zipCode: string };
+type FormErrors = ReturnType<typeof useSubmit>['error'];
 
 const DOC_TYPES: [KycDoc['type'], string][] = [
   ['IDENTITY_FRONT', 'Documento de identidade (frente)'],
@@ -36,7 +39,7 @@ function readBase64(file: File, progress: (p: number) => void): Promise<string> 
 
 function Kyc() {
   const status = useAsync(() => ok(api.GET('/api/kyc', {})), []);
-  const [f, setF] = useState({ personType: 'PF', legalName: '', document: '', birthDate: '', street: '', number: '', complement: '', district: '', city: '', state: '', zipCode: '' });
+  const [f, setF] = useState<KycForm>({ personType: 'PF', legalName: '', document: '', birthDate: '', street: '', number: '', complement: '', district: '', city: '', state: '', zipCode: '' });
   const [files, setFiles] = useState<Partial<Record<KycDoc['type'], File>>>({});
   const [progress, setProgress] = useState<number | null>(null);
   const { busy, error, submit } = useSubmit();
@@ -50,37 +53,13 @@ function Kyc() {
       <h2>
         Verificação da conta (KYC) <Badge status={s.status} />
       </h2>
-      {s.status === 'APPROVED' && <p>Conta verificada em {date(s.kyc?.reviewedAt)}: produção, chaves de produção e saques liberados.</p>}
-      {s.status === 'SUBMITTED' && <p>Recebemos seus dados em {dateTime(s.kyc?.createdAt)}. A análise costuma levar até 2 dias úteis.</p>}
-      {s.status === 'REJECTED' && (
-        <p class="field-message">
-          Cadastro recusado{s.kyc?.reviewReason ? `: ${s.kyc.reviewReason}` : ''}. Corrija e envie de novo.
-        </p>
-      )}
-      {s.status === 'NOT_SUBMITTED' && <p>Para vender em produção e sacar, envie seus dados e documentos.</p>}
+      <KycStatusText s={s} />
       {canSubmit && (
         <form
           onSubmit={(e) => {
             e.preventDefault();
             submit(async () => {
-              const chosen = Object.entries(files) as [KycDoc['type'], File][];
-              if (!chosen.length) throw fieldError('documents', 'Envie pelo menos um documento.');
-              const documents: KycDoc[] = [];
-              for (const [i, [type, file]] of chosen.entries()) {
-                setProgress(i / chosen.length);
-                const contentBase64 = await readBase64(file, (p) => setProgress((i + p) / chosen.length));
-                documents.push({ type, fileName: file.name, contentType: file.type as KycDoc['contentType'], contentBase64 });
-              }
-              setProgress(1);
-              const { street, number, complement, district, city, state, zipCode } = f;
-              const body: KycBody = {
-                personType: f.personType as 'PF',
-                legalName: f.legalName,
-                document: f.document,
-                ...(f.birthDate ? (f.personType === 'PF' ? { birthDate: f.birthDate } : { foundingDate: f.birthDate }) : {}),
-                address: { street, number, district, city, state, zipCode, ...(complement ? { complement } : {}) },
-                documents,
-              };
+              const body = await kycBody(f, files, setProgress);
               try {
                 await ok(api.POST('/api/kyc', { body }));
               } finally {
@@ -105,38 +84,8 @@ function Kyc() {
           <Field label={f.personType === 'PF' ? 'Nome completo' : 'Razão social'} name="legalName" value={f.legalName} onValue={set('legalName')} error={error} required />
           <Field label={f.personType === 'PF' ? 'CPF' : 'CNPJ'} name="document" inputMode="numeric" value={f.document} onValue={set('document')} error={error} required />
           <DateField label={f.personType === 'PF' ? 'Data de nascimento' : 'Data de fundação'} name="birthDate" value={f.birthDate} onValue={set('birthDate')} />
-          <fieldset>
-            <legend>Endereço</legend>
-            <Field label="CEP" name="address.zipCode" inputMode="numeric" value={f.zipCode} onValue={set('zipCode')} error={error} required />
-            <Field label="Rua" name="address.street" value={f.street} onValue={set('street')} error={error} required />
-            <Field label="Número" name="address.number" value={f.number} onValue={set('number')} error={error} required />
-            <Field label="Complemento (opcional)" name="address.complement" value={f.complement} onValue={set('complement')} error={error} />
-            <Field label="Bairro" name="address.district" value={f.district} onValue={set('district')} error={error} required />
-            <Field label="Cidade" name="address.city" value={f.city} onValue={set('city')} error={error} required />
-            <Field label="UF" name="address.state" value={f.state} onValue={(v) => set('state')(v.toUpperCase())} error={error} required maxLength={2} />
-          </fieldset>
-          <fieldset>
-            <legend>Documentos (PNG, JPEG, WebP ou PDF, até 5 MB cada)</legend>
-            {DOC_TYPES.filter(([t]) => (f.personType === 'PF' ? !['COMPANY_REGISTRATION', 'ARTICLES_OF_ASSOCIATION'].includes(t) : true)).map(([type, label]) => (
-              <div class="field" key={type}>
-                <label for={`doc-${type}`}>{label}</label>
-                <input
-                  id={`doc-${type}`}
-                  type="file"
-                  accept={TYPES.join(',')}
-                  onChange={(e) => {
-                    const file = (e.target as HTMLInputElement).files?.[0];
-                    const next = { ...files };
-                    if (file && TYPES.includes(file.type) && file.size <= MAX_FILE) next[type] = file;
-                    else delete next[type];
-                    if (file && (!TYPES.includes(file.type) || file.size > MAX_FILE)) alert('Arquivo não aceito: envie PNG, JPEG, WebP ou PDF de até 5 MB.');
-                    setFiles(next);
-                  }}
-                />
-              </div>
-            ))}
-            {error?.fields.documents && <small class="field-message">{error.fields.documents}</small>}
-          </fieldset>
+          <AddressFields f={f} set={set} error={error} />
+          <DocumentInputs personType={f.personType} files={files} setFiles={setFiles} error={error} />
           {progress !== null && (
             <p role="status">
               Enviando documentos… <progress max={1} value={progress} aria-label="Envio dos documentos" /> {Math.round(progress * 100)}%
@@ -148,6 +97,88 @@ function Kyc() {
         </form>
       )}
     </section>
+  );
+}
+
+/** Where the account's verification stands, in a sentence. */
+function KycStatusText({ s }: { s: Json<'getKyc'> }) {
+  return (
+    <>
+      {s.status === 'APPROVED' && <p>Conta verificada em {date(s.kyc?.reviewedAt)}: produção, chaves de produção e saques liberados.</p>}
+      {s.status === 'SUBMITTED' && <p>Recebemos seus dados em {dateTime(s.kyc?.createdAt)}. A análise costuma levar até 2 dias úteis.</p>}
+      {s.status === 'REJECTED' && (
+        <p class="field-message">
+          Cadastro recusado{s.kyc?.reviewReason ? `: ${s.kyc.reviewReason}` : ''}. Corrija e envie de novo.
+        </p>
+      )}
+      {s.status === 'NOT_SUBMITTED' && <p>Para vender em produção e sacar, envie seus dados e documentos.</p>}
+    </>
+  );
+}
+
+/** The API's body of the form: the chosen files read as base64 (`progress` from 0 to 1 as they are read). */
+async function kycBody(f: KycForm, files: Partial<Record<KycDoc['type'], File>>, progress: (p: number) => void): Promise<KycBody> {
+  const chosen = Object.entries(files) as [KycDoc['type'], File][];
+  if (!chosen.length) throw fieldError('documents', 'Envie pelo menos um documento.');
+  const documents: KycDoc[] = [];
+  for (const [i, [type, file]] of chosen.entries()) {
+    progress(i / chosen.length);
+    const contentBase64 = await readBase64(file, (p) => progress((i + p) / chosen.length));
+    documents.push({ type, fileName: file.name, contentType: file.type as KycDoc['contentType'], contentBase64 });
+  }
+  progress(1);
+  const { street, number, complement, district, city, state, zipCode } = f;
+  const body: KycBody = {
+    personType: f.personType as 'PF',
+    legalName: f.legalName,
+    document: f.document,
+    ...(f.birthDate ? (f.personType === 'PF' ? { birthDate: f.birthDate } : { foundingDate: f.birthDate }) : {}),
+    address: { street, number, district, city, state, zipCode, ...(complement ? { complement } : {}) },
+    documents,
+  };
+  return body;
+}
+
+function AddressFields({ f, set, error }: { f: KycForm; set: (k: keyof KycForm) => (v: string) => void; error: FormErrors }) {
+  return (
+    <fieldset>
+      <legend>Endereço</legend>
+      <Field label="CEP" name="address.zipCode" inputMode="numeric" value={f.zipCode} onValue={set('zipCode')} error={error} required />
+      <Field label="Rua" name="address.street" value={f.street} onValue={set('street')} error={error} required />
+      <Field label="Número" name="address.number" value={f.number} onValue={set('number')} error={error} required />
+      <Field label="Complemento (opcional)" name="address.complement" value={f.complement} onValue={set('complement')} error={error} />
+      <Field label="Bairro" name="address.district" value={f.district} onValue={set('district')} error={error} required />
+      <Field label="Cidade" name="address.city" value={f.city} onValue={set('city')} error={error} required />
+      <Field label="UF" name="address.state" value={f.state} onValue={(v) => set('state')(v.toUpperCase())} error={error} required maxLength={2} />
+    </fieldset>
+  );
+}
+
+/** A file input per document the account's type needs; a file of another type or over 5 MB is refused at once. */
+function DocumentInputs({ personType, files, setFiles, error }: { personType: string; files: Partial<Record<KycDoc['type'], File>>; setFiles: (f: Partial<Record<KycDoc['type'], File>>) => void; error: FormErrors }) {
+  return (
+    <fieldset>
+      <legend>Documentos (PNG, JPEG, WebP ou PDF, até 5 MB cada)</legend>
+      {DOC_TYPES.filter(([t]) => (personType === 'PF' ? !['COMPANY_REGISTRATION', 'ARTICLES_OF_ASSOCIATION'].includes(t) : true)).map(([type, label]) => (
+        <div class="field" key={type}>
+          <label for={`doc-${type}`}>{label}</label>
+          <input
+            id={`doc-${type}`}
+            type="file"
+            accept={TYPES.join(',')}
+            onChange={(e) => {
+              const file = (e.target as HTMLInputElement).files?.[0];
+              const next = { ...files };
+              if (file && TYPES.includes(file.type) && file.size <= MAX_FILE) next[type] = file;
+              else delete next[type];
+              if (file && (!TYPES.includes(file.type) || file.size > MAX_FILE)) alert('Arquivo não aceito: envie PNG, JPEG, WebP ou PDF de até 5 MB.');
+              setFiles(next);
+            }}
+          />
+        </div>
+      ))}
+      {error?.fields.documents && <small class="field-message">{error.fields.documents}</small>}
+    </fieldset>
   );
 }
 

@@ -1,6 +1,6 @@
 // Sign up and log in. Both give a dashboard token; the API's field errors show beside the fields.
 import { useState } from 'preact/hooks';
-import { api, ApiError, ok, revokeStaleSessionKeys } from '../api/client.ts';
+import { api, type ApiError, ok, revokeStaleSessionKeys } from '../api/client.ts';
 import { EnvSwitch } from '../components/Shell.tsx';
 import { Link } from '../components/Link.tsx';
 import { Field, FormError } from '../components/ui.tsx';

@@ -2,11 +2,12 @@
 // pending, status), advances of card receivables (quote, request, cancel) and the fees that apply.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import type { Json } from '../api/json.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
 import { Badge, Empty, ErrorState, Field, FormError, Loading, Select } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
-import { useAsync, useSubmit } from '../lib/async.ts';
+import { type Async, useAsync, useSubmit } from '../lib/async.ts';
 import { bp } from '../lib/fees.ts';
 import { brl, date, dateTime, entryDescription } from '../lib/format.ts';
 
@@ -159,26 +160,53 @@ function Withdrawals() {
   );
 }
 
+type Preview = { amountCents: number; feeCents: number; netAmountCents: number };
+
+/** What can be advanced now and at what monthly rate (or that there is nothing to advance). */
+function Advanceable({ quote }: { quote: Async<Json<'simulateAdvance'>> }) {
+  return (
+    <>
+      {quote.loading && <Loading />}
+      {quote.error?.code === 'INSUFFICIENT_BALANCE' && <p class="muted">Nenhum recebível de cartão para antecipar agora: vendas no cartão aparecem aqui enquanto não são liberadas.</p>}
+      {quote.error && quote.error.code !== 'INSUFFICIENT_BALANCE' && <ErrorState error={quote.error} retry={quote.reload} />}
+      {quote.data && (
+        <p class="muted">
+          Disponível para antecipar: <strong>{brl(quote.data.availableToAdvanceCents)}</strong> · taxa de {String(quote.data.monthlyFeePercentage).replace('.', ',')}% ao mês antecipado
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The simulated advance: amount, fee and what the merchant receives. */
+function AdvancePreview({ preview }: { preview: Preview }) {
+  return (
+    <dl class="facts" aria-live="polite">
+      <dt>Valor</dt>
+      <dd>{brl(preview.amountCents)}</dd>
+      <dt>Taxa</dt>
+      <dd>{brl(preview.feeCents)}</dd>
+      <dt>Você recebe</dt>
+      <dd>
+        <strong>{brl(preview.netAmountCents)}</strong>
+      </dd>
+    </dl>
+  );
+}
+
 function Advances() {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('Capital de giro');
   const quote = useAsync(() => ok(api.GET('/api/advances/simulate', { params: { query: {} } })), []);
   const list = useAsync(() => ok(api.GET('/api/advances', { params: { query: { page: 1, limit: 50 } } })), []);
   const sim = useSubmit();
-  const [preview, setPreview] = useState<{ amountCents: number; feeCents: number; netAmountCents: number } | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
   const req = useSubmit();
   return (
     <div>
       <div class="card">
         <h2>Antecipar recebíveis do cartão</h2>
-        {quote.loading && <Loading />}
-        {quote.error?.code === 'INSUFFICIENT_BALANCE' && <p class="muted">Nenhum recebível de cartão para antecipar agora: vendas no cartão aparecem aqui enquanto não são liberadas.</p>}
-        {quote.error && quote.error.code !== 'INSUFFICIENT_BALANCE' && <ErrorState error={quote.error} retry={quote.reload} />}
-        {quote.data && (
-          <p class="muted">
-            Disponível para antecipar: <strong>{brl(quote.data.availableToAdvanceCents)}</strong> · taxa de {String(quote.data.monthlyFeePercentage).replace('.', ',')}% ao mês antecipado
-          </p>
-        )}
+        <Advanceable quote={quote} />
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -214,18 +242,7 @@ function Advances() {
             )}
           </div>
         </form>
-        {preview && (
-          <dl class="facts" aria-live="polite">
-            <dt>Valor</dt>
-            <dd>{brl(preview.amountCents)}</dd>
-            <dt>Taxa</dt>
-            <dd>{brl(preview.feeCents)}</dd>
-            <dt>Você recebe</dt>
-            <dd>
-              <strong>{brl(preview.netAmountCents)}</strong>
-            </dd>
-          </dl>
-        )}
+        {preview && <AdvancePreview preview={preview} />}
       </div>
       <AsyncList list={list} items={(d) => d.advances} empty="Nenhuma antecipação ainda." hint="Vendas no cartão ficam a receber; antecipe-as acima quando precisar.">
         {(a) => (

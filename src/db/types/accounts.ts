@@ -1,0 +1,81 @@
+// Accounts and what they leave behind: users, dashboard sessions, API keys, idempotency keys, the e-mail outbox.
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string;
+  password_hash: string;
+  role: Generated<'USER' | 'ADMIN'>;
+  referral_code: string;
+  referred_by: string | null;
+  /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
+  postback_secret: string | null;
+  /** An operator's overrides of the platform's fees (modules/fees/schedule.ts); null = none. */
+  fees: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A dashboard session: one per issued token (its `jti`); see migrations/008_sessions.ts. */
+export interface SessionsTable {
+  user_id: string;
+  id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  livemode: boolean;
+  permissions: Json<string[]>;
+  prefix: string;
+  key_hash: string;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  livemode: boolean;
+  key: string;
+  fingerprint: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export type User = Selectable<UsersTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+
+export type EmailStatus = 'QUEUED' | 'SENT' | 'STORED' | 'FAILED';
+
+/** The outbox of outgoing e-mail (src/mail/outbox.ts). */
+export interface EmailsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  template: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  status: EmailStatus;
+  attempts: Generated<number>;
+  /** When the sweep may (re)try a QUEUED message; a claimed one is pushed ahead by the lease. */
+  next_attempt_at: NullableTimestamp;
+  last_error: string | null;
+  /** The SMTP server's Message-ID once sent. */
+  message_id: string | null;
+  /** What the message is about (a subscription), for listing. */
+  related_id: string | null;
+  sent_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+export type Email = Selectable<EmailsTable>;

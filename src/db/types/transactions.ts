@@ -1,0 +1,125 @@
+// Payments: transactions, their refunds, and the daily report totals the database's triggers keep.
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+
+/**
+ * A PIX with a due date: its late-payment terms (payments/late-payment.ts). `fineBp`: a fine of this
+ * share of the amount (basis points: 200 = 2,00 %), once, from the day after the due date.
+ * `interestMonthlyBp`: simple interest per month (100 = 1,00 % a.m.), counted per calendar day late
+ * as 1/30 of it. Either may be 0 (none).
+ */
+export interface LatePayment {
+  daysAfterDue: number;
+  fineBp: number;
+  interestMonthlyBp: number;
+}
+
+export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
+export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
+
+export interface TransactionsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  display_id: string;
+  product: string;
+  amount_cents: number;
+  charged_cents: number;
+  fee_cents: number;
+  refunded_cents: Generated<number>;
+  status: TransactionStatus;
+  payment_method: PaymentMethod;
+  client_id: string;
+  client_name: string;
+  client_email: string;
+  client_document: string;
+  client_phone: string | null;
+  installments: number;
+  installment_cents: number | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  pix_txid: string | null;
+  pix_qr_code: string | null;
+  boleto_barcode: string | null;
+  boleto_line: string | null;
+  due_date: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A PIX with a due date: its late-payment terms (payments/late-payment.ts), or null. */
+  late_payment: ColumnType<LatePayment | null, string | null | undefined, string | null>;
+  expires_at: NullableTimestamp;
+  payment_link_id: string | null;
+  coupon_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The affiliate link a checkout attributed the sale to. */
+  affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
+  discount_cents: Generated<number>;
+  /** Delivery address given at a checkout that requires one. */
+  address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  metadata: Json<Record<string, unknown>>;
+  tracking_params: Json<Record<string, string>>;
+  postback_url: string | null;
+  /** The subscription and cycle this payment bills (modules/subscriptions), or null. */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>;
+  subscription_cycle_id: ColumnType<string | null, string | null | undefined, string | null>;
+  provider: string;
+  /** The provider's own reference of the payment (a card charge id), once it gave one. */
+  provider_ref: ColumnType<string | null, string | null | undefined, string | null>;
+  failure_reason: string | null;
+  authorized_at: NullableTimestamp;
+  captured_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+  paid_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  expired_at: NullableTimestamp;
+  refunded_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type Transaction = Selectable<TransactionsTable>;
+
+export type RefundStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+/**
+ * Daily sales totals per merchant, environment, São Paulo day and method ('REFUND' for refunds),
+ * spread over slots; written only by the database's triggers (migration 018), read by the reports.
+ */
+export interface ReportDaysTable {
+  user_id: string;
+  livemode: boolean;
+  day: string;
+  method: PaymentMethod | 'REFUND';
+  slot: number;
+  paid_count: number;
+  gross_cents: number;
+  fee_cents: number;
+  created_count: number;
+  created_paid: number;
+  card_attempted: number;
+  card_approved: number;
+  refund_count: number;
+  refunded_cents: number;
+}
+
+/** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */
+export interface RefundsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  amount_cents: number;
+  /** The part of the payment's fee this refund returned to the merchant. */
+  fee_returned_cents: number;
+  status: RefundStatus;
+  provider: string;
+  provider_ref: string | null;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Refund = Selectable<RefundsTable>;
+
+/** The sandbox connector's answers by our reference (charge:, refund:, payout:), as a provider's own books. */
+export interface SandboxOperationsTable {
+  reference: string;
+  outcome: unknown;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}

@@ -1,0 +1,114 @@
+// Wallet: withdrawals, advances of card receivables, KYC (src/modules/{withdrawals,advances,kyc}).
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+
+export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type PixKeyType = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random';
+
+export interface WithdrawalsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  amount_cents: number;
+  fee_cents: number;
+  net_amount_cents: number;
+  status: WithdrawalStatus;
+  pix_key_type: PixKeyType;
+  pix_key: string;
+  description: string | null;
+  /** Payout provider that took it (set when it moves to PROCESSING; 'manual' when an operator settled it). */
+  provider: string | null;
+  external_id: string | null;
+  failure_reason: string | null;
+  payout_attempts: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  processed_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+}
+
+export type AdvanceStatus = 'PENDING' | 'APPROVED' | 'COMPLETED' | 'REJECTED' | 'CANCELLED';
+
+export interface AdvancesTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  amount_cents: number;
+  fee_cents: number;
+  net_amount_cents: number;
+  status: AdvanceStatus;
+  reason: string;
+  decision_reason: string | null;
+  decided_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  approved_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  rejected_at: NullableTimestamp;
+  cancelled_at: NullableTimestamp;
+}
+
+export interface AdvanceItemsTable {
+  id: string;
+  user_id: string;
+  advance_id: string;
+  receivable_id: string;
+  transaction_id: string;
+  installment_number: number;
+  amount_cents: number;
+  fee_cents: number;
+  days: number;
+  settle_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export type KycStatus = 'SUBMITTED' | 'APPROVED' | 'REJECTED';
+
+export interface KycAddress {
+  street: string;
+  number: string;
+  complement?: string;
+  district: string;
+  city: string;
+  state: string;
+  zipCode: string;
+}
+
+export interface KycSubmissionsTable {
+  id: string;
+  user_id: string;
+  status: KycStatus;
+  person_type: 'PF' | 'PJ';
+  legal_name: string;
+  document: string;
+  birth_date: ColumnType<string | null, string | null | undefined, string | null>;
+  founding_date: ColumnType<string | null, string | null | undefined, string | null>;
+  address: Json<KycAddress>;
+  review_reason: string | null;
+  reviewed_by: string | null;
+  reviewed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface KycDocumentsTable {
+  id: string;
+  user_id: string;
+  submission_id: string;
+  /** Order of the file in the submission. */
+  position: number;
+  type: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  content: Uint8Array;
+  created_at: Timestamp;
+}
+
+export type Withdrawal = Selectable<WithdrawalsTable>;
+export type Advance = Selectable<AdvancesTable>;
+export type AdvanceItem = Selectable<AdvanceItemsTable>;
+export type KycSubmission = Selectable<KycSubmissionsTable>;
