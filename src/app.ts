@@ -28,7 +28,7 @@ import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
-import { ORIGIN_COMPAT } from './modules/compat.ts';
+import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
@@ -159,7 +159,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   installErrorHandling(app);
   installHardening(app, { baseUrl: config.baseUrl });
   // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
-  installCompat(app, ORIGIN_COMPAT);
+  installCompat(app, originCompat(deps.db));
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.

@@ -159,9 +159,3 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
 export type App = HttpApp & {
   deps: Deps;
 };
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: Deps;
-  }
-}
