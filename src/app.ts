@@ -11,6 +11,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import Fastify from 'fastify';
 import { uuidv7 } from './db/ids.ts';
 import type { App, Deps } from './deps.ts';
+import type { HttpApp } from './http/app-type.ts';
 import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installCompat } from './http/compat.ts';
 import { installErrorHandling } from './http/errors.ts';
@@ -27,7 +28,7 @@ import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
-import { ORIGIN_COMPAT } from './modules/compat.ts';
+import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
@@ -91,8 +92,8 @@ function validatorCompiler() {
  * their aliases. No credentials: a connector believes nothing a notification says before it asks
  * its provider; a per-address limit keeps strangers from spending the provider's quota.
  */
-async function connectorRoutes(app: App) {
-  const { connectors, limiter } = app.deps;
+async function connectorRoutes(app: HttpApp, deps: Pick<Deps, 'connectors' | 'limiter'>) {
+  const { connectors, limiter } = deps;
   app.addHook('onClose', async () => connectors.close());
   for (const route of connectors.routes()) {
     const preHandler = async (req: { ip: string }) => {
@@ -114,6 +115,14 @@ async function connectorRoutes(app: App) {
     });
   }
 }
+
+/**
+ * Each route plugin is given the dependencies as its options (`app.register(plugin, deps)`). Fastify
+ * reads `prefix`, `logLevel` and `logSerializers` from a plugin's options, and avvio `name`: no
+ * dependency may be called so (this fails to compile if one is).
+ */
+const DEPS_ARE_PLUGIN_OPTIONS: [Extract<keyof Deps, 'prefix' | 'logLevel' | 'logSerializers' | 'name'>] extends [never] ? true : never = true;
+void DEPS_ARE_PLUGIN_OPTIONS;
 
 export async function buildApp(deps: Deps): Promise<App> {
   const { config, database, auth } = deps;
@@ -144,7 +153,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   installErrorHandling(app);
   installHardening(app, { baseUrl: config.baseUrl });
   // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
-  installCompat(app, ORIGIN_COMPAT);
+  installCompat(app, originCompat(deps.db));
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before compression: the idempotency store reads the JSON text of each response.
@@ -159,7 +168,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   // Auth, then modules
   installAuth(app, auth);
-  await registerRoutes(app);
+  await registerRoutes(app, deps);
 
   return app;
 }
@@ -201,33 +210,33 @@ async function installApiDocs(app: App, baseUrl: string) {
 }
 
 /** Every module's routes, then the hosted pages and the dashboard. */
-async function registerRoutes(app: App) {
-  await app.register(healthRoutes);
-  await app.register(authRoutes);
-  await app.register(credentialRoutes);
-  await app.register(productRoutes);
-  await app.register(clientRoutes);
-  await app.register(salesRoutes);
-  await app.register(transactionRoutes);
-  await app.register(reportRoutes);
-  await app.register(ledgerRoutes);
-  await app.register(feeRoutes);
-  await app.register(webhookRoutes);
-  await app.register(withdrawalRoutes);
-  await app.register(advanceRoutes);
-  await app.register(kycRoutes);
-  await app.register(emailRoutes);
-  await app.register(planRoutes);
-  await app.register(subscriptionRoutes);
-  await app.register(publicSubscriptionRoutes);
-  await app.register(paymentLinkRoutes);
-  await app.register(couponRoutes);
-  await app.register(affiliateRoutes);
-  await app.register(referralRoutes);
-  await app.register(checkoutRoutes);
-  await app.register(connectorRoutes);
-  await app.register(checkoutPageRoutes);
-  await app.register(subscriptionPageRoutes);
-  await app.register(webRoutes);
+async function registerRoutes(app: App, deps: Deps) {
+  await app.register(healthRoutes, deps);
+  await app.register(authRoutes, deps);
+  await app.register(credentialRoutes, deps);
+  await app.register(productRoutes, deps);
+  await app.register(clientRoutes, deps);
+  await app.register(salesRoutes, deps);
+  await app.register(transactionRoutes, deps);
+  await app.register(reportRoutes, deps);
+  await app.register(ledgerRoutes, deps);
+  await app.register(feeRoutes, deps);
+  await app.register(webhookRoutes, deps);
+  await app.register(withdrawalRoutes, deps);
+  await app.register(advanceRoutes, deps);
+  await app.register(kycRoutes, deps);
+  await app.register(emailRoutes, deps);
+  await app.register(planRoutes, deps);
+  await app.register(subscriptionRoutes, deps);
+  await app.register(publicSubscriptionRoutes, deps);
+  await app.register(paymentLinkRoutes, deps);
+  await app.register(couponRoutes, deps);
+  await app.register(affiliateRoutes, deps);
+  await app.register(referralRoutes, deps);
+  await app.register(checkoutRoutes, deps);
+  await app.register(connectorRoutes, deps);
+  await app.register(checkoutPageRoutes, deps);
+  await app.register(subscriptionPageRoutes, deps);
+  await app.register(webRoutes, deps);
   await app.register(dashboardRoutes);
 }

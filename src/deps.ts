@@ -10,11 +10,10 @@
 //   - the connectors (payments/registry.ts) are built from the configuration, and their inbound
 //     routes and sweeps reach the payment core through the ConnectorCore port built here.
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
+import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
 import { PageCache } from './http/page-cache.ts';
 import { Cursors } from './http/pagination.ts';
@@ -156,13 +155,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   };
 }
 
-/** The Fastify instance as routes see it: TypeBox-typed, with the dependencies. */
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider> & {
+/** The app buildApp returns (to the root and the tests): the routes' HttpApp, with the dependencies. */
+export type App = HttpApp & {
   deps: Deps;
 };
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    deps: Deps;
-  }
-}

@@ -1,7 +1,13 @@
 // Periodic background jobs. Each sweep claims rows with FOR UPDATE SKIP LOCKED, so any number of
 // processes (serve, worker) can run them against one PostgreSQL without doing the same work twice.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { Db } from '../db/index.ts';
+import type { MailDeps } from '../mail/outbox.ts';
+import type { CommissionDeps } from '../modules/affiliates/commissions.ts';
+import type { ReferralDeps } from '../modules/referrals/service.ts';
+import type { EngineDeps } from '../modules/subscriptions/cycles.ts';
+import type { TransactionDeps } from '../modules/transactions/types.ts';
+import type { WithdrawalDeps } from '../modules/withdrawals/service.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
 import { advanceDue } from '../modules/subscriptions/sweep.ts';
@@ -19,8 +25,21 @@ export interface Sweep {
   batch: number;
 }
 
+/** What the sweeps use of the dependencies (main.ts passes those built by deps.ts). */
+export interface SweepDeps {
+  db: Db;
+  subscriptions: EngineDeps;
+  mail: MailDeps;
+  transactions: TransactionDeps;
+  withdrawals: WithdrawalDeps;
+  commissions: CommissionDeps;
+  referrals: Pick<ReferralDeps, 'db' | 'ledger'>;
+  /** Each connector's own sweeps. */
+  connectors: { sweeps(): Sweep[] };
+}
+
 /** The background work of a process: every time-based sweep, over the dependencies of deps.ts. */
-export function sweeps(deps: Deps): Sweep[] {
+export function sweeps(deps: SweepDeps): Sweep[] {
   return [
     { name: 'subscriptions', batch: 50, run: (now) => advanceDue(deps.subscriptions, now, 50) },
     { name: 'send-emails', batch: 50, run: (now) => sendDueEmails(deps.mail, now, 50) },
@@ -44,7 +63,7 @@ export function sweeps(deps: Deps): Sweep[] {
  * the provider's answer and the write), asked of their connector by our reference: card charges,
  * refunds, payouts. A full batch of any of them means more may be waiting.
  */
-async function janitor(deps: Deps, now: Date, batch: number): Promise<number> {
+async function janitor(deps: Pick<SweepDeps, 'transactions' | 'withdrawals'>, now: Date, batch: number): Promise<number> {
   const counts = [await settleUnknownCharges(deps.transactions, now, batch), await settleUnknownRefunds(deps.transactions, now, batch), await followPayouts(deps.withdrawals, now, batch)];
   return Math.max(...counts);
 }

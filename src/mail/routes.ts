@@ -1,7 +1,9 @@
 // GET /api/v1/emails: the messages sent (or, without SMTP_URL, only stored) for the merchant's
 // customers, so an integration can be followed without a mail server. Development only.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../deps.ts';
+import type { HttpApp } from '../http/app-type.ts';
+import type { Db } from '../db/index.ts';
+import type { Cursors } from '../http/pagination.ts';
 import { forbidden } from '../http/errors.ts';
 import { createdAtPage } from '../http/pagination.ts';
 import { CursorPagination, CursorQuery, errors, Nullable, Timestamp, Uuid } from '../http/schemas.ts';
@@ -42,8 +44,14 @@ const view = (m: Email) => ({
   createdAt: m.created_at,
 });
 
-export default async function emailRoutes(app: App) {
-  const { db, cursors } = app.deps;
+/** The options of emailRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface EmailRouteDeps {
+  db: Db;
+  cursors: Cursors;
+}
+
+export default async function emailRoutes(app: HttpApp, deps: EmailRouteDeps) {
+  const { db, cursors } = deps;
   app.get(
     '/api/v1/emails',
     {

@@ -2,6 +2,7 @@
 // in http/compat.ts; docs/compatibility.md is this table for people). Keys are the routes as their
 // modules declare them; a key that matches no route stops the app at start.
 import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/index.ts';
 import { canonicalMethod, takeAlias, type CompatTable } from '../http/compat.ts';
 import { validation } from '../http/errors.ts';
 import { inferPixKeyType, pixKeyTypeSpelling } from '../payments/pix-keys.ts';
@@ -44,7 +45,8 @@ const subscriptionSpellings = (req: FastifyRequest) =>
 /** The /api/v1 twin of an unversioned route; its operationId is the route's with V1 appended. */
 const v1 = (url: string) => [{ url: url.replace(/^\/api\//, '/api/v1/'), operationIdSuffix: 'V1' }];
 
-export const ORIGIN_COMPAT: CompatTable = {
+/** The table; `db` for the spellings that read (a transaction's clientId becomes the client's fields). */
+export const originCompat = (db: Db): CompatTable => ({
   // Clients and withdrawals are unversioned in the spec; origin clients call them under /api/v1.
   'POST /api/clients': { aliases: v1('/api/clients') },
   'GET /api/clients': { aliases: v1('/api/clients') },
@@ -64,10 +66,10 @@ export const ORIGIN_COMPAT: CompatTable = {
   'POST /api/v1/webhooks/subscriptions': { spellings: subscriptionSpellings },
   // PUT as the origin's clients send it: a partial update, exactly like PATCH.
   'PATCH /api/v1/webhooks/subscriptions/:id': { aliases: [{ method: 'PUT', url: '/api/v1/webhooks/subscriptions/:id', operationId: 'putWebhookSubscription' }], spellings: subscriptionSpellings },
-  'POST /api/v1/transactions': { spellings: transactionSpellings },
+  'POST /api/v1/transactions': { spellings: (req) => transactionSpellings(db, req) },
   'GET /api/v1/transactions': { spellings: listSpellings },
   'GET /api/v1/transactions/export': { spellings: listSpellings },
   'POST /api/v1/payment-links': { spellings: linkSpellings },
   'PATCH /api/v1/payment-links/:id': { spellings: linkSpellings },
   'POST /api/payment-links/public/slug/:slug/checkout': { spellings: checkoutSpellings },
-};
+});

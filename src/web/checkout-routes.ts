@@ -2,7 +2,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UUID } from '../db/ids.ts';
-import type { App } from '../deps.ts';
+import type { HttpApp } from '../http/app-type.ts';
+import type { Db } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import type { PageCache } from '../http/page-cache.ts';
+import type { AffiliateDeps } from '../modules/affiliates/service.ts';
 import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks } from '../modules/affiliates/attribution.ts';
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
@@ -42,8 +46,16 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, page: CachedPage) 
 /** How long the click cookie lives: the longest window a program can have (unlimited: 10 years). */
 const AFF_COOKIE_SECONDS = 10 * 365 * 86_400;
 
-export default async function checkoutPageRoutes(app: App) {
-  const { db, config, pages, affiliates } = app.deps;
+/** The options of checkoutPageRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface CheckoutPageRouteDeps {
+  db: Db;
+  config: Config;
+  pages: PageCache;
+  affiliates: AffiliateDeps;
+}
+
+export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPageRouteDeps) {
+  const { db, config, pages, affiliates } = deps;
   app.addHook('onClose', () => affiliates.clicks.flush());
 
   /**

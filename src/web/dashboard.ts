@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
-import type { App } from '../deps.ts';
+import type { HttpApp } from '../http/app-type.ts';
 
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../web/dashboard/dist/', import.meta.url));
 
@@ -29,7 +29,7 @@ const ASSET_NAME = /^[A-Za-z0-9._-]{1,200}$/;
 const NOT_BUILT = `<!doctype html><html lang="pt-BR"><meta charset="utf-8"><title>Painel não compilado — Cofre</title>
 <h1>O painel ainda não foi compilado</h1><p>Rode <code>npm run build:dashboard</code> (o <code>npm install</code> faz isso) e recarregue a página.</p></html>`;
 
-export default async function dashboardRoutes(app: App) {
+export default async function dashboardRoutes(app: HttpApp) {
   const assets = new Map<string, Buffer>();
   let index: { mtimeMs: number; html: Buffer; etag: string } | null = null;
 

@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import { UUID } from '../db/ids.ts';
-import type { App } from '../deps.ts';
+import type { HttpApp } from '../http/app-type.ts';
+import type { Db } from '../db/index.ts';
 import { boletoForPage, pixCodeByTxid } from '../modules/transactions/queries.ts';
 import { BOLETO_CSP, formatBoletoDocument } from './boleto-page.ts';
 
@@ -27,8 +28,13 @@ class QrCache {
   }
 }
 
-export default async function webRoutes(app: App) {
-  const { db } = app.deps;
+/** The options of webRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface WebRouteDeps {
+  db: Db;
+}
+
+export default async function webRoutes(app: HttpApp, deps: WebRouteDeps) {
+  const { db } = deps;
   const qr = new QrCache(2000);
 
   app.get(

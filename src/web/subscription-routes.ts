@@ -1,7 +1,10 @@
 // Hosted subscription pages: /subscribe/{planId} (public) and /subscription/{id}?t=... (the
 // subscriber's signed, expiring self-service link; an invalid or expired link opens nothing).
 import { Type } from '@sinclair/typebox';
-import type { App } from '../deps.ts';
+import type { HttpApp } from '../http/app-type.ts';
+import type { Db } from '../db/index.ts';
+import type { Config } from '../config.ts';
+import type { SubscriptionDeps } from '../modules/subscriptions/service.ts';
 import type { Subscription } from '../db/types.ts';
 import { verifyLinkToken } from '../modules/subscriptions/links.ts';
 import { findPublicPlan, publicPlanView } from '../modules/subscriptions/plans.ts';
@@ -12,8 +15,15 @@ import { selfServicePage, subscribePage } from './subscription-pages.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export default async function subscriptionPageRoutes(app: App) {
-  const { db, config } = app.deps;
+/** The options of subscriptionPageRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface SubscriptionPageRouteDeps {
+  db: Db;
+  config: Config;
+  subscriptions: SubscriptionDeps;
+}
+
+export default async function subscriptionPageRoutes(app: HttpApp, deps: SubscriptionPageRouteDeps) {
+  const { db, config } = deps;
 
   app.get(
     '/subscribe/:planId',
@@ -55,7 +65,7 @@ export default async function subscriptionPageRoutes(app: App) {
       const sub = (await db.selectFrom('subscriptions').selectAll().where('id', '=', req.params.id).executeTakeFirst()) as Subscription | undefined;
       if (!sub) return invalid();
       const plan = await findPublicPlan(db, sub.plan_id);
-      const v = await fullView(app.deps.subscriptions, sub);
+      const v = await fullView(deps.subscriptions, sub);
       return send(
         reply,
         200,

@@ -1,14 +1,22 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { AdvanceDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, OptionalReasonBody, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
 import { AdminAdvancesQuery, AdminAdvanceView, AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
 import { adminListAdvances, advanceView, approveAdvance, cancelAdvance, createAdvance, getAdvance, listAdvances, rejectAdvance, simulateAdvance } from './service.ts';
 
 
+/** The options of advanceRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface AdvanceRouteDeps {
+  db: Db;
+  advances: AdvanceDeps;
+}
+
 // Spec "T" routes: the dashboard token, or an API key with withdrawals:read / withdrawals:write.
-export default async function advanceRoutes(app: App) {
-  const { db } = app.deps;
-  const deps = app.deps.advances;
+export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps) {
+  const { db } = opts;
+  const deps = opts.advances;
   const tags = ['Advances'];
 
   app.get(

@@ -1,4 +1,6 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { AffiliateDeps } from './service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { listCommissions } from './commissions.ts';
 import { affiliateStats, decideLink, joinProgram, listLinks, listProgramAffiliates, type LinkDecision } from './links.ts';
@@ -28,8 +30,14 @@ import { createProgram, deleteProgram, getProgram, listPrograms, marketplace, pr
 const read = { auth: { key: 'affiliates:read', token: true } } as const;
 const write = { auth: { key: 'affiliates:write', token: true } } as const;
 
-export default async function affiliateRoutes(app: App) {
-  const { db, affiliates } = app.deps;
+/** The options of affiliateRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface AffiliateRouteDeps {
+  db: Db;
+  affiliates: AffiliateDeps;
+}
+
+export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRouteDeps) {
+  const { db, affiliates } = deps;
   const tags = ['Affiliates'];
 
   app.post(

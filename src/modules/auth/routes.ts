@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Authenticator } from '../../http/auth.ts';
+import type { RateLimiter } from '../../http/ratelimit.ts';
+import type { Config } from '../../config.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { ADMIN, errors, Message } from '../../http/schemas.ts';
 import type { User } from '../../db/types.ts';
@@ -8,8 +12,16 @@ import { changePassword, getUser, listMerchants, login, register, userView } fro
 
 const TokenResponse = Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView });
 
-export default async function authRoutes(app: App) {
-  const { db, auth, limiter, config } = app.deps;
+/** The options of authRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface AuthRouteDeps {
+  db: Db;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  config: Config;
+}
+
+export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
+  const { db, auth, limiter, config } = deps;
 
   /** A new dashboard session for `user`; refused when its password changed since it was verified. */
   async function session(user: User): Promise<string> {

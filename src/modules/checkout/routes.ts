@@ -1,5 +1,9 @@
 // Public checkout API (no credentials): what the hosted pages call.
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { RateLimiter } from '../../http/ratelimit.ts';
+import type { TransactionDeps } from '../transactions/types.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
@@ -19,8 +23,16 @@ const ABANDONMENTS_PER_MINUTE = 30;
 /** Recoveries per IP per minute: the route takes an e-mail, so unlimited it would let anyone sweep a merchant's list. */
 const RECOVERIES_PER_MINUTE = 10;
 
-export default async function checkoutRoutes(app: App) {
-  const { db, config, limiter } = app.deps;
+/** The options of checkoutRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface CheckoutRouteDeps {
+  db: Db;
+  config: Config;
+  limiter: RateLimiter;
+  transactions: TransactionDeps;
+}
+
+export default async function checkoutRoutes(app: HttpApp, deps: CheckoutRouteDeps) {
+  const { db, config, limiter } = deps;
   const tags = ['Public'];
   const noStore = { 'Cache-Control': 'no-store' };
   // The per-IP limits are counted before the body is read (onRequest): a malformed request is an attempt too.
@@ -68,7 +80,7 @@ export default async function checkoutRoutes(app: App) {
         coupon: { before: () => checkCouponLimits(limiter, req), failed: () => hitCouponLimits(limiter, req).catch(() => {}) },
         card: cardGuard(limiter, config.checkoutLimits, req),
       };
-      const { tx, redirectUrl } = await checkoutLink(app.deps.transactions, req.params.slug, req.body, guard, parseClicks(cookie(req, AFF_COOKIE)));
+      const { tx, redirectUrl } = await checkoutLink(deps.transactions, req.params.slug, req.body, guard, parseClicks(cookie(req, AFF_COOKIE)));
       return reply.code(201).headers(noStore).send({ message: 'Transaction created', transaction: publicTransactionView(tx, config, redirectUrl) });
     },
   );
@@ -149,7 +161,7 @@ export default async function checkoutRoutes(app: App) {
       onRequest: admit,
     },
     async (req, reply) => {
-      const tx = await payPendingCard(app.deps.transactions, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
+      const tx = await payPendingCard(deps.transactions, req.params.id, req.body.card, cardGuard(limiter, config.checkoutLimits, req));
       const page = await findForCheckoutPage(db, tx.id);
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
     },

@@ -1,10 +1,16 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { ClientListResponse, ClientResponse, CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 import { clientView, createClient, deleteClient, getClient, listClients, updateClient } from './service.ts';
 
-export default async function clientRoutes(app: App) {
-  const { db } = app.deps;
+/** The options of clientRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface ClientRouteDeps {
+  db: Db;
+}
+
+export default async function clientRoutes(app: HttpApp, deps: ClientRouteDeps) {
+  const { db } = deps;
   const tags = ['Clients'];
 
   app.post(

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { RateLimiter } from '../../http/ratelimit.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { couponView, createCoupon, deleteCoupon, getCoupon, listCoupons, updateCoupon } from './crud.ts';
 import { hitCouponLimits } from './limits.ts';
@@ -15,8 +17,14 @@ import {
 } from './schemas.ts';
 import { validatePublic } from './service.ts';
 
-export default async function couponRoutes(app: App) {
-  const { db, limiter } = app.deps;
+/** The options of couponRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface CouponRouteDeps {
+  db: Db;
+  limiter: RateLimiter;
+}
+
+export default async function couponRoutes(app: HttpApp, deps: CouponRouteDeps) {
+  const { db, limiter } = deps;
   const tags = ['Coupons'];
 
   app.post(

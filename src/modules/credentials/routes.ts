@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Authenticator } from '../../http/auth.ts';
 import { PERMISSIONS } from '../../http/auth.ts';
 import { Environment, errors, IdParams, Message, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { createCredential, credentialView, listCredentials, revokeCredential } from './service.ts';
@@ -16,8 +18,14 @@ const CredentialView = Type.Object({
   revokedAt: Nullable(Timestamp),
 });
 
-export default async function credentialRoutes(app: App) {
-  const { db, auth } = app.deps;
+/** The options of credentialRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface CredentialRouteDeps {
+  db: Db;
+  auth: Authenticator;
+}
+
+export default async function credentialRoutes(app: HttpApp, deps: CredentialRouteDeps) {
+  const { db, auth } = deps;
 
   app.post(
     '/api/credentials',

@@ -1,12 +1,18 @@
 // Fees over HTTP: a merchant reads the fees that apply to it; an operator sets a merchant's.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { FeeSchedule } from './schedule.ts';
 import { ownAccount } from '../../http/errors.ts';
 import { ADMIN, errors, IdParams } from '../../http/schemas.ts';
 import { FeeOverrides, FeesView } from './schedule.ts';
 
-export default async function feeRoutes(app: App) {
-  const { fees } = app.deps;
+/** The options of feeRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface FeeRouteDeps {
+  fees: FeeSchedule;
+}
+
+export default async function feeRoutes(app: HttpApp, deps: FeeRouteDeps) {
+  const { fees } = deps;
 
   app.get(
     '/api/v1/fees',

@@ -1,8 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Database, Db } from '../../db/index.ts';
 import { ping } from '../../db/index.ts';
 
-export default async function healthRoutes(app: App) {
+/** The options of healthRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface HealthRouteDeps {
+  db: Db;
+  database: Database;
+}
+
+export default async function healthRoutes(app: HttpApp, deps: HealthRouteDeps) {
   app.get(
     '/health',
     { schema: { tags: ['Health'], operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -21,8 +28,8 @@ export default async function healthRoutes(app: App) {
     },
     async (_req, reply) => {
       try {
-        await ping(app.deps.db);
-        return { status: 'ready' as const, database: app.deps.database.kind };
+        await ping(deps.db);
+        return { status: 'ready' as const, database: deps.database.kind };
       } catch {
         return reply.code(503).send({ message: 'Database unreachable' });
       }

@@ -1,11 +1,19 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { KycDeps } from './service.ts';
 import { Type } from '@sinclair/typebox';
 import { ADMIN, emptyBodyIsObject, errors, IdParams, OptionalReasonBody, RequiredReasonBody, Uuid } from '../../http/schemas.ts';
 import { AdminKycQuery, KYC_BODY_LIMIT, KycListResponse, KycResponse, KycView, SubmitKycBody } from './schemas.ts';
 import { getDocumentFile, getKyc, getSubmission, listSubmissions, reviewKyc, submitKyc } from './service.ts';
 
-export default async function kycRoutes(app: App) {
-  const { db } = app.deps;
+/** The options of kycRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface KycRouteDeps {
+  db: Db;
+  kyc: KycDeps;
+}
+
+export default async function kycRoutes(app: HttpApp, deps: KycRouteDeps) {
+  const { db } = deps;
   const tags = ['KYC'];
 
   app.post(
@@ -25,7 +33,7 @@ export default async function kycRoutes(app: App) {
       },
     },
     async (req, reply) => {
-      const kyc = await submitKyc(app.deps.kyc, req.auth.userId, req.body);
+      const kyc = await submitKyc(deps.kyc, req.auth.userId, req.body);
       return reply.code(201).send({ message: 'KYC submitted for review', status: 'SUBMITTED' as const, kyc });
     },
   );
@@ -92,7 +100,7 @@ export default async function kycRoutes(app: App) {
         },
       },
       async (req) => {
-        const data = await reviewKyc(app.deps.kyc, req.auth.userId, req.params.id, decision, (req.body as { reason?: string }).reason);
+        const data = await reviewKyc(deps.kyc, req.auth.userId, req.params.id, decision, (req.body as { reason?: string }).reason);
         return { message: `KYC ${decision.toLowerCase()}`, data };
       },
     );

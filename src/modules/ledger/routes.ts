@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Cursors } from '../../http/pagination.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
 import { getBalance, listEntries, listReleases, originBalanceNames } from './service.ts';
 
@@ -24,8 +26,14 @@ const EntryView = Type.Object({
   createdAt: Timestamp,
 });
 
-export default async function ledgerRoutes(app: App) {
-  const { db, cursors } = app.deps;
+/** The options of ledgerRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface LedgerRouteDeps {
+  db: Db;
+  cursors: Cursors;
+}
+
+export default async function ledgerRoutes(app: HttpApp, deps: LedgerRouteDeps) {
+  const { db, cursors } = deps;
   const tags = ['Balance'];
 
   app.get(

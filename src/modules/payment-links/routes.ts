@@ -1,11 +1,23 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import type { LinkDeps } from './service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { abandonmentView, listAbandonments } from './abandonments.ts';
 import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, SlugParams, UpdateLinkBody } from './schemas.ts';
 import { createLink, deleteLink, getLink, getLinkBySlug, linkView, listLinks, updateLink } from './service.ts';
 
-export default async function paymentLinkRoutes(app: App) {
-  const { db, config, cursors, paymentLinks } = app.deps;
+/** The options of paymentLinkRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface PaymentLinkRouteDeps {
+  db: Db;
+  config: Config;
+  cursors: Cursors;
+  paymentLinks: LinkDeps;
+}
+
+export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkRouteDeps) {
+  const { db, config, cursors, paymentLinks } = deps;
   const tags = ['Payment links'];
   const view = (lp: Parameters<typeof linkView>[1]) => linkView(config, lp);
 

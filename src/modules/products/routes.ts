@@ -1,10 +1,16 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { CreateProductBody, ListProductsQuery, ProductListResponse, ProductResponse, UpdateProductBody } from './schemas.ts';
 import { createProduct, deleteProduct, getProduct, listProducts, productView, updateProduct } from './service.ts';
 
-export default async function productRoutes(app: App) {
-  const { db } = app.deps;
+/** The options of productRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface ProductRouteDeps {
+  db: Db;
+}
+
+export default async function productRoutes(app: HttpApp, deps: ProductRouteDeps) {
+  const { db } = deps;
   const tags = ['Products'];
 
   app.post(

@@ -1,4 +1,6 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
 import { errors } from '../../http/schemas.ts';
 import { ListRewardsQuery, ReferralCodeResponse, ReferralStatsResponse, RewardListResponse } from './schemas.ts';
 import { listRewards, referralCode, referralStats } from './service.ts';
@@ -7,8 +9,14 @@ import { listRewards, referralCode, referralStats } from './service.ts';
 // production money whatever X-Environment says, since development never produces any.
 const token = { auth: { token: true } } as const;
 
-export default async function referralRoutes(app: App) {
-  const { db, config } = app.deps;
+/** The options of referralRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface ReferralRouteDeps {
+  db: Db;
+  config: Config;
+}
+
+export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDeps) {
+  const { db, config } = deps;
   const tags = ['Referrals'];
 
   app.get(

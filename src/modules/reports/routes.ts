@@ -1,12 +1,18 @@
 // Sales reports for the dashboard (and any integrator): the totals of a period against the one
 // before, and gross sales per day. API key with transactions:read, or a dashboard token.
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
 import { errors } from '../../http/schemas.ts';
 import { ReportQuery, SummaryResponse, TimeseriesResponse } from './schemas.ts';
 import { reportPeriod, reportSummary, reportTimeseries } from './service.ts';
 
-export default async function reportRoutes(app: App) {
-  const { db } = app.deps;
+/** The options of reportRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface ReportRouteDeps {
+  db: Db;
+}
+
+export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) {
+  const { db } = deps;
   const tags = ['Reports'];
   const auth = { auth: { key: 'transactions:read', token: true } } as const;
   const period = 'Days are calendar days in America/Sao_Paulo, both ends included: `from` and `to` (at most 366 days), or a `preset` (default today).';

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { UUID } from '../../db/ids.ts';
+import type { Db } from '../../db/index.ts';
 import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, validation } from '../../http/errors.ts';
 import { keyStored } from '../../http/idempotency.ts';
@@ -54,7 +55,7 @@ const CLIENT_FIELDS = [
  * `clientId` (fingerprintBody), so a retry still matches once that client's data changed (every
  * sale to the same document updates it).
  */
-export function transactionSpellings(req: FastifyRequest): void | Promise<void> {
+export function transactionSpellings(db: Db, req: FastifyRequest): void | Promise<void> {
   const b = req.body as Record<string, unknown> | undefined;
   if (!b || typeof b !== 'object' || Array.isArray(b)) return;
   b.paymentMethod = b.paymentMethod === undefined ? 'PIX' : canonicalMethod(b.paymentMethod);
@@ -79,7 +80,7 @@ export function transactionSpellings(req: FastifyRequest): void | Promise<void> 
     if (typeof id !== 'string' || !UUID.test(id)) throw validation('clientId', 'must be a client id (UUID)');
     const clientId = id.toLowerCase();
     req.fingerprintBody = { ...b, clientId };
-    return clientFields(req, b, clientId);
+    return clientFields(db, req, b, clientId);
   }
 }
 
@@ -92,8 +93,7 @@ function agree(name: (typeof CLIENT_FIELDS)[number][0], a: unknown, b: unknown):
 }
 
 /** The fields of the merchant's client `id`, as if the request had sent them. */
-async function clientFields(req: FastifyRequest, b: Record<string, unknown>, id: string): Promise<void> {
-  const db = req.server.deps.db;
+async function clientFields(db: Db, req: FastifyRequest, b: Record<string, unknown>, id: string): Promise<void> {
   const client = await getClient(db, req.auth, id).catch(async (err) => {
     if (!(err instanceof AppError && err.status === 404)) throw err;
     // A retry of a creation whose client was archived since: its stored answer is replayed (or the

@@ -1,6 +1,9 @@
 // A sale through the API: POST /api/v1/transactions, with the origin's spellings, a payment link
 // and a coupon handled here (api.ts) before the payment core creates the transaction.
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { TransactionDeps } from '../transactions/types.ts';
 import type { Transaction } from '../../db/types.ts';
 import { holdKey, runIdempotent, sendJsonText } from '../../http/idempotency.ts';
 import { errors, IdempotencyHeader } from '../../http/schemas.ts';
@@ -8,8 +11,15 @@ import { TransactionResponse } from '../transactions/schemas.ts';
 import { transactionView } from '../transactions/view.ts';
 import { ApiCreateTransactionBody, createApiTransaction, createApiTransactionWith } from './api.ts';
 
-export default async function salesRoutes(app: App) {
-  const { db, config, transactions } = app.deps;
+/** The options of salesRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface SalesRouteDeps {
+  db: Db;
+  config: Config;
+  transactions: TransactionDeps;
+}
+
+export default async function salesRoutes(app: HttpApp, deps: SalesRouteDeps) {
+  const { db, config, transactions } = deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
 

@@ -1,7 +1,11 @@
 // Plans (and the subscription metrics) over HTTP. Merchant routes answer under /api/subscriptions (the spec's family) and
 // /api/v1/subscriptions: one handler, both paths (each route is declared in a loop over the two
 // prefixes). They take an API key with subscriptions:read or subscriptions:write, or a dashboard token.
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import type { SubscriptionDeps } from './service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { createPlan, deletePlan, getPlan, listPlans, planView, updatePlan } from './plans.ts';
 import { subscriptionMetrics } from './metrics.ts';
@@ -9,9 +13,17 @@ import { CreatePlanBody, ListPlansQuery, MetricsQuery, MetricsResponse, PlanList
 
 import { opId, PREFIXES, READ, WRITE } from './schemas.ts';
 
-export default async function planRoutes(app: App) {
-  const { db, config, cursors } = app.deps;
-  const deps = app.deps.subscriptions;
+/** The options of planRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface PlanRouteDeps {
+  db: Db;
+  config: Config;
+  cursors: Cursors;
+  subscriptions: SubscriptionDeps;
+}
+
+export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
+  const { db, config, cursors } = opts;
+  const deps = opts.subscriptions;
   const tags = ['Subscriptions'];
 
   for (const prefix of PREFIXES) {

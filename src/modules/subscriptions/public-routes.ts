@@ -4,7 +4,11 @@
 // actions are rate limited per subscription.
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { RateLimiter } from '../../http/ratelimit.ts';
+import type { SubscriptionDeps } from './service.ts';
 import { notFound } from '../../http/errors.ts';
 import { enforce } from '../../http/ratelimit.ts';
 import { emptyBodyIsObject, errors, IdParams, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
@@ -39,9 +43,17 @@ const PublicSubscriptionResponse = Type.Object({ message: Type.String(), subscri
 const TokenQuery = Type.Object({ t: Type.String({ maxLength: 200 }) });
 const SelfCancelBody = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })), atPeriodEnd: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
-export default async function publicSubscriptionRoutes(app: App) {
-  const { db, config, limiter } = app.deps;
-  const deps = app.deps.subscriptions;
+/** The options of publicSubscriptionRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface PublicSubscriptionRouteDeps {
+  db: Db;
+  config: Config;
+  limiter: RateLimiter;
+  subscriptions: SubscriptionDeps;
+}
+
+export default async function publicSubscriptionRoutes(app: HttpApp, opts: PublicSubscriptionRouteDeps) {
+  const { db, config, limiter } = opts;
+  const deps = opts.subscriptions;
   const tags = ['Public'];
   const noStore = { 'Cache-Control': 'no-store' };
 

@@ -1,7 +1,10 @@
 // Subscriptions over HTTP, merchant side: each route mounted under /api/subscriptions and
 // /api/v1/subscriptions (one handler, both paths), with an API key (subscriptions:read / :write) or
 // a dashboard token. Operations without a required body accept a request with no body at all.
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import type { SubscriptionDeps } from './service.ts';
 import { emptyBodyIsObject, errors, IdParams } from '../../http/schemas.ts';
 import { validation } from '../../http/errors.ts';
 import { findPlan } from './plans.ts';
@@ -35,9 +38,16 @@ import {
 import { subscribe } from './subscribe.ts';
 import { subscriptionView } from './view.ts';
 
-export default async function subscriptionRoutes(app: App) {
-  const { db, cursors } = app.deps;
-  const deps = app.deps.subscriptions;
+/** The options of subscriptionRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface SubscriptionRouteDeps {
+  db: Db;
+  cursors: Cursors;
+  subscriptions: SubscriptionDeps;
+}
+
+export default async function subscriptionRoutes(app: HttpApp, opts: SubscriptionRouteDeps) {
+  const { db, cursors } = opts;
+  const deps = opts.subscriptions;
   const tags = ['Subscriptions'];
   const optionalBody = { preValidation: emptyBodyIsObject };
 

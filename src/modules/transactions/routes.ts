@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { Config } from '../../config.ts';
+import type { Cursors } from '../../http/pagination.ts';
+import type { TransactionDeps } from './types.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';
@@ -10,8 +14,16 @@ import { cancelTransaction, captureTransaction, payPendingCard, refundTransactio
 import { refundView, transactionView } from './view.ts';
 
 
-export default async function transactionRoutes(app: App) {
-  const { db, config, cursors, transactions } = app.deps;
+/** The options of transactionRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface TransactionRouteDeps {
+  db: Db;
+  config: Config;
+  cursors: Cursors;
+  transactions: TransactionDeps;
+}
+
+export default async function transactionRoutes(app: HttpApp, deps: TransactionRouteDeps) {
+  const { db, config, cursors, transactions } = deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
   /**

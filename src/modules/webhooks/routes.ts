@@ -1,4 +1,5 @@
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Webhooks } from './service.ts';
 import { EVENT_TYPES } from '../events/service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import {
@@ -33,8 +34,13 @@ import {
   updateSubscription,
 } from './service.ts';
 
-export default async function webhookRoutes(app: App) {
-  const wh = app.deps.webhooks;
+/** The options of webhookRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface WebhookRouteDeps {
+  webhooks: Webhooks;
+}
+
+export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps) {
+  const wh = deps.webhooks;
   const tags = ['Webhooks'];
   const read = { auth: { key: 'webhooks:read' as const } };
   const write = { auth: { key: 'webhooks:write' as const } };

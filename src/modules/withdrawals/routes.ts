@@ -1,12 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../deps.ts';
+import type { HttpApp } from '../../http/app-type.ts';
+import type { Db } from '../../db/index.ts';
+import type { WithdrawalDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
 import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, WalletBalance, WithdrawalListResponse, WithdrawalResponse } from './schemas.ts';
 import { adminListWithdrawals, adminWithdrawalView, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, walletBalance, withdrawalView } from './service.ts';
 
 
-export default async function withdrawalRoutes(app: App) {
-  const { db, withdrawals } = app.deps;
+/** The options of withdrawalRoutes: what it uses of the dependencies (app.ts passes them all). */
+export interface WithdrawalRouteDeps {
+  db: Db;
+  withdrawals: WithdrawalDeps;
+}
+
+export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRouteDeps) {
+  const { db, withdrawals } = deps;
   const tags = ['Withdrawals'];
 
   app.get(
