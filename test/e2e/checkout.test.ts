@@ -5,7 +5,7 @@
 // screenshot in test-output/. Skips with a message when /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, merchant, type Merchant, type TestContext } from '../helpers.ts';
 import { launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';

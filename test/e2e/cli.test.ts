@@ -7,7 +7,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, describe, test } from 'node:test';
+import { onPostgres } from '../helpers.ts';
+import { skippedWith } from './browser.ts';
+
+// node:test's; on the PostgreSQL pass every test here is reported skipped: the CLI runs on the embedded
+// database whatever TEST_DATABASE_URL says (cleanEnv), so that pass would repeat the PGlite one.
+const { after, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = join(ROOT, 'src', 'main.ts');

@@ -5,7 +5,7 @@
 // Operação. Every screen: axe-core, a 390 px phone, screenshots (test-output/dashboard/). Skips when
 // Chromium is absent.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Locator, Page } from 'playwright-core';
 import { createUser } from '../../src/modules/auth/service.ts';
 import { call, cpf, uniqueEmail } from '../helpers.ts';

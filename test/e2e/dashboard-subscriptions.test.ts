@@ -10,7 +10,7 @@
 // code. axe-core, the 390 px check and the screenshots on every screen (browser.ts checkScreen);
 // the set-up is the dashboard kit's (dashboard-kit.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Page } from 'playwright-core';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';

@@ -6,7 +6,7 @@
 // critical violation, nothing overflows a 390 px phone, and phone and desktop screenshots are saved
 // in test-output/dashboard/. First load weighs <= 150 KB compressed. Skips when Chromium is absent.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../../src/modules/auth/service.ts';
 import { recordRefund } from '../../src/modules/transactions/service.ts';

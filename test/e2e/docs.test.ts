@@ -3,18 +3,15 @@
 // plain HTTP (where the stock policy's upgrade-insecure-requests used to break every asset).
 // `/` redirects to the dashboard.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { join } from 'node:path';
+import * as plain from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { docsCsp } from '../../src/web/docs-ui.ts';
 import { startApp, type TestContext } from '../helpers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (apt-get install chromium): browser tests skipped`;
-const OUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output');
+// node:test's for the browser suite, every test skipped with the reason when the browser tests do not
+// run; the run's Chromium (its host-resolver rule maps cofre.test to 127.0.0.1: test/global-setup.ts).
+import { after, before, describe, launchBrowser, OUT, test } from './browser.ts';
 
 let ctx: TestContext;
 let browser: Browser;
@@ -46,17 +43,12 @@ async function open(url: string): Promise<{ page: Page; problems: string[] }> {
   return { page, problems };
 }
 
-describe('Swagger UI at /docs in Chromium', { skip }, () => {
+describe('Swagger UI at /docs in Chromium', () => {
   before(async () => {
     port = await freePort();
     ctx = await startApp({ env: { BASE_URL: `http://localhost:${port}` } });
     await ctx.app.listen({ host: '127.0.0.1', port });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP cofre.test 127.0.0.1'],
-    });
-    mkdirSync(OUT, { recursive: true });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
@@ -101,11 +93,12 @@ describe('Swagger UI at /docs in Chromium', { skip }, () => {
   });
 });
 
-describe('/docs policy and the front door', () => {
+// Not browser tests: on both databases.
+plain.describe('/docs policy and the front door', () => {
   const stock =
     "default-src 'self'; base-uri 'self'; font-src 'self' https: data:; frame-ancestors 'self'; img-src 'self' data: validator.swagger.io; object-src 'none'; script-src 'self' 'sha256-x'; script-src-attr 'none'; style-src 'self' https: 'sha256-y'; upgrade-insecure-requests;";
 
-  test('no third-party host, the API origin reachable, HTTPS upgrade only behind HTTPS', () => {
+  plain.test('no third-party host, the API origin reachable, HTTPS upgrade only behind HTTPS', () => {
     const http = docsCsp(stock, 'http://localhost:3000');
     assert.doesNotMatch(http, /validator\.swagger\.io|https:|upgrade-insecure-requests/);
     assert.match(http, /connect-src 'self' http:\/\/localhost:3000;/);
@@ -118,7 +111,7 @@ describe('/docs policy and the front door', () => {
     assert.match(https, /upgrade-insecure-requests;$/);
   });
 
-  test('GET / redirects to /dashboard (302)', async () => {
+  plain.test('GET / redirects to /dashboard (302)', async () => {
     const front = await startApp();
     try {
       const res = await front.app.inject({ method: 'GET', url: '/' });

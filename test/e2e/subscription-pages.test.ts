@@ -5,7 +5,7 @@
 // expired link. 390 px screenshots in test-output/. Skips when /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Browser, Page } from 'playwright-core';
 import { linkToken } from '../../src/modules/subscriptions/links.ts';
 import { call, merchant, type Merchant, type TestContext } from '../helpers.ts';
