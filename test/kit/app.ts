@@ -5,6 +5,7 @@
 //
 // node:test runs a file's top-level before() hooks concurrently (inside a describe, one after the
 // other): a top-level hook that needs the app awaits ready(ctx) first; useMerchant does.
+// The after() hooks run concurrently too: each closes only what its own useBefore() made.
 import { after, before, type TestContext as NodeTestContext } from 'node:test';
 import type { Permission } from '../../src/http/auth.ts';
 import { merchant, startApp, type Merchant, type StartOptions, type TestContext } from '../helpers.ts';
@@ -37,37 +38,50 @@ function lateView<T extends object>(what: string, current: () => T | undefined):
   });
 }
 
-/** How each view useApp() or useMerchant() returned finds the promise of its object. */
-const booting = new WeakMap<object, () => Promise<object> | undefined>();
+/** How each view made by useBefore() finds the promise of its object. */
+const making = new WeakMap<object, () => Promise<object> | undefined>();
 
 /**
- * Boots the app (startApp with `opts`) before the tests of the current suite and closes it after
- * them. Returns the TestContext (app, database, config, limiter, logs).
+ * Makes an object in a before() hook of the current suite (and closes it in an after() hook):
+ * returns a view of it, usable in tests and later hooks. What the app, merchants and other
+ * fixtures (a receiver, a second app) are built on.
  */
-export function useApp(opts: StartOptions = {}): TestContext {
-  let ctx: TestContext | undefined;
-  let boot: Promise<TestContext> | undefined;
+export function useBefore<T extends object>(what: string, make: () => Promise<T>, close?: (t: T) => unknown): T {
+  let value: T | undefined;
+  let promise: Promise<T> | undefined;
   before(async () => {
-    boot = startApp(opts);
-    ctx = await boot;
+    promise = make();
+    value = await promise;
   });
-  after(async () => {
-    await (boot ?? Promise.resolve(undefined)).then((c) => c?.close());
-    ctx = undefined;
-  });
-  const view = lateView('useApp(): the app', () => ctx);
-  booting.set(view, () => boot);
+  if (close) {
+    after(async () => {
+      const made = await promise?.catch(() => undefined);
+      value = undefined;
+      if (made) await close(made);
+    });
+  }
+  const view = lateView(what, () => value);
+  making.set(view, () => promise);
   return view;
 }
 
 /**
- * Resolves with the object behind a view of useApp() or useMerchant() once it is made: for
+ * Resolves with the object behind a view (of useApp, useMerchant, useBefore) once it is made: for
  * top-level before() hooks, which run concurrently.
  */
 export async function ready<T extends object>(view: T): Promise<T> {
-  const made = booting.get(view)?.();
-  if (!made) throw new Error('ready(): pass what useApp() or useMerchant() returned, from a hook registered after it');
+  const made = making.get(view)?.();
+  if (!made) throw new Error('ready(): pass what useApp(), useMerchant() or useBefore() returned, from a hook registered after it');
   return (await made) as T;
+}
+
+/**
+ * Boots the app (startApp with `opts`, or with what `opts()` gives when options are known only in
+ * the hook: a receiver's certificate) before the tests of the current suite and closes it after
+ * them. Returns the TestContext (app, database, config, limiter, logs).
+ */
+export function useApp(opts: StartOptions | (() => Promise<StartOptions>) = {}): TestContext {
+  return useBefore('useApp(): the app', async () => startApp(typeof opts === 'function' ? await opts() : opts), (ctx) => ctx.close());
 }
 
 /**
@@ -75,15 +89,7 @@ export async function ready<T extends object>(view: T): Promise<T> {
  * approved KYC and a production key) before the tests of the current suite.
  */
 export function useMerchant(ctx: TestContext, opts: { permissions?: Permission[]; live?: boolean } = {}): Merchant {
-  let m: Merchant | undefined;
-  let making: Promise<Merchant> | undefined;
-  before(async () => {
-    making = ready(ctx).then((c) => merchant(c.app, opts));
-    m = await making;
-  });
-  const view = lateView('useMerchant(): the merchant', () => m);
-  booting.set(view, () => making);
-  return view;
+  return useBefore('useMerchant(): the merchant', async () => merchant((await ready(ctx)).app, opts));
 }
 
 /** A new merchant with a production key; null, with the test skipped saying why, when none can be made. */
