@@ -3,23 +3,20 @@
 // and merchant cancel in production), the ledger, settlement never paying an advanced instalment
 // twice, refunds after an advance, permissions, tenant and environment isolation.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { settleDue } from '../src/modules/transactions/service.ts';
-import { call, merchant, operator, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, merchant, operator, type Merchant } from './helpers.ts';
+import { assert400, assertMessageOnly, UUID } from './kit/assert.ts';
+import { ready, useApp, useBefore } from './kit/app.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { accounts, assert400, assertMessageOnly, balance, DAY, eventsOf, paidCard, paidPix, req, settleAll, UUID, type Cred } from './wallet-helpers.ts';
+import { accounts, balance, DAY, eventsOf, paidCard, paidPix, req, settleAll, type Cred } from './wallet-helpers.ts';
 
 const A = '/api/advances';
 const BP = 299; // FEE_ADVANCE_MONTHLY_BP default
 
-let ctx: TestContext;
-let op: { id: string; token: string };
-before(async () => {
-  // A production payment provider, so production card payments (and so production receivables) exist.
-  ctx = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox' } });
-  op = await operator(ctx.app);
-});
-after(() => ctx.close());
+// A production payment provider, so production card payments (and so production receivables) exist.
+const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox' } });
+const op = useBefore('an operator', async () => operator((await ready(ctx)).app));
 
 /** The fee of one part, computed here independently: amount x 2.99% x days / 30, half up. */
 const feeOf = (amount: number, days: number) => Math.round((amount * BP * days) / 300_000 + 1e-9);

@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { call, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { call, uniqueEmail } from './helpers.ts';
+import { useApp } from './kit/app.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await startApp();
-});
-after(() => ctx.close());
+const ctx = useApp();
 
 describe('register', () => {
   test('creates an account and returns a token', async () => {

@@ -2,11 +2,13 @@
 // let an authorisation expire; pay a pending card payment server-to-server. Nothing is credited
 // before the capture, and the ledger balances after each path.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { expireAuthorizations } from '../src/modules/transactions/service.ts';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant } from './helpers.ts';
+import { assert400 } from './kit/assert.ts';
+import { useApp, useMerchant } from './kit/app.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { accounts, assert400, eventsOf } from './wallet-helpers.ts';
+import { accounts, eventsOf } from './wallet-helpers.ts';
 
 const T = '/api/v1/transactions';
 const YEAR = new Date().getUTCFullYear();
@@ -14,13 +16,8 @@ const CARD = { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12
 const DECLINED = { ...CARD, number: '4000000000000002' };
 const cardFee = (c: number) => Math.min(c, Math.floor((c * 399 + 5000) / 10000) + 39);
 
-let ctx: TestContext;
-let m: Merchant;
-before(async () => {
-  ctx = await startApp();
-  m = await merchant(ctx.app);
-});
-after(() => ctx.close());
+const ctx = useApp();
+const m = useMerchant(ctx);
 
 const body = (over: Record<string, unknown> = {}) => ({ product: 'Reserva', amountCents: 20000, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'CARD', ...over });
 const post = (url: string, b?: unknown, key = m.devKey) => call(ctx.app, 'POST', url, { key, body: b });

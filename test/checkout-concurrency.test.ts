@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, onPostgres, type Merchant, type TestContext } from './helpers.ts';
+import { ready, useApp, useMerchant } from './kit/app.ts';
 
 const skip = onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)';
 const YEAR = new Date().getUTCFullYear();
@@ -59,13 +60,13 @@ const paidOf = (linkId: string) =>
   ctx.database.db.selectFrom('transactions').select(['id', 'status', 'failure_reason']).where('payment_link_id', '=', linkId).execute();
 
 describe('checkout concurrency on PostgreSQL', { skip }, () => {
+  ctx = useApp();
+  m = useMerchant(ctx);
   before(async () => {
-    ctx = await startApp();
+    await ready(ctx);
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-    m = await merchant(ctx.app);
   });
-  after(() => ctx?.close());
 
   test('stock 5: 40 concurrent PIX checkouts, then 40 concurrent payments: exactly 5 sales', async (t) => {
     const l = await link({ stockEnabled: true, stockQuantity: 5 });

@@ -3,20 +3,21 @@
 // checkout and on the card step of API transactions. PGlite by default, PostgreSQL with
 // TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, type Res } from './helpers.ts';
+import { ready, useApp, useMerchant } from './kit/app.ts';
+import { assert429 } from './kit/assert.ts';
 import { specBody } from './envelope.ts';
 
 const YEAR = new Date().getUTCFullYear();
-let ctx: TestContext;
-let m: Merchant;
+const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox', CHECKOUT_PER_IP_PER_MINUTE: '6', CARD_ATTEMPTS_PER_IP_PER_HOUR: '4', CARD_DECLINES_PER_HOUR: '2' } });
+const m = useMerchant(ctx, { live: true });
 let live: { slug: string };
 let dev: { slug: string };
 
 before(async () => {
-  ctx = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox', CHECKOUT_PER_IP_PER_MINUTE: '6', CARD_ATTEMPTS_PER_IP_PER_HOUR: '4', CARD_DECLINES_PER_HOUR: '2' } });
-  m = await merchant(ctx.app, { live: true });
+  await ready(m);
   const link = async (key: string) => {
     const res = await call(ctx.app, 'POST', '/api/v1/payment-links', { key, body: { title: 'Ingresso', amountCents: 5000 } });
     assert.equal(res.status, 201, res.raw);
@@ -25,7 +26,6 @@ before(async () => {
   live = await link(m.liveKey!);
   dev = await link(m.devKey);
 });
-after(() => ctx.close());
 
 const card = (number = '4242424242424242') => ({ number, holderName: 'JOANA LIMA', expMonth: 12, expYear: YEAR + 2, cvv: '123' });
 const DECLINED = '4000000000000002';
@@ -35,20 +35,12 @@ function order(over: Record<string, unknown> = {}) {
   return { clientName: 'Joana Lima', clientEmail: `joana.${seq}@example.com`, clientDocument: cpf(), paymentMethod: 'CARD', card: card(), ...over };
 }
 
-async function post(url: string, body: unknown, ip: string, device?: string) {
+async function post(url: string, body: unknown, ip: string, device?: string): Promise<Res> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(device ? { 'x-device-id': device } : {}) };
   const r = await ctx.app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body), remoteAddress: ip });
-  return { status: r.statusCode, body: specBody(url, r.statusCode, JSON.parse(r.body)) as any, headers: r.headers, raw: r.body };
+  return { status: r.statusCode, body: specBody(url, r.statusCode, JSON.parse(r.body)) as any, headers: r.headers as Res['headers'], raw: r.body };
 }
 const checkout = (slug: string, body: unknown, ip: string, device?: string) => post(`/api/payment-links/public/slug/${slug}/checkout`, body, ip, device);
-
-function assert429(res: Awaited<ReturnType<typeof post>>) {
-  assert.equal(res.status, 429, res.raw);
-  assert.deepEqual(Object.keys(res.body), ['message']);
-  assert.ok(Number(res.headers['retry-after']) >= 1, String(res.headers['retry-after']));
-  assert.equal(res.headers['ratelimit-remaining'], '0');
-  assert.equal(res.headers['ratelimit-reset'], res.headers['retry-after']);
-}
 
 async function txCount(): Promise<number> {
   const r = await sql<{ n: number }>`select count(*)::int as n from transactions where user_id = ${m.id}`.execute(ctx.database.db);

@@ -3,11 +3,12 @@
 // The storms go over a real socket with fetch, so the pool (30 connections) runs them in parallel.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, onPostgres, type Merchant, type TestContext } from './helpers.ts';
+import { ready, useApp } from './kit/app.ts';
 
 const skip = onPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)';
 
@@ -76,12 +77,12 @@ function tally(list: HttpRes[]): Record<string, number> {
 }
 
 describe('concurrency on PostgreSQL', { skip }, () => {
+  ctx = useApp();
   before(async () => {
-    ctx = await startApp();
+    await ready(ctx);
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   });
-  after(() => ctx?.close());
 
   test('idempotency storm: 50 identical creations with one key make exactly one transaction', async (t) => {
     const m = await merchant(ctx.app);

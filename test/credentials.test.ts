@@ -2,17 +2,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { App } from '../src/deps.ts';
 import { PERMISSIONS } from '../src/http/auth.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { appOver, approveKyc, call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { appOver, approveKyc, call, merchant, uniqueEmail } from './helpers.ts';
+import { useApp } from './kit/app.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await startApp();
-});
-after(() => ctx.close());
+const ctx = useApp();
 
 async function register(app: App = ctx.app): Promise<{ token: string; id: string }> {
   const res = await call(app, 'POST', '/api/auth/register', { body: { name: 'Loja Chaves', email: uniqueEmail('keys'), password: 'segredo123' } });

@@ -6,19 +6,17 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DASHBOARD_CSP } from '../src/web/dashboard.ts';
 import { buildDashboard, DASHBOARD_DIR } from '../web/dashboard/build.ts';
 import { KEY_ROUTES_FILE, keyRoutesFileFor, SCHEMA_FILE, typesFor } from '../web/dashboard/openapi-types.ts';
-import { startApp, type TestContext } from './helpers.ts';
+import { useApp } from './kit/app.ts';
 
-let ctx: TestContext;
-
-before(async () => {
+// The dashboard is built before the app that serves it starts.
+const ctx = useApp(async () => {
   await buildDashboard();
-  ctx = await startApp({ env: { LOG_LEVEL: 'warn' } });
+  return { env: { LOG_LEVEL: 'warn' } };
 });
-after(() => ctx?.close());
 
 describe('the dashboard\'s API client', () => {
   test('schema.d.ts and key-routes.ts are what the app\'s /openapi.json generates (npm run dashboard:types)', async () => {

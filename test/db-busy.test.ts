@@ -2,9 +2,10 @@
 // "sorry, too many clients already") is waited for a moment, then answered 503 with Retry-After,
 // never 500 (this made the 50-way subscription checkout race answer 500s on a shared server).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { databaseBusy, retryWhenBusy } from '../src/db/index.ts';
-import { call, merchant, startApp, type TestContext } from './helpers.ts';
+import { call, merchant } from './helpers.ts';
+import { useApp } from './kit/app.ts';
 
 const busy = () => Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
 
@@ -29,11 +30,7 @@ describe('a database out of connections', () => {
   });
 
   describe('through the API', () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await startApp();
-    });
-    after(() => ctx.close());
+    const ctx = useApp();
 
     test('a request the database has no connection for answers 503 with Retry-After, not 500', async () => {
       const m = await merchant(ctx.app);

@@ -2,18 +2,15 @@
 // checkout), withdrawals and advances made afterwards use them; earlier ones keep their fee; other
 // merchants are untouched. PGlite by default, PostgreSQL with TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { call, cpf, merchant, operator, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { call, cpf, merchant, operator, type Merchant } from './helpers.ts';
+import { assert400, assertMessageOnly } from './kit/assert.ts';
+import { ready, useApp, useBefore } from './kit/app.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { assert400, assertMessageOnly, paidCard, paidPix, req } from './wallet-helpers.ts';
+import { paidCard, paidPix, req } from './wallet-helpers.ts';
 
-let ctx: TestContext;
-let op: { id: string; token: string };
-before(async () => {
-  ctx = await startApp();
-  op = await operator(ctx.app);
-});
-after(() => ctx.close());
+const ctx = useApp();
+const op = useBefore('an operator', async () => operator((await ready(ctx)).app));
 
 const PLATFORM = { pixPercentBp: 99, boletoFixedCents: 349, cardPercentBp: 399, cardFixedCents: 39, withdrawalCents: 350, advanceMonthlyBp: 299 };
 const feesUrl = (id: string) => `/api/admin/merchants/${id}/fees`;

@@ -5,8 +5,9 @@
 // error must come in the gateway's shapes (docs/errors.md). Seeded: a failure names the seed and
 // request number, and FUZZ_SEED=<n> replays it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { call, cpf, merchant, operator, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { before, test } from 'node:test';
+import { call, cpf, merchant, operator, type Merchant } from './helpers.ts';
+import { ready, useApp, useBefore, useMerchant } from './kit/app.ts';
 import { specBody } from './envelope.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -205,23 +206,20 @@ interface Operation {
   takesToken: boolean;
 }
 
-let ctx: TestContext;
-let m: Merchant;
 let victim: Merchant;
-let other: Merchant;
-let admin: { token: string };
 let ops: Operation[];
 let doc: any;
 const ids: string[] = [];
 const slugs: string[] = [];
 
+// Private targets allowed so that URL fields never trigger a DNS lookup; the URLs are loopback only.
+const ctx = useApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+const m = useMerchant(ctx, { live: true });
+const other = useMerchant(ctx);
+const admin = useBefore('an operator', async () => operator((await ready(ctx)).app));
 before(async () => {
-  // Private targets allowed so that URL fields never trigger a DNS lookup; the URLs are loopback only.
-  ctx = await startApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  m = await merchant(ctx.app, { live: true });
+  await Promise.all([ready(ctx), ready(m)]);
   victim = await merchant(ctx.app); // logout and password changes spend this one's session
-  other = await merchant(ctx.app);
-  admin = await operator(ctx.app);
   // Real objects so that ids in paths and bodies often exist.
   const made = [
     await call(ctx.app, 'POST', '/api/v1/products', { key: m.devKey, body: { name: 'Caneca', price: 3500, stockEnabled: true, stockQuantity: 5 } }),
@@ -258,7 +256,6 @@ before(async () => {
     }
   }
 });
-after(() => ctx.close());
 
 /** The shape every error must have: the 400 body, or { message } alone (docs/errors.md). */
 function shapeProblem(op: Operation, status: number, headers: Record<string, unknown>, body: any): string | null {

@@ -5,28 +5,21 @@ import { BOLETO_CSP } from '../src/web/boleto-page.ts';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../src/http/hardening.ts';
-import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { call, cpf, startApp } from './helpers.ts';
+import { assertFieldError } from './kit/assert.ts';
+import { ready, useApp, useMerchant } from './kit/app.ts';
 import { specBody } from './envelope.ts';
 
-let ctx: TestContext;
-let m: Merchant;
 let port: number;
+const ctx = useApp();
+const m = useMerchant(ctx);
 before(async () => {
-  ctx = await startApp();
-  m = await merchant(ctx.app);
+  await ready(ctx);
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   port = (ctx.app.server.address() as AddressInfo).port;
 });
-after(() => ctx.close());
-
-function assertFieldError(res: Res, field: string, code = 'VALIDATION_ERROR') {
-  assert.equal(res.status, 400, res.raw);
-  assert.deepEqual(Object.keys(res.body), ['message', 'code', 'timestamp', 'path', 'errors']);
-  assert.equal(res.body.code, code, res.raw);
-  assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), `expected an error on ${field}: ${res.raw}`);
-}
 
 /** Writes raw bytes on a socket and reads the whole answer (the server closes the connection). */
 function rawHttp(request: string | Buffer): Promise<{ status: number; headers: Record<string, string>; body: any }> {

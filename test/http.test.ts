@@ -1,14 +1,11 @@
 // The HTTP contract shared by every route: error bodies, limits, request ids, compression, logs.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { call, cpf, dropSchema, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { call, cpf, dropSchema, merchant, startApp, uniqueEmail } from './helpers.ts';
+import { useApp } from './kit/app.ts';
 
-let ctx: TestContext;
-before(async () => {
-  ctx = await startApp();
-});
-after(() => ctx.close());
+const ctx = useApp();
 
 const ISO = (s: unknown) => typeof s === 'string' && !Number.isNaN(Date.parse(s));
 

@@ -3,17 +3,14 @@
 // and file download, events in both environments, and what approved KYC unlocks (production keys).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { call, merchant, operator, startApp, type Merchant, type TestContext } from './helpers.ts';
-import { assert400, assertMessageOnly, doc, eventsOf, JPEG, kycBody, PDF, PNG, UUID, WEBP } from './wallet-helpers.ts';
+import { describe, test } from 'node:test';
+import { call, merchant, operator, type Merchant } from './helpers.ts';
+import { assert400, assertMessageOnly, UUID } from './kit/assert.ts';
+import { ready, useApp, useBefore } from './kit/app.ts';
+import { doc, eventsOf, JPEG, kycBody, PDF, PNG, WEBP } from './wallet-helpers.ts';
 
-let ctx: TestContext;
-let op: { id: string; token: string };
-before(async () => {
-  ctx = await startApp();
-  op = await operator(ctx.app);
-});
-after(() => ctx.close());
+const ctx = useApp();
+const op = useBefore('an operator', async () => operator((await ready(ctx)).app));
 
 const submit = (m: Merchant, body: unknown) => call(ctx.app, 'POST', '/api/kyc', { token: m.token, body });
 const status = async (m: Merchant) => (await call(ctx.app, 'GET', '/api/kyc', { token: m.token })).body;

@@ -2,12 +2,13 @@
 // loopback), retries with backoff, store-only mode and the development listing.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { MAIL_RETRY_MS, queueEmail, sendDueEmails } from '../src/mail/outbox.ts';
 import { render, type MailMessage } from '../src/mail/templates.ts';
 import { createMailer } from '../src/mail/transport.ts';
-import { call, merchant, startApp, type TestContext } from './helpers.ts';
+import { call, merchant } from './helpers.ts';
+import { ready, useApp, useBefore } from './kit/app.ts';
 
 interface Received {
   to: string[];
@@ -75,18 +76,12 @@ describe('mail templates', () => {
 });
 
 describe('mail outbox over SMTP', () => {
-  let ctx: TestContext;
-  let smtp: Awaited<ReturnType<typeof smtpServer>>;
+  const smtp = useBefore('the SMTP server', smtpServer, (s) => s.close());
+  const ctx = useApp(async () => ({ env: { SMTP_URL: (await ready(smtp)).url, MAIL_FROM: 'Loja <nao-responda@loja.test>' } }));
   const scope = () => ({ userId: '', livemode: false });
   let userId: string;
   before(async () => {
-    smtp = await smtpServer();
-    ctx = await startApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Loja <nao-responda@loja.test>' } });
     userId = (await merchant(ctx.app)).id;
-  });
-  after(async () => {
-    await ctx.close();
-    await smtp.close();
   });
 
   test('a queued message is sent by the sweep, not before, and marked SENT with the Message-ID', async () => {
@@ -138,11 +133,7 @@ describe('mail outbox over SMTP', () => {
 });
 
 describe('mail without SMTP_URL (store only) and GET /api/v1/emails', () => {
-  let ctx: TestContext;
-  before(async () => {
-    ctx = await startApp();
-  });
-  after(() => ctx.close());
+  const ctx = useApp();
 
   test('messages are STORED and listed to their merchant in development only', async () => {
     assert.equal(createMailer(ctx.config.mail).kind, 'store');

@@ -1,19 +1,19 @@
 // The published OpenAPI document: valid 3.1, version 2.30.0, every route with schemas and security.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { addGenericErrors } from '../src/http/schemas.ts';
-import { call, startApp, type TestContext } from './helpers.ts';
+import { call } from './helpers.ts';
+import { ready, useApp } from './kit/app.ts';
 
-let ctx: TestContext;
 let doc: any;
+const ctx = useApp();
 before(async () => {
-  ctx = await startApp();
+  await ready(ctx);
   const res = await call(ctx.app, 'GET', '/openapi.json');
   assert.equal(res.status, 200);
   doc = res.body;
 });
-after(() => ctx.close());
 
 type Auth = 'none' | 'key' | 'token';
 /** The foundation's routes (besides /openapi.json and /docs themselves); later modules add more. */

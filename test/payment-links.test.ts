@@ -2,26 +2,16 @@
 // redirect, expiry), lists, PATCH rule 1, archive, events, permissions, tenant isolation, and the
 // public view (nothing private). Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { call, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { call, merchant, type Res } from './helpers.ts';
+import { assert400, assertFieldError } from './kit/assert.ts';
+import { useApp, useMerchant } from './kit/app.ts';
 
 const L = '/api/v1/payment-links';
-let ctx: TestContext;
-let m: Merchant;
-let other: Merchant;
 
-before(async () => {
-  ctx = await startApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  m = await merchant(ctx.app, { live: true });
-  other = await merchant(ctx.app);
-});
-after(() => ctx.close());
-
-function assert400(res: Res, code: string, field?: string) {
-  assert.equal(res.status, 400, res.raw);
-  assert.equal(res.body.code, code, res.raw);
-  if (field) assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), `expected an error on ${field}: ${res.raw}`);
-}
+const ctx = useApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+const m = useMerchant(ctx, { live: true });
+const other = useMerchant(ctx);
 
 const create = (key: string, body: Record<string, unknown>) => call(ctx.app, 'POST', L, { key, body });
 async function link(key: string, body: Record<string, unknown> = {}) {
@@ -66,15 +56,15 @@ describe('creating a payment link', () => {
   });
 
   test('title is required; amountCents or products is required', async () => {
-    assert400(await create(m.devKey, { amountCents: 100 }), 'VALIDATION_ERROR', 'title');
-    assert400(await create(m.devKey, { title: 'Sem preço' }), 'VALIDATION_ERROR', 'amountCents');
-    assert400(await create(m.devKey, { title: '<b></b>', amountCents: 100 }), 'VALIDATION_ERROR', 'title');
-    assert400(await create(m.devKey, { title: 'x'.repeat(256), amountCents: 100 }), 'VALIDATION_ERROR', 'title');
-    assert400(await create(m.devKey, { title: 'Zero', amountCents: 0 }), 'VALIDATION_ERROR', 'amountCents');
-    assert400(await create(m.devKey, { title: 'Demais', amountCents: 100000001 }), 'VALIDATION_ERROR', 'amountCents');
-    assert400(await create(m.devKey, { title: 'Moeda', amountCents: 100, currency: 'USD' }), 'VALIDATION_ERROR', 'currency');
-    assert400(await create(m.devKey, { title: 'Desc', amountCents: 100, description: 'x'.repeat(1001) }), 'VALIDATION_ERROR', 'description');
-    assert400(await create(m.devKey, { title: 'Extra', amountCents: 100, foo: 1 }), 'VALIDATION_ERROR', 'foo');
+    assertFieldError(await create(m.devKey, { amountCents: 100 }), 'title', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Sem preço' }), 'amountCents', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: '<b></b>', amountCents: 100 }), 'title', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'x'.repeat(256), amountCents: 100 }), 'title', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Zero', amountCents: 0 }), 'amountCents', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Demais', amountCents: 100000001 }), 'amountCents', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Moeda', amountCents: 100, currency: 'USD' }), 'currency', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Desc', amountCents: 100, description: 'x'.repeat(1001) }), 'description', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'Extra', amountCents: 100, foo: 1 }), 'foo', 'VALIDATION_ERROR');
   });
 
   test('with products: the amount is the sum of price x quantity, names and prices copied', async () => {
@@ -109,18 +99,14 @@ describe('creating a payment link', () => {
     const archived = await product(m.devKey, 1000);
     await call(ctx.app, 'DELETE', `/api/v1/products/${archived.id}`, { key: m.devKey });
     for (const p of [theirs, live, archived]) {
-      assert400(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 1 }, { productId: p.id, quantity: 1 }] }), 'VALIDATION_ERROR', 'products.1.productId');
+      assertFieldError(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 1 }, { productId: p.id, quantity: 1 }] }), 'products.1.productId', 'VALIDATION_ERROR');
     }
-    assert400(await create(m.devKey, { title: 'X', products: [{ productId: inactive.id, quantity: 1 }] }), 'VALIDATION_ERROR', 'products.0.productId');
-    assert400(
-      await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 1 }, { productId: mine.id, quantity: 2 }] }),
-      'VALIDATION_ERROR',
-      'products.1.productId',
-    );
-    assert400(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 0 }] }), 'VALIDATION_ERROR', 'products.0.quantity');
-    assert400(await create(m.devKey, { title: 'X', products: [] }), 'VALIDATION_ERROR', 'products');
+    assertFieldError(await create(m.devKey, { title: 'X', products: [{ productId: inactive.id, quantity: 1 }] }), 'products.0.productId', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 1 }, { productId: mine.id, quantity: 2 }] }), 'products.1.productId', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'X', products: [{ productId: mine.id, quantity: 0 }] }), 'products.0.quantity', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'X', products: [] }), 'products', 'VALIDATION_ERROR');
     assert.equal((await create(m.devKey, { title: 'X', amountCents: 700, products: [] })).body.paymentLink.totalCents, 700);
-    assert400(await create(m.devKey, { title: 'X', products: [{ productId: 'not-a-uuid', quantity: 1 }] }), 'VALIDATION_ERROR', 'products.0.productId');
+    assertFieldError(await create(m.devKey, { title: 'X', products: [{ productId: 'not-a-uuid', quantity: 1 }] }), 'products.0.productId', 'VALIDATION_ERROR');
   });
 
   test('slugs are unique and not guessable, even for the same title', async () => {
@@ -146,7 +132,7 @@ describe('creating a payment link', () => {
       [{ unknown: true }, 'settings.unknown'],
       [{ pixEnabled: false, boletoEnabled: false, creditCardEnabled: false }, 'settings'],
     ];
-    for (const [settings, field] of bad) assert400(await create(m.devKey, { title: 'S', amountCents: 100, settings }), 'VALIDATION_ERROR', field);
+    for (const [settings, field] of bad) assertFieldError(await create(m.devKey, { title: 'S', amountCents: 100, settings }), field, 'VALIDATION_ERROR');
     const ok = await link(m.devKey, { settings: { maxInstallments: 6, interestFreeInstallments: 3, interestRate: 1.99, requirePhone: true, pixEnabled: false } });
     assert.deepEqual(
       { ...ok.settings },
@@ -157,8 +143,8 @@ describe('creating a payment link', () => {
   });
 
   test('stock: quantity required when enabled, never negative', async () => {
-    assert400(await create(m.devKey, { title: 'S', amountCents: 100, stockEnabled: true }), 'VALIDATION_ERROR', 'stockQuantity');
-    assert400(await create(m.devKey, { title: 'S', amountCents: 100, stockEnabled: true, stockQuantity: -1 }), 'VALIDATION_ERROR', 'stockQuantity');
+    assertFieldError(await create(m.devKey, { title: 'S', amountCents: 100, stockEnabled: true }), 'stockQuantity', 'VALIDATION_ERROR');
+    assertFieldError(await create(m.devKey, { title: 'S', amountCents: 100, stockEnabled: true, stockQuantity: -1 }), 'stockQuantity', 'VALIDATION_ERROR');
     const l = await link(m.devKey, { stockEnabled: true, stockQuantity: 3 });
     assert.equal(l.stockEnabled, true);
     assert.equal(l.stockQuantity, 3);
@@ -166,7 +152,7 @@ describe('creating a payment link', () => {
 
   test('metaPixelCode: a pixel id (digits only), never markup', async () => {
     for (const code of ['<script>alert(1)</script>', '12345abc', '123', '1'.repeat(21), '123 456', "1');alert(1);//"]) {
-      assert400(await create(m.devKey, { title: 'P', amountCents: 100, metaPixelCode: code }), 'VALIDATION_ERROR', 'metaPixelCode');
+      assertFieldError(await create(m.devKey, { title: 'P', amountCents: 100, metaPixelCode: code }), 'metaPixelCode', 'VALIDATION_ERROR');
     }
     const l = await link(m.devKey, { metaPixelCode: '123456789012345' });
     assert.equal(l.metaPixelCode, '123456789012345');
@@ -174,9 +160,9 @@ describe('creating a payment link', () => {
 
   test('redirectUrl must be http(s); expiresAt must be in the future', async () => {
     for (const url of ['javascript:alert(1)', 'data:text/html,x', 'ftp://example.com', 'https://', 'not a url']) {
-      assert400(await create(m.devKey, { title: 'R', amountCents: 100, redirectUrl: url }), 'VALIDATION_ERROR', 'redirectUrl');
+      assertFieldError(await create(m.devKey, { title: 'R', amountCents: 100, redirectUrl: url }), 'redirectUrl', 'VALIDATION_ERROR');
     }
-    assert400(await create(m.devKey, { title: 'E', amountCents: 100, expiresAt: new Date(Date.now() - 1000).toISOString() }), 'VALIDATION_ERROR', 'expiresAt');
+    assertFieldError(await create(m.devKey, { title: 'E', amountCents: 100, expiresAt: new Date(Date.now() - 1000).toISOString() }), 'expiresAt', 'VALIDATION_ERROR');
     const l = await link(m.devKey, { redirectUrl: 'https://loja.example.com/obrigado', expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
     assert.equal(l.redirectUrl, 'https://loja.example.com/obrigado');
     assert.ok(l.expiresAt);
@@ -239,9 +225,9 @@ describe('reading and listing', () => {
 describe('PATCH /api/v1/payment-links/{id}', () => {
   test('rule 1: every update carries amountCents or products', async () => {
     const l = await link(m.devKey);
-    assert400(await patch(m.devKey, l.id, { title: 'Novo' }), 'VALIDATION_ERROR', 'amountCents');
-    assert400(await patch(m.devKey, l.id, { status: 'INACTIVE' }), 'VALIDATION_ERROR', 'amountCents');
-    assert400(await patch(m.devKey, l.id, {}), 'VALIDATION_ERROR', 'amountCents');
+    assertFieldError(await patch(m.devKey, l.id, { title: 'Novo' }), 'amountCents', 'VALIDATION_ERROR');
+    assertFieldError(await patch(m.devKey, l.id, { status: 'INACTIVE' }), 'amountCents', 'VALIDATION_ERROR');
+    assertFieldError(await patch(m.devKey, l.id, {}), 'amountCents', 'VALIDATION_ERROR');
     const ok = await patch(m.devKey, l.id, { status: 'INACTIVE', amountCents: 10000 });
     assert.equal(ok.status, 200, ok.raw);
     assert.equal(ok.body.paymentLink.status, 'INACTIVE');
@@ -264,7 +250,7 @@ describe('PATCH /api/v1/payment-links/{id}', () => {
     const emptied = await patch(m.devKey, l.id, { amountCents: 999, products: [] });
     assert.equal(emptied.status, 200, emptied.raw);
     assert.deepEqual([emptied.body.paymentLink.amount, emptied.body.paymentLink.totalCents, emptied.body.paymentLink.products], [999, 999, []]);
-    assert400(await patch(m.devKey, l.id, { products: [] }), 'VALIDATION_ERROR', 'products');
+    assertFieldError(await patch(m.devKey, l.id, { products: [] }), 'products', 'VALIDATION_ERROR');
   });
 
   test('other fields keep their value; settings merge; rules re-checked on the merged state', async () => {
@@ -277,10 +263,10 @@ describe('PATCH /api/v1/payment-links/{id}', () => {
     assert.equal(v.stockQuantity, 5);
     assert.equal(v.metaPixelCode, '1234567890');
     assert.equal(v.slug, l.slug, 'the slug never changes');
-    assert400(await patch(m.devKey, l.id, { amountCents: 500, stockQuantity: null }), 'VALIDATION_ERROR', 'stockQuantity');
-    assert400(await patch(m.devKey, l.id, { amountCents: 500, settings: { pixEnabled: false, boletoEnabled: false, creditCardEnabled: false } }), 'VALIDATION_ERROR', 'settings');
-    assert400(await patch(m.devKey, l.id, { amountCents: 500, settings: { maxInstallments: 13 } }), 'VALIDATION_ERROR', 'settings.maxInstallments');
-    assert400(await patch(m.devKey, l.id, { amountCents: 500, metaPixelCode: '<img>' }), 'VALIDATION_ERROR', 'metaPixelCode');
+    assertFieldError(await patch(m.devKey, l.id, { amountCents: 500, stockQuantity: null }), 'stockQuantity', 'VALIDATION_ERROR');
+    assertFieldError(await patch(m.devKey, l.id, { amountCents: 500, settings: { pixEnabled: false, boletoEnabled: false, creditCardEnabled: false } }), 'settings', 'VALIDATION_ERROR');
+    assertFieldError(await patch(m.devKey, l.id, { amountCents: 500, settings: { maxInstallments: 13 } }), 'settings.maxInstallments', 'VALIDATION_ERROR');
+    assertFieldError(await patch(m.devKey, l.id, { amountCents: 500, metaPixelCode: '<img>' }), 'metaPixelCode', 'VALIDATION_ERROR');
     const cleared = await patch(m.devKey, l.id, { amountCents: 500, metaPixelCode: null, description: null, stockEnabled: false });
     assert.equal(cleared.body.paymentLink.metaPixelCode, null);
     assert.equal(cleared.body.paymentLink.description, null);

@@ -7,31 +7,30 @@ import QRCode from 'qrcode';
 import { lineToBarcode, parseBarcode, validateDigitableLine } from '../src/payments/boleto.ts';
 import { CHECKOUT_SCRIPT_URL } from '../src/web/assets.ts';
 import { parseBrCode } from '../src/payments/pix.ts';
-import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { call, cpf } from './helpers.ts';
+import { assertFieldError } from './kit/assert.ts';
+import { useApp, useMerchant } from './kit/app.ts';
 
 const T = '/api/v1/transactions';
 const DAY = 86_400_000;
 const SP_OFFSET = 3 * 3600_000; // São Paulo is UTC-3 all year (no DST since 2019)
 
-let ctx: TestContext;
-let m: Merchant;
+const ctx = useApp();
+const m = useMerchant(ctx);
 
 // Count QR renderings: the image must be rendered on demand (not when the charge is created) and cached.
 const qr = QRCode as unknown as { toBuffer: (...args: unknown[]) => Promise<Buffer> };
 const realToBuffer = qr.toBuffer;
 let renders = 0;
 
-before(async () => {
+before(() => {
   qr.toBuffer = (...args: unknown[]) => {
     renders++;
     return realToBuffer.apply(QRCode, args);
   };
-  ctx = await startApp();
-  m = await merchant(ctx.app);
 });
-after(async () => {
+after(() => {
   qr.toBuffer = realToBuffer;
-  await ctx.close();
 });
 
 let seq = 0;
@@ -45,12 +44,6 @@ async function create(over: Record<string, unknown> = {}) {
   return res.body.transaction;
 }
 const spDate = (ms: number) => new Date(ms - SP_OFFSET).toISOString().slice(0, 10);
-
-function assert400(res: Res, code: string, field: string) {
-  assert.equal(res.status, 400, res.raw);
-  assert.equal(res.body.code, code, res.raw);
-  assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), res.raw);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Independent helpers: CRC16-CCITT-FALSE, a PNG decoder, the boleto due factor, I2of5 decoding.
@@ -239,9 +232,9 @@ describe('PIX', () => {
     assert.equal(Date.parse(e.pix.expiresAt), Date.parse(`${day}T23:59:59.999-03:00`));
 
     for (const past of [new Date(Date.now() - 60_000).toISOString(), spDate(Date.now() - DAY)]) {
-      assert400(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ dueDate: past }) }), 'VALIDATION_ERROR', 'dueDate');
+      assertFieldError(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ dueDate: past }) }), 'dueDate', 'VALIDATION_ERROR');
     }
-    assert400(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ dueDate: 'tomorrow' }) }), 'VALIDATION_ERROR', 'dueDate');
+    assertFieldError(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ dueDate: 'tomorrow' }) }), 'dueDate', 'VALIDATION_ERROR');
   });
 
   test('qrCodeImage serves a PNG of the BR Code, rendered on first request (not at creation) and cached', async () => {
@@ -329,8 +322,8 @@ describe('BOLETO', () => {
     assert.equal(late.boleto.dueDate, new Date(Date.parse(`${utcDay}T00:00:00Z`) - DAY).toISOString().slice(0, 10));
     checkBoleto(late);
 
-    assert400(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ paymentMethod: 'BOLETO', dueDate: spDate(Date.now() - DAY) }) }), 'VALIDATION_ERROR', 'dueDate');
-    assert400(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ paymentMethod: 'BOLETO', dueDate: '2024-02-30' }) }), 'VALIDATION_ERROR', 'dueDate');
+    assertFieldError(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ paymentMethod: 'BOLETO', dueDate: spDate(Date.now() - DAY) }) }), 'dueDate', 'VALIDATION_ERROR');
+    assertFieldError(await call(ctx.app, 'POST', T, { key: m.devKey, body: body({ paymentMethod: 'BOLETO', dueDate: '2024-02-30' }) }), 'dueDate', 'VALIDATION_ERROR');
   });
 
   test('/boleto/{id}: a printable pt-BR page with the formatted line, an I2of5 SVG of the barcode, amount and due date; the payer\'s document masked', async () => {

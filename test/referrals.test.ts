@@ -5,23 +5,19 @@
 // back on a refund; stats equal to the ledger's sums; exactly one FIXED reward when payments race
 // over the threshold (PostgreSQL). The ledger check runs after each.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { monthsAfter as commissionUntil } from '../src/modules/affiliates/commissions.ts';
 import { commissionOfFee, releaseDueRewards } from '../src/modules/referrals/service.ts';
 import { processPayouts } from '../src/modules/withdrawals/payouts.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { approveKyc, call, merchant, onPostgres, uniqueEmail, type Merchant, type TestContext, startApp } from './helpers.ts';
+import { approveKyc, call, merchant, onPostgres, uniqueEmail, type Merchant } from './helpers.ts';
+import { useApp, useMerchant } from './kit/app.ts';
 import { DAY, paidCard, paidPix, payoutConnectors, settleAll } from './wallet-helpers.ts';
 
-let ctx: TestContext;
-let referrer: Merchant;
-before(async () => {
-  ctx = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0' } });
-  referrer = await merchant(ctx.app, { live: true });
-});
-after(() => ctx.close());
+const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0' } });
+const referrer = useMerchant(ctx, { live: true });
 
 const codeOf = async (m: Merchant) => (await call(ctx.app, 'GET', '/api/referral/code', { token: m.token })).body.data.code as string;
 

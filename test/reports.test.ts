@@ -7,7 +7,8 @@ import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { migrations } from '../src/db/migrations/index.ts';
 import { call, merchant, type Merchant } from './helpers.ts';
-import { assert400, card, create, ctx, m, pay, refund, useTransactionsApp } from './transactions-kit.ts';
+import { assert400 } from './kit/assert.ts';
+import { card, create, ctx, m, pay, refund, useTransactionsApp } from './transactions-kit.ts';
 
 useTransactionsApp();
 

@@ -3,20 +3,17 @@
 // change, and tokens that are refused (no exp, no session, revoked).
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
-import { call, merchant, startApp, uniqueEmail, type TestContext } from './helpers.ts';
+import { call, merchant, uniqueEmail, type TestContext } from './helpers.ts';
+import { ready, useApp } from './kit/app.ts';
 
 const SECRET = new TextEncoder().encode('test-secret-test-secret-test-secret-0123456789');
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 const me = (ctx: TestContext, token: string) => call(ctx.app, 'GET', '/api/auth/me', { token });
 
 describe('dashboard sessions', () => {
-  let ctx: TestContext;
-  before(async () => {
-    ctx = await startApp();
-  });
-  after(() => ctx.close());
+  const ctx = useApp();
 
   test('logout refuses the token used from then on; the account\'s other sessions stay open', async () => {
     const m = await merchant(ctx.app);
@@ -92,11 +89,7 @@ describe('dashboard sessions', () => {
 });
 
 describe('account limits per IP', () => {
-  let ctx: TestContext;
-  before(async () => {
-    ctx = await startApp({ env: { REGISTRATIONS_PER_IP_PER_HOUR: '3', LOGIN_ATTEMPTS_PER_IP_PER_HOUR: '8' } });
-  });
-  after(() => ctx.close());
+  const ctx = useApp({ env: { REGISTRATIONS_PER_IP_PER_HOUR: '3', LOGIN_ATTEMPTS_PER_IP_PER_HOUR: '8' } });
 
   test('registrations past the hourly limit of an IP are 429 with Retry-After', async () => {
     const answers = [];
@@ -153,12 +146,11 @@ describe('registration limit per IP: what counts', () => {
 // limiter when TEST_REDIS_URL is set; the storm races in the limiter, so it means something on
 // either database.
 describe('login lockout under a parallel storm', () => {
-  let ctx: TestContext;
+  const ctx = useApp({ redis: true });
   before(async () => {
-    ctx = await startApp({ redis: true });
+    await ready(ctx);
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   });
-  after(() => ctx.close());
 
   test('49 parallel wrong passwords: at most 5 are verified, then the right one is 429', async () => {
     const m = await merchant(ctx.app);

@@ -6,18 +6,17 @@
 // the ledger balances afterwards. On PostgreSQL the changes really run concurrently (the pool); on
 // PGlite they queue on its one connection.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Trx } from '../src/db/index.ts';
 import type { Transaction } from '../src/db/types.ts';
 import { ChangeWriter } from '../src/modules/transactions/changes.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, onPostgres, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, onPostgres, type Merchant } from './helpers.ts';
+import { ready, useApp, useMerchant } from './kit/app.ts';
 
 describe('status changes in batches', () => {
-  let ctx: TestContext;
-  let m: Merchant;
   /** The database transaction each change's afterChange ran in, by transaction id (its last attempt). */
   const ranIn = new Map<string, Trx>();
   /** Transactions whose change throws after writing (a plain error), and those that lose a deadlock once. */
@@ -31,11 +30,8 @@ describe('status changes in batches', () => {
     },
   };
 
-  before(async () => {
-    ctx = await startApp({ perUserPerMinute: 1_000_000, deps: { extraHooks: [spy] } });
-    m = await merchant(ctx.app);
-  });
-  after(() => ctx.close());
+  const ctx = useApp({ perUserPerMinute: 1_000_000, deps: { extraHooks: [spy] } });
+  const m = useMerchant(ctx);
 
   const pix = async (): Promise<string> => {
     const r = await call(ctx.app, 'POST', '/api/v1/transactions', {
@@ -133,12 +129,11 @@ describe('status changes in batches', () => {
 
 // The writer itself on the test database, with a batch held open so that the next one forms for certain.
 describe('ChangeWriter: savepoints and retries inside one batch', () => {
-  let ctx: TestContext;
+  const ctx = useApp();
   before(async () => {
-    ctx = await startApp();
+    await ready(ctx);
     await sql`CREATE TABLE change_probe (n int PRIMARY KEY)`.execute(ctx.database.db);
   });
-  after(() => ctx.close());
 
   test('the changes queued behind a batch form one transaction; one that throws leaves nothing, one that loses a deadlock runs again alone', async () => {
     const writer = new ChangeWriter(ctx.database.db, { maxBatch: 100, maxInFlight: 4, nextTurn: !onPostgres });
@@ -197,11 +192,7 @@ describe('ChangeWriter: savepoints and retries inside one batch', () => {
 // Whichever change PostgreSQL picks as a deadlock's victim is run again alone; every sale is paid
 // once, with one commission, and the ledger balances.
 describe('status changes in batches across merchants (PostgreSQL)', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, () => {
-  let ctx: TestContext;
-  before(async () => {
-    ctx = await startApp({ perUserPerMinute: 1_000_000 });
-  });
-  after(() => ctx.close());
+  const ctx = useApp({ perUserPerMinute: 1_000_000 });
 
   test('sellers paying sales of shared affiliates in opposite orders: every sale paid once, one commission each', async () => {
     const [s1, s2, x, y] = await Promise.all([merchant(ctx.app), merchant(ctx.app), merchant(ctx.app), merchant(ctx.app)]);

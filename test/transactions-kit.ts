@@ -2,12 +2,11 @@
 // request helpers, and checks computed independently of src/.
 // Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
-import { after, before } from 'node:test';
 import { sql } from 'kysely';
-import { call, cpf, merchant, startApp, type Merchant, type Res, type TestContext } from './helpers.ts';
+import { call, cpf, type Merchant, type TestContext } from './helpers.ts';
+import { useApp, useMerchant } from './kit/app.ts';
 
 export const T = '/api/v1/transactions';
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
 export const YEAR = new Date().getUTCFullYear();
 
@@ -16,11 +15,8 @@ export let m: Merchant;
 
 /** Boots the app and a merchant for the test file that calls it (live bindings: ctx, m). */
 export function useTransactionsApp() {
-  before(async () => {
-    ctx = await startApp();
-    m = await merchant(ctx.app);
-  });
-  after(() => ctx.close());
+  ctx = useApp();
+  m = useMerchant(ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,21 +84,6 @@ export const boletoFee = (c: number) => Math.min(c, 349);
 /** The fee a refund of `amount` returns, after `refunded` cents refunded before: the fee's share of the refunded total, less earlier refunds' share. */
 export const feeBack = (t: { feeCents: number; chargedCents: number }, refunded: number, amount: number) =>
   Math.floor((t.feeCents * (refunded + amount)) / t.chargedCents) - Math.floor((t.feeCents * refunded) / t.chargedCents);
-
-/** A 400 in the spec's body shape with this code, naming exactly these fields. */
-export function assert400(res: Res, code: string, fields?: string[]) {
-  assert.equal(res.status, 400, res.raw);
-  assert.deepEqual(Object.keys(res.body).sort(), ['code', 'errors', 'message', 'path', 'timestamp'], res.raw);
-  assert.equal(res.body.code, code, res.raw);
-  assert.ok(res.body.errors.length > 0, res.raw);
-  if (fields) assert.deepEqual([...new Set(res.body.errors.map((e: { field: string }) => e.field))].sort(), [...fields].sort(), res.raw);
-}
-
-export function assertMessageOnly(res: Res, status: number) {
-  assert.equal(res.status, status, res.raw);
-  assert.deepEqual(Object.keys(res.body), ['message'], res.raw);
-  assert.equal(typeof res.body.message, 'string');
-}
 
 export async function count(table: string, c: TestContext = ctx): Promise<number> {
   const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(c.database.db);

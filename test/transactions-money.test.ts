@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { expireDue, settleDue } from '../src/modules/transactions/service.ts';
 import { call, cpf, merchant, type Merchant, type Res } from './helpers.ts';
-import { DAY, assert400, assertLedgerConsistent, assertMessageOnly, balance, boletoFee, card, cardFee, count, create, ctx, eventsFor, feeBack, get, pay, pixFee, receivables, refund, simulate, typesOf, useTransactionsApp } from './transactions-kit.ts';
+import { assert400, assertMessageOnly } from './kit/assert.ts';
+import { DAY, assertLedgerConsistent, balance, boletoFee, card, cardFee, count, create, ctx, eventsFor, feeBack, get, pay, pixFee, receivables, refund, simulate, typesOf, useTransactionsApp } from './transactions-kit.ts';
 
 useTransactionsApp();
 

@@ -8,16 +8,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { call, cpf, merchant, startApp, type TestContext } from './helpers.ts';
+import { call, cpf, merchant } from './helpers.ts';
+import { ready, useApp } from './kit/app.ts';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const ROOT = join(import.meta.dirname, '..');
 
-let ctx: TestContext;
 let doc: any;
 let dir: string;
+const ctx = useApp();
 before(async () => {
-  ctx = await startApp();
+  await ready(ctx);
   const res = await call(ctx.app, 'GET', '/openapi.json');
   assert.equal(res.status, 200);
   doc = res.body;
@@ -26,7 +27,6 @@ before(async () => {
 });
 after(async () => {
   rmSync(dir, { recursive: true, force: true });
-  await ctx.close();
 });
 
 /** Type-checks `files` (name -> text) in `dir` with the project's compiler options; the diagnostics as text. */

@@ -6,7 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { WebhookSender } from '../src/modules/webhooks/sender.ts';
-import { call, cpf, merchant, startApp, type TestContext } from './helpers.ts';
+import { call, cpf, merchant } from './helpers.ts';
+import { ready, useApp } from './kit/app.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
 interface Got {
@@ -18,8 +19,9 @@ let local: ReturnType<typeof createServer>;
 let got: Got[] = [];
 let httpPort = 0;
 let tls: Receiver;
-let dev: TestContext; // WEBHOOK_ALLOW_PRIVATE_TARGETS=true
-let prod: TestContext; // the guard on
+const env = { WEBHOOK_RETRY_SCHEDULE_MS: '100,200', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LOCK_MS: '5000', WEBHOOK_POLL_MS: '100', LOG_LEVEL: 'warn' };
+const dev = useApp({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+const prod = useApp({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } }); // the guard on
 
 before(async () => {
   local = createServer((req, res) => {
@@ -33,15 +35,10 @@ before(async () => {
   await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
   httpPort = (local.address() as AddressInfo).port;
   tls = await startReceiver();
-  const env = { WEBHOOK_RETRY_SCHEDULE_MS: '100,200', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_LOCK_MS: '5000', WEBHOOK_POLL_MS: '100', LOG_LEVEL: 'warn' };
-  dev = await startApp({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  prod = await startApp({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } });
-  await dev.app.deps.webhooks.dispatcher.start();
+  await (await ready(dev)).app.deps.webhooks.dispatcher.start();
 });
 
 after(async () => {
-  await dev?.close();
-  await prod?.close();
   await tls?.close();
   local?.closeAllConnections();
   await new Promise<void>((r) => (local ? local.close(() => r()) : r()));
