@@ -107,11 +107,7 @@ describe('account limits per IP', () => {
 });
 
 describe('registration limit per IP: what counts', () => {
-  let ctx: TestContext;
-  before(async () => {
-    ctx = await startApp({ env: { REGISTRATIONS_PER_IP_PER_HOUR: '3' } });
-  });
-  after(() => ctx.close());
+  const ctx = useApp({ env: { REGISTRATIONS_PER_IP_PER_HOUR: '3' } });
 
   const register = async (ip: string, email: string, extra: Record<string, string> = {}) => {
     const res = await ctx.app.inject({ method: 'POST', url: '/api/auth/register', remoteAddress: ip, payload: { name: 'Loja da Ana', email, password: 'uma-senha-forte', ...extra } });
