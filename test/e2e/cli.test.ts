@@ -1,5 +1,4 @@
-// The command line as an operator uses it: real processes, a real port, the embedded database on disk.
-// Always PGlite in a temp DATA_DIR, whatever TEST_DATABASE_URL says.
+// The command line as an operator uses it: real processes, a real port, PGlite in a temp DATA_DIR.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { onPostgres } from '../helpers.ts';
 import { skippedWith } from './browser.ts';
 
-// node:test's; on the PostgreSQL pass every test here is reported skipped: the CLI runs on the embedded
-// database whatever TEST_DATABASE_URL says (cleanEnv), so that pass would repeat the PGlite one.
+// On the PostgreSQL pass each test is reported skipped: the CLI runs on PGlite whatever it says (cleanEnv).
 const { after, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -20,9 +18,7 @@ const MAIN = join(ROOT, 'src', 'main.ts');
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
 after(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -35,9 +31,7 @@ function tempDataDir(): string {
 /** The caller's environment without anything that would point the CLI elsewhere than PGlite. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL', 'TEST_REDIS_URL', 'JWT_SECRET', 'PORT', 'HOST', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL', 'LOG_LEVEL', 'NODE_OPTIONS', 'NODE_TEST_CONTEXT']) {
-    delete env[name];
-  }
+  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL', 'TEST_REDIS_URL', 'JWT_SECRET', 'PORT', 'HOST', 'DATA_DIR', 'BASE_URL', 'CHECKOUT_URL', 'LOG_LEVEL', 'NODE_OPTIONS', 'NODE_TEST_CONTEXT']) delete env[name];
   return { ...env, ...extra };
 }
 
