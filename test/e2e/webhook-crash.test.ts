@@ -38,24 +38,29 @@ async function until(what: string, fn: () => boolean | Promise<boolean>, timeout
   }
 }
 
-test('a worker killed mid-delivery loses nothing, and no delivery is attempted by two workers at once', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, async () => {
-  // The receiver: answers 200 after REPLY_DELAY_MS and watches for overlapping attempts of one delivery.
+const WEBHOOK_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_TIMEOUT_MS: '2000',
+  WEBHOOK_LOCK_MS: '3000',
+  WEBHOOK_POLL_MS: '200',
+  WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200',
+  WEBHOOK_CONCURRENCY: '4',
+};
+
+/** The receiver: answers 200 after REPLY_DELAY_MS and watches for overlapping attempts of one delivery. */
+async function slowReceiver() {
   const cert = makeCertificate();
-  const received = new Map<string, number>(); // event id -> times received
-  const active = new Set<string>(); // delivery ids being answered right now
-  const overlaps: string[] = [];
-  let requests = 0;
+  const seen = { received: new Map<string, number>(), active: new Set<string>(), overlaps: [] as string[], requests: 0 };
   const server = https.createServer({ key: readFileSync(cert.keyFile), cert: readFileSync(cert.certFile) }, (req, res) => {
     const delivery = String(req.headers['x-webhook-delivery']);
     const event = String(req.headers['x-webhook-id']);
-    if (active.has(delivery)) overlaps.push(delivery);
-    active.add(delivery);
-    requests++;
-    const done = () => active.delete(delivery);
-    res.on('close', done);
+    if (seen.active.has(delivery)) seen.overlaps.push(delivery);
+    seen.active.add(delivery);
+    seen.requests++;
+    res.on('close', () => seen.active.delete(delivery));
     req.resume();
     setTimeout(() => {
-      received.set(event, (received.get(event) ?? 0) + 1);
+      seen.received.set(event, (seen.received.get(event) ?? 0) + 1);
       if (!res.destroyed) res.writeHead(200).end('ok');
     }, REPLY_DELAY_MS);
   });
@@ -64,96 +69,60 @@ test('a worker killed mid-delivery loses nothing, and no delivery is attempted b
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   });
-  const port = (server.address() as AddressInfo).port;
+  return { seen, certFile: cert.certFile, port: (server.address() as AddressInfo).port };
+}
 
-  const webhookEnv = {
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_CA_FILE: cert.certFile,
-    WEBHOOK_TIMEOUT_MS: '2000',
-    WEBHOOK_LOCK_MS: '3000',
-    WEBHOOK_POLL_MS: '200',
-    WEBHOOK_RETRY_SCHEDULE_MS: '200,200,200,200,200',
-    WEBHOOK_CONCURRENCY: '4',
-  };
-  const ctx: TestContext = await startApp({ env: { ...webhookEnv, LOG_LEVEL: 'warn' } });
-  cleanups.push(() => ctx.close());
-  const m = await merchant(ctx.app);
-  const sub = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', {
-    key: m.devKey,
-    body: { url: `https://localhost:${port}/hook`, events: ['transaction.created'] },
+/** A `worker` process over the test's schema; `started` resolves once it says so. */
+function startWorker(ctx: TestContext, env: Record<string, string>, name: string) {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'PORT', 'DATA_DIR', 'RUN_JOBS']) delete base[k];
+  const child = spawn(process.execPath, [MAIN, 'worker'], {
+    cwd: ROOT,
+    env: { ...base, ...env, DATABASE_URL: PG_URL!, DATABASE_SCHEMA: ctx.schema!, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  assert.equal(sub.status, 201, sub.raw);
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const started = until(`${name} to start`, () => out.includes('worker started'), 30_000).catch((err) => {
+    throw new Error(`${err.message}\n${out}`);
+  });
+  return { child, started, output: () => out };
+}
 
-  function startWorker(name: string) {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'PORT', 'DATA_DIR', 'RUN_JOBS']) delete env[k];
-    const child = spawn(process.execPath, [MAIN, 'worker'], {
-      cwd: ROOT,
-      env: { ...env, ...webhookEnv, DATABASE_URL: PG_URL!, DATABASE_SCHEMA: ctx.schema!, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    const started = until(`${name} to start`, () => out.includes('worker started'), 30_000).catch((err) => {
-      throw new Error(`${err.message}\n${out}`);
-    });
-    return { child, started, output: () => out };
-  }
-
-  const a = startWorker('worker A');
-  const b = startWorker('worker B');
-  await Promise.all([a.started, b.started]);
-
-  // ~50 events, each enqueued in its transaction's commit.
-  const eventIds: string[] = [];
+/** ~50 events, each enqueued in its transaction's commit; their ids. */
+async function makeEvents(ctx: TestContext, key: string, userId: string): Promise<string[]> {
   for (let i = 0; i < EVENTS; i++) {
     const res = await call(ctx.app, 'POST', '/api/v1/transactions', {
-      key: m.devKey,
+      key,
       body: { product: `Pedido ${i}`, amountCents: 1000 + i, clientName: 'Cliente', clientEmail: 'c@example.com', clientDocument: cpf(), paymentMethod: 'PIX' },
     });
     assert.equal(res.status, 201, res.raw);
   }
-  const rows = await ctx.database.db.selectFrom('webhook_deliveries').select(['event_id']).where('user_id', '=', m.id).execute();
-  for (const r of rows) eventIds.push(r.event_id);
-  assert.equal(eventIds.length, EVENTS);
+  const rows = await ctx.database.db.selectFrom('webhook_deliveries').select(['event_id']).where('user_id', '=', userId).execute();
+  assert.equal(rows.length, EVENTS);
+  return rows.map((r) => r.event_id);
+}
 
-  // Kill A while both workers are busy (each holds up to 4 deliveries for 300 ms).
-  await until('deliveries under way', () => requests >= 10, 20_000);
-  a.child.kill('SIGKILL');
-  await new Promise((r) => a.child.once('exit', r));
-  const c = startWorker('worker C');
-  await c.started;
-
-  await until(
-    'every event delivered and recorded',
-    async () => {
-      if (!eventIds.every((id) => received.has(id))) return false;
-      const pending = await ctx.database.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', m.id).where('status', '!=', 'SUCCEEDED').execute();
-      return pending.length === 0;
-    },
-    60_000,
-  );
-
-  const missing = eventIds.filter((id) => !received.has(id));
-  assert.deepEqual(missing, [], 'every event reached the receiver');
-  assert.deepEqual(overlaps, [], 'no delivery was in flight from two workers at once');
+/**
+ * The attempt log: one row per attempt number 1..attempts for every delivery (no gap, no duplicate),
+ * and the attempts the kill cut off are there, saying so. Returns the highest attempt count.
+ */
+async function checkAttemptLog(ctx: TestContext, userId: string): Promise<number> {
   const stats = await ctx.database.db
     .selectFrom('webhook_deliveries')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('attempts').as('maxAttempts')])
-    .where('user_id', '=', m.id)
+    .where('user_id', '=', userId)
     .executeTakeFirstOrThrow();
   assert.equal(Number(stats.n), EVENTS);
   // The killed worker held deliveries: their lease ran out and another worker claimed them again.
   assert.ok(Number(stats.maxAttempts) >= 2, 'some delivery was re-claimed after the kill');
-  // The attempt log: one row per attempt number 1..attempts for every delivery (no gap, no
-  // duplicate), and the attempts the kill cut off are there, saying so.
   const log = await ctx.database.db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .select(['d.id', 'd.attempts', 'a.attempt', 'a.error', 'a.status_code'])
-    .where('d.user_id', '=', m.id)
+    .where('d.user_id', '=', userId)
     .orderBy('d.id')
     .orderBy('a.attempt')
     .execute();
@@ -164,14 +133,42 @@ test('a worker killed mid-delivery loses nothing, and no delivery is attempted b
     byDelivery.set(r.id, e);
   }
   assert.equal(byDelivery.size, EVENTS, 'every delivery has its attempts logged');
-  for (const [id, e] of byDelivery) {
-    assert.deepEqual(e.numbers, Array.from({ length: e.attempts }, (_, i) => i + 1), `attempt log of ${id}`);
-  }
+  for (const [id, e] of byDelivery) assert.deepEqual(e.numbers, Array.from({ length: e.attempts }, (_, i) => i + 1), `attempt log of ${id}`);
   const cutOff = log.filter((r) => r.error === ATTEMPT_STARTED);
   assert.ok(cutOff.length >= 1, 'the attempts in flight in the killed worker are logged as cut off');
   assert.ok(cutOff.every((r) => r.status_code === null && r.attempt < r.attempts), 'a cut-off attempt was followed by another');
+  return Number(stats.maxAttempts);
+}
+
+test('a worker killed mid-delivery loses nothing, and no delivery is attempted by two workers at once', { skip: !onPostgres && 'needs PostgreSQL (TEST_DATABASE_URL)' }, async () => {
+  const receiver = await slowReceiver();
+  const env = { ...WEBHOOK_ENV, WEBHOOK_CA_FILE: receiver.certFile };
+  const ctx: TestContext = await startApp({ env: { ...env, LOG_LEVEL: 'warn' } });
+  cleanups.push(() => ctx.close());
+  const m = await merchant(ctx.app);
+  const sub = await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: m.devKey, body: { url: `https://localhost:${receiver.port}/hook`, events: ['transaction.created'] } });
+  assert.equal(sub.status, 201, sub.raw);
+
+  const a = startWorker(ctx, env, 'worker A');
+  const b = startWorker(ctx, env, 'worker B');
+  await Promise.all([a.started, b.started]);
+  const eventIds = await makeEvents(ctx, m.devKey, m.id);
+
+  // Kill A while both workers are busy (each holds up to 4 deliveries for 300 ms).
+  await until('deliveries under way', () => receiver.seen.requests >= 10, 20_000);
+  a.child.kill('SIGKILL');
+  await new Promise((r) => a.child.once('exit', r));
+  const c = startWorker(ctx, env, 'worker C');
+  await c.started;
+
+  const { received, overlaps } = receiver.seen;
+  const undelivered = () => ctx.database.db.selectFrom('webhook_deliveries').select('id').where('user_id', '=', m.id).where('status', '!=', 'SUCCEEDED').execute();
+  await until('every event delivered and recorded', async () => eventIds.every((id) => received.has(id)) && (await undelivered()).length === 0, 60_000);
+  assert.deepEqual(eventIds.filter((id) => !received.has(id)), [], 'every event reached the receiver');
+  assert.deepEqual(overlaps, [], 'no delivery was in flight from two workers at once');
+  const maxAttempts = await checkAttemptLog(ctx, m.id);
   const duplicates = [...received.values()].filter((n) => n > 1).length;
-  console.log(`# ${EVENTS} events, ${requests} requests, ${duplicates} delivered more than once (at least once), max attempts ${stats.maxAttempts}`);
+  console.log(`# ${EVENTS} events, ${receiver.seen.requests} requests, ${duplicates} delivered more than once (at least once), max attempts ${maxAttempts}`);
 
   for (const w of [b, c]) {
     w.child.kill('SIGTERM');
