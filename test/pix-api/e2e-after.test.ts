@@ -11,6 +11,7 @@ import { assertLedgerBalanced } from '../ledger-check.ts';
 import { until } from './kit.ts';
 import { env, m, app, pixDeps, createPix, get } from './e2e-kit.ts';
 
+
 describe('expiry and cancellation', () => {
   test('past expiry the PSP is asked: ATIVA -> removed there, EXPIRED here; paid there with the notification lost -> PAID', async () => {
     const open = await createPix();

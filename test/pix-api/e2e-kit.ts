@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
+import { ensureWebhook } from '../../src/payments/pix-api/sweeps.ts';
 import { startWithPsp, pixContext } from './kit.ts';
 
 export let env: Awaited<ReturnType<typeof startWithPsp>>;
@@ -9,6 +10,8 @@ export let m: Merchant;
 before(async () => {
   env = await startWithPsp({ PIX_TTL_SECONDS: '3600' });
   m = await merchant(env.ctx.app, { live: true });
+  // The PSP notifies the app from the start (the payment tests check the registration itself).
+  await ensureWebhook(pixContext(env.ctx.app));
 });
 after(() => env.close());
 
