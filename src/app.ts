@@ -89,7 +89,8 @@ function validatorCompiler() {
 
 /**
  * The connectors' inbound notifications (payments/registry.ts routes): /api/psp/<connector>/... and
- * their aliases. No credentials: a connector believes nothing a notification says before it asks
+ * their aliases. No API credentials (a connector may ask for a header its provider was told to send:
+ * it gets the request's headers); a connector believes nothing a notification says before it asks
  * its provider; a per-address limit keeps strangers from spending the provider's quota.
  */
 async function connectorRoutes(app: HttpApp, deps: Pick<Deps, 'connectors' | 'limiter'>) {
@@ -106,10 +107,10 @@ async function connectorRoutes(app: HttpApp, deps: Pick<Deps, 'connectors' | 'li
         summary: route.summary,
         description: `${route.description}${i === 0 ? '' : ` Also at ${route.urls[0]}.`}`,
         body: route.body as object,
-        response: { 200: Type.Object({ message: Type.String() }), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
+        response: { 200: Type.Object({ message: Type.String() }), 401: Type.Ref('Error'), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
       };
       app.post(url, { schema, preHandler }, async (req) => {
-        await route.handle(req.body);
+        await route.handle(req.body, req.headers);
         return { message: 'OK' };
       });
     });

@@ -68,7 +68,7 @@ export interface ConnectorChoice {
 }
 
 /** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
-const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
+const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
 /** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
 function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
@@ -140,4 +140,55 @@ function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['recei
     return null;
   }
   return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
+}
+
+/**
+ * Cielo's E-commerce API 3.0 (the cielo card connector). `merchantKey` and `notificationSecret` are
+ * secrets: never logged (the logger redacts `*.key` and `*.secret`, and no message quotes them).
+ */
+export interface CieloConfig {
+  /** Transactional base URL (sales, capture, void, card tokens), without a trailing slash. */
+  apiUrl: string;
+  /** Query base URL (GET sales), without a trailing slash. */
+  queryUrl: string;
+  merchantId: string;
+  merchantKey: string;
+  /** The name on the shopper's card statement (Payment.SoftDescriptor): at most 13 characters. */
+  softDescriptor: string;
+  /** The value Cielo sends in the X-Notification-Secret header of its Notification Post. */
+  notificationSecret: string;
+  /** PEM text of an extra CA to trust (CIELO_CA_FILE: a rehearsal against a local fake); null: the system's. */
+  ca: string | null;
+  /** One call's limit (connect, TLS, answer). */
+  timeoutMs: number;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The cielo connector's settings: read when CARD_PROVIDER names it, or when CIELO_API_URL is still
+ * set after cards moved to another connector (it keeps serving the payments it made). Messages name
+ * the variable, never a secret's value.
+ */
+export function cieloConfig(env: Env, chosen: boolean, problems: string[]): CieloConfig | null {
+  if (!chosen && !env.CIELO_API_URL?.trim()) return null;
+  const before = problems.length;
+  const names = ['CIELO_API_URL', 'CIELO_QUERY_URL', 'CIELO_MERCHANT_ID', 'CIELO_MERCHANT_KEY', 'CIELO_SOFT_DESCRIPTOR', 'CIELO_NOTIFICATION_SECRET'];
+  const missing = names.filter((n) => !env[n]?.trim());
+  if (missing.length) problems.push(`${chosen ? 'CARD_PROVIDER=cielo' : 'CIELO_API_URL (the cielo connector)'} needs ${missing.join(', ')}`);
+  const apiUrl = url(env, 'CIELO_API_URL', '', problems, ['https:']);
+  const queryUrl = url(env, 'CIELO_QUERY_URL', '', problems, ['https:']);
+  const merchantId = env.CIELO_MERCHANT_ID?.trim() ?? '';
+  if (merchantId && !GUID.test(merchantId)) problems.push(`CIELO_MERCHANT_ID must be the GUID Cielo gave (got "${merchantId}")`);
+  const merchantKey = env.CIELO_MERCHANT_KEY?.trim() ?? '';
+  if (merchantKey && !/^[A-Za-z0-9]{1,40}$/.test(merchantKey)) problems.push('CIELO_MERCHANT_KEY must be the key Cielo gave: letters and digits, at most 40 (value not shown)');
+  const softDescriptor = env.CIELO_SOFT_DESCRIPTOR?.trim() ?? '';
+  // Cielo: Payment.SoftDescriptor, text of at most 13, no special characters.
+  if (softDescriptor && !/^[A-Za-z0-9 ]{1,13}$/.test(softDescriptor)) problems.push(`CIELO_SOFT_DESCRIPTOR must be at most 13 letters, digits or spaces, without accents (got "${softDescriptor}", ${softDescriptor.length} characters)`);
+  const notificationSecret = env.CIELO_NOTIFICATION_SECRET?.trim() ?? '';
+  if (notificationSecret && notificationSecret.length < 16) problems.push('CIELO_NOTIFICATION_SECRET must be at least 16 characters (value not shown)');
+  const ca = pemFile(env, 'CIELO_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const timeoutMs = int(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000, problems);
+  if (problems.length > before || !apiUrl || !queryUrl) return null;
+  return { apiUrl, queryUrl, merchantId, merchantKey, softDescriptor, notificationSecret, ca, timeoutMs };
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connectorChoice, int, pixApiConfig, url, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
+import { cieloConfig, connectorChoice, int, pixApiConfig, url, type CieloConfig, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -53,6 +53,8 @@ export interface Config {
   payouts: PayoutConfig;
   /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
   pixApi: PixApiConfig | null;
+  /** The production card connector speaking Cielo's E-commerce API 3.0 (CARD_PROVIDER=cielo); null = not configured. */
+  cielo: CieloConfig | null;
   mail: MailConfig;
   referrals: ReferralConfig;
 }
@@ -124,7 +126,7 @@ export interface WebhookConfig {
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-export type { ConnectorChoice, PixApiConfig } from './config-connectors.ts';
+export type { CieloConfig, ConnectorChoice, PixApiConfig } from './config-connectors.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
   const payouts = payoutConfig(env, problems);
   const connectors = connectorChoice(env, problems);
   const pixApi = pixApiConfig(env, connectors.PIX.includes('bcb-api'), problems);
+  const cielo = cieloConfig(env, connectors.CARD.includes('cielo'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
@@ -253,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks,
     payouts,
     pixApi,
+    cielo,
     mail: { smtpUrl, from: mailFrom },
     referrals,
   };

@@ -16,6 +16,8 @@ const DECLINES_PT: Record<string, string> = {
   INSUFFICIENT_FUNDS: 'saldo ou limite insuficiente',
   EXPIRED_CARD: 'o cartão está vencido',
   STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
+  SUSPECTED_FRAUD: 'o emissor suspeitou de fraude',
+  INVALID_CARD: 'os dados do cartão são inválidos',
   PROCESSING_ERROR: 'erro de processamento no emissor',
   EXPIRED: 'o prazo de pagamento terminou',
 };

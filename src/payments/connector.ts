@@ -15,13 +15,24 @@ import { FINAL_DEBIT_REASONS } from './pix-automatico.ts';
 export const RAILS = ['PIX', 'CARD', 'BOLETO', 'PIX_AUTOMATICO', 'PAYOUT'] as const;
 export type Rail = (typeof RAILS)[number];
 
-export type CardDeclineReason = 'CARD_DECLINED' | 'INSUFFICIENT_FUNDS' | 'EXPIRED_CARD' | 'INCORRECT_CVV' | 'PROCESSING_ERROR' | 'STOLEN_CARD';
+export type CardDeclineReason =
+  | 'CARD_DECLINED'
+  | 'INSUFFICIENT_FUNDS'
+  | 'EXPIRED_CARD'
+  | 'INCORRECT_CVV'
+  | 'PROCESSING_ERROR'
+  | 'STOLEN_CARD'
+  /** The issuer suspects fraud (ABECS 59): card schemes forbid retrying it. */
+  | 'SUSPECTED_FRAUD'
+  /** The card's number or data is wrong (ABECS 12, 14, 56): no retry of that card can succeed. */
+  | 'INVALID_CARD';
 
 /**
- * Declines that no retry can turn into an approval (the issuer blocked the card, or it expired; a
- * Pix Automático debit the PSP rejected for good): a subscription's dunning does not retry them.
+ * Declines that no retry can turn into an approval (the issuer blocked the card, it expired, its
+ * data is wrong, or the issuer suspects fraud; a Pix Automático debit the PSP rejected for good): a
+ * subscription's dunning does not retry them.
  */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
+export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD', 'SUSPECTED_FRAUD', 'INVALID_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
 
 /** Who pays, as connectors need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
@@ -283,8 +294,12 @@ export interface InboundRoute {
   body: unknown;
   /** Requests per minute per address before 429. */
   perMinute: number;
-  /** Handles the body; throws AppError(503) when the provider cannot be asked to confirm it (it sends again). */
-  handle(body: unknown): Promise<void>;
+  /**
+   * Handles the body; throws AppError(503) when the provider cannot be asked to confirm it (it sends
+   * again), AppError(401) when the request lacks what the provider was told to send (a secret header).
+   * `headers`: the request's, names in lower case.
+   */
+  handle(body: unknown, headers: Record<string, string | string[] | undefined>): Promise<void>;
 }
 
 /** Periodic work of a connector, run by the job runner on every tick. */

@@ -8,6 +8,8 @@ export const DECLINE_PT: Record<string, string> = {
   INCORRECT_CVV: 'código de segurança incorreto',
   PROCESSING_ERROR: 'erro de processamento no emissor',
   STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
+  SUSPECTED_FRAUD: 'o emissor suspeitou de fraude; use outro cartão ou fale com o seu banco',
+  INVALID_CARD: 'dados do cartão inválidos; confira o número e a validade',
   OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
   SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
 };

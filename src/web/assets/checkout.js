@@ -120,7 +120,9 @@
     INCORRECT_CVV: 'código de segurança incorreto',
     PROCESSING_ERROR: 'erro de processamento no emissor',
     OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
-    STOLEN_CARD: 'o cartão foi bloqueado pelo emissor'
+    STOLEN_CARD: 'o cartão foi bloqueado pelo emissor',
+    SUSPECTED_FRAUD: 'o emissor suspeitou de fraude; use outro cartão ou fale com o seu banco',
+    INVALID_CARD: 'dados do cartão inválidos; confira o número e a validade'
   };
   function declined(reason) { return 'Pagamento recusado: ' + (DECLINE[reason] || 'tente outro cartão') + '.'; }
 

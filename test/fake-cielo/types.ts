@@ -1,0 +1,119 @@
+// The fake Cielo's records and its public face (server.ts builds it).
+import type { IncomingHttpHeaders } from 'node:http';
+
+export type Host = 'api' | 'query';
+
+/** A sale as the fake keeps it (Payment's fields, in cents). */
+export interface Sale {
+  paymentId: string;
+  merchantOrderId: string;
+  customerName: string | null;
+  amount: number;
+  installments: number;
+  interest: string;
+  capture: boolean;
+  recurrent: boolean;
+  softDescriptor: string;
+  brand: string;
+  holder: string;
+  expirationDate: string;
+  /** Masked as Cielo shows it (first 6, asterisks, last 4). */
+  maskedNumber: string;
+  cardToken: string | null;
+  cardOnFile: unknown;
+  status: number;
+  returnCode: string;
+  returnMessage: string;
+  capturedAmount: number | null;
+  voidedAmount: number;
+  receivedDate: string;
+  tid: string;
+  proofOfSale: string;
+  authorizationCode: string;
+}
+
+/** A card kept by POST /1/card. */
+export interface StoredCard {
+  number: string;
+  holder: string;
+  expirationDate: string;
+  brand: string;
+  customerName: string;
+}
+
+export interface Logged {
+  host: Host;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: any;
+  /** 0: the answer was lost (connection reset after the work was done). */
+  status: number;
+  at: number;
+}
+
+export interface Answer {
+  status: number;
+  body?: unknown;
+}
+
+export interface Route {
+  host: Host;
+  method: string;
+  re: RegExp;
+  handle(m: RegExpMatchArray, body: any, query: URLSearchParams): Answer;
+}
+
+export interface CieloState {
+  merchantId: string;
+  merchantKey: string;
+  sales: Map<string, Sale>;
+  cards: Map<string, StoredCard>;
+  routes: Route[];
+  requests: Logged[];
+  /** Every rule a request broke (a test asserts this stays empty for the connector's requests). */
+  violations: string[];
+  ports: Record<Host, number>;
+  misbehave: {
+    failures: Array<{ status: number; host: Host | null }>;
+    delays: number[];
+    drops: Array<{ method: string; pathPrefix: string }>;
+    declines: Array<{ code: string; message: string }>;
+  };
+}
+
+export interface NotifyOptions {
+  /** The header: the right secret (default), none, or a wrong one. */
+  secret?: 'valid' | 'missing' | 'wrong';
+  changeType?: number;
+}
+
+export interface FakeCielo {
+  apiUrl: string;
+  queryUrl: string;
+  /** PEM file of the certificate the fake serves (its own CA): CIELO_CA_FILE. */
+  caFile: string;
+  merchantId: string;
+  merchantKey: string;
+  notificationSecret: string;
+  sales: Map<string, Sale>;
+  cards: Map<string, StoredCard>;
+  requests: Logged[];
+  violations: string[];
+  /** Requests of `method` whose path starts with `prefix`, on either host. */
+  calls(method: string, prefix: string): Logged[];
+  /** The sales made under a MerchantOrderId. */
+  salesOf(merchantOrderId: string): Sale[];
+  /** The next `n` requests (to `host`, or either) are answered `status` without being processed. */
+  failNext(n: number, status?: number, host?: Host): void;
+  /** The next `n` requests are processed after `ms` (a client that gave up has them done anyway). */
+  delayNext(n: number, ms: number): void;
+  /** The next request of `method` under `pathPrefix` is processed, then its connection reset (the answer is lost). */
+  dropAnswer(method: string, pathPrefix: string): void;
+  /** The next sale is denied with this ReturnCode, whatever its card. */
+  declineNext(code: string, message: string): void;
+  /** POSTs a Notification Post for the sale to `url` (its receiver's status). */
+  notify(url: string, paymentId: string, o?: NotifyOptions): Promise<number>;
+  close(): Promise<void>;
+}
