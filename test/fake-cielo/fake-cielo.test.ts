@@ -1,0 +1,116 @@
+// The fake Cielo itself: it checks what Cielo checks, answers in Cielo's shapes, follows the
+// sandbox's last-digit table, and misbehaves when asked.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { after, before, describe, test } from 'node:test';
+import { cardEnding } from './cards.ts';
+import { startFakeCielo, type FakeCielo } from './server.ts';
+
+const OK = cardEnding('1');
+let cielo: FakeCielo;
+before(async () => {
+  cielo = await startFakeCielo();
+});
+after(() => cielo.close());
+
+async function req(host: 'api' | 'query', method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const base = host === 'api' ? cielo.apiUrl : cielo.queryUrl;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const h = { 'content-type': 'application/json', MerchantId: cielo.merchantId, MerchantKey: cielo.merchantKey, RequestId: randomUUID(), ...headers };
+  return new Promise((resolve, reject) => {
+    const r = https.request(base + path, { method, headers: h, ca: readFileSync(cielo.caFile) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, body: raw ? JSON.parse(raw) : null });
+      });
+    });
+    r.on('error', reject);
+    r.end(payload);
+  });
+}
+
+const sale = (number: string, over: Record<string, unknown> = {}) => ({
+  MerchantOrderId: randomUUID().replace(/-/g, ''),
+  Customer: { Name: 'Ana Souza' },
+  Payment: { Type: 'CreditCard', Amount: 15700, Installments: 1, Interest: 'ByMerchant', Capture: false, SoftDescriptor: 'LOJA', CreditCard: { CardNumber: number, Holder: 'ANA SOUZA', ExpirationDate: '12/2030', SecurityCode: '123', Brand: 'Visa' }, ...over },
+});
+
+describe('the fake Cielo', () => {
+  test('headers: MerchantId and MerchantKey must be the merchant\'s, RequestId a GUID, JSON content type', async () => {
+    assert.equal((await req('api', 'POST', '/1/sales/', sale(OK), { MerchantKey: 'WRONG' })).status, 401);
+    const noRequestId = await req('api', 'POST', '/1/sales/', sale(OK), { RequestId: 'x' });
+    assert.deepEqual([noRequestId.status, noRequestId.body[0].Code], [400, 100]);
+    assert.equal((await req('api', 'POST', '/1/sales/', sale(OK), { 'content-type': 'text/plain' })).status, 400);
+    assert.equal(cielo.sales.size, 0);
+  });
+
+  test('fields: MerchantOrderId charset, Amount, Installments 1-12, SoftDescriptor <= 13, MM/YYYY, Brand', async () => {
+    const code = async (b: unknown) => (await req('api', 'POST', '/1/sales/', b)).body[0].Code;
+    assert.equal(await code({ ...sale(OK), MerchantOrderId: 'with-hyphens' }), 107);
+    assert.equal(await code(sale(OK, { Amount: 0 })), 108);
+    assert.equal(await code(sale(OK, { Installments: 13 })), 0);
+    assert.equal(await code(sale(OK, { SoftDescriptor: 'FOURTEEN CHARS' })), 0);
+    const s = sale(OK);
+    s.Payment.CreditCard.ExpirationDate = '12/30';
+    assert.equal(await code(s), 126);
+    const b = sale(OK);
+    b.Payment.CreditCard.Brand = 'Mastercard';
+    assert.equal(await code(b), 0);
+    assert.equal(cielo.sales.size, 0);
+  });
+
+  test('the sandbox table decides: final 1 authorised (Status 1, ReturnCode 4), final 2 "05", 3 "57", 5 "78", 6 "99", 7 "77", 8 "70"', async () => {
+    const ok = await req('api', 'POST', '/1/sales/', sale(OK));
+    assert.equal(ok.status, 201);
+    assert.deepEqual([ok.body.Payment.Status, ok.body.Payment.ReturnCode], [1, '4']);
+    assert.match(ok.body.Payment.PaymentId, /^[0-9a-f-]{36}$/);
+    assert.equal(ok.body.Payment.CreditCard.CardNumber, `${OK.slice(0, 6)}******${OK.slice(-4)}`);
+    for (const [last, rc] of [['2', '05'], ['3', '57'], ['5', '78'], ['6', '99'], ['7', '77'], ['8', '70']] as const) {
+      const r = await req('api', 'POST', '/1/sales/', sale(cardEnding(last)));
+      assert.deepEqual([r.status, r.body.Payment.Status, r.body.Payment.ReturnCode], [201, 3, rc]);
+    }
+  });
+
+  test('capture at most once and at most what was authorised; void in parts only after capture; query by MerchantOrderId', async () => {
+    const s = sale(OK);
+    const id = (await req('api', 'POST', '/1/sales/', s)).body.Payment.PaymentId;
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/void?amount=100`)).status, 400, 'no partial void before capture');
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/capture?amount=15701`)).status, 400);
+    const cap = await req('api', 'PUT', `/1/sales/${id}/capture?amount=10000`);
+    assert.deepEqual([cap.status, cap.body.Status, cap.body.ReasonCode], [200, 2, 0]);
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/capture`)).status, 400, 'captured once');
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/void?amount=4000`)).body.Status, 2);
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/void?amount=6001`)).status, 400);
+    assert.equal((await req('api', 'PUT', `/1/sales/${id}/void?amount=6000`)).body.Status, 10);
+    const got = await req('query', 'GET', `/1/sales/${id}`);
+    assert.deepEqual([got.body.Payment.CapturedAmount, got.body.Payment.VoidedAmount, got.body.MerchantOrderId], [10000, 10000, s.MerchantOrderId]);
+    const list = await req('query', 'GET', `/1/sales?merchantOrderId=${s.MerchantOrderId}`);
+    assert.deepEqual(list.body.Payments.map((p: { PaymentId: string }) => p.PaymentId), [id]);
+    assert.equal((await req('api', 'GET', `/1/sales/${id}`)).status, 404, 'queries are on the query host');
+  });
+
+  test('misbehaviour: 500s, a lost answer after the sale was made, a forced decline', async () => {
+    cielo.failNext(2, 500, 'api');
+    assert.equal((await req('api', 'POST', '/1/sales/', sale(OK))).status, 500);
+    assert.equal((await req('api', 'POST', '/1/sales/', sale(OK))).status, 500);
+    const before = cielo.sales.size;
+    cielo.dropAnswer('POST', '/1/sales');
+    await assert.rejects(req('api', 'POST', '/1/sales/', sale(OK)));
+    assert.equal(cielo.sales.size, before + 1, 'made, answer lost');
+    cielo.declineNext('51', 'Saldo insuficiente');
+    const d = await req('api', 'POST', '/1/sales/', sale(OK));
+    assert.deepEqual([d.body.Payment.Status, d.body.Payment.ReturnCode], [3, '51']);
+  });
+
+  test('card tokens: POST /1/card keeps the card (no CVV) and a sale with CardToken + Brand uses it', async () => {
+    const t = await req('api', 'POST', '/1/card', { CustomerName: 'Ana', CardNumber: OK, Holder: 'ANA SOUZA', ExpirationDate: '12/2030', Brand: 'Visa' });
+    assert.equal(t.status, 201);
+    const s = sale('x', { Recurrent: true, CreditCard: { CardToken: t.body.CardToken, Brand: 'Visa', CardOnFile: { Usage: 'Used', Reason: 'Recurring' } } });
+    const r = await req('api', 'POST', '/1/sales/', s);
+    assert.deepEqual([r.status, r.body.Payment.Status], [201, 1]);
+  });
+});
