@@ -94,6 +94,7 @@ describe('Cielo: captures and refunds whose answer was lost', () => {
     await settleUnknownRefunds(ctx.app.deps.transactions, later());
     assert.deepEqual((await refunds(tx.id)).map((r) => r.status), ['SUCCEEDED', 'SUCCEEDED']);
     assert.equal(saleOf(tx.id).voidedAmount, 5000);
+    assert.deepEqual(cielo.calls('PUT', `/1/sales/${id}/void`).map((c) => c.status), [200, 500, 200]);
     assert.equal((await row(tx.id)).refunded_cents, 5000);
   });
 });

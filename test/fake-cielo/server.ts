@@ -50,9 +50,10 @@ export type { FakeCielo, Logged, Sale } from './types.ts';
 async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
   const url = new URL(req.url ?? '/', 'https://127.0.0.1');
   let body: any = null;
-  const send = (status: number, out?: unknown) => {
+  // `broken`: the request broke a rule (kept in violations); a failure asked for by a test is not.
+  const send = (status: number, out?: unknown, broken = false) => {
     s.requests.push({ host, method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, status, at: Date.now() });
-    if (status === 400 || status === 401) s.violations.push(`${req.method} ${url.pathname}: ${JSON.stringify(out)}`);
+    if (broken) s.violations.push(`${req.method} ${url.pathname}: ${JSON.stringify(out)}`);
     if (res.destroyed) return;
     res.writeHead(status, out === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' });
     res.end(out === undefined ? undefined : JSON.stringify(out));
@@ -61,7 +62,7 @@ async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res:
     try {
       body = JSON.parse(raw);
     } catch {
-      return send(400, [{ Code: 0, Message: 'Invalid JSON' }]);
+      return send(400, [{ Code: 0, Message: 'Invalid JSON' }], true);
     }
   }
   const delay = s.misbehave.delays.shift();
@@ -70,7 +71,7 @@ async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res:
   if (delay) await new Promise((r) => setTimeout(r, delay));
   if (failure) return send(failure.status, [{ Code: 0, Message: 'Internal error' }]);
   const bad = checkHeaders(s, req.headers);
-  if (bad) return send(bad.status, bad.body);
+  if (bad) return send(bad.status, bad.body, true);
   const r = s.routes.find((x) => x.host === host && x.method === req.method && x.re.test(url.pathname));
   if (!r) return send(404);
   const out = r.handle(url.pathname.match(r.re)!, body, url.searchParams);
@@ -81,7 +82,7 @@ async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res:
     req.socket.destroy();
     return;
   }
-  send(out.status, out.body);
+  send(out.status, out.body, out.status === 400);
 }
 
 async function listen(s: CieloState, host: Host, cert: { keyFile: string; certFile: string }): Promise<https.Server> {
