@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ConnectorCore, ConnectorEdges } from '../connector.ts';
 import { receiveNotification, type CieloContext } from './inbound.ts';
-import type { CieloConnector } from './connector.ts';
+import type { CieloConfig } from '../../config.ts';
 
 // Loose on purpose: the secret is checked first (401), then PaymentId (a GUID) in the handler.
 const Notification = Type.Object(
@@ -19,7 +19,7 @@ const Notification = Type.Object(
 /** Each notification costs a call to Cielo: a stranger flooding the route must not spend its quota. */
 const NOTIFICATIONS_PER_MINUTE = 600;
 
-export function cieloEdges(cielo: Pick<CieloConnector, 'parts' | 'config'>, core: ConnectorCore): ConnectorEdges & { context: CieloContext } {
+export function cieloEdges(cielo: { parts: CieloContext['parts']; config: Pick<CieloConfig, 'notificationSecret'> }, core: ConnectorCore): ConnectorEdges & { context: CieloContext } {
   const context: CieloContext = { parts: { ...cielo.parts, log: core.log }, core, secret: cielo.config.notificationSecret };
   return {
     context,
