@@ -8,6 +8,7 @@ import { after, before } from 'node:test';
 import { call, cpf, merchant, startApp, type Merchant, type TestContext } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
 import { cardEnding } from '../fake-cielo/cards.ts';
+import { cieloEnv } from '../fake-cielo/env.ts';
 import { startFakeCielo, type FakeCielo } from '../fake-cielo/server.ts';
 
 export { cardEnding };
@@ -20,20 +21,6 @@ async function freePort(): Promise<number> {
   const port = (s.address() as AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-export function cieloEnv(c: FakeCielo): Record<string, string> {
-  return {
-    CARD_PROVIDER: 'cielo',
-    CIELO_API_URL: c.apiUrl,
-    CIELO_QUERY_URL: c.queryUrl,
-    CIELO_MERCHANT_ID: c.merchantId,
-    CIELO_MERCHANT_KEY: c.merchantKey,
-    CIELO_SOFT_DESCRIPTOR: 'LOJA COFRE',
-    CIELO_NOTIFICATION_SECRET: c.notificationSecret,
-    CIELO_CA_FILE: c.caFile,
-    CIELO_TIMEOUT_MS: '800',
-  };
 }
 
 export let ctx: TestContext;

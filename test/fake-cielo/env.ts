@@ -1,0 +1,16 @@
+// The settings that point a Cofre at a fake Cielo (the tests' kit and a rehearsal by hand use them).
+import type { FakeCielo } from './types.ts';
+
+export function cieloEnv(c: FakeCielo, timeoutMs = 800): Record<string, string> {
+  return {
+    CARD_PROVIDER: 'cielo',
+    CIELO_API_URL: c.apiUrl,
+    CIELO_QUERY_URL: c.queryUrl,
+    CIELO_MERCHANT_ID: c.merchantId,
+    CIELO_MERCHANT_KEY: c.merchantKey,
+    CIELO_SOFT_DESCRIPTOR: 'LOJA COFRE',
+    CIELO_NOTIFICATION_SECRET: c.notificationSecret,
+    CIELO_CA_FILE: c.caFile,
+    CIELO_TIMEOUT_MS: String(timeoutMs),
+  };
+}
