@@ -68,6 +68,12 @@ describe('Cielo: captures and refunds whose answer was lost', () => {
     assert.equal(res.status, 200, res.raw);
     assert.equal(res.body.transaction.status, 'PAID');
     assert.equal(saleOf(tx.id).capturedAmount, 15700);
+    // A partial one too: confirmed only for the amount asked.
+    const part = await pay({ capture: false });
+    cielo.dropAnswer('PUT', `/1/sales/${saleOf(part.id).paymentId}/capture`);
+    const partRes = await post(`${T}/${part.id}/capture`, { amountCents: 9000 });
+    assert.equal(partRes.status, 200, partRes.raw);
+    assert.deepEqual([partRes.body.transaction.status, partRes.body.transaction.chargedCents, saleOf(part.id).capturedAmount], ['PAID', 9000, 9000]);
   });
 
   test('a refund made whose answer was lost: PENDING, then the janitor sees it in VoidedAmount and records it: voided once', async () => {

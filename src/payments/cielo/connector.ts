@@ -6,7 +6,7 @@
 // The PAN and CVV exist only in the body of the request to Cielo: never logged, never stored.
 import type { CieloConfig } from '../../config.ts';
 import type { Db } from '../../db/index.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, validation } from '../../http/errors.ts';
 import { validateCard, type CardInput } from '../card.ts';
 import type {
   AuthorizationRequest,
@@ -93,14 +93,14 @@ export class CieloConnector implements Connector {
   /** POST /1/card: Cielo keeps the card and answers its CardToken (no charge made). */
   async tokenizeCard(card: CardInput): Promise<CardToken> {
     const checked = validateCard(card, new Date());
-    if (!checked.ok) throw new AppError(400, `card.${checked.field}: ${checked.reason}`);
+    if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
     const brand = BRANDS[checked.brand];
     let answer: { CardToken?: unknown } | null;
     try {
       answer = await this.client.call('api', 'POST', '/1/card', { CustomerName: card.holderName.trim().slice(0, 255), CardNumber: digits(card.number), Holder: card.holderName.trim().slice(0, 25), ExpirationDate: expirationOf(card), Brand: brand });
     } catch (err) {
       this.parts.log.error({ cielo: err instanceof CieloError ? err.toLog() : { error: (err as Error).message } }, 'cielo: a card could not be tokenised');
-      if (err instanceof CieloError && err.kind === 'refused') throw new AppError(400, 'The card provider (Cielo) refused to keep this card: check its data');
+      if (err instanceof CieloError && err.kind === 'refused') throw validation('card', 'the card provider (Cielo) refused to keep this card: check its data');
       throw unreachable();
     }
     const token = String(answer?.CardToken ?? '');
@@ -117,6 +117,9 @@ export class CieloConnector implements Connector {
     const id = req.paymentReference;
     if (!id || !PAYMENT_ID.test(id)) return { ok: false, reason: 'NO_AUTHORIZATION', message: 'the payment has no Cielo PaymentId' };
     const query = req.amountCents !== undefined ? `?amount=${req.amountCents}` : '';
+    // Captured already (a retry after a lost answer) counts only for the amount asked.
+    const capturedAsAsked = (p: { Status?: unknown; CapturedAmount?: unknown; Amount?: unknown } | undefined) =>
+      p?.Status === STATUS.PaymentConfirmed && p.CapturedAmount === (req.amountCents ?? p.Amount);
     try {
       const answer = await this.client.call<{ Status?: unknown; ReturnCode?: unknown; ReturnMessage?: unknown } | null>('api', 'PUT', `/1/sales/${id}/capture${query}`);
       if (answer?.Status === STATUS.PaymentConfirmed) return { ok: true };
@@ -124,7 +127,7 @@ export class CieloConnector implements Connector {
     } catch (err) {
       if (!(err instanceof CieloError) || (err.kind !== 'refused' && err.kind !== 'unavailable')) throw err;
       const sale = await saleOf(this.parts, id).catch(() => null);
-      if (sale?.Payment?.Status === STATUS.PaymentConfirmed) return { ok: true };
+      if (capturedAsAsked(sale?.Payment)) return { ok: true };
       if (err.kind === 'unavailable') throw unreachable();
       this.parts.log.warn({ transactionId: req.transactionId, cielo: err.toLog() }, 'cielo: a capture was refused');
       return { ok: false, reason: 'CAPTURE_REFUSED', message: `Cielo refused the capture (${err.codes.map((c) => c.code).join(', ') || err.status})` };

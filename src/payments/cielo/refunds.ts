@@ -21,7 +21,7 @@ async function ours(db: Db, transactionId: string) {
   const rows = await db.selectFrom('refunds').select(['id', 'amount_cents', 'status', 'provider_ref']).where('transaction_id', '=', transactionId).where('provider', '=', CIELO_PROVIDER).orderBy('id').execute();
   const answered = rows.filter((r) => r.status === 'SUCCEEDED').reduce((s, r) => s + r.amount_cents, 0);
   const unanswered = rows.filter((r) => r.status === 'PENDING' && r.provider_ref === null);
-  return { answered, unanswered };
+  return { rows, answered, unanswered };
 }
 
 /**
@@ -33,9 +33,12 @@ export async function findRefund(parts: SaleParts & { db: Db }, req: RefundReque
   const sale = await saleOf(parts, req.paymentReference);
   if (!sale?.Payment) return null;
   const voided = centsOf(sale.Payment.VoidedAmount) ?? 0;
-  const { answered, unanswered } = await ours(parts.db, req.transactionId);
+  const { rows, answered, unanswered } = await ours(parts.db, req.transactionId);
   const unexplained = voided - answered;
-  if (!unanswered.some((r) => r.id === req.refundId)) return null;
+  if (!unanswered.some((r) => r.id === req.refundId)) {
+    // Already answered: Cielo made it when it said so.
+    return rows.find((r) => r.id === req.refundId)?.status === 'SUCCEEDED' ? { ok: true, reference: req.paymentReference } : null;
+  }
   if (unexplained <= 0) return null;
   const pending = unanswered.reduce((s, r) => s + r.amount_cents, 0);
   if (unexplained === pending || (unanswered.length === 1 && unexplained === req.amountCents)) return { ok: true, reference: req.paymentReference };
