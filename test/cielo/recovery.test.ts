@@ -103,4 +103,18 @@ describe('Cielo: captures and refunds whose answer was lost', () => {
     assert.deepEqual(cielo.calls('PUT', `/1/sales/${id}/void`).map((c) => c.status), [200, 500, 200]);
     assert.equal((await row(tx.id)).refunded_cents, 5000);
   });
+
+  test('two unanswered refunds, one made: the amounts cannot tell which, so neither is sent again nor recorded (a person checks)', async () => {
+    const tx = await pay();
+    const id = saleOf(tx.id).paymentId;
+    cielo.dropAnswer('PUT', `/1/sales/${id}/void`);
+    await post(`${T}/${tx.id}/refund`, { amountCents: 1000 });
+    cielo.failNext(1, 500, 'api');
+    await post(`${T}/${tx.id}/refund`, { amountCents: 2000 });
+    await settleUnknownRefunds(ctx.app.deps.transactions, later());
+    assert.deepEqual((await refunds(tx.id)).map((r) => r.status), ['PENDING', 'PENDING']);
+    assert.equal(saleOf(tx.id).voidedAmount, 1000);
+    assert.equal(cielo.calls('PUT', `/1/sales/${id}/void`).length, 2, 'nothing sent again');
+    assert.ok(ctx.logs.join('').includes('the voided amount does not tell which unanswered refunds were made'));
+  });
 });

@@ -60,7 +60,14 @@ async function confirm(ctx: CieloContext, paymentId: string): Promise<{ applied:
   if (events.length) await core.applyEvents(tx, events);
   // A void Cielo made whose answer never reached us (a refund left PENDING) is recorded now.
   const settledRef = tx.provider_ref ?? (events[0]?.outcome === 'PAID' ? paymentId : null);
-  if (settledRef) for (const r of await madeRefunds(ctx.parts, tx.id, settledRef)) await core.recordRefund(r.refundId, tx.id, r.result);
+  if (settledRef) {
+    try {
+      for (const r of await madeRefunds(ctx.parts, tx.id, settledRef)) await core.recordRefund(r.refundId, tx.id, r.result);
+    } catch (err) {
+      // Cielo unreachable: 503, it posts again. Refunds the amounts cannot tell apart were logged for a person.
+      if (err instanceof CieloError) throw err;
+    }
+  }
   return { applied: events.length > 0 };
 }
 
