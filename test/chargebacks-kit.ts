@@ -41,9 +41,10 @@ export let ctx: TestContext;
 export let m: Merchant;
 export let sandbox: RecordingSandbox;
 
-/** Boots the app with the recording sandbox and a merchant (live bindings: ctx, m, sandbox). */
-export function useChargebacksApp() {
+/** Boots the app with the recording sandbox and a merchant (live bindings: ctx, m, sandbox); `env`: its configuration. */
+export function useChargebacksApp(env: Record<string, string> = {}) {
   ctx = useApp({
+    env,
     deps: {
       connectors: {
         sandbox: (db) => {
