@@ -39,7 +39,7 @@ export async function disputeChargeback(deps: TransactionDeps, scope: Scope, id:
   const files = evidenceFiles(body);
   const tx = await getTransaction(deps.db, scope, id);
   const open = await latestChargeback(deps.db, scope, tx.id);
-  if (!open || open.status !== 'OPEN') throw noOpenCase(open?.status ?? 'none');
+  if (open?.status !== 'OPEN') throw noOpenCase(open?.status ?? 'none');
   const connector = deps.connectors.of(open.provider, 'CARD');
   if (!connector.disputeChargeback) throw new AppError(503, `Chargebacks of this payment's provider (${open.provider}) are answered at the acquirer, not through this gateway`);
   const sent = await connector.disputeChargeback({ transactionId: tx.id, caseId: open.case_id, paymentReference: tx.provider_ref, action: body.action, text: body.text, files });

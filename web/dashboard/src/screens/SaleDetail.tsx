@@ -15,6 +15,14 @@ import type { Tx } from './Sales.tsx';
 /** Sales that never took money: no fee, nothing net to show. */
 const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
 
+/** A chargeback's state (GET /api/v1/transactions/{id}: chargeback). */
+const CHARGEBACK_LABELS: Record<NonNullable<Tx['chargeback']>['status'], string> = {
+  OPEN: 'em aberto: responda pela API (POST /api/v1/transactions/{id}/dispute)',
+  CONTESTED: 'contestado: aguardando a decisão da operadora',
+  WON: 'revertido a seu favor: valor devolvido ao saldo',
+  LOST: 'perdido: valor debitado do saldo',
+};
+
 /** A refund's state at the provider (GET /api/v1/transactions/{id}: refunds[]). */
 const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string> = {
   PENDING: 'em processamento no provedor',
@@ -184,6 +192,16 @@ function Summary({ t }: { t: Tx }) {
                   ))}
                 </ul>
               )}
+            </dd>
+          </>
+        )}
+        {t.chargeback && (
+          <>
+            <dt>Chargeback</dt>
+            <dd>
+              {brl(t.chargeback.amountCents)} · {CHARGEBACK_LABELS[t.chargeback.status]}
+              {t.chargeback.status === 'OPEN' && t.chargeback.respondBy ? ` até ${dateTime(t.chargeback.respondBy)}` : ''}
+              {t.chargeback.reason ? ` · ${t.chargeback.reason}` : ''}
             </dd>
           </>
         )}
