@@ -10,6 +10,7 @@ import { useAsync, useSubmit } from '../lib/async.ts';
 import { brl, date, dateTime, documentText, failureText, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
+import { SaleChargeback } from './SaleChargeback.tsx';
 import type { Tx } from './Sales.tsx';
 
 /** Sales that never took money: no fee, nothing net to show. */
@@ -17,7 +18,7 @@ const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
 
 /** A chargeback's state (GET /api/v1/transactions/{id}: chargeback). */
 const CHARGEBACK_LABELS: Record<NonNullable<Tx['chargeback']>['status'], string> = {
-  OPEN: 'em aberto: responda pela API (POST /api/v1/transactions/{id}/dispute)',
+  OPEN: 'em aberto: conteste ou aceite abaixo',
   CONTESTED: 'contestado: aguardando a decisão da operadora',
   WON: 'revertido a seu favor: valor devolvido ao saldo',
   LOST: 'perdido: valor debitado do saldo',
@@ -150,6 +151,7 @@ export function SaleDetail({ id }: { id: string }) {
         {refundable && <Refund key={t.refundedCents} t={t} done={setTx} />}
       </div>
       {env === 'development' && t.status === 'PENDING' && <Simulate t={t} done={setTx} />}
+      {t.paymentMethod === 'CARD' && <SaleChargeback t={t} dev={env === 'development'} done={setTx} />}
     </div>
   );
 }
