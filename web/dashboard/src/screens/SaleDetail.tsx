@@ -39,6 +39,8 @@ function timeline(t: Tx): [string, string][] {
     ['Paga', t.paidAt],
     [t.status === 'EXPIRED' ? 'Expirada' : t.status === 'FAILED' ? 'Recusada' : 'Cancelada', t.cancelledAt],
     [t.status === 'REFUNDED' ? 'Estornada' : 'Estorno', t.refundedAt],
+    ['Chargeback aberto', t.chargeback?.openedAt ?? null],
+    [t.chargeback?.status === 'WON' ? 'Chargeback revertido' : 'Chargeback perdido', t.chargeback?.closedAt ?? null],
   ];
   const out = steps.filter((s): s is [string, string] => !!s[1]);
   if ((t.status === 'FAILED' || t.status === 'EXPIRED') && !t.cancelledAt) out.push([STATUS_LABELS[t.status], t.updatedAt]);
