@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { releaseDue } from '../src/modules/affiliates/commissions.ts';
-import { approveKyc, call, cpf, merchant, onPostgres, uniqueEmail } from './helpers.ts';
+import { applyChargeback } from '../src/modules/transactions/chargeback.ts';
+import { approveKyc, call, cpf, merchant, onPostgres, secondInstance, uniqueEmail } from './helpers.ts';
 import { CONTEST, ctx, dispute, get, ledgerBalanced, m, openChargeback, paidCard, report, sandbox, simulate, useChargebacksApp } from './chargebacks-kit.ts';
 import { commissionApi } from './affiliate-commissions-kit.ts';
 
@@ -141,7 +142,10 @@ describe("an affiliate's commission", () => {
 });
 
 describe('a chargeback racing a refund on the same sale', () => {
-  test('never debits twice: whichever comes second takes only what is left, or is refused', async () => {
+  test('never debits twice: whichever comes second takes only what is left, or is refused', async (t) => {
+    // The report arrives at another instance (its own status-change batches, its own database transactions).
+    const second = await secondInstance(ctx);
+    t.after(() => second.close());
     const seller = await merchant(ctx.app);
     // Funds, so a refund is never refused for the balance.
     await paidCard(seller.devKey, 200_000);
@@ -152,7 +156,7 @@ describe('a chargeback racing a refund on the same sale', () => {
       const partial = i % 2 === 0;
       const [refund, charged] = await Promise.allSettled([
         call(ctx.app, 'POST', `/api/v1/transactions/${sale.id}/refund`, { key: seller.devKey, body: partial ? { amountCents: 3_000 } : undefined }),
-        report({ transactionId: sale.id, caseId: `RACE-${i}-${cpf()}`, status: 'OPENED', amountCents: sale.chargedCents }),
+        applyChargeback(second.deps.transactions, 'sandbox', { transactionId: sale.id, caseId: `RACE-${i}-${cpf()}`, status: 'OPENED', amountCents: sale.chargedCents }),
       ]);
       const row = await ctx.database.db.selectFrom('transactions').select(['status', 'refunded_cents', 'charged_cents']).where('id', '=', sale.id).executeTakeFirstOrThrow();
       const cbs = await ctx.database.db.selectFrom('chargebacks').select('amount_cents').where('transaction_id', '=', sale.id).execute();

@@ -202,7 +202,7 @@ export interface ChargebackReport {
   /** The acquirer's id of the dispute case (Cielo's chargeback Id; e.Rede's dispute number). */
   caseId: string;
   status: 'OPENED' | 'WON' | 'LOST';
-  /** What the acquirer debited (capped at what is left of the payment). Required for OPENED. */
+  /** What the acquirer debited (capped at what is left of the payment; absent: all that is left). */
   amountCents?: number;
   /** The card scheme's reason code as the acquirer gives it (e.g. Visa 10.4, Mastercard 4837). */
   reasonCode?: string;
