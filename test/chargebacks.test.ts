@@ -47,7 +47,8 @@ describe('a chargeback opened', () => {
     const after = await balance(m.devKey);
     assert.equal(before.receivable - after.receivable, sale.netAmountCents);
     assert.equal(after.available, before.available);
-    assert.deepEqual(await eventTypes(m.id, sale.id), ['transaction.created', 'transaction.updated', 'transaction.completed', 'transaction.updated', 'transaction.chargeback']);
+    // Events written by one change share their timestamp: compared as a set.
+    assert.deepEqual((await eventTypes(m.id, sale.id)).sort(), ['transaction.chargeback', 'transaction.completed', 'transaction.created', 'transaction.updated', 'transaction.updated']);
     const [event] = (await eventsOfType(m.id, 'transaction.chargeback')).filter((e) => e.id === sale.id);
     assert.equal(event.status, 'CHARGEBACK');
     assert.equal(event.previousStatus, 'PAID');
@@ -161,7 +162,7 @@ describe('the outcome', () => {
     assert.equal(lost.body.transaction.chargeback.status, 'LOST');
     assert.equal(lost.body.transaction.chargeback.response, 'CONTESTED');
     assert.deepEqual(await balance(m.devKey), before);
-    assert.deepEqual((await eventTypes(m.id, sale.id)).slice(-1), ['transaction.chargeback_lost']);
+    assert.equal((await eventTypes(m.id, sale.id)).filter((t) => t === 'transaction.chargeback_lost').length, 1);
     await ledgerBalanced();
   });
 
