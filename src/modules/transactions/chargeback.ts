@@ -133,7 +133,7 @@ async function setStatus(deps: TransactionDeps, trx: Trx, tx: Transaction, statu
 }
 
 /** The events of a step, each with the transaction and its case (`chargeback`). */
-export async function record(deps: Pick<TransactionDeps, 'events'>, trx: Trx, before: Transaction, after: Transaction, cb: Chargeback, types: EventType[]): Promise<void> {
+async function record(deps: Pick<TransactionDeps, 'events'>, trx: Trx, before: Transaction, after: Transaction, cb: Chargeback, types: EventType[]): Promise<void> {
   const data = { ...eventData(after, before.status), chargeback: chargebackView(cb) };
   await deps.events.record(
     trx,

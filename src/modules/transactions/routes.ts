@@ -126,7 +126,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       schema: {
         tags,
         operationId: 'simulateTransaction',
-        summary: 'Sandbox: simulate the payment outcome (development keys only)',
+        summary: "Sandbox: simulate a payment's outcome, or the acquirer's chargeback steps (development keys only)",
         params: IdParams,
         headers: IdempotencyHeader,
         body: SimulateBody,

@@ -2020,7 +2020,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: simulate the payment outcome (development keys only) */
+        /** Sandbox: simulate a payment's outcome, or the acquirer's chargeback steps (development keys only) */
         post: operations["simulateTransaction"];
         delete?: never;
         options?: never;
