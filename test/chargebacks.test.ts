@@ -61,6 +61,11 @@ describe('a chargeback opened', () => {
     const refund = await call(ctx.app, 'POST', `/api/v1/transactions/${sale.id}/refund`, { key: m.devKey });
     assert.equal(refund.status, 400);
     assert.equal(refund.body.code, 'INVALID_STATE_TRANSITION');
+    // The customer's page no longer says the payment is confirmed.
+    const page = await call(ctx.app, 'GET', `/checkout/${sale.id}`);
+    assert.equal(page.status, 200);
+    assert.match(page.raw, /Pagamento contestado/);
+    assert.doesNotMatch(page.raw, /Pagamento confirmado/);
     await ledgerBalanced();
   });
 
