@@ -18,7 +18,7 @@ import type { Scope } from '../../http/scope.ts';
 import type { ChargebackReport } from '../../payments/connector.ts';
 import type { EventType } from '../events/service.ts';
 import { lockTransaction } from './queries.ts';
-import { bookRefund, canMove } from './states.ts';
+import { bookRefund, canMove, feeReturned } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 import { chargebackView, eventData } from './view.ts';
 
@@ -63,7 +63,7 @@ async function openChargeback(deps: TransactionDeps, trx: Trx, tx: Transaction, 
   // Never more than what is left of the payment: a refund made before took its part already.
   const left = tx.charged_cents - tx.refunded_cents;
   const amount = Math.min(report.amountCents ?? left, left);
-  const booked = await bookRefund(deps, trx, tx, amount, now, { kind: 'chargeback', description: `Chargeback of ${tx.display_id}`, overdraw: true });
+  await bookRefund(deps, trx, tx, amount, now, { kind: 'chargeback', description: `Chargeback of ${tx.display_id}`, overdraw: true });
   const chargeback = await trx
     .insertInto('chargebacks')
     .values({
@@ -76,7 +76,7 @@ async function openChargeback(deps: TransactionDeps, trx: Trx, tx: Transaction, 
       status: 'OPEN',
       response: null,
       amount_cents: amount,
-      fee_returned_cents: booked.feeReturnedCents,
+      fee_returned_cents: feeReturned(tx, amount),
       reason_code: report.reasonCode?.slice(0, 50) ?? null,
       reason: report.reason?.slice(0, 500) ?? null,
       evidence_text: null,

@@ -30,7 +30,8 @@ const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
   EXPIRED: [],
   CANCELLED: [],
   REFUNDED: [],
-  // Entered and left only by chargeback.ts (a case opened; won: back to its former status, unbooked).
+  // Entered and left only by chargeback.ts (a case opened; won: back to PAID or PARTIALLY_REFUNDED
+  // with its own reversal journal, never through applyChange's PAID, which would book a payment).
   CHARGEBACK: [],
 };
 
@@ -200,10 +201,10 @@ export interface RefundBooking {
 }
 
 /**
- * A refund's journal: the money back out of the merchant's balance, the fee's share returned, shares
- * given back (a chargeback's too, booked alike). Returns the fee returned and what came from receivables.
+ * A refund's journal: the money back out of the merchant's balance, the fee's share returned
+ * (feeReturned), shares given back; a chargeback's debit is booked alike.
  */
-export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking): Promise<{ feeReturnedCents: number; fromReceivableCents: number }> {
+export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking): Promise<void> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   // Shares given back (an affiliate's commission cancelled or clawed back) return to the
@@ -221,10 +222,8 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
   ];
   const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
   const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts, as.overdraw);
-  const booked = { feeReturnedCents: -postings[1].amount, fromReceivableCents: -postings[2].amount };
   postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
   await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals]);
-  return booked;
 }
 
 /**
