@@ -199,7 +199,7 @@ export interface ProviderEvent {
 export interface ChargebackReport {
   /** Our transaction id (the charge's reference). */
   transactionId: string;
-  /** The acquirer's id of the dispute case (Cielo's chargeback Id; e.Rede's dispute number). */
+  /** The acquirer's own id of the dispute case, as its chargeback API or notification gives it (1-100 characters). */
   caseId: string;
   status: 'OPENED' | 'WON' | 'LOST';
   /** What the acquirer debited (capped at what is left of the payment; absent: all that is left). */
