@@ -8,7 +8,8 @@
 //     posted with the sale's, out of the platform's fee) (transactions/hooks.ts);
 //   - link changes drop the hosted page cache;
 //   - the connectors (payments/registry.ts) are built from the configuration, and their inbound
-//     routes and sweeps reach the payment core through the ConnectorCore port built here.
+//     routes and sweeps reach the payment core through the ConnectorCore port built here (payment
+//     outcomes, refund answers, Pix Automático mandates, chargebacks).
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -43,7 +44,7 @@ import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import type { WithdrawalDeps } from './modules/withdrawals/service.ts';
 import { applyMandate } from './modules/subscriptions/pix-automatico.ts';
-import { applyProviderEvents, recordRefund } from './modules/transactions/service.ts';
+import { applyChargeback, applyProviderEvents, recordRefund } from './modules/transactions/service.ts';
 import { buildRegistry, type RegistryOptions } from './payments/catalogue.ts';
 import type { Connector, ConnectorCore } from './payments/connector.ts';
 import type { ConnectorRegistry } from './payments/registry.ts';
@@ -125,6 +126,9 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     },
     applyMandate: async (report) => {
       await applyMandate(subscriptions, report as Parameters<typeof applyMandate>[1]);
+    },
+    applyChargeback: async (report) => {
+      await applyChargeback(transactions, c.name, report);
     },
   });
   connectors.attach(core);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import type { Executor } from '../src/db/index.ts';
 
-const SETTLED = sql.raw(`('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')`);
+const SETTLED = sql.raw(`('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED', 'CHARGEBACK')`);
 
 export async function assertLedgerBalanced(db: Executor): Promise<void> {
   // 1. Every account's balance equals the sum of its entries.
@@ -190,6 +190,9 @@ async function assertMoneyHeld(db: Executor): Promise<void> {
         SELECT user_id, livemode, charged_cents - fee_cents - refunded_cents + (fee_cents * refunded_cents) / charged_cents AS owed
         FROM transactions WHERE status IN ${SETTLED}
         UNION ALL
+        -- A chargeback debits the merchant like a refund (its fee share returned) until it is won.
+        SELECT user_id, livemode, -(amount_cents - fee_returned_cents) FROM chargebacks WHERE status <> 'WON'
+        UNION ALL
         SELECT user_id, livemode, -amount_cents FROM withdrawals WHERE status = 'COMPLETED'
         UNION ALL
         SELECT user_id, livemode, -fee_cents FROM advances WHERE status = 'COMPLETED'
@@ -237,6 +240,32 @@ async function assertTransactionJournals(db: Executor): Promise<void> {
        OR paid_back <> refunded_cents
        OR refunded_cents > charged_cents`.execute(db);
   assert.deepEqual(perTx.rows, [], 'transaction whose journals do not match its status or refunds');
+  await assertChargebacksConsistent(db);
+}
+
+/** 14. Each transaction's chargeback journals agree with its cases; a CHARGEBACK transaction has a standing case. */
+async function assertChargebacksConsistent(db: Executor): Promise<void> {
+  // Per transaction: the chargeback journals took from the outside exactly the standing (not WON)
+  // cases' amounts, with their fee shares; the reversals gave back the won ones'. At most one case
+  // is undecided, and the transaction is CHARGEBACK exactly while its latest case is not WON.
+  const perTx = await sql`
+    SELECT * FROM (
+      SELECT t.id, t.status,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind IN ('chargeback', 'chargeback_reversal')
+            AND e.account_kind = 'external')::bigint AS taken,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = t.user_id AND j.reference_type = 'transaction' AND j.reference_id = t.id AND j.kind IN ('chargeback', 'chargeback_reversal')
+            AND e.account_kind = 'fees')::bigint AS fee,
+        (SELECT coalesce(sum(c.amount_cents), 0) FROM chargebacks c WHERE c.transaction_id = t.id AND c.status <> 'WON')::bigint AS standing,
+        (SELECT coalesce(sum(c.fee_returned_cents), 0) FROM chargebacks c WHERE c.transaction_id = t.id AND c.status <> 'WON')::bigint AS standing_fee,
+        (SELECT count(*) FROM chargebacks c WHERE c.transaction_id = t.id AND c.status IN ('OPEN', 'CONTESTED'))::int AS undecided,
+        (SELECT c.status FROM chargebacks c WHERE c.transaction_id = t.id ORDER BY c.created_at DESC, c.id DESC LIMIT 1) AS latest
+      FROM transactions t
+    ) x
+    WHERE taken <> standing OR fee <> -standing_fee OR undecided > 1
+       OR (status = 'CHARGEBACK') <> (latest IS NOT NULL AND latest <> 'WON')`.execute(db);
+  assert.deepEqual(perTx.rows, [], 'transaction whose chargeback journals or status do not match its chargebacks');
 }
 
 /** 13. Each referral reward's journals agree with its status. */

@@ -5,7 +5,7 @@ import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTab
 import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
-import type { RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
+import type { ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
 import type { AdvanceItemsTable, AdvancesTable, KycDocumentsTable, KycSubmissionsTable, WithdrawalsTable } from './types/wallet.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './types/webhooks.ts';
 
@@ -45,6 +45,7 @@ export interface DB {
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;
   refunds: RefundsTable;
+  chargebacks: ChargebacksTable;
   sandbox_operations: SandboxOperationsTable;
   report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;

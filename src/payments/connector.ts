@@ -200,6 +200,42 @@ export interface ProviderEvent {
   paidAt?: Date;
 }
 
+/**
+ * A chargeback as an acquirer reports it (a notification, a lookup, the sandbox), applied by the
+ * payment core with ConnectorCore.applyChargeback. OPENED: the cardholder disputed the payment and
+ * the acquirer debited `amountCents`; WON / LOST: the acquirer's decision after the merchant's
+ * answer (or without one). Reports are idempotent by `caseId`: the same report again changes
+ * nothing, and an outcome for a case never reported opened opens it first.
+ */
+export interface ChargebackReport {
+  /** Our transaction id (the charge's reference). */
+  transactionId: string;
+  /** The acquirer's own id of the dispute case, as its chargeback API or notification gives it (1-100 characters). */
+  caseId: string;
+  status: 'OPENED' | 'WON' | 'LOST';
+  /** What the acquirer debited (capped at what is left of the payment; absent: all that is left). */
+  amountCents?: number;
+  /** The card scheme's reason code as the acquirer gives it (e.g. Visa 10.4, Mastercard 4837). */
+  reasonCode?: string;
+  /** Its text, for the merchant. */
+  reason?: string;
+  /** Until when the acquirer takes the merchant's answer. */
+  respondBy?: Date;
+}
+
+/** A merchant's answer to an open chargeback, forwarded by CardRail.disputeChargeback. */
+export interface DisputeRequest {
+  transactionId: string;
+  caseId: string;
+  /** The connector's reference of the payment (CardResult.reference). */
+  paymentReference: string | null;
+  action: 'ACCEPT' | 'CONTEST';
+  /** CONTEST: the merchant's case (what was sold, delivered, agreed). */
+  text?: string;
+  /** CONTEST: evidence documents (PDF, PNG, JPEG), passed through, never stored. */
+  files?: { name: string; contentType: 'application/pdf' | 'image/png' | 'image/jpeg'; content: Buffer }[];
+}
+
 /** How the core settles what it never recorded: a charging connector answers by our references. */
 export interface Lookups {
   /** The charge made with our reference (the transaction id), or null when it made none. */
@@ -232,6 +268,8 @@ export interface CardRail extends Lookups {
   tokenizeCard?(card: CardInput): Promise<CardToken>;
   /** Charges a stored card once per reference (a merchant-initiated recurring charge: no CVV). */
   chargeToken?(req: TokenChargeRequest): Promise<CardResult>;
+  /** Sends a merchant's answer to a chargeback (accept it, or contest it with evidence); absent: disputes are answered at the acquirer. */
+  disputeChargeback?(req: DisputeRequest): Promise<ProviderResult>;
 }
 export interface PixAutomaticoRail {
   /** Makes the charges of PixRequest.automatic (the first one with its authorisation, debits, retries). */
@@ -273,6 +311,12 @@ export interface ConnectorCore {
   recordRefund(refundId: string, transactionId: string, result: RefundResult): Promise<void>;
   /** Applies a Pix Automático authorisation's state to its subscription. */
   applyMandate(report: { recurrenceId: string; status: string; cancelledBy?: string | null }): Promise<void>;
+  /**
+   * Applies a chargeback this connector reports on one of its card payments (money, status, events
+   * in one database transaction); a repeated report changes nothing. Refused (AppError) for another
+   * connector's payment, or one not PAID/PARTIALLY_REFUNDED when a case opens.
+   */
+  applyChargeback(report: ChargebackReport): Promise<void>;
 }
 
 export interface ConnectorLog {

@@ -239,6 +239,9 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
     step += pending
       ? `<p class="muted center">A devolução está em processamento no banco. Depois de concluída, o prazo para o valor aparecer depende do seu banco.</p>`
       : `<p class="muted center">O prazo para o valor aparecer depende do seu banco ou da operadora do cartão.</p>`;
+  } else if (tx.status === 'CHARGEBACK') {
+    heading = 'Pagamento contestado';
+    step = `<p id="status" class="status" role="status">Este pagamento foi contestado junto à operadora do cartão.</p>`;
   } else if (tx.status === 'FAILED') {
     heading = 'Pagamento não aprovado';
     step = `<p id="status" class="status err" role="status">Pagamento não aprovado: ${e(DECLINE_PT[tx.failure_reason ?? ''] ?? 'tente outra forma de pagamento')}.</p>`;

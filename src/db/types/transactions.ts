@@ -14,7 +14,7 @@ export interface LatePayment {
   interestMonthlyBp: number;
 }
 
-export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED';
+export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED' | 'CHARGEBACK';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
 
 export interface TransactionsTable {
@@ -123,3 +123,37 @@ export interface SandboxOperationsTable {
   outcome: unknown;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
+
+export type ChargebackStatus = 'OPEN' | 'CONTESTED' | 'WON' | 'LOST';
+
+/**
+ * A chargeback case an acquirer reported on a card payment (modules/transactions/chargeback.ts).
+ * OPEN: debited, awaiting the merchant's answer; CONTESTED: evidence sent, awaiting the acquirer;
+ * WON (money back) and LOST are final. Evidence files went to the acquirer: only names and types here.
+ */
+export interface ChargebacksTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  /** The connector that reported it, and its own case id (unique together: a report repeated changes nothing). */
+  provider: string;
+  case_id: string;
+  status: ChargebackStatus;
+  /** What the merchant answered (ACCEPTED makes it LOST at once), or null before it did. */
+  response: 'ACCEPTED' | 'CONTESTED' | null;
+  amount_cents: number;
+  /** The part of the payment's fee returned with the debit (as a refund returns it); charged again if won. */
+  fee_returned_cents: number;
+  reason_code: string | null;
+  reason: string | null;
+  evidence_text: string | null;
+  evidence_files: ColumnType<{ name: string; contentType: string; bytes: number }[] | null, string | null | undefined, string | null>;
+  respond_by: NullableTimestamp;
+  opened_at: Timestamp;
+  responded_at: NullableTimestamp;
+  closed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type Chargeback = Selectable<ChargebacksTable>;

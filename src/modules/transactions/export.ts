@@ -23,6 +23,7 @@ const STATUS_PT: Record<Transaction['status'], string> = {
   CANCELLED: 'Cancelado',
   REFUNDED: 'Reembolsado',
   PARTIALLY_REFUNDED: 'Reembolsado em parte',
+  CHARGEBACK: 'Chargeback',
 };
 const METHOD_PT: Record<Transaction['payment_method'], string> = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' };
 

@@ -180,7 +180,7 @@ export function failRefund(trx: Trx, refundId: string, reason: string) {
 }
 
 /** A locked transaction's refunded amount and status after a refund was undone. */
-export function setRefunded(trx: Trx, id: string, refundedCents: number, status: 'PAID' | 'PARTIALLY_REFUNDED'): Promise<Transaction> {
+export function setRefunded(trx: Trx, id: string, refundedCents: number, status: 'PAID' | 'PARTIALLY_REFUNDED' | 'CHARGEBACK'): Promise<Transaction> {
   return trx
     .updateTable('transactions')
     .set({ refunded_cents: refundedCents, status, ...(refundedCents === 0 ? { refunded_at: null } : {}), updated_at: new Date() })

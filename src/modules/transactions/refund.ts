@@ -99,7 +99,8 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
         ],
       },
     ]);
-    const status = refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
+    // A chargeback opened meanwhile keeps its status (a won case restores PAID or PARTIALLY_REFUNDED then).
+    const status = tx.status === 'CHARGEBACK' ? tx.status : refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
     const updated = await setRefunded(trx, tx.id, refundedCents, status);
     const data = eventData(updated, tx.status);
     await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);

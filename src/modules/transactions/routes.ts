@@ -11,7 +11,10 @@ import { getTransaction, listTransactions, refundsOf } from './queries.ts';
 import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, payPendingCard, refundTransaction, simulate } from './service.ts';
-import { refundView, transactionView } from './view.ts';
+import { chargebackView, refundView, transactionView } from './view.ts';
+import { latestChargeback } from './chargeback.ts';
+import { disputeChargeback, simulateChargeback } from './chargeback-dispute.ts';
+import { DISPUTE_LIMITS, DisputeBody } from './chargeback-schemas.ts';
 
 
 /** The options of transactionRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -33,7 +36,10 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
    */
   const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => {
     const refunds = tx.paid_at ? await refundsOf(db, scope, tx.id) : [];
-    return refunds.length ? { ...view(tx), refunds: refunds.map(refundView) } : view(tx);
+    // Likewise its latest chargeback, once a card payment has had one.
+    const chargeback = tx.paid_at && tx.payment_method === 'CARD' ? await latestChargeback(db, scope, tx.id) : undefined;
+    const shown = refunds.length ? { ...view(tx), refunds: refunds.map(refundView) } : view(tx);
+    return chargeback ? { ...shown, chargeback: chargebackView(chargeback) } : shown;
   };
 
   app.get(
@@ -120,14 +126,39 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       schema: {
         tags,
         operationId: 'simulateTransaction',
-        summary: 'Sandbox: simulate the payment outcome (development keys only)',
+        summary: "Sandbox: simulate a payment's outcome, or the acquirer's chargeback steps (development keys only)",
         params: IdParams,
         headers: IdempotencyHeader,
         body: SimulateBody,
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ message: `Transaction ${req.body.outcome}`, transaction: view(await simulate(transactions, req.auth, req.params.id, req.body.outcome)) }),
+    async (req) => {
+      const { outcome } = req.body;
+      const tx = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED' ? await simulate(transactions, req.auth, req.params.id, outcome) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
+      return { message: `Transaction ${outcome}`, transaction: await withRefunds(tx, req.auth) };
+    },
+  );
+
+  app.post(
+    '/api/v1/transactions/:id/dispute',
+    {
+      config: { auth: { key: 'transactions:write' } },
+      schema: {
+        tags,
+        operationId: 'disputeChargeback',
+        summary: "Answer a card payment's open chargeback: accept it, or contest it with evidence",
+        description: `The transaction's latest chargeback must be OPEN (400 INVALID_STATE_TRANSITION otherwise). The answer is sent to the acquirer through the payment's connector, then recorded: ACCEPT makes the chargeback LOST at once (final, transaction.chargeback_lost); CONTEST (text required, up to ${DISPUTE_LIMITS.files} PDF, PNG or JPEG files) makes it CONTESTED until the acquirer decides (transaction.chargeback_won: money back and PAID again; or transaction.chargeback_lost). Files are forwarded, never stored. 502 when the acquirer refuses the answer, 503 when it cannot be reached: nothing is recorded, send it again.`,
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: DisputeBody,
+        response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409, 502, 503) },
+      },
+    },
+    async (req) => {
+      const tx = await disputeChargeback(transactions, req.auth, req.params.id, req.body);
+      return { message: req.body.action === 'ACCEPT' ? 'Chargeback accepted' : 'Chargeback contested', transaction: await withRefunds(tx, req.auth) };
+    },
   );
 
   // Card lifecycle: authorise now (capture: false), capture later; void; pay a pending card server-to-server.

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField } from '../clients/schemas.ts';
+import { ChargebackView } from './chargeback-schemas.ts';
 
-export const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
+export const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED', 'CHARGEBACK'] as const;
 export const Status = Type.Union(STATUSES.map((s) => Type.Literal(s)));
 export const Method = Type.Union([Type.Literal('PIX'), Type.Literal('CARD'), Type.Literal('BOLETO')]);
 
@@ -124,6 +125,7 @@ export const TransactionView = Type.Object({
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),
   refunds: Type.Optional(Type.Array(RefundView, { description: 'Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund\'s answer (not on lists)' })),
+  chargeback: Type.Optional(ChargebackView),
   status: Status,
   paymentMethod: Method,
   installments: Type.Integer(),
@@ -217,4 +219,12 @@ export const RefundBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SimulateBody = Type.Object({ outcome: Type.Union([Type.Literal('PAID'), Type.Literal('FAILED'), Type.Literal('EXPIRED')]) }, { additionalProperties: false });
+export const SimulateBody = Type.Object(
+  {
+    outcome: Type.Union([Type.Literal('PAID'), Type.Literal('FAILED'), Type.Literal('EXPIRED'), Type.Literal('CHARGEBACK'), Type.Literal('CHARGEBACK_WON'), Type.Literal('CHARGEBACK_LOST')], {
+      description:
+        'PAID, FAILED, EXPIRED: a pending payment\'s outcome. CHARGEBACK: the acquirer opens a chargeback on a PAID or PARTIALLY_REFUNDED card payment (docs/sandbox.md). CHARGEBACK_WON: the acquirer decides a CONTESTED chargeback for you; CHARGEBACK_LOST: against you (OPEN or CONTESTED)',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -24,12 +24,15 @@ export interface StateDeps {
 const ALLOWED: Record<TransactionStatus, TransactionStatus[]> = {
   PENDING: ['AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED'],
   AUTHORIZED: ['PAID', 'CANCELLED', 'EXPIRED'],
-  PAID: ['PARTIALLY_REFUNDED', 'REFUNDED'],
-  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED'],
+  PAID: ['PARTIALLY_REFUNDED', 'REFUNDED', 'CHARGEBACK'],
+  PARTIALLY_REFUNDED: ['PARTIALLY_REFUNDED', 'REFUNDED', 'CHARGEBACK'],
   FAILED: [],
   EXPIRED: [],
   CANCELLED: [],
   REFUNDED: [],
+  // Entered and left only by chargeback.ts (a case opened; won: back to PAID or PARTIALLY_REFUNDED
+  // with its own reversal journal, never through applyChange's PAID, which would book a payment).
+  CHARGEBACK: [],
 };
 
 export function canMove(from: TransactionStatus, to: TransactionStatus): boolean {
@@ -98,7 +101,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED':
-      await bookRefund(deps, trx, tx, change.amountCents, now);
+      await bookRefund(deps, trx, tx, change.amountCents, now, { kind: 'refund', description: `Refund of ${tx.display_id}`, overdraw: false });
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
@@ -187,8 +190,21 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
   return tx;
 }
 
-/** A refund's journal: the money back out of the merchant's balance, the fee's share returned, shares given back. */
-async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<void> {
+/**
+ * How a refund-like debit is booked: its journal's kind and description, and whether the merchant's
+ * available balance may go negative (a chargeback: the acquirer took the money whatever the balance).
+ */
+export interface RefundBooking {
+  kind: string;
+  description: string;
+  overdraw: boolean;
+}
+
+/**
+ * A refund's journal: the money back out of the merchant's balance, the fee's share returned
+ * (feeReturned), shares given back; a chargeback's debit is booked alike.
+ */
+export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking): Promise<void> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   // Shares given back (an affiliate's commission cancelled or clawed back) return to the
@@ -205,9 +221,9 @@ async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCent
     ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
   ];
   const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
-  const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts);
+  const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts, as.overdraw);
   postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
-  await deps.ledger.postAll(trx, scope, [{ kind: 'refund', ...ref, description: `Refund of ${tx.display_id}`, postings }, ...journals]);
+  await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals]);
 }
 
 /**
@@ -226,7 +242,7 @@ export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' 
  * instalments, latest first), then from the available balance, counting what the refund's journal
  * returns to it (`returned`: shares of the sale given back).
  */
-async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number, accounts: AccountKey[]): Promise<Posting[]> {
+async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number, accounts: AccountKey[], overdraw: boolean): Promise<Posting[]> {
   const fee = feeReturned(tx, amount);
   let remaining = amount - fee;
   let fromReceivable = 0;
@@ -257,7 +273,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
   // a commission on would otherwise each hold its own balance and wait for the other's), and after
   // the instalments (the settlement sweep locks instalments, then accounts).
   await lockAccounts(trx, scope.livemode, accounts);
-  if (remaining > 0) {
+  if (remaining > 0 && !overdraw) {
     const available = (await lockAccount(trx, scope, 'available')) + returned;
     if (available < remaining) {
       throw badRequest('INSUFFICIENT_BALANCE', 'Available balance does not cover this refund', [

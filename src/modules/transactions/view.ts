@@ -1,7 +1,8 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { Refund, Transaction, TransactionStatus } from '../../db/types.ts';
+import type { Chargeback, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
+import type { ChargebackView } from './chargeback-schemas.ts';
 import type { RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
@@ -103,4 +104,23 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
 /** A refund as its transaction lists it (GET /api/v1/transactions/{id}, the refund's answer, transaction.refund_failed). */
 export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'failure_reason' | 'created_at' | 'updated_at'>): Static<typeof RefundView> {
   return { id: r.id, amountCents: r.amount_cents, status: r.status, failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** A chargeback case as its transaction shows it (GET, the dispute's answer, the chargeback events). */
+export function chargebackView(c: Chargeback): Static<typeof ChargebackView> {
+  return {
+    id: c.id,
+    caseId: c.case_id,
+    status: c.status,
+    response: c.response,
+    amountCents: c.amount_cents,
+    feeReturnedCents: c.fee_returned_cents,
+    reasonCode: c.reason_code,
+    reason: c.reason,
+    respondBy: c.respond_by,
+    openedAt: c.opened_at,
+    respondedAt: c.responded_at,
+    closedAt: c.closed_at,
+    evidence: c.evidence_text === null ? null : { text: c.evidence_text, files: c.evidence_files ?? [] },
+  };
 }

@@ -21,6 +21,7 @@ import type {
   Connector,
   ConnectorCore,
   ConnectorEdges,
+  DisputeRequest,
   PayoutFailureReason,
   PayoutRequest,
   PayoutSent,
@@ -202,6 +203,16 @@ export class SandboxConnector implements Connector {
 
   async findRefund(req: RefundRequest): Promise<RefundResult | null> {
     return this.recorded<RefundResult>(`refund:${req.refundId}`);
+  }
+
+  /**
+   * A merchant's answer to a chargeback, kept in the sandbox's books by case (the first answer
+   * stands, as at an acquirer); the files are counted, not kept. The outcome of a contested case
+   * is the merchant's to simulate (CHARGEBACK_WON / CHARGEBACK_LOST, docs/sandbox.md).
+   */
+  async disputeChargeback(req: DisputeRequest): Promise<ProviderResult> {
+    await this.once(`dispute:${req.caseId}`, { action: req.action, files: req.files?.length ?? 0 });
+    return { ok: true };
   }
 
   /** Takes `SANDBOX_PAYOUT_DELAY_MS` (a transfer takes a moment); the magic keys are refused, the rest paid. */

@@ -48,6 +48,7 @@ export const KEY_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/v1/transactions',
   'POST /api/v1/transactions/{id}/cancel',
   'POST /api/v1/transactions/{id}/capture',
+  'POST /api/v1/transactions/{id}/dispute',
   'POST /api/v1/transactions/{id}/process',
   'POST /api/v1/transactions/{id}/refund',
   'POST /api/v1/transactions/{id}/simulate',

@@ -1951,6 +1951,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transactions/{id}/dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a card payment's open chargeback: accept it, or contest it with evidence
+         * @description The transaction's latest chargeback must be OPEN (400 INVALID_STATE_TRANSITION otherwise). The answer is sent to the acquirer through the payment's connector, then recorded: ACCEPT makes the chargeback LOST at once (final, transaction.chargeback_lost); CONTEST (text required, up to 3 PDF, PNG or JPEG files) makes it CONTESTED until the acquirer decides (transaction.chargeback_won: money back and PAID again; or transaction.chargeback_lost). Files are forwarded, never stored. 502 when the acquirer refuses the answer, 503 when it cannot be reached: nothing is recorded, send it again.
+         */
+        post: operations["disputeChargeback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transactions/{id}/process": {
         parameters: {
             query?: never;
@@ -2000,7 +2020,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox: simulate the payment outcome (development keys only) */
+        /** Sandbox: simulate a payment's outcome, or the acquirer's chargeback steps (development keys only) */
         post: operations["simulateTransaction"];
         delete?: never;
         options?: never;
@@ -7851,7 +7871,7 @@ export interface operations {
                                 qrCodeImage: string;
                             };
                             redirectUrl: string | null;
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
                         message: string;
                         /**
@@ -7890,7 +7910,7 @@ export interface operations {
                                 qrCodeImage: string;
                             };
                             redirectUrl: string | null;
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
                     };
                 };
@@ -7988,9 +8008,9 @@ export interface operations {
                     "application/json": {
                         /** @description The same values as `status` (origin-compatible envelope) */
                         data: {
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
-                        status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                        status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         /**
                          * @description Always true on a success (origin-compatible envelope)
                          * @enum {boolean}
@@ -9847,7 +9867,7 @@ export interface operations {
                                 qrCodeImage: string;
                             };
                             redirectUrl: string | null;
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
                         message: string;
                         /**
@@ -9886,7 +9906,7 @@ export interface operations {
                                 qrCodeImage: string;
                             };
                             redirectUrl: string | null;
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
                     };
                 };
@@ -22871,7 +22891,7 @@ export interface operations {
                 /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */
                 page?: number;
                 paymentMethod?: "PIX" | "CARD" | "BOLETO";
-                status?: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                status?: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
             };
             header?: never;
             path?: never;
@@ -22919,6 +22939,40 @@ export interface operations {
                                 installmentCents: number;
                                 interestCents: number;
                                 last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
                             };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
@@ -22998,7 +23052,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -23052,6 +23106,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -23130,7 +23218,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -23317,6 +23405,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -23395,7 +23517,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -23443,6 +23565,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -23521,7 +23677,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -23685,6 +23841,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -23763,7 +23953,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -23811,6 +24001,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -23889,7 +24113,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24011,6 +24235,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24089,7 +24347,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24137,6 +24395,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24215,7 +24507,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24380,6 +24672,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24458,7 +24784,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24506,6 +24832,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24584,7 +24944,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24696,6 +25056,471 @@ export interface operations {
             };
         };
     };
+    disputeChargeback: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key and body replay the first response (24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ACCEPT: the chargeback is LOST at once (final); CONTEST: text (and files) go to the acquirer, the case is CONTESTED until it decides */
+                    action: "ACCEPT" | "CONTEST";
+                    /** @description CONTEST only: evidence (invoice, delivery receipt, conversation). Forwarded to the acquirer and not stored by the gateway, which keeps only names, types and sizes: the documents often hold customer data the gateway has no reason to hold, and the acquirer keeps the case file */
+                    files?: {
+                        /** @description Base64 of the file, at most 500 KiB decoded */
+                        contentBase64: string;
+                        contentType: "application/pdf" | "image/png" | "image/jpeg";
+                        /** @description File name, no path */
+                        name: string;
+                    }[];
+                    /** @description Required to contest: what was sold, when and how it was delivered, what the customer agreed to */
+                    text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `transaction` (origin-compatible envelope) */
+                        data: {
+                            address?: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            amountCents: number;
+                            /** Format: date-time */
+                            authorizedAt: string | null;
+                            boleto?: {
+                                /** @description 44 digits */
+                                barcode: string;
+                                /** @description 47 digits (linha digitável) */
+                                digitableLine: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            /** Format: date-time */
+                            cancelledAt: string | null;
+                            /** Format: date-time */
+                            capturedAt: string | null;
+                            card?: {
+                                brand: string | null;
+                                installmentCents: number;
+                                interestCents: number;
+                                last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                            chargedCents: number;
+                            client: {
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                            };
+                            /** Format: uuid */
+                            couponId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                            discountCents: number;
+                            displayId: string;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            failureReason: string | null;
+                            feeCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            livemode: boolean;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description chargedCents - feeCents: what the merchant receives */
+                            netAmountCents: number;
+                            /** Format: date-time */
+                            paidAt: string | null;
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            /** @description Hosted page where the customer pays (cards without card data) */
+                            paymentUrl?: string;
+                            pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
+                                /** @description BR Code (copia e cola) */
+                                qrCode: string;
+                                /** @description URL of the QR code PNG */
+                                qrCodeImage: string;
+                                txid: string;
+                            };
+                            postbackUrl: string | null;
+                            product: string;
+                            /** Format: date-time */
+                            refundedAt: string | null;
+                            refundedCents: number;
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                            /** Format: uuid */
+                            subscriptionId?: string;
+                            trackingParams: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        transaction: {
+                            address?: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            amountCents: number;
+                            /** Format: date-time */
+                            authorizedAt: string | null;
+                            boleto?: {
+                                /** @description 44 digits */
+                                barcode: string;
+                                /** @description 47 digits (linha digitável) */
+                                digitableLine: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            /** Format: date-time */
+                            cancelledAt: string | null;
+                            /** Format: date-time */
+                            capturedAt: string | null;
+                            card?: {
+                                brand: string | null;
+                                installmentCents: number;
+                                interestCents: number;
+                                last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                            chargedCents: number;
+                            client: {
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                            };
+                            /** Format: uuid */
+                            couponId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                            discountCents: number;
+                            displayId: string;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            failureReason: string | null;
+                            feeCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            livemode: boolean;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description chargedCents - feeCents: what the merchant receives */
+                            netAmountCents: number;
+                            /** Format: date-time */
+                            paidAt: string | null;
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            /** @description Hosted page where the customer pays (cards without card data) */
+                            paymentUrl?: string;
+                            pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
+                                /** @description BR Code (copia e cola) */
+                                qrCode: string;
+                                /** @description URL of the QR code PNG */
+                                qrCodeImage: string;
+                                txid: string;
+                            };
+                            postbackUrl: string | null;
+                            product: string;
+                            /** Format: date-time */
+                            refundedAt: string | null;
+                            refundedCents: number;
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                            /** Format: uuid */
+                            subscriptionId?: string;
+                            trackingParams: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     processTransaction: {
         parameters: {
             query?: never;
@@ -24768,6 +25593,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24846,7 +25705,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -24894,6 +25753,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -24972,7 +25865,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -25146,6 +26039,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -25224,7 +26151,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -25272,6 +26199,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -25350,7 +26311,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -25468,7 +26429,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    outcome: "PAID" | "FAILED" | "EXPIRED";
+                    /** @description PAID, FAILED, EXPIRED: a pending payment's outcome. CHARGEBACK: the acquirer opens a chargeback on a PAID or PARTIALLY_REFUNDED card payment (docs/sandbox.md). CHARGEBACK_WON: the acquirer decides a CONTESTED chargeback for you; CHARGEBACK_LOST: against you (OPEN or CONTESTED) */
+                    outcome: "PAID" | "FAILED" | "EXPIRED" | "CHARGEBACK" | "CHARGEBACK_WON" | "CHARGEBACK_LOST";
                 };
             };
         };
@@ -25513,6 +26475,40 @@ export interface operations {
                                 installmentCents: number;
                                 interestCents: number;
                                 last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
                             };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
@@ -25592,7 +26588,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -25640,6 +26636,40 @@ export interface operations {
                                 interestCents: number;
                                 last4: string | null;
                             };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
                             /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
                             chargedCents: number;
                             client: {
@@ -25718,7 +26748,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
                             trackingParams: {
@@ -25833,7 +26863,7 @@ export interface operations {
                 orderBy?: "createdAt" | "amountCents" | "status";
                 orderDirection?: "asc" | "desc";
                 paymentMethod?: "PIX" | "CARD" | "BOLETO";
-                status?: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED";
+                status?: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
             };
             header?: never;
             path?: never;
@@ -26136,7 +27166,7 @@ export interface operations {
                 cursor?: string;
                 eventId?: string;
                 /** @description Only the deliveries of this event type (an unknown type is a 400) */
-                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
+                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
                 kind?: "subscription" | "postback";
                 limit?: number;
                 orderDirection?: "asc" | "desc";
@@ -26620,7 +27650,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         events: {
                             description: string;
@@ -26628,7 +27658,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         message: string;
                         /**
@@ -26994,7 +28024,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     /** @description Event types to receive (at least one) */
-                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     /** @description DISABLED creates it without sending anything until re-enabled (default ACTIVE) */
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
@@ -27280,7 +28310,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
@@ -27524,7 +28554,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
@@ -27675,7 +28705,7 @@ export interface operations {
                 cursor?: string;
                 eventId?: string;
                 /** @description Only the deliveries of this event type (an unknown type is a 400) */
-                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
+                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
                 limit?: number;
                 orderDirection?: "asc" | "desc";
                 /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */

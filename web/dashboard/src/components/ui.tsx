@@ -118,7 +118,7 @@ const TONES: Record<string, string> = {
   PAID: 'ok', SUCCEEDED: 'ok', ACTIVE: 'ok', COMPLETED: 'ok', APPROVED: 'ok',
   PENDING: 'wait', AUTHORIZED: 'wait', PROCESSING: 'wait', SUBMITTED: 'wait',
   FAILED: 'bad', EXPIRED: 'off', CANCELLED: 'off', DISABLED: 'off', REJECTED: 'bad',
-  REFUNDED: 'off', PARTIALLY_REFUNDED: 'wait',
+  REFUNDED: 'off', PARTIALLY_REFUNDED: 'wait', CHARGEBACK: 'bad',
 };
 
 export function Badge({ status }: { status: string }) {

@@ -75,6 +75,7 @@ export const STATUS_LABELS: Record<string, string> = {
   CANCELLED: 'Cancelada',
   REFUNDED: 'Estornada',
   PARTIALLY_REFUNDED: 'Estornada em parte',
+  CHARGEBACK: 'Contestada (chargeback)',
   SUCCEEDED: 'Entregue',
   ACTIVE: 'Ativo', // products, links, coupons, webhooks: all masculine
   DISABLED: 'Desativado',
@@ -95,6 +96,8 @@ const ENTRY_DESCRIPTIONS: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^Payment (\S+) \((\w+)\)$/, (m) => `Pagamento ${m[1]} (${METHOD_LABELS[m[2]] ?? m[2]})`],
   [/^Refund of (\S+)$/, (m) => `Estorno de ${m[1]}`],
   [/^Refund of (\S+) not made: funds returned$/, (m) => `Estorno de ${m[1]} não realizado: valor devolvido ao saldo`],
+  [/^Chargeback of (\S+)$/, (m) => `Chargeback de ${m[1]}`],
+  [/^Chargeback of (\S+) won: funds returned$/, (m) => `Chargeback de ${m[1]} revertido: valor devolvido ao saldo`],
   [/^Card instalment (\d+) settled$/, (m) => `Parcela ${m[1]} do cartão liberada`],
   [/^Advance of (\d+) card instalment\(s\)$/, (m) => `Antecipação de ${m[1]} parcela(s) do cartão`],
   [/^Withdrawal to PIX key \((\w+)\) requested$/, (m) => `Saque para chave PIX (${PIX_KEY_TYPES[m[1]] ?? m[1]}) solicitado`],

@@ -94,8 +94,8 @@ function Balance() {
       <section class="cards cards-3" aria-label="Saldo">
         <div class="card stat">
           <h2>Disponível</h2>
-          <p class="stat-value">{brl(b.availableCents ?? 0)}</p>
-          <Link to="/dinheiro?aba=saques">Sacar</Link>
+          <p class={(b.availableCents ?? 0) < 0 ? 'stat-value neg' : 'stat-value'}>{brl(b.availableCents ?? 0)}</p>
+          {(b.availableCents ?? 0) < 0 ? <span class="muted">Saldo negativo (chargeback): as próximas vendas cobrem</span> : <Link to="/dinheiro?aba=saques">Sacar</Link>}
         </div>
         <div class="card stat">
           <h2>A receber</h2>

@@ -124,7 +124,7 @@ function Withdrawals() {
         {(error) => (
           <>
             <p class="muted">
-              Disponível: <strong>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
+              Disponível: <strong class={(balance.data?.availableCents ?? 0) < 0 ? 'neg' : undefined}>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
               {fees.data && ` · tarifa por saque: ${brl(fees.data.fees.withdrawalCents)}`}
             </p>
             <MoneyField label="Valor (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required />

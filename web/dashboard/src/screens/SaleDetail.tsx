@@ -10,10 +10,19 @@ import { useAsync, useSubmit } from '../lib/async.ts';
 import { brl, date, dateTime, documentText, failureText, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
+import { SaleChargeback } from './SaleChargeback.tsx';
 import type { Tx } from './Sales.tsx';
 
 /** Sales that never took money: no fee, nothing net to show. */
 const UNPAID = new Set(['FAILED', 'EXPIRED', 'CANCELLED']);
+
+/** A chargeback's state (GET /api/v1/transactions/{id}: chargeback). */
+const CHARGEBACK_LABELS: Record<NonNullable<Tx['chargeback']>['status'], string> = {
+  OPEN: 'em aberto: conteste ou aceite abaixo',
+  CONTESTED: 'contestado: aguardando a decisão da operadora',
+  WON: 'revertido a seu favor: valor devolvido ao saldo',
+  LOST: 'perdido: valor debitado do saldo',
+};
 
 /** A refund's state at the provider (GET /api/v1/transactions/{id}: refunds[]). */
 const REFUND_LABELS: Record<NonNullable<Tx['refunds']>[number]['status'], string> = {
@@ -30,6 +39,8 @@ function timeline(t: Tx): [string, string][] {
     ['Paga', t.paidAt],
     [t.status === 'EXPIRED' ? 'Expirada' : t.status === 'FAILED' ? 'Recusada' : 'Cancelada', t.cancelledAt],
     [t.status === 'REFUNDED' ? 'Estornada' : 'Estorno', t.refundedAt],
+    ['Chargeback aberto', t.chargeback?.openedAt ?? null],
+    [t.chargeback?.status === 'WON' ? 'Chargeback revertido' : 'Chargeback perdido', t.chargeback?.closedAt ?? null],
   ];
   const out = steps.filter((s): s is [string, string] => !!s[1]);
   if ((t.status === 'FAILED' || t.status === 'EXPIRED') && !t.cancelledAt) out.push([STATUS_LABELS[t.status], t.updatedAt]);
@@ -142,6 +153,7 @@ export function SaleDetail({ id }: { id: string }) {
         {refundable && <Refund key={t.refundedCents} t={t} done={setTx} />}
       </div>
       {env === 'development' && t.status === 'PENDING' && <Simulate t={t} done={setTx} />}
+      {t.paymentMethod === 'CARD' && <SaleChargeback t={t} dev={env === 'development'} done={setTx} />}
     </div>
   );
 }
@@ -184,6 +196,16 @@ function Summary({ t }: { t: Tx }) {
                   ))}
                 </ul>
               )}
+            </dd>
+          </>
+        )}
+        {t.chargeback && (
+          <>
+            <dt>Chargeback</dt>
+            <dd>
+              {brl(t.chargeback.amountCents)} · {CHARGEBACK_LABELS[t.chargeback.status]}
+              {t.chargeback.status === 'OPEN' && t.chargeback.respondBy ? ` até ${dateTime(t.chargeback.respondBy)}` : ''}
+              {t.chargeback.reason ? ` · ${t.chargeback.reason}` : ''}
             </dd>
           </>
         )}

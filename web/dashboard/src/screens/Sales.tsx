@@ -14,7 +14,7 @@ import { navigate, queryOf } from '../lib/router.ts';
 export type Tx = paths['/api/v1/transactions/{id}']['get']['responses'][200]['content']['application/json']['transaction'];
 type ListQuery = NonNullable<paths['/api/v1/transactions']['get']['parameters']['query']>;
 
-const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
+const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED', 'CHARGEBACK'] as const;
 
 /** The list's filters as the address carries them (pt-BR names), and as the API takes them. */
 interface Filters {
