@@ -2,6 +2,7 @@
 // of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
 // these types; the small parsers every setting shares are here too.
 import { readFileSync } from 'node:fs';
+import type { BreakerSettings } from './payments/breaker.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -140,4 +141,9 @@ function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['recei
     return null;
   }
   return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
+}
+
+/** CARD_BREAKER_FAILURES unanswered card calls in a row open a connector's circuit for CARD_BREAKER_COOLDOWN_SECONDS (payments/breaker.ts). */
+export function cardBreakerConfig(env: Env, problems: string[]): BreakerSettings {
+  return { failures: int(env, 'CARD_BREAKER_FAILURES', 5, 1, 1000, problems), cooldownMs: int(env, 'CARD_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400, problems) * 1000 };
 }

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { connectorChoice, int, pixApiConfig, url, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
+import { cardBreakerConfig, connectorChoice, int, pixApiConfig, url, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
+import type { BreakerSettings } from './payments/breaker.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -37,6 +38,8 @@ export interface Config {
   jobIntervalMs: number;
   /** Production connectors per rail, by name, in order (the first takes new payments; an empty rail answers 503). */
   connectors: ConnectorChoice;
+  /** The card failover chain's circuit breaker per connector (CARD_BREAKER_FAILURES, CARD_BREAKER_COOLDOWN_SECONDS). */
+  cardBreaker: BreakerSettings;
   /** An operation whose outcome is unknown this long (a call that never answered) is asked about by the janitor. */
   janitorGraceSeconds: number;
   runJobs: boolean;
@@ -214,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
   const payouts = payoutConfig(env, problems);
   const connectors = connectorChoice(env, problems);
   const pixApi = pixApiConfig(env, connectors.PIX.includes('bcb-api'), problems);
+  const cardBreaker = cardBreakerConfig(env, problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
@@ -242,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     connectors,
+    cardBreaker,
     janitorGraceSeconds,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,

@@ -23,9 +23,9 @@ export function buildConnectors(config: Pick<Config, 'pix' | 'boleto' | 'payouts
   return list;
 }
 
-export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
+export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'> & Partial<Pick<Config, 'cardBreaker'>>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
   const sandbox = typeof opts.sandbox === 'function' ? opts.sandbox(db) : opts.sandbox;
   const built = buildConnectors(config, db, log).filter((c) => !(sandbox && c.name === sandbox.name));
   const extra = (opts.extra ?? []).map((c) => (typeof c === 'function' ? c(db) : c));
-  return new ConnectorRegistry([...(sandbox ? [sandbox] : []), ...built, ...extra], { ...config.connectors, ...opts.production });
+  return new ConnectorRegistry([...(sandbox ? [sandbox] : []), ...built, ...extra], { ...config.connectors, ...opts.production }, config.cardBreaker);
 }

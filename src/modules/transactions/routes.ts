@@ -11,7 +11,8 @@ import { getTransaction, listTransactions, refundsOf } from './queries.ts';
 import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, payPendingCard, refundTransaction, simulate } from './service.ts';
-import { refundView, transactionView } from './view.ts';
+import { attemptsOf } from './attempts.ts';
+import { attemptsView, refundView, transactionView } from './view.ts';
 
 
 /** The options of transactionRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -90,7 +91,12 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       config: { auth: { key: 'transactions:read' } },
       schema: { tags, operationId: 'getTransaction', summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
     },
-    async (req) => ({ message: 'OK', transaction: await withRefunds(await getTransaction(db, req.auth, req.params.id), req.auth) }),
+    async (req) => {
+      const tx = await getTransaction(db, req.auth, req.params.id);
+      const attempts = tx.livemode && tx.payment_method === 'CARD' ? attemptsView(await attemptsOf(db, tx.id)) : null;
+      const shown = await withRefunds(tx, req.auth);
+      return { message: 'OK', transaction: attempts ? { ...shown, attempts } : shown };
+    },
   );
 
   app.post(

@@ -1,8 +1,8 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { Refund, Transaction, TransactionStatus } from '../../db/types.ts';
+import type { CardAttempt, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
-import type { RefundView, TransactionView } from './schemas.ts';
+import type { AttemptView, RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
   baseUrl: string;
@@ -103,4 +103,11 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
 /** A refund as its transaction lists it (GET /api/v1/transactions/{id}, the refund's answer, transaction.refund_failed). */
 export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'failure_reason' | 'created_at' | 'updated_at'>): Static<typeof RefundView> {
   return { id: r.id, amountCents: r.amount_cents, status: r.status, failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** A card charge's tries as its transaction lists them: only once it went past one answered try. */
+export function attemptsView(attempts: CardAttempt[]): Array<Static<typeof AttemptView>> | null {
+  const plain = attempts.length === 1 && (attempts[0].outcome === 'APPROVED' || attempts[0].outcome === 'DECLINED') && !attempts[0].reason?.startsWith('found by reference');
+  if (!attempts.length || plain) return null;
+  return attempts.map((a) => ({ connector: a.connector, outcome: a.outcome, returnCode: a.return_code, reason: a.reason, latencyMs: a.latency_ms, createdAt: a.created_at }));
 }
