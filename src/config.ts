@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cardBreakerConfig, connectorChoice, int, pixApiConfig, url, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
+import { cardBreakerConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 import type { BreakerSettings } from './payments/breaker.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -56,6 +56,8 @@ export interface Config {
   payouts: PayoutConfig;
   /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
   pixApi: PixApiConfig | null;
+  /** e.Rede's settings (CARD_PROVIDER=erede, or EREDE_API_URL set); null: not configured. */
+  erede: EredeConfig | null;
   mail: MailConfig;
   referrals: ReferralConfig;
 }
@@ -127,7 +129,7 @@ export interface WebhookConfig {
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-export type { ConnectorChoice, PixApiConfig } from './config-connectors.ts';
+export type { ConnectorChoice, EredeConfig, PixApiConfig } from './config-connectors.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -218,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
   const connectors = connectorChoice(env, problems);
   const pixApi = pixApiConfig(env, connectors.PIX.includes('bcb-api'), problems);
   const cardBreaker = cardBreakerConfig(env, problems);
+  const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
@@ -258,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks,
     payouts,
     pixApi,
+    erede,
     mail: { smtpUrl, from: mailFrom },
     referrals,
   };

@@ -44,13 +44,13 @@ class Flaky extends SandboxConnector {
     if (this.mode.lookupDown) throw new Error(`${this.name}: lookup unavailable`);
     return super.findCharge(reference, method);
   }
-  override async captureCard(req: AuthorizationRequest) {
-    this.calls.capture.push(req.transactionId);
-    return super.captureCard(req);
+  override async captureCard(req?: AuthorizationRequest) {
+    this.calls.capture.push(req?.transactionId ?? '');
+    return super.captureCard();
   }
-  override async voidCard(req: AuthorizationRequest) {
-    this.calls.void.push(req.transactionId);
-    return super.voidCard(req);
+  override async voidCard(req?: AuthorizationRequest) {
+    this.calls.void.push(req?.transactionId ?? '');
+    return super.voidCard();
   }
   override async refund(req: RefundRequest) {
     this.calls.refund.push(req.transactionId);
