@@ -45,7 +45,7 @@ describe('e.Rede: sales, captures, voids, refunds, declines', () => {
     const captured = await call(w.ctx.app, 'POST', `/api/v1/transactions/${tx.id}/capture`, { key: w.m.liveKey, body: { amountCents: 6000 } });
     assert.equal(captured.status, 200, captured.raw);
     assert.equal(captured.body.transaction.status, 'PAID');
-    assert.equal(sale.capture?.amount, 6000);
+    assert.equal(w.fake.salesWith(eredeReference(tx.id))[0].capture?.amount, 6000);
     assert.equal(w.fake.calls('PUT').at(-1)?.body?.amount, 6000);
     await assertLedgerBalanced(w.ctx.database.db);
   });
