@@ -2,7 +2,6 @@
 // of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
 // these types; the small parsers every setting shares are here too.
 import { readFileSync } from 'node:fs';
-import type { BreakerSettings } from './payments/breaker.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -141,6 +140,14 @@ function receiverAccountOf(raw: string, problems: string[]): PixApiConfig['recei
     return null;
   }
   return { tipoConta: m[1] as 'CORRENTE', agencia: m[2] ?? '', conta: m[3] };
+}
+
+/** The card failover chain's circuit breaker, per connector (payments/breaker.ts). */
+export interface BreakerSettings {
+  /** Consecutive unanswered calls that open the circuit (CARD_BREAKER_FAILURES). */
+  failures: number;
+  /** How long it stays open before one trial call (CARD_BREAKER_COOLDOWN_SECONDS, in ms here). */
+  cooldownMs: number;
 }
 
 /** CARD_BREAKER_FAILURES unanswered card calls in a row open a connector's circuit for CARD_BREAKER_COOLDOWN_SECONDS (payments/breaker.ts). */

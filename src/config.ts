@@ -2,8 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cardBreakerConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
-import type { BreakerSettings } from './payments/breaker.ts';
+import { cardBreakerConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

@@ -3,13 +3,9 @@
 // chain skips that connector without calling it, so a dead acquirer costs no customer a timeout. After
 // `cooldownMs` it lets one trial call through (half-open): an answer closes it, another failure opens
 // it again for a cooldown. A decline is an answer. State is per process, in memory.
+import type { BreakerSettings } from '../config-connectors.ts';
 
-export interface BreakerSettings {
-  /** Consecutive unanswered calls that open the circuit (CARD_BREAKER_FAILURES). */
-  failures: number;
-  /** How long it stays open before one trial call (CARD_BREAKER_COOLDOWN_SECONDS, in ms here). */
-  cooldownMs: number;
-}
+export type { BreakerSettings } from '../config-connectors.ts';
 
 export const DEFAULT_BREAKER: BreakerSettings = { failures: 5, cooldownMs: 30_000 };
 
