@@ -185,7 +185,7 @@ export function eredeConfig(env: Env, chosen: boolean, problems: string[]): Ered
   const softDescriptor = env.EREDE_SOFT_DESCRIPTOR?.trim() || null;
   if (softDescriptor && !/^[A-Za-z0-9 ]{1,18}$/.test(softDescriptor)) problems.push(`EREDE_SOFT_DESCRIPTOR must be at most 18 letters, digits or spaces (got "${softDescriptor}")`);
   const ca = pemFile(env, 'EREDE_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
-  const timeoutMs = int(env, 'EREDE_TIMEOUT_MS', 20_000, 500, 120_000, problems);
+  const timeoutMs = int(env, 'EREDE_TIMEOUT_MS', 15_000, 500, 120_000, problems);
   if (problems.length > before || !apiUrl || !tokenUrl) return null;
   return { url: apiUrl, tokenUrl, clientId, clientSecret: env.EREDE_CLIENT_SECRET!, softDescriptor, ca, timeoutMs };
 }

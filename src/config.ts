@@ -221,6 +221,8 @@ export function loadConfig(env: Env = process.env): Config {
   const cardBreaker = cardBreakerConfig(env, problems);
   const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
+  // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
+  if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);

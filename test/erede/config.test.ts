@@ -37,7 +37,7 @@ test('a complete e.Rede configuration: read, the URL without its trailing slash,
   assert.equal(c.erede?.clientId, '12345678');
   assert.equal(c.erede?.softDescriptor, 'LOJA TESTE');
   assert.match(c.erede?.ca ?? '', /BEGIN CERTIFICATE/);
-  assert.equal(c.erede?.timeoutMs, 20_000);
+  assert.equal(c.erede?.timeoutMs, 15_000);
   assert.equal(loadConfig({ JWT_SECRET: FULL.JWT_SECRET }).erede, null, 'not configured without CARD_PROVIDER or EREDE_API_URL');
 });
 
@@ -51,6 +51,7 @@ test('bad values are refused at start', () => {
   assert.match(refused({ ...FULL, EREDE_SOFT_DESCRIPTOR: 'A SOFT DESCRIPTOR TOO LONG' }), /EREDE_SOFT_DESCRIPTOR must be at most 18/);
   assert.match(refused({ ...FULL, EREDE_SOFT_DESCRIPTOR: 'LOJA*' }), /EREDE_SOFT_DESCRIPTOR/);
   assert.match(refused({ ...FULL, EREDE_CA_FILE: cert.keyFile }), /EREDE_CA_FILE must be a PEM certificate/);
+  assert.match(refused({ ...FULL, EREDE_TIMEOUT_MS: '20000' }), /JANITOR_GRACE_SECONDS \(60\) must exceed three e.Rede calls/);
   assert.match(refused({ ...FULL, CARD_PROVIDER: 'erede,rede' }), /CARD_PROVIDER "rede" is not a known CARD provider/);
 });
 

@@ -56,3 +56,11 @@ export async function switchProvider(db: Executor, transactionId: string, from: 
   const r = await db.updateTable('transactions').set({ provider: to, updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').where('provider', '=', from).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/**
+ * Marks a PENDING charge as being worked on (before each call of the chain), so the janitor, which
+ * waits JANITOR_GRACE_SECONDS after the last change, never settles it while a connector is asked.
+ */
+export async function heartbeat(db: Executor, transactionId: string, now = new Date()): Promise<void> {
+  await db.updateTable('transactions').set({ updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').execute();
+}

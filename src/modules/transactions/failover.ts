@@ -9,7 +9,7 @@
 import type { Transaction } from '../../db/types.ts';
 import type { CardChargeRequest, CardResult } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
-import { finishAttempt, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
+import { finishAttempt, heartbeat, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
 import { lookupResult } from './lookup.ts';
 import type { TransactionDeps } from './types.ts';
 
@@ -64,6 +64,8 @@ async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConne
     await finish(deps, attempt, { outcome: 'UNAVAILABLE', reason: failure(err), latencyMs: Date.now() - started });
   }
   try {
+    // The charge was just recorded or switched to this connector; its lookup restarts the janitor's wait.
+    await heartbeat(deps.db, tx.id);
     const found = await c.findCharge(tx.id, 'CARD');
     const adopted = lookupResult(found);
     if (adopted) {
