@@ -4,6 +4,9 @@ import { uuidv7Ordered } from '../../db/ids.ts';
 import type { Executor } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
 
+/** The reason of a try whose call got no answer but whose lookup found the charge (adopted). */
+export const ADOPTED = 'found by reference after no answer';
+
 export interface AttemptEnd {
   outcome: Exclude<CardAttemptOutcome, 'PENDING'>;
   code?: string | null;

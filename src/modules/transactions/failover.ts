@@ -9,7 +9,7 @@
 import type { Transaction } from '../../db/types.ts';
 import type { CardChargeRequest, CardResult } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
-import { finishAttempt, heartbeat, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
+import { ADOPTED, finishAttempt, heartbeat, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
 import { lookupResult } from './lookup.ts';
 import type { TransactionDeps } from './types.ts';
 
@@ -69,7 +69,7 @@ async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConne
     const found = await c.findCharge(tx.id, 'CARD');
     const adopted = lookupResult(found);
     if (adopted) {
-      await finish(deps, attempt, { ...endOf(adopted, Date.now() - started), reason: `found by reference after no answer (${failure(error)})` });
+      await finish(deps, attempt, { ...endOf(adopted, Date.now() - started), reason: `${ADOPTED} (${failure(error)})` });
       deps.log.warn({ transactionId: tx.id, connector: c.name }, 'card charge: no answer, but the connector made the charge; its outcome is adopted');
       return { result: adopted };
     }

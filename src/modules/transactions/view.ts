@@ -2,6 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { CardAttempt, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
+import { ADOPTED } from './attempts.ts';
 import type { AttemptView, RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
@@ -107,7 +108,7 @@ export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'f
 
 /** A card charge's tries as its transaction lists them: only once it went past one answered try. */
 export function attemptsView(attempts: CardAttempt[]): Array<Static<typeof AttemptView>> | null {
-  const plain = attempts.length === 1 && (attempts[0].outcome === 'APPROVED' || attempts[0].outcome === 'DECLINED') && !attempts[0].reason?.startsWith('found by reference');
+  const plain = attempts.length === 1 && (attempts[0].outcome === 'APPROVED' || attempts[0].outcome === 'DECLINED') && !attempts[0].reason?.startsWith(ADOPTED);
   if (!attempts.length || plain) return null;
   return attempts.map((a) => ({ connector: a.connector, outcome: a.outcome, returnCode: a.return_code, reason: a.reason, latencyMs: a.latency_ms, createdAt: a.created_at }));
 }
