@@ -24,6 +24,8 @@ class Flaky extends SandboxConnector {
   calls = { charge: [] as string[], capture: [] as string[], void: [] as string[], refund: [] as string[], lookup: [] as string[] };
   /** down: throws before acting (no sale); lose: acts, then throws (a sale whose answer is lost); lookupDown: findCharge throws. */
   mode = { down: false, lose: false, lookupDown: false };
+  /** References this connector made a sale for (the sandboxes share their books: each sees only its own). */
+  made = new Set<string>();
   constructor(name: string, db: Db) {
     super(PIX_CONFIG, db, 0);
     this.name = name;
@@ -32,9 +34,15 @@ class Flaky extends SandboxConnector {
     this.calls = { charge: [], capture: [], void: [], refund: [], lookup: [] };
     this.mode = { down: false, lose: false, lookupDown: false };
   }
+  /** A sale made after this connector stopped answering and its lookup said none (the acquirer was late). */
+  async saleMadeLate(req: CardChargeRequest) {
+    this.made.add(req.reference);
+    await super.chargeCard(req);
+  }
   override async chargeCard(req: CardChargeRequest) {
     this.calls.charge.push(req.reference);
     if (this.mode.down) throw new Error(`${this.name}: connect ETIMEDOUT`);
+    this.made.add(req.reference);
     const r = await super.chargeCard(req);
     if (this.mode.lose) throw new Error(`${this.name}: socket hang up after the sale`);
     return r;
@@ -42,7 +50,7 @@ class Flaky extends SandboxConnector {
   override async findCharge(reference: string, method: 'PIX' | 'BOLETO' | 'CARD') {
     this.calls.lookup.push(reference);
     if (this.mode.lookupDown) throw new Error(`${this.name}: lookup unavailable`);
-    return super.findCharge(reference, method);
+    return this.made.has(reference) ? super.findCharge(reference, method) : null;
   }
   override async captureCard(req?: AuthorizationRequest) {
     this.calls.capture.push(req?.transactionId ?? '');
@@ -211,7 +219,10 @@ describe('failover between card connectors', () => {
     alpha.mode.lookupDown = false;
     await settleUnknownCharges(ctx.app.deps.transactions, new Date(Date.now() + ctx.config.janitorGraceSeconds * 1000 + 1000));
     assert.equal((await row(id)).status, 'FAILED');
-    assert.deepEqual(alpha.calls.lookup, [id, id]);
+    assert.deepEqual(
+      alpha.calls.lookup.filter((r) => r === id),
+      [id, id],
+    );
     await assertLedgerBalanced(ctx.database.db);
   });
 
@@ -236,6 +247,25 @@ describe('failover between card connectors', () => {
         ['beta', 'UNAVAILABLE'],
       ],
     );
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('a sale the first made late (after its lookup said none) is found by the janitor and refunded there', async () => {
+    alpha.mode.down = true;
+    const res = await pay();
+    const id = res.body.transaction.id;
+    assert.equal((await row(id)).provider, 'beta');
+    await alpha.saleMadeLate({ reference: id, card: CARD, amountCents: res.body.transaction.chargedCents, installments: 1, capture: true });
+    const janitor = () => settleUnknownCharges(ctx.app.deps.transactions, new Date(Date.now() + ctx.config.janitorGraceSeconds * 1000 + 1000));
+    await janitor();
+    assert.deepEqual(alpha.calls.refund, [id], 'released at the first');
+    assert.deepEqual(beta.calls.refund, []);
+    const [first] = await ctx.database.db.selectFrom('card_attempts').select(['checked_at', 'reason']).where('transaction_id', '=', id).where('connector', '=', 'alpha').execute();
+    assert.ok(first.checked_at);
+    assert.match(first.reason ?? '', /late sale there was released/);
+    await janitor();
+    assert.deepEqual(alpha.calls.refund, [id], 'asked once');
+    assert.equal((await row(id)).status, 'PAID', 'the sale that stands is the second\'s');
     await assertLedgerBalanced(ctx.database.db);
   });
 

@@ -15,10 +15,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       return_code text,
       reason text,
       latency_ms integer,
+      -- An UNAVAILABLE try at a connector the charge then left: asked again once the janitor's grace passed (late-sales.ts).
+      checked_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
     CREATE INDEX card_attempts_transaction ON card_attempts (transaction_id, created_at);
+    CREATE INDEX card_attempts_unchecked ON card_attempts (created_at) WHERE outcome = 'UNAVAILABLE' AND checked_at IS NULL;
     `,
   );
 }

@@ -138,6 +138,8 @@ export interface CardAttemptsTable {
   /** Why: a decline reason, "circuit open", or what the call failed with (never card data). */
   reason: string | null;
   latency_ms: number | null;
+  /** When an UNAVAILABLE try was asked again for a late sale (late-sales.ts); null: not yet. */
+  checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: ColumnType<Date, Date | string | undefined, Date | string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

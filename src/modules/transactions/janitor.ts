@@ -10,6 +10,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { ChargeLookup } from '../../payments/connector.ts';
 import { settleAttempts, type AttemptEnd } from './attempts.ts';
+import { recheckFailedOver } from './late-sales.ts';
 import { lockTransaction, setProviderRef, stuckCardCharges, stuckRefunds, touch } from './queries.ts';
 import { recordRefund, refundRequest } from './refund.ts';
 import { applyChange, type Change } from './states.ts';
@@ -71,7 +72,8 @@ export async function settleUnknownCharges(deps: TransactionDeps, now = new Date
       await touch(deps.db, 'transactions', tx.id, now).catch(() => {});
     }
   }
-  return stuck.length;
+  // Connectors a failover left behind are asked again for a sale they made late (late-sales.ts).
+  return stuck.length + (await recheckFailedOver(deps, now, batch));
 }
 
 /**
