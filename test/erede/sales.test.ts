@@ -124,6 +124,25 @@ describe('e.Rede: sales, captures, voids, refunds, declines', () => {
     await assertLedgerBalanced(w.ctx.database.db);
   });
 
+  test('a contract refusal (soft descriptor not enabled for the PV, 63) fails the sale as PROCESSING_ERROR and is logged as an integration error', async () => {
+    w.fake.softDescriptorEnabled = false;
+    try {
+      const tx = await w.pay();
+      assert.equal(tx.status, 'FAILED');
+      assert.equal(tx.failureReason, 'PROCESSING_ERROR');
+      assert.ok(w.ctx.logs.some((l) => l.includes('"returnCode":"63"') && l.includes('not the card')));
+    } finally {
+      w.fake.softDescriptorEnabled = true;
+    }
+  });
+
+  test('the holder name as e.Rede takes it: no accents nor symbols, at most 30 characters', async () => {
+    const tx = await w.pay({ card: { ...CARD, holderName: "João D'Ávila Sôuza-Pereira de Albuquerque" } });
+    assert.equal(tx.status, 'PAID');
+    const [sale] = w.fake.salesWith(eredeReference(tx.id));
+    assert.equal(sale.cardHolderName, 'Joao D Avila Souza Pereira de');
+  });
+
   test('no card number nor code in a log line, a table or the fake’s own request log', async () => {
     const logs = w.ctx.logs.join('\n');
     assert.ok(!logs.includes(CARD.number), 'a PAN in the logs');

@@ -55,9 +55,11 @@ export class EredeConnector implements Connector {
   private async saleResult(req: CardChargeRequest, answer: Answer): Promise<CardResult> {
     const c = code(answer.body);
     if (c === APPROVED && typeof answer.body?.tid === 'string') return { approved: true, reference: answer.body.tid, code: c };
-    if (c === REFERENCE_EXISTS) {
+    // Refused as a duplicate (our retry of a sale that went through), or approved without its tid: asked by reference.
+    if (c === REFERENCE_EXISTS || c === APPROVED) {
       const found = await this.findCharge(req.reference);
-      if (found) return this.settled(found, new EredeUnavailable('reference already used'));
+      if (found) return this.settled(found, new EredeUnavailable(c === APPROVED ? 'an approval without its tid' : 'reference already used'));
+      if (c === APPROVED) throw new EredeUnavailable('e.Rede approved a sale it cannot find by reference');
     }
     if (!c) throw new EredeUnavailable(`e.Rede answered ${answer.status} without a returnCode`, answer.status);
     if (isIntegrationError(c)) this.log.error({ transactionId: req.reference, returnCode: c, returnMessage: message(answer.body) }, 'erede: the sale was refused for its request or contract, not the card');
