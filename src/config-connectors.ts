@@ -68,7 +68,7 @@ export interface ConnectorChoice {
 }
 
 /** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
-const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
+const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'erede', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
 /** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
 function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
@@ -191,4 +191,52 @@ export function cieloConfig(env: Env, chosen: boolean, problems: string[]): Ciel
   const timeoutMs = int(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000, problems);
   if (problems.length > before || !apiUrl || !queryUrl) return null;
   return { apiUrl, queryUrl, merchantId, merchantKey, softDescriptor, notificationSecret, ca, timeoutMs };
+}
+
+/** The card failover chain's circuit breaker, per connector (payments/breaker.ts). */
+export interface BreakerSettings {
+  /** Consecutive unanswered calls that open the circuit (CARD_BREAKER_FAILURES). */
+  failures: number;
+  /** How long it stays open before one trial call (CARD_BREAKER_COOLDOWN_SECONDS, in ms here). */
+  cooldownMs: number;
+}
+
+/** CARD_BREAKER_FAILURES unanswered card calls in a row open a connector's circuit for CARD_BREAKER_COOLDOWN_SECONDS (payments/breaker.ts). */
+export function cardBreakerConfig(env: Env, problems: string[]): BreakerSettings {
+  return { failures: int(env, 'CARD_BREAKER_FAILURES', 5, 1, 1000, problems), cooldownMs: int(env, 'CARD_BREAKER_COOLDOWN_SECONDS', 30, 1, 86_400, problems) * 1000 };
+}
+
+/**
+ * e.Rede (Rede's card API, OAuth2 since 2026): the PV is the client id, the integration key the
+ * secret (never logged nor quoted in a message). `url` is the API's base without the version
+ * (https://api.userede.com.br/erede in production); `softDescriptor` the text on the card statement.
+ */
+export interface EredeConfig {
+  url: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  softDescriptor: string | null;
+  /** PEM text of an extra CA to trust (EREDE_CA_FILE), as PIX_API_CA_FILE for the API Pix. */
+  ca: string | null;
+  timeoutMs: number;
+}
+
+/** e.Rede's settings: read when CARD_PROVIDER names erede, or when EREDE_API_URL is still set (it serves the sales it made). */
+export function eredeConfig(env: Env, chosen: boolean, problems: string[]): EredeConfig | null {
+  if (!chosen && !env.EREDE_API_URL?.trim()) return null;
+  const before = problems.length;
+  const missing = ['EREDE_API_URL', 'EREDE_TOKEN_URL', 'EREDE_CLIENT_ID', 'EREDE_CLIENT_SECRET'].filter((n) => !env[n]?.trim());
+  if (missing.length) problems.push(`${chosen ? 'CARD_PROVIDER=erede' : 'EREDE_API_URL (the erede connector)'} needs ${missing.join(', ')}`);
+  const apiUrl = url(env, 'EREDE_API_URL', '', problems, ['https:']);
+  const tokenUrl = url(env, 'EREDE_TOKEN_URL', '', problems, ['https:']);
+  const clientId = env.EREDE_CLIENT_ID?.trim() ?? '';
+  // e.Rede refuses a PV written with leading zeros (invalid_client).
+  if (clientId && !/^[1-9]\d{0,14}$/.test(clientId)) problems.push('EREDE_CLIENT_ID must be the PV (filiação): digits, without leading zeros');
+  const softDescriptor = env.EREDE_SOFT_DESCRIPTOR?.trim() || null;
+  if (softDescriptor && !/^[A-Za-z0-9 ]{1,18}$/.test(softDescriptor)) problems.push(`EREDE_SOFT_DESCRIPTOR must be at most 18 letters, digits or spaces (got "${softDescriptor}")`);
+  const ca = pemFile(env, 'EREDE_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const timeoutMs = int(env, 'EREDE_TIMEOUT_MS', 15_000, 500, 120_000, problems);
+  if (problems.length > before || !apiUrl || !tokenUrl) return null;
+  return { url: apiUrl, tokenUrl, clientId, clientSecret: env.EREDE_CLIENT_SECRET!, softDescriptor, ca, timeoutMs };
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cieloConfig, connectorChoice, int, pixApiConfig, url, type CieloConfig, type ConnectorChoice, type Env, type PixApiConfig } from './config-connectors.ts';
+import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -37,6 +37,8 @@ export interface Config {
   jobIntervalMs: number;
   /** Production connectors per rail, by name, in order (the first takes new payments; an empty rail answers 503). */
   connectors: ConnectorChoice;
+  /** The card failover chain's circuit breaker per connector (CARD_BREAKER_FAILURES, CARD_BREAKER_COOLDOWN_SECONDS). */
+  cardBreaker: BreakerSettings;
   /** An operation whose outcome is unknown this long (a call that never answered) is asked about by the janitor. */
   janitorGraceSeconds: number;
   runJobs: boolean;
@@ -55,6 +57,8 @@ export interface Config {
   pixApi: PixApiConfig | null;
   /** The production card connector speaking Cielo's E-commerce API 3.0 (CARD_PROVIDER=cielo); null = not configured. */
   cielo: CieloConfig | null;
+  /** e.Rede's settings (CARD_PROVIDER=erede, or EREDE_API_URL set); null: not configured. */
+  erede: EredeConfig | null;
   mail: MailConfig;
   referrals: ReferralConfig;
 }
@@ -126,7 +130,7 @@ export interface WebhookConfig {
 /** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
-export type { CieloConfig, ConnectorChoice, PixApiConfig } from './config-connectors.ts';
+export type { CieloConfig, ConnectorChoice, EredeConfig, PixApiConfig } from './config-connectors.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -217,7 +221,11 @@ export function loadConfig(env: Env = process.env): Config {
   const connectors = connectorChoice(env, problems);
   const pixApi = pixApiConfig(env, connectors.PIX.includes('bcb-api'), problems);
   const cielo = cieloConfig(env, connectors.CARD.includes('cielo'), problems);
+  const cardBreaker = cardBreakerConfig(env, problems);
+  const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
+  // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
+  if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
 
   if (problems.length) throw new ConfigError('Invalid configuration:\n  - ' + problems.join('\n  - '));
   if (!jwtSecret) jwtSecret = persistedSecret(dataDir);
@@ -245,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     connectors,
+    cardBreaker,
     janitorGraceSeconds,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,
@@ -257,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     payouts,
     pixApi,
     cielo,
+    erede,
     mail: { smtpUrl, from: mailFrom },
     referrals,
   };

@@ -5,7 +5,7 @@ import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTab
 import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
-import type { ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
+import type { CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
 import type { AdvanceItemsTable, AdvancesTable, KycDocumentsTable, KycSubmissionsTable, WithdrawalsTable } from './types/wallet.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './types/webhooks.ts';
 
@@ -47,6 +47,7 @@ export interface DB {
   refunds: RefundsTable;
   chargebacks: ChargebacksTable;
   sandbox_operations: SandboxOperationsTable;
+  card_attempts: CardAttemptsTable;
   report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;
   affiliate_links: AffiliateLinksTable;

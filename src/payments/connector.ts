@@ -137,7 +137,8 @@ export interface TokenChargeRequest {
   amountCents: number;
 }
 
-export type CardResult = { approved: true; reference: string } | { approved: false; reason: CardDeclineReason; message: string };
+/** `code`: the connector's own answer code, when it has one (kept on the charge's attempt, e.g. e.Rede's returnCode). */
+export type CardResult = { approved: true; reference: string; code?: string } | { approved: false; reason: CardDeclineReason; message: string; code?: string };
 
 /**
  * A charge as its connector holds it, asked by our reference (the transaction id): how the core

@@ -5,6 +5,7 @@
 // no longer chosen for a rail stay here, serving what they made.
 import type { ConnectorChoice } from '../config.ts';
 import { AppError } from '../http/errors.ts';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerSettings } from './breaker.ts';
 import { RAIL_METHODS, railNotOffered, RAILS, type Connector, type ConnectorCore, type ConnectorEdges, type InboundRoute, type Rail, type RailApi } from './connector.ts';
 
 export type RailConnector<R extends Rail> = Connector & RailApi[R];
@@ -22,12 +23,15 @@ export class ConnectorRegistry {
   private byName = new Map<string, Connector>();
   private production: Record<Rail, Connector[]>;
   private edgesByName = new Map<string, ConnectorEdges>();
+  private breakers = new Map<string, CircuitBreaker>();
+  private readonly breakerSettings: BreakerSettings;
 
   /**
    * `production`: per rail, the chosen connectors' names in order (Pix Automático follows PIX when
    * its connector offers it). `connectors`: every connector built, the sandbox among them.
    */
-  constructor(connectors: Connector[], production: ConnectorChoice) {
+  constructor(connectors: Connector[], production: ConnectorChoice, breakerSettings: BreakerSettings = DEFAULT_BREAKER) {
+    this.breakerSettings = breakerSettings;
     for (const c of connectors) {
       if (this.byName.has(c.name)) throw new Error(`two connectors are named ${c.name}`);
       this.byName.set(c.name, c);
@@ -70,6 +74,24 @@ export class ConnectorRegistry {
   /** The production connectors of `rail`, in order (failover order for cards). */
   chosen(rail: Rail): readonly Connector[] {
     return this.production[rail];
+  }
+
+  /**
+   * The card connectors to try, in order, for a charge recorded with `provider`: in production, the
+   * CARD_PROVIDER chain from that connector on (failover); otherwise, or when it is not in the chain
+   * any more, that connector alone.
+   */
+  cardChain(livemode: boolean, provider: string): RailConnector<'CARD'>[] {
+    const first = this.of(provider, 'CARD');
+    const at = livemode ? this.production.CARD.findIndex((c) => c.name === provider) : -1;
+    return at < 0 ? [first] : (this.production.CARD.slice(at) as RailConnector<'CARD'>[]);
+  }
+
+  /** The circuit breaker of a connector (one per name, per process). */
+  breaker(name: string): CircuitBreaker {
+    let b = this.breakers.get(name);
+    if (!b) this.breakers.set(name, (b = new CircuitBreaker(this.breakerSettings)));
+    return b;
   }
 
   /** The connector that made a stored operation, for `rail`; 503 when it is not configured any more. */

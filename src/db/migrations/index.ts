@@ -30,6 +30,7 @@ import * as m028 from './028_subscription_coupon_reservations.ts';
 import * as m029 from './029_report_gross_charged.ts';
 import * as m030 from './030_sandbox_operations.ts';
 import * as m031 from './031_chargebacks.ts';
+import * as m032 from './032_card_attempts.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '029_report_gross_charged': m029,
   '030_sandbox_operations': m030,
   '031_chargebacks': m031,
+  '032_card_attempts': m032,
 };

@@ -157,3 +157,24 @@ export interface ChargebacksTable {
   updated_at: Timestamp;
 }
 export type Chargeback = Selectable<ChargebacksTable>;
+
+/** How one try of a card charge at a connector ended (PENDING: asked, no answer recorded yet). */
+export type CardAttemptOutcome = 'PENDING' | 'APPROVED' | 'DECLINED' | 'UNAVAILABLE' | 'SKIPPED';
+
+/** One try of a production card charge at one connector of the failover chain (modules/transactions/failover.ts). */
+export interface CardAttemptsTable {
+  id: string;
+  transaction_id: string;
+  connector: string;
+  outcome: CardAttemptOutcome;
+  /** The connector's own code (e.g. e.Rede's returnCode), when it answered one. */
+  return_code: string | null;
+  /** Why: a decline reason, "circuit open", or what the call failed with (never card data). */
+  reason: string | null;
+  latency_ms: number | null;
+  /** When an UNAVAILABLE try was asked again for a late sale (late-sales.ts); null: not yet. */
+  checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+export type CardAttempt = Selectable<CardAttemptsTable>;

@@ -6,9 +6,11 @@ import type { Transaction } from '../../db/types.ts';
 import { AppError, badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
-import type { CardDeclineReason, CardResult, ChargeLookup, Connector } from '../../payments/connector.ts';
+import type { CardResult, Connector } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
+import { chargeOverChain } from './failover.ts';
+import { lookupResult } from './lookup.ts';
 import { prepare } from './prepare.ts';
 import type { CheckoutExtras, CreateInput } from './draft.ts';
 import { changeStatus } from './provider-events.ts';
@@ -16,23 +18,18 @@ import { claimCard, findTransaction, getTransaction } from './queries.ts';
 import type { Change } from './states.ts';
 import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
 
-/** A connector's lookup as a card charge's result; null when the charge is not (or not yet) decided there. */
-export function lookupResult(found: ChargeLookup | null): CardResult | null {
-  if (found?.status === 'PAID' || found?.status === 'AUTHORIZED') return { approved: true, reference: found.reference };
-  if (found?.status === 'FAILED') return { approved: false, reason: found.reason as CardDeclineReason, message: found.message };
-  return null;
-}
+export { lookupResult } from './lookup.ts';
 
 /**
- * Charges a recorded PENDING card transaction, with the transaction id as the provider's reference
+ * Charges a recorded PENDING card transaction over the failover chain (failover.ts), with the
+ * transaction id as the provider's reference
  * (it never charges one reference twice), and applies the outcome. No database transaction stays
  * open across the provider call. When recording the outcome fails after the provider answered, the
  * transaction is answered as it is stored (PENDING, its card claimed): it can never be charged
  * again, by a retry of the request or otherwise, and the failure is logged for reconciliation.
  */
 export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
-  const connector = deps.connectors.of(tx.provider, 'CARD');
-  return recordCharge(deps, tx, () => connector.chargeCard({ reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
+  return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
 }
 
 /** The provider call of a recorded charge, then its outcome applied (see charge). */

@@ -9,6 +9,8 @@ import { AppError } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { ChargeLookup } from '../../payments/connector.ts';
+import { settleAttempts, type AttemptEnd } from './attempts.ts';
+import { recheckFailedOver } from './late-sales.ts';
 import { lockTransaction, setProviderRef, stuckCardCharges, stuckRefunds, touch } from './queries.ts';
 import { recordRefund, refundRequest } from './refund.ts';
 import { applyChange, type Change } from './states.ts';
@@ -24,14 +26,23 @@ function changeFor(deps: TransactionDeps, found: ChargeLookup | null, now: Date)
   return null;
 }
 
+/** What the janitor learnt, for the tries still PENDING at the connector (a crash mid-call). */
+function attemptEnd(found: ChargeLookup | null): AttemptEnd {
+  const reason = 'settled later from the connector by reference';
+  if (found?.status === 'PAID' || found?.status === 'AUTHORIZED') return { outcome: 'APPROVED', reason };
+  if (found?.status === 'FAILED') return { outcome: 'DECLINED', reason: found.reason };
+  return { outcome: 'UNAVAILABLE', reason: found ? `${reason}: ${found.status}` : 'no answer, and the connector made no charge' };
+}
+
 /** Applies `change` to a transaction still PENDING (another process may have settled it meanwhile). */
-async function settlePending(deps: TransactionDeps, tx: Transaction, change: Change, reference: string | null): Promise<boolean> {
+async function settlePending(deps: TransactionDeps, tx: Transaction, change: Change, reference: string | null, attempt: AttemptEnd): Promise<boolean> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   return deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, tx.id);
     if (locked?.status !== 'PENDING') return false;
     await applyChange(deps, trx, locked, change);
     if (reference) await setProviderRef(trx, tx.id, reference);
+    await settleAttempts(trx, tx.id, tx.provider, attempt);
     return true;
   });
 }
@@ -53,7 +64,7 @@ export async function settleUnknownCharges(deps: TransactionDeps, now = new Date
         continue;
       }
       const reference = found?.status === 'PAID' || found?.status === 'AUTHORIZED' ? found.reference : null;
-      if (await settlePending(deps, tx, change, reference)) {
+      if (await settlePending(deps, tx, change, reference, attemptEnd(found))) {
         deps.log.warn({ transactionId: tx.id, connector: tx.provider, outcome: change.to }, 'janitor: a card charge whose outcome was never recorded is settled from the provider');
       }
     } catch (err) {
@@ -61,7 +72,8 @@ export async function settleUnknownCharges(deps: TransactionDeps, now = new Date
       await touch(deps.db, 'transactions', tx.id, now).catch(() => {});
     }
   }
-  return stuck.length;
+  // Connectors a failover left behind are asked again for a sale they made late (late-sales.ts).
+  return stuck.length + (await recheckFailedOver(deps, now, batch));
 }
 
 /**

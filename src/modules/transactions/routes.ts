@@ -11,10 +11,11 @@ import { getTransaction, listTransactions, refundsOf } from './queries.ts';
 import { transactionsCsv } from './export.ts';
 import { CaptureBody, ExportTransactionsQuery, ListTransactionsQuery, ProcessBody, RefundBody, SimulateBody, TransactionListResponse, TransactionResponse } from './schemas.ts';
 import { cancelTransaction, captureTransaction, payPendingCard, refundTransaction, simulate } from './service.ts';
-import { chargebackView, refundView, transactionView } from './view.ts';
+import { attemptsView, chargebackView, refundView, transactionView } from './view.ts';
 import { latestChargeback } from './chargeback.ts';
 import { disputeChargeback, simulateChargeback } from './chargeback-dispute.ts';
 import { DISPUTE_LIMITS, DisputeBody } from './chargeback-schemas.ts';
+import { attemptsOf } from './attempts.ts';
 
 
 /** The options of transactionRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -96,7 +97,12 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       config: { auth: { key: 'transactions:read' } },
       schema: { tags, operationId: 'getTransaction', summary: 'Get a transaction', params: IdParams, response: { 200: TransactionResponse, ...errors(401, 403, 404) } },
     },
-    async (req) => ({ message: 'OK', transaction: await withRefunds(await getTransaction(db, req.auth, req.params.id), req.auth) }),
+    async (req) => {
+      const tx = await getTransaction(db, req.auth, req.params.id);
+      const attempts = tx.livemode && tx.payment_method === 'CARD' ? attemptsView(await attemptsOf(db, tx.id)) : null;
+      const shown = await withRefunds(tx, req.auth);
+      return { message: 'OK', transaction: attempts ? { ...shown, attempts } : shown };
+    },
   );
 
   app.post(

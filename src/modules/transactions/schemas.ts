@@ -111,6 +111,17 @@ export const RefundView = Type.Object({
   updatedAt: Timestamp,
 });
 
+export const AttemptView = Type.Object({
+  connector: Type.String({ description: 'The card connector asked (a CARD_PROVIDER name)' }),
+  outcome: Type.Union(['PENDING', 'APPROVED', 'DECLINED', 'UNAVAILABLE', 'SKIPPED'].map((o) => Type.Literal(o)), {
+    description: 'APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet',
+  }),
+  returnCode: Nullable(Type.String({ description: "The connector's own answer code, when it gave one" })),
+  reason: Nullable(Type.String({ description: 'A decline reason, or why the connector was not used' })),
+  latencyMs: Nullable(Type.Integer()),
+  createdAt: Timestamp,
+});
+
 export const TransactionView = Type.Object({
   id: Uuid,
   displayId: Type.String(),
@@ -126,6 +137,9 @@ export const TransactionView = Type.Object({
   refundedCents: Type.Integer(),
   refunds: Type.Optional(Type.Array(RefundView, { description: 'Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund\'s answer (not on lists)' })),
   chargeback: Type.Optional(ChargebackView),
+  attempts: Type.Optional(
+    Type.Array(AttemptView, { description: 'Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first' }),
+  ),
   status: Status,
   paymentMethod: Method,
   installments: Type.Integer(),

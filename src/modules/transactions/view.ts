@@ -1,9 +1,10 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { Chargeback, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
+import type { CardAttempt, Chargeback, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
+import { ADOPTED } from './attempts.ts';
 import type { ChargebackView } from './chargeback-schemas.ts';
-import type { RefundView, TransactionView } from './schemas.ts';
+import type { AttemptView, RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
   baseUrl: string;
@@ -123,4 +124,11 @@ export function chargebackView(c: Chargeback): Static<typeof ChargebackView> {
     closedAt: c.closed_at,
     evidence: c.evidence_text === null ? null : { text: c.evidence_text, files: c.evidence_files ?? [] },
   };
+}
+
+/** A card charge's tries as its transaction lists them: only once it went past one answered try. */
+export function attemptsView(attempts: CardAttempt[]): Array<Static<typeof AttemptView>> | null {
+  const plain = attempts.length === 1 && (attempts[0].outcome === 'APPROVED' || attempts[0].outcome === 'DECLINED') && !attempts[0].reason?.startsWith(ADOPTED);
+  if (!attempts.length || plain) return null;
+  return attempts.map((a) => ({ connector: a.connector, outcome: a.outcome, returnCode: a.return_code, reason: a.reason, latencyMs: a.latency_ms, createdAt: a.created_at }));
 }

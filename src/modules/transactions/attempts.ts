@@ -1,0 +1,69 @@
+// The tries of a production card charge, one row per connector asked (failover.ts), and the switch
+// of the transaction's provider to the next connector before that one is called.
+import { uuidv7Ordered } from '../../db/ids.ts';
+import type { Executor } from '../../db/index.ts';
+import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
+
+/** The reason of a try whose call got no answer but whose lookup found the charge (adopted). */
+export const ADOPTED = 'found by reference after no answer';
+
+export interface AttemptEnd {
+  outcome: Exclude<CardAttemptOutcome, 'PENDING'>;
+  code?: string | null;
+  reason?: string | null;
+  latencyMs?: number | null;
+}
+
+/** Records a try as PENDING before its call (a crash during the call leaves it so). */
+export async function startAttempt(db: Executor, transactionId: string, connector: string, now = new Date()): Promise<string> {
+  const id = uuidv7Ordered();
+  await db.insertInto('card_attempts').values({ id, transaction_id: transactionId, connector, outcome: 'PENDING', return_code: null, reason: null, latency_ms: null, created_at: now, updated_at: now }).execute();
+  return id;
+}
+
+export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, now = new Date()): Promise<void> {
+  await db
+    .updateTable('card_attempts')
+    .set({ outcome: end.outcome, return_code: end.code ?? null, reason: end.reason?.slice(0, 200) ?? null, latency_ms: end.latencyMs ?? null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A connector skipped without a call (its circuit is open). */
+export async function skippedAttempt(db: Executor, transactionId: string, connector: string, now = new Date()): Promise<void> {
+  const id = await startAttempt(db, transactionId, connector, now);
+  await finishAttempt(db, id, { outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' }, now);
+}
+
+/** The tries of a transaction, oldest first. */
+export function attemptsOf(db: Executor, transactionId: string): Promise<CardAttempt[]> {
+  return db.selectFrom('card_attempts').selectAll().where('transaction_id', '=', transactionId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Tries still PENDING at `connector` (their call's answer never recorded) take the janitor's outcome. */
+export async function settleAttempts(db: Executor, transactionId: string, connector: string, end: AttemptEnd, now = new Date()): Promise<void> {
+  await db
+    .updateTable('card_attempts')
+    .set({ outcome: end.outcome, reason: end.reason ?? null, return_code: end.code ?? null, updated_at: now })
+    .where('transaction_id', '=', transactionId)
+    .where('connector', '=', connector)
+    .where('outcome', '=', 'PENDING')
+    .execute();
+}
+
+/**
+ * Moves a PENDING card charge from connector `from` to `to` before `to` is called, so everything
+ * after (the janitor, captures, refunds) asks the right one; false when the row moved on meanwhile.
+ */
+export async function switchProvider(db: Executor, transactionId: string, from: string, to: string, now = new Date()): Promise<boolean> {
+  const r = await db.updateTable('transactions').set({ provider: to, updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').where('provider', '=', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Marks a PENDING charge as being worked on (before each call of the chain), so the janitor, which
+ * waits JANITOR_GRACE_SECONDS after the last change, never settles it while a connector is asked.
+ */
+export async function heartbeat(db: Executor, transactionId: string, now = new Date()): Promise<void> {
+  await db.updateTable('transactions').set({ updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').execute();
+}

@@ -1,0 +1,90 @@
+// Failover between card connectors (CARD_PROVIDER=a,b,...): a production card charge goes to the
+// connector its transaction names; when that one cannot answer (it throws: timeout, 5xx, network) and
+// its findCharge confirms it made no sale under our reference, the next one is tried, the
+// transaction's provider switched to it first. A sale the lookup finds is adopted (never charged
+// twice); a decline is an answer and never fails over; a lookup that fails or finds the charge still
+// undecided stops the chain (the janitor asks that connector later). A connector whose circuit is
+// open (payments/breaker.ts) is skipped without a call unless it is the last. Every try is a row of
+// card_attempts, written before the call and finished after it.
+import type { Transaction } from '../../db/types.ts';
+import type { CardChargeRequest, CardResult } from '../../payments/connector.ts';
+import type { RailConnector } from '../../payments/registry.ts';
+import { ADOPTED, finishAttempt, heartbeat, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
+import { lookupResult } from './lookup.ts';
+import type { TransactionDeps } from './types.ts';
+
+/** Why a call failed, for the attempt row: the error's message only (connectors never put card data in one). */
+const failure = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
+
+/**
+ * Charges `req` over the chain starting at the transaction's connector; throws when no answer could
+ * be had (the transaction stays PENDING for the janitor, its provider naming the last one called).
+ */
+export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, req: CardChargeRequest): Promise<CardResult> {
+  const chain = deps.connectors.cardChain(tx.livemode, tx.provider);
+  if (!tx.livemode) return chain[0].chargeCard(req);
+  let current = tx.provider;
+  let lastError: unknown = new Error('no card connector could be called');
+  for (const [i, c] of chain.entries()) {
+    const last = i === chain.length - 1;
+    const breaker = deps.connectors.breaker(c.name);
+    if (!last && !breaker.allows()) {
+      await skippedAttempt(deps.db, tx.id, c.name);
+      continue;
+    }
+    if (c.name !== current) {
+      if (!(await switchProvider(deps.db, tx.id, current, c.name))) throw new Error('the card charge was settled by another process meanwhile');
+      current = c.name;
+    }
+    const outcome = await tryConnector(deps, tx, c, req);
+    if (outcome.result) return outcome.result;
+    lastError = outcome.error;
+    if (!outcome.noSale || last) break;
+    deps.log.warn({ transactionId: tx.id, connector: c.name, next: chain[i + 1].name }, 'card charge: the connector did not answer and made no sale; failing over to the next');
+  }
+  throw lastError;
+}
+
+type TryOutcome = { result: CardResult; error?: undefined; noSale?: undefined } | { result?: undefined; error: unknown; noSale: boolean };
+
+/** One try at `c`: its answer, or its lookup's when it did not answer; `noSale`: it confirmed it made none. */
+async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConnector<'CARD'>, req: CardChargeRequest): Promise<TryOutcome> {
+  const breaker = deps.connectors.breaker(c.name);
+  const attempt = await startAttempt(deps.db, tx.id, c.name);
+  const started = Date.now();
+  let error: unknown;
+  try {
+    const result = await c.chargeCard(req);
+    breaker.success();
+    await finish(deps, attempt, endOf(result, Date.now() - started));
+    return { result };
+  } catch (err) {
+    error = err;
+    breaker.failure();
+    await finish(deps, attempt, { outcome: 'UNAVAILABLE', reason: failure(err), latencyMs: Date.now() - started });
+  }
+  try {
+    // The charge was just recorded or switched to this connector; its lookup restarts the janitor's wait.
+    await heartbeat(deps.db, tx.id);
+    const found = await c.findCharge(tx.id, 'CARD');
+    const adopted = lookupResult(found);
+    if (adopted) {
+      await finish(deps, attempt, { ...endOf(adopted, Date.now() - started), reason: `${ADOPTED} (${failure(error)})` });
+      deps.log.warn({ transactionId: tx.id, connector: c.name }, 'card charge: no answer, but the connector made the charge; its outcome is adopted');
+      return { result: adopted };
+    }
+    return { error, noSale: found === null };
+  } catch (lookupErr) {
+    deps.log.error({ err: lookupErr, transactionId: tx.id, connector: c.name }, 'card charge: the connector can neither answer nor be asked; no failover (it may have charged)');
+    return { error, noSale: false };
+  }
+}
+
+function endOf(result: CardResult, latencyMs: number): AttemptEnd {
+  return result.approved ? { outcome: 'APPROVED', code: result.code, latencyMs } : { outcome: 'DECLINED', code: result.code, reason: result.reason, latencyMs };
+}
+
+/** An attempt row that cannot be finished must not lose the answer: logged, the charge goes on. */
+async function finish(deps: TransactionDeps, attempt: string, end: AttemptEnd): Promise<void> {
+  await finishAttempt(deps.db, attempt, end).catch((err: unknown) => deps.log.error({ err, attempt }, 'card charge: could not record the attempt'));
+}
