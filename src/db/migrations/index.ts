@@ -29,6 +29,7 @@ import * as m027 from './027_hot_path_user_fks.ts';
 import * as m028 from './028_subscription_coupon_reservations.ts';
 import * as m029 from './029_report_gross_charged.ts';
 import * as m030 from './030_sandbox_operations.ts';
+import * as m031 from './031_saved_cards.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '028_subscription_coupon_reservations': m028,
   '029_report_gross_charged': m029,
   '030_sandbox_operations': m030,
+  '031_saved_cards': m031,
 };
