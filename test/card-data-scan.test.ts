@@ -63,13 +63,12 @@ const CARDS = {
  * digits (anything beyond the first 6 and last 4 PCI DSS lets be shown), and its ASCII as hex (a
  * bytea column). A CVV only next to a card-field name: `"cvv":"123"`, `cvv=123`, `securityCode: 123`.
  */
-function needles(c: TestCard): { pan: RegExp[]; cvv: RegExp } {
+function needles(c: TestCard): { pan: string[]; cvv: RegExp } {
   const d = c.number;
   const grouped = (sep: string) => d.replace(/(\d{4})(?=\d)/g, `$1${sep}`);
   const hex = Buffer.from(d).toString('hex');
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return {
-    pan: [d, grouped(' '), grouped('-'), d.slice(0, 12), hex].map((s) => new RegExp(escape(s))),
+    pan: [d, grouped(' '), grouped('-'), d.slice(0, 12), hex],
     cvv: new RegExp(`(cvv2?|cvc2?|cid|security[_ -]?code|card[_ -]?code)[^0-9a-z]{0,8}${c.cvv}(?![0-9])`, 'i'),
   };
 }
@@ -80,7 +79,7 @@ function findings(cards: Record<string, TestCard>, texts: { where: string; text:
   for (const [name, c] of Object.entries(cards)) {
     const n = needles(c);
     for (const { where, text } of texts) {
-      if (n.pan.some((re) => re.test(text))) out.push(`${name} PAN in ${where}: ${excerpt(text, c.number.slice(0, 6))}`);
+      if (n.pan.some((needle) => text.includes(needle))) out.push(`${name} PAN in ${where}: ${excerpt(text, c.number.slice(0, 6))}`);
       if (n.cvv.test(text)) out.push(`${name} CVV in ${where}: ${excerpt(text, c.cvv)}`);
     }
   }
