@@ -186,6 +186,29 @@ describe('saved cards in the sandbox', () => {
     assert403(await send(ctx.app, 'GET', '/api/v1/cards', noCustomers.body.key));
   });
 
+  test('a subscription takes a saved card of its client: charged now and at renewal; another client\'s card is a 400 on cardId', async () => {
+    const plan = await send(ctx.app, 'POST', '/api/subscriptions/plans', m.devKey, { name: 'Clube', amountCents: 4990, interval: 'MONTHLY', paymentMethods: ['CARD', 'PIX'] });
+    assert.equal(plan.status, 201, plan.raw);
+    const ana = await newClient(ctx.app, m.devKey);
+    const bia = await newClient(ctx.app, m.devKey);
+    const saved = await saveCard(ctx.app, m.devKey, ana.id, '5555555555554444');
+    const subscribe = (body: Record<string, unknown>) => send(ctx.app, 'POST', '/api/v1/subscriptions', m.devKey, { planId: plan.body.plan.id, paymentMethod: 'CARD', ...body });
+    assertFieldError(await subscribe({ clientId: bia.id, cardId: saved.id }), 'cardId');
+    assertFieldError(await subscribe({ client: { name: 'Bia', email: 'bia@example.com', document: bia.document }, cardId: saved.id }), 'cardId');
+    assertFieldError(await subscribe({ clientId: ana.id, cardId: saved.id, card: card() }), 'cardId');
+    assertFieldError(await subscribe({ clientId: ana.id, cardId: saved.id, paymentMethod: 'PIX' }), 'cardId');
+    const res = await subscribe({ clientId: ana.id, cardId: saved.id });
+    assert.equal(res.status, 201, res.raw);
+    assert.equal(res.body.subscription.status, 'ACTIVE', res.raw);
+    assert.equal(res.body.subscription.card.last4, '4444');
+    const byDocument = await subscribe({ client: { name: 'Ana Souza', email: 'ana@example.com', document: ana.document }, cardId: saved.id });
+    assert.equal(byDocument.body.subscription.status, 'ACTIVE', byDocument.raw);
+    const renewed = await send(ctx.app, 'POST', `/api/v1/subscriptions/${res.body.subscription.id}/simulate`, m.devKey, { advanceDays: 31 });
+    assert.equal(renewed.status, 200, renewed.raw);
+    const paid = await ctx.database.db.selectFrom('transactions').select(['status', 'card_last4']).where('subscription_id', '=', res.body.subscription.id).execute();
+    assert.deepEqual(paid, [{ status: 'PAID', card_last4: '4444' }, { status: 'PAID', card_last4: '4444' }]);
+  });
+
   test('the token never leaves Cofre: no response of these tests carries one', async () => {
     // The token never leaves Cofre: no response of this file carries one.
     const tokens = (await ctx.database.db.selectFrom('saved_cards').select('token').execute()).map((r) => r.token);

@@ -7,7 +7,7 @@ import { validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { normalizeDocument } from '../clients/service.ts';
 import { chargeStoredCard, type CheckoutExtras, type CreateInput, type CreateOptions, type TransactionDeps } from '../transactions/service.ts';
-import { findSavedCard } from './service.ts';
+import { savedCardFor } from './service.ts';
 
 /** Creates the transaction and charges the saved card `cardId`; 400 on `cardId` when the card cannot pay for it. */
 export async function chargeSavedCard(deps: TransactionDeps, scope: Scope, cardId: string, input: CreateInput, extras: CheckoutExtras, opts: CreateOptions): Promise<Transaction> {
@@ -15,12 +15,7 @@ export async function chargeSavedCard(deps: TransactionDeps, scope: Scope, cardI
   if (input.card) throw validation('cardId', 'send card or cardId, not both');
   if (input.installments !== undefined && input.installments !== 1) throw validation('installments', 'a saved card is charged in a single payment');
   if (input.capture === false) throw validation('capture', 'a saved card is charged at once: capture false needs card data');
-  const document = normalizeDocument(input.clientDocument, 'clientDocument');
-  const card = await findSavedCard(deps.db, scope, cardId);
-  if (!card) throw validation('cardId', 'is not a saved card of this merchant and environment');
-  // The card's client as it stands: deleted, or its document not the one this payment is for, refuses.
-  const owner = await deps.db.selectFrom('clients').select('document').where('id', '=', card.client_id).where('deleted_at', 'is', null).executeTakeFirst();
-  if (owner?.document !== document) throw validation('cardId', "is another client's card: a saved card pays only for its own client (clientDocument)");
+  const card = await savedCardFor(deps.db, scope, cardId, { document: normalizeDocument(input.clientDocument, 'clientDocument') });
   const storedCard = { brand: card.brand, last4: card.last4, connector: card.connector };
   return chargeStoredCard(deps, scope, input, { ...extras, storedCard }, card.token, { recorded: opts.recorded });
 }

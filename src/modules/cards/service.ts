@@ -10,7 +10,7 @@ import { AppError, notFound, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard } from '../../payments/card.ts';
-import type { Connector } from '../../payments/connector.ts';
+import type { CardToken, Connector } from '../../payments/connector.ts';
 import type { ConnectorRegistry } from '../../payments/registry.ts';
 import { getClient } from '../clients/service.ts';
 import type { ListCardsQuery, SaveCardBody } from './schemas.ts';
@@ -83,4 +83,25 @@ export async function listSavedCards(db: Executor, scope: Scope, q: Static<typeo
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset((q.page - 1) * q.limit).execute(),
   ]);
   return { rows, pagination: pageInfo(q.page, q.limit, Number(total)) };
+}
+
+/**
+ * The saved card `cardId` as it pays for `client` (its id, else the client with its document: how a
+ * creation names its client), or a 400 on `cardId`: unknown here (another merchant's, the other
+ * environment's, deleted), or another client's card.
+ */
+export async function savedCardFor(db: Executor, scope: Scope, cardId: string, client: { id?: string; document: string }): Promise<SavedCard> {
+  const card = await findSavedCard(db, scope, cardId);
+  if (!card) throw validation('cardId', 'is not a saved card of this merchant and environment');
+  const owner = await db.selectFrom('clients').select(['id', 'document']).where('id', '=', card.client_id).where('deleted_at', 'is', null).executeTakeFirst();
+  const same = client.id ? owner?.id === client.id : owner?.document === client.document;
+  if (!same) throw validation('cardId', "is another client's card: a saved card pays only for its own client");
+  return card;
+}
+
+/** A saved card as a kept card for a subscription: only one kept by the connector taking new card payments (renewals are charged there). */
+export async function savedCardToken(deps: CardDeps, scope: Scope, cardId: string, client: { id?: string; document: string }): Promise<CardToken> {
+  const card = await savedCardFor(deps.db, scope, cardId, client);
+  if (card.connector !== deps.connectors.forNew(scope.livemode, 'CARD').name) throw validation('cardId', 'was saved with a card provider that no longer takes new card payments: save the card again');
+  return { token: card.token, brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year };
 }
