@@ -27,6 +27,7 @@ import advanceRoutes from './modules/advances/routes.ts';
 import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
+import cardRoutes from './modules/cards/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
 import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
@@ -217,6 +218,7 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(credentialRoutes, deps);
   await app.register(productRoutes, deps);
   await app.register(clientRoutes, deps);
+  await app.register(cardRoutes, deps);
   await app.register(salesRoutes, deps);
   await app.register(transactionRoutes, deps);
   await app.register(reportRoutes, deps);

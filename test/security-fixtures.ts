@@ -65,6 +65,13 @@ export const OBJECTS: Record<string, ObjectFixture> = {
   '/api/clients/{id}': {
     create: async (d, o, env) => ({ id: (await post(d, o, env, '/api/clients', { name: 'Pedro', email: 'pedro@example.com', document: cpf() })).client.id }),
   },
+  '/api/cards/{id}': {
+    async create(d, o, env) {
+      const clientId = (await post(d, o, env, '/api/clients', { name: 'Pedro', email: 'pedro@example.com', document: cpf() })).client.id;
+      const card = { number: '4242424242424242', holderName: 'PEDRO', expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvv: '123' };
+      return { id: (await post(d, o, env, '/api/v1/cards', { clientId, card })).card.id };
+    },
+  },
   '/api/transactions/{id}': { create: async (d, o, env) => ({ id: await transaction(d, o, env) }) },
   '/api/coupons/{id}': {
     create: async (d, o, env) => ({ id: (await post(d, o, env, '/api/v1/coupons', { code: `CUPOM${n()}`.toUpperCase(), discountType: 'PERCENTAGE', discountValue: 10 })).coupon.id }),
@@ -137,6 +144,7 @@ export const SHARED: Record<string, string> = {
 export const RESOURCE_OF: Record<string, string> = {
   '/api/products': 'products',
   '/api/clients': 'customers',
+  '/api/cards': 'customers', // saved cards belong to clients
   '/api/transactions': 'transactions',
   '/api/reports': 'transactions', // figures of the merchant's transactions
   '/api/wallet': 'transactions', // the balance the transactions made

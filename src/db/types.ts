@@ -3,6 +3,7 @@
 import type { ApiKeysTable, EmailsTable, IdempotencyKeysTable, SessionsTable, UsersTable } from './types/accounts.ts';
 import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTable, AffiliateProgramsTable, ReferralRewardsTable } from './types/affiliates.ts';
 import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
+import type { SavedCardsTable } from './types/cards.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
 import type { CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
@@ -17,6 +18,7 @@ export type * from './types/webhooks.ts';
 export type * from './types/wallet.ts';
 export type * from './types/affiliates.ts';
 export type * from './types/subscriptions.ts';
+export type * from './types/cards.ts';
 
 export interface DB {
   users: UsersTable;
@@ -59,4 +61,5 @@ export interface DB {
   subscriptions: SubscriptionsTable;
   subscription_cycles: SubscriptionCyclesTable;
   subscription_pauses: SubscriptionPausesTable;
+  saved_cards: SavedCardsTable;
 }

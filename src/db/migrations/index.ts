@@ -31,6 +31,7 @@ import * as m029 from './029_report_gross_charged.ts';
 import * as m030 from './030_sandbox_operations.ts';
 import * as m031 from './031_chargebacks.ts';
 import * as m032 from './032_card_attempts.ts';
+import * as m033 from './033_saved_cards.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '030_sandbox_operations': m030,
   '031_chargebacks': m031,
   '032_card_attempts': m032,
+  '033_saved_cards': m033,
 };

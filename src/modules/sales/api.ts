@@ -10,6 +10,7 @@ import { canonicalMethod } from '../../http/compat.ts';
 import { AppError, validation } from '../../http/errors.ts';
 import { keyStored } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
+import { chargeSavedCard } from '../cards/charge.ts';
 import { getClient, normalizeEmail } from '../clients/service.ts';
 import { onlyDigitsAndLetters } from '../../payments/documents.ts';
 import type { PaymentLink, Transaction } from '../../db/types.ts';
@@ -28,6 +29,12 @@ export const ApiCreateTransactionBody = Type.Object(
         minLength: 1,
         maxLength: 200,
         description: "A coupon of this merchant and environment: amountCents is the price before it, the transaction's amountCents the price after it (discountCents, couponId). 400 INVALID_COUPON when it cannot be used.",
+      }),
+    ),
+    cardId: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        description: "One-click purchase: a saved card (POST /api/v1/cards) of this merchant, environment and client (the one with clientDocument) charged instead of `card` data; paymentMethod CARD, a single payment, captured at once. 400 on cardId for another client's card or an unknown one.",
       }),
     ),
   },
@@ -117,10 +124,15 @@ export function listSpellings(req: FastifyRequest) {
   if (q.method !== undefined) q.method = canonicalMethod(q.method);
 }
 
-/** The creation input without `couponCode` (the service's own body). */
+/** The creation input without `couponCode` and `cardId` (the service's own body). */
 export function withoutCoupon(body: Body): Input {
-  const { couponCode: _, ...input } = body;
+  const { couponCode: _, cardId: __, ...input } = body;
   return input;
+}
+
+/** The payment core's creation, or a one-click purchase with the saved card `cardId` (cards/charge.ts). */
+function creation(deps: TransactionDeps, scope: Scope, cardId: string | undefined): typeof createTransaction {
+  return cardId === undefined ? createTransaction : (_deps, _scope, input, extras = {}, opts = {}) => chargeSavedCard(deps, scope, cardId, input, extras, opts);
 }
 
 /**
@@ -135,7 +147,8 @@ export function withoutCoupon(body: Body): Input {
 export async function createApiTransaction(deps: TransactionDeps, scope: Scope, body: Body, opts: CreateOptions = {}): Promise<Transaction> {
   const input = withoutCoupon(body);
   const link = await linkOf(deps, scope, input);
-  if (body.couponCode === undefined) return createTransaction(deps, scope, input, link, opts);
+  const create = creation(deps, scope, body.cardId);
+  if (body.couponCode === undefined) return create(deps, scope, input, link, opts);
   let productIds: string[] = [];
   if (input.paymentLinkId) {
     const link = await getLink(deps.db, scope, input.paymentLinkId).catch((err) => {
@@ -152,7 +165,7 @@ export async function createApiTransaction(deps: TransactionDeps, scope: Scope, 
   if (!reservation) throw invalidCoupon();
   const extras = { ...link, couponId: result.coupon.id, discountCents: result.discountCents };
   return withCouponReservation(deps.db, scope.userId, reservation, (linkUse) =>
-    createTransaction(deps, scope, { ...input, amountCents: result.finalCents }, extras, {
+    create(deps, scope, { ...input, amountCents: result.finalCents }, extras, {
       ...opts,
       recorded: async (tx) => {
         await linkUse(tx);

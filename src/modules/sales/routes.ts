@@ -28,13 +28,13 @@ export default async function salesRoutes(app: HttpApp, deps: SalesRouteDeps) {
     {
       // Without a card to charge, creation is one statement: it stores the Idempotency-Key itself.
       // A coupon reserves a use before creating: not one statement, so its key is claimed.
-      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown }) => !body.card && body.couponCode === undefined } },
+      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown; cardId?: unknown }) => !body.card && body.couponCode === undefined && body.cardId === undefined } },
       schema: {
         tags,
         operationId: 'createTransaction',
         summary: 'Create a payment (PIX, card or boleto)',
         description:
-          'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.',
+          'Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` (or `cardId`, a saved card: a one-click purchase) is charged at once (PAID or FAILED), without either returns a `paymentUrl` for the hosted page.',
         headers: IdempotencyHeader,
         body: ApiCreateTransactionBody,
         response: { 201: TransactionResponse, ...errors(400, 401, 403, 409, 502, 503) },

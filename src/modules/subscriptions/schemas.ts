@@ -141,6 +141,7 @@ export const CreateSubscriptionBody = Type.Object(
     client: Type.Optional(ClientIn),
     paymentMethod: MethodIn,
     card: Type.Optional(CardBody),
+    cardId: Type.Optional(Type.String({ format: 'uuid', description: "Instead of card: a saved card (POST /api/v1/cards) of the subscribing client (clientId, or the client with client.document); 400 on cardId otherwise" })),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
     metadata: Type.Optional(Metadata),
   },

@@ -11,6 +11,7 @@ import { validateCard, type CardInput } from '../../payments/card.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { CardToken } from '../../payments/connector.ts';
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
+import { savedCardToken } from '../cards/service.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
@@ -25,6 +26,8 @@ export interface SubscribeInput {
   client?: { name: string; email: string; document: string; phone?: string };
   paymentMethod: string;
   card?: CardInput;
+  /** Instead of `card`: a saved card of the subscribing client (modules/cards). */
+  cardId?: string;
   couponCode?: string;
   metadata?: Record<string, unknown>;
   /** The buyer's affiliate clicks (the cofre_aff cookie and an affiliateCode as a click now). */
@@ -72,8 +75,9 @@ async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPl
   }
   connectors.forNew(scope.livemode, method);
   if (!plan.payment_methods.includes(method)) throw validation('paymentMethod', `this plan accepts ${plan.payment_methods.join(', ')}`);
-  if (method === 'CARD' && !input.card) throw validation('card', 'is required for paymentMethod CARD');
+  if (method === 'CARD' && !input.card && !input.cardId) throw validation('card', 'is required for paymentMethod CARD');
   if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
+  if (input.cardId && (method !== 'CARD' || input.card)) throw validation('cardId', 'is only for paymentMethod CARD, instead of card');
   if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');
   if (input.clientId && input.client) throw validation('client', 'send clientId or client, not both');
 
@@ -124,7 +128,7 @@ export async function subscribe(deps: EngineDeps, plan: SubscriptionPlan, input:
   if (checked.method === 'CARD') {
     const guard = scope.livemode ? opts.cardGuard : undefined;
     await guard?.before();
-    card = await tokenize(deps, scope.livemode, input.card!, now);
+    card = input.cardId ? await savedCardToken({ db: deps.db, connectors: deps.transactions.connectors }, scope, input.cardId, checked.client) : await tokenize(deps, scope.livemode, input.card!, now);
   }
   const trialEnd = plan.trial_days > 0 ? new Date(now.getTime() + plan.trial_days * DAY_MS) : null;
   const { sub, cycle } = await inTx(deps.db, (trx) => insertSubscription(deps, trx, scope, plan, { ...checked, ...sold, card, trialEnd }, now));

@@ -54,15 +54,16 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
 }
 
 /**
- * Creates a card transaction and charges a card the provider keeps (a subscription's token):
+ * Creates a card transaction and charges a card the provider keeps (a subscription's token, a saved card):
  * recorded first with the card's brand and last 4 claimed, charged with the transaction id as the
  * reference, exactly as a card given at creation (see charge).
  */
-export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, opts: Pick<CreateOptions, 'id'> = {}): Promise<Transaction> {
+export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, opts: Pick<CreateOptions, 'id' | 'recorded'> = {}): Promise<Transaction> {
   if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
   const { draft, connector } = await prepare(deps, scope, input, extras, opts);
   if (!(connector as RailConnector<'CARD'>).chargeToken) throw noStoredCards(connector);
   const tx = await deps.creations.insert(draft);
+  await opts.recorded?.(tx);
   return recordCharge(deps, tx, () => tokenCharge(connector as RailConnector<'CARD'>, tx, token), true, undefined);
 }
 

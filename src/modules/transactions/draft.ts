@@ -30,8 +30,12 @@ export interface CheckoutExtras {
   address?: Record<string, string> | null;
   /** The subscription cycle this payment bills (modules/subscriptions). */
   subscription?: { id: string; cycleId: string };
-  /** A stored card (provider token) charged by the caller: its brand and last 4 are claimed on the row. */
-  storedCard?: { brand: string; last4: string };
+  /**
+   * A stored card (provider token) charged by the caller: its brand and last 4 are claimed on the
+   * row; `connector`: the one keeping the token (a saved card), which charges it instead of the
+   * environment's connector for new card payments.
+   */
+  storedCard?: { brand: string; last4: string; connector?: string };
   /** The affiliate link the checkout attributed the sale to (affiliates/attribution.ts). */
   affiliateLinkId?: string | null;
   /** A Pix Automático subscription's charge (a PIX): what the provider must make of it. */

@@ -21,7 +21,7 @@ export async function prepare(deps: TransactionDeps, scope: Scope, input: Create
   if (input.capture === false && !input.card) throw validation('capture', 'an authorisation needs the card: send card, or authorise later with POST /api/v1/transactions/{id}/process');
   if (input.postbackUrl) await assertCallableUrl(input.postbackUrl, 'postbackUrl', { allowPrivate: config.webhooks.allowPrivateTargets });
   const rail = extras.pixAutomatico ? 'PIX_AUTOMATICO' : input.paymentMethod;
-  const connector = deps.connectors.forNew(scope.livemode, rail);
+  const connector = extras.storedCard?.connector ? deps.connectors.of(extras.storedCard.connector, rail) : deps.connectors.forNew(scope.livemode, rail);
   const fees = await deps.fees.of(scope.userId);
   const guard = input.card && scope.livemode ? cardGuard : undefined;
   await guard?.before();

@@ -35,10 +35,11 @@ import type {
   TokenChargeRequest,
 } from '../connector.ts';
 import { buildBrCode, newTxid } from '../pix.ts';
+import { cieloSandboxDecline } from './cielo-table.ts';
 
 export const SANDBOX = 'sandbox';
 
-/** Sandbox test cards: the card number decides the outcome. Any other valid card is approved. */
+/** Sandbox test cards: the card number decides the outcome. Any other valid card is decided by Cielo's table (cielo-table.ts). */
 export const SANDBOX_CARDS: Record<string, { reason: CardDeclineReason; message: string }> = {
   '4000000000000002': { reason: 'CARD_DECLINED', message: 'Card declined by the issuer' },
   '4000000000009995': { reason: 'INSUFFICIENT_FUNDS', message: 'Insufficient funds' },
@@ -49,6 +50,15 @@ export const SANDBOX_CARDS: Record<string, { reason: CardDeclineReason; message:
   // A hard decline (HARD_DECLINES): a subscription's dunning never retries it.
   '4000000000009979': { reason: 'STOLEN_CARD', message: 'Card reported stolen: do not retry' },
 };
+
+/** Test cards approved as they always were (docs/sandbox.md), whatever their last digit says in Cielo's table. */
+export const SANDBOX_APPROVED: ReadonlySet<string> = new Set(['4242424242424242', '5555555555554444', '378282246310005', '6362970000457013', '6062825624254001']);
+
+/** How the sandbox decides a card (digits only): its fixed test cards first, then Cielo's last-digit table. */
+export function sandboxDecline(number: string): { reason: CardDeclineReason; message: string } | undefined {
+  if (SANDBOX_APPROVED.has(number)) return undefined;
+  return SANDBOX_CARDS[number] ?? cieloSandboxDecline(number);
+}
 
 const DICT_MISS = { reason: 'PIX_KEY_NOT_FOUND', message: 'PIX key not found in the directory (DICT)' } as const;
 const REJECTED = { reason: 'PAYOUT_REJECTED', message: 'The receiving institution rejected the transfer' } as const;
@@ -115,7 +125,7 @@ export class SandboxConnector implements Connector {
   }
 
   async chargeCard(req: CardChargeRequest): Promise<CardResult> {
-    return this.charge(req.reference, req.capture, () => SANDBOX_CARDS[req.card.number.replace(/[\s-]/g, '')]);
+    return this.charge(req.reference, req.capture, () => sandboxDecline(req.card.number.replace(/[\s-]/g, '')));
   }
 
   /**
@@ -172,7 +182,8 @@ export class SandboxConnector implements Connector {
   async cancelMandate(): Promise<void> {}
 
   /**
-   * Sandbox tokens carry the test card's outcome (`sbx_tok_<random>_<number's index or "ok">`), so
+   * Sandbox tokens carry the test card's outcome (`sbx_tok_<random>_<number's index, "d" and the
+   * last digit Cielo's table declines, or "ok">`), so
    * any process charges a token the way its card would have been charged: a declining test card
    * tokenises (as a real card is saved) and its charges are declined.
    */
@@ -181,9 +192,10 @@ export class SandboxConnector implements Connector {
     if (!checked.ok) throw new Error(`card.${checked.field}: ${checked.reason}`);
     const number = card.number.replace(/[\s-]/g, '');
     const outcome = Object.keys(SANDBOX_CARDS).indexOf(number);
+    const decided = outcome >= 0 ? String(outcome) : sandboxDecline(number) ? `d${number.slice(-1)}` : 'ok';
     const year = Number(card.expYear);
     return {
-      token: `sbx_tok_${randomBytes(12).toString('hex')}_${outcome < 0 ? 'ok' : outcome}`,
+      token: `sbx_tok_${randomBytes(12).toString('hex')}_${decided}`,
       brand: checked.brand,
       last4: checked.last4,
       expMonth: Number(card.expMonth),
@@ -192,9 +204,10 @@ export class SandboxConnector implements Connector {
   }
 
   async chargeToken(req: TokenChargeRequest): Promise<CardResult> {
-    const m = /^sbx_tok_[0-9a-f]{24}_(ok|\d+)$/.exec(req.token);
+    const m = /^sbx_tok_[0-9a-f]{24}_(ok|\d+|d\d)$/.exec(req.token);
     if (!m) return { approved: false, reason: 'PROCESSING_ERROR', message: 'Unknown card token' };
-    return this.charge(req.reference, true, () => (m[1] === 'ok' ? undefined : Object.values(SANDBOX_CARDS)[Number(m[1])]));
+    const decline = () => (m[1] === 'ok' ? undefined : m[1].startsWith('d') ? cieloSandboxDecline(m[1].slice(1)) : Object.values(SANDBOX_CARDS)[Number(m[1])]);
+    return this.charge(req.reference, true, decline);
   }
 
   async refund(req: RefundRequest): Promise<RefundResult> {

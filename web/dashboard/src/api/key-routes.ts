@@ -2,6 +2,7 @@
 // Regenerate with `npm run dashboard:types` (test/dashboard.test.ts checks it is current).
 export const KEY_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'DELETE /api/clients/{id}',
+  'DELETE /api/v1/cards/{id}',
   'DELETE /api/v1/clients/{id}',
   'DELETE /api/v1/coupons/{id}',
   'DELETE /api/v1/payment-links/{id}',
@@ -9,6 +10,8 @@ export const KEY_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'DELETE /api/v1/webhooks/subscriptions/{id}',
   'GET /api/clients',
   'GET /api/clients/{id}',
+  'GET /api/v1/cards',
+  'GET /api/v1/cards/{id}',
   'GET /api/v1/cart-abandonments',
   'GET /api/v1/clients',
   'GET /api/v1/clients/{id}',
@@ -40,6 +43,7 @@ export const KEY_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'PATCH /api/v1/webhooks/subscriptions/{id}',
   'POST /api/clients',
   'POST /api/coupons/validate',
+  'POST /api/v1/cards',
   'POST /api/v1/clients',
   'POST /api/v1/coupons',
   'POST /api/v1/coupons/validate',

@@ -1329,6 +1329,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List saved cards (page style; a client's with clientId) */
+        get: operations["listCards"];
+        put?: never;
+        /**
+         * Save a card of a client (one-click purchases)
+         * @description The card is kept by the card provider (nothing is charged); the answer shows its brand, last 4 digits and expiry. Charge it with `cardId` on POST /api/v1/transactions. 503 when the provider keeps no cards.
+         */
+        post: operations["saveCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a saved card */
+        get: operations["getCard"];
+        put?: never;
+        post?: never;
+        /** Delete a saved card (it can no longer be charged) */
+        delete: operations["deleteCard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cart-abandonments": {
         parameters: {
             query?: never;
@@ -1885,7 +1924,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment (PIX, card or boleto)
-         * @description Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` is charged at once (PAID or FAILED), without it returns a `paymentUrl` for the hosted page.
+         * @description Creates a PENDING transaction. PIX returns a BR Code and QR image; BOLETO a barcode and digitable line; CARD with `card` (or `cardId`, a saved card: a one-click purchase) is charged at once (PAID or FAILED), without either returns a `paymentUrl` for the hosted page.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -10555,6 +10594,11 @@ export interface operations {
                         /** @description Card number (digits; spaces allowed). Never stored. */
                         number: string;
                     };
+                    /**
+                     * Format: uuid
+                     * @description Instead of card: a saved card (POST /api/v1/cards) of the subscribing client (clientId, or the client with client.document); 400 on cardId otherwise
+                     */
+                    cardId?: string;
                     client?: {
                         /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                         document: string;
@@ -15366,6 +15410,500 @@ export interface operations {
             };
         };
     };
+    listCards: {
+        parameters: {
+            query?: {
+                /** @description Only this client's cards */
+                clientId?: string;
+                limit?: number;
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cards: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        }[];
+                        /** @description The same value as `cards` (origin-compatible envelope) */
+                        data: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        }[];
+                        message: string;
+                        pagination: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    saveCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key and body replay the first response (24 h) */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card: {
+                        /** @description Never stored. */
+                        cvv: string;
+                        expMonth: number;
+                        /** @description 2 or 4 digits */
+                        expYear: number;
+                        holderName: string;
+                        /** @description Card number (digits; spaces allowed). Never stored. */
+                        number: string;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description A client of this merchant and environment (404 otherwise)
+                     */
+                    clientId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A card kept by the card provider for one-click purchases: its number, CVV and the provider's token never leave the gateway */
+                        card: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        };
+                        /** @description The same value as `card` (origin-compatible envelope) */
+                        data: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A card kept by the card provider for one-click purchases: its number, CVV and the provider's token never leave the gateway */
+                        card: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        };
+                        /** @description The same value as `card` (origin-compatible envelope) */
+                        data: {
+                            brand: string;
+                            /** Format: uuid */
+                            clientId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            expMonth: number;
+                            /** @description Four digits */
+                            expYear: number;
+                            holderName: string;
+                            /** Format: uuid */
+                            id: string;
+                            last4: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCartAbandonments: {
         parameters: {
             query?: {
@@ -19601,6 +20139,11 @@ export interface operations {
                         /** @description Card number (digits; spaces allowed). Never stored. */
                         number: string;
                     };
+                    /**
+                     * Format: uuid
+                     * @description Instead of card: a saved card (POST /api/v1/cards) of the subscribing client (clientId, or the client with client.document); 400 on cardId otherwise
+                     */
+                    cardId?: string;
                     client?: {
                         /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                         document: string;
@@ -23312,6 +23855,11 @@ export interface operations {
                         /** @description Card number (digits; spaces allowed). Never stored. */
                         number: string;
                     };
+                    /**
+                     * Format: uuid
+                     * @description One-click purchase: a saved card (POST /api/v1/cards) of this merchant, environment and client (the one with clientDocument) charged instead of `card` data; paymentMethod CARD, a single payment, captured at once. 400 on cardId for another client's card or an unknown one.
+                     */
+                    cardId?: string;
                     /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                     clientDocument: string;
                     /** Format: email */
