@@ -23461,6 +23461,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -23627,6 +23641,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -23931,6 +23959,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -24091,6 +24133,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -24367,6 +24423,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -24527,6 +24597,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -24761,6 +24845,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -24921,6 +25019,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -25198,6 +25310,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -25358,6 +25484,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -25654,6 +25794,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -25814,6 +25968,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -26119,6 +26287,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -26279,6 +26461,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -26565,6 +26761,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -26725,6 +26935,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -27002,6 +27226,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
@@ -27162,6 +27400,20 @@ export interface operations {
                                 zipCode: string;
                             };
                             amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
