@@ -5,13 +5,16 @@
 // limit), the latency grows and the throughput falls. Cofre's own share of a payment is its latency
 // minus the acquirer's 150 ms, judged against the floor's (A) p99 of the same run. Afterwards every
 // transaction must be PAID, with exactly one sale at the fake (never charged twice), the ledger balanced.
+import os from 'node:os';
+import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { cardEnding } from '../test/fake-cielo/cards.ts';
 import type { CieloSales } from './cielo.ts';
 import { api, type Context, settle } from './context.ts';
 import { type LoadResult, load } from './load.ts';
 import { type Child, startChild, startGateway } from './processes.ts';
-import { CARD, runId, SECONDS, WARMUP_SECONDS } from './settings.ts';
+import { summarizeProfile } from './profile.ts';
+import { CARD, PROFILE, runId, SECONDS, WARMUP_SECONDS } from './settings.ts';
 import { fmt } from './stats.ts';
 
 export interface CardBenchResult {
@@ -82,7 +85,8 @@ async function liveMerchant(ctx: Context, gw: Child, i: number): Promise<{ userI
 export async function scenarioCard(ctx: Context): Promise<void> {
   const cielo = await startChild('cielo', 'cielo.ts', { BENCH_CIELO_LATENCY_MS: String(CARD.acquirerMs), BENCH_CIELO_TIMEOUT_MS: String(CARD.timeoutMs) });
   try {
-    const gw = await startGateway(cielo.info);
+    // BENCH_CARD_MERCHANTS registrations from one address: more than the default 10 an hour.
+    const gw = await startGateway({ ...cielo.info, REGISTRATIONS_PER_IP_PER_HOUR: String(Math.max(10, CARD.merchants)) });
     try {
       ctx.results.card = await cardLoad(ctx, gw, cielo);
     } finally {
@@ -116,8 +120,11 @@ async function cardLoad(ctx: Context, gw: Child, cielo: Child): Promise<CardBenc
   await load('warm-up', opts(WARMUP_SECONDS), roles, true);
   await gw.reset();
   await cielo.reset();
+  const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-card.${PROFILE === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
+  if (PROFILE) await gw.profileStart(PROFILE);
   const result = await load('card payments', opts(SECONDS), roles);
-  const [gwStats, cieloStats] = [await gw.stats(), await cielo.stats()];
+  if (PROFILE) await gw.profileStop(profileFile);
+  const gwStats = await gw.stats();
   const sent = Math.max(1, result.ok + result.non2xx);
   const cpuMsPerRequest = Object.fromEntries(['server', 'cielo', 'postgres', 'autocannon', 'other'].map((k) => [k, ((result.cpu.seconds[k] ?? 0) * 1000) / sent]));
   const statements = Object.values(gwStats.queries).reduce((a, b) => a + b, 0) / sent;
@@ -130,11 +137,13 @@ async function cardLoad(ctx: Context, gw: Child, cielo: Child): Promise<CardBenc
     cpuMsPerRequest,
     check: await checkCharges(ctx, cielo, merchants.map((m) => m.userId)),
   };
+  const fake = (await cielo.stats()).extra as CieloSales;
   for (const line of cardLines(out)) console.log(`  ${line}`);
   console.log(
     `  gateway: ${fmt(statements, 2)} statements per payment (${byKind.join(', ')}); its own CPU count ${fmt(gwStats.cpuMs / sent, 2)} ms per payment; event loop delay p99 ${fmt(gwStats.loopDelay.p99, 1)} ms; ` +
-      `time inside it p50 ${fmt(gwStats.served.p50, 1)} ms, p99 ${fmt(gwStats.served.p99, 1)} ms; the fake Cielo answered ${(cieloStats.extra as CieloSales).requests.toLocaleString('en-US')} requests since the warm-up`,
+      `time inside it p50 ${fmt(gwStats.served.p50, 1)} ms, p99 ${fmt(gwStats.served.p99, 1)} ms; the fake Cielo answered ${fake.requests.toLocaleString('en-US')} requests in all, over ${fake.connections.toLocaleString('en-US')} TLS connections`,
   );
+  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
   const c = out.check;
   if (result.non2xx + result.errors + result.timeouts > 0 || c.paid !== c.transactions || c.twice + c.withoutSale + c.strays + c.violations + c.ledgerOff > 0 || c.captured !== c.sales) process.exitCode = 1;
   return out;

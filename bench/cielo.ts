@@ -12,8 +12,9 @@ import { serveParent } from './child.ts';
 export interface CieloSales {
   /** Every sale: [MerchantOrderId, Status] (2: captured). */
   sales: Array<[string, number]>;
-  /** Requests answered and rules broken, with the first broken rules word for word. */
+  /** Since the start: requests answered, TLS connections accepted, rules broken (the first ones word for word). */
   requests: number;
+  connections: number;
   violations: number;
   firstViolations: string[];
 }
@@ -25,6 +26,7 @@ const cielo = await startFakeCielo({ latencyMs, keepRequests: 0 });
 const extra = (): CieloSales => ({
   sales: [...cielo.sales.values()].map((s) => [s.merchantOrderId, s.status]),
   requests: cielo.tally.requests,
+  connections: cielo.tally.connections,
   violations: cielo.tally.violations,
   firstViolations: cielo.violations.slice(0, 5),
 });

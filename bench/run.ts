@@ -24,7 +24,7 @@
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000), BENCH_OPEN_LOOP_WARMUP_SECONDS
 // (default 30: an open loop's warm-up at its rate, before the checkpoint and the usual 3 s; 0 = none),
 // BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports,card; the
-// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
+// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B, F and G,
 // summarised; slows it down, so not for the figures; =alloc / =promoted: the bytes it allocates, or
 // those of them that survive the young generation, by function), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180), BENCH_SERVER_FLAGS (Node and V8

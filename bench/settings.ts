@@ -14,7 +14,7 @@ export const WRITE_README = process.env.BENCH_WRITE_README !== '0';
 export const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports', 'card'];
 export const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 export const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
-/** BENCH_PROFILE=1: a CPU profile of the gateway during B and F; =alloc / =promoted: an allocation profile (see child.ts). */
+/** BENCH_PROFILE=1: a CPU profile of the gateway during B, F and G; =alloc / =promoted: an allocation profile (see child.ts). */
 export const PROFILE: ProfileKind | null = process.env.BENCH_PROFILE === '1' ? 'cpu' : process.env.BENCH_PROFILE === 'alloc' || process.env.BENCH_PROFILE === 'promoted' ? process.env.BENCH_PROFILE : null;
 export const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
 /** Node and V8 flags for the servers (e.g. `--trace-gc`), and the file their standard output is appended to. */

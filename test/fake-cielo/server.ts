@@ -103,6 +103,7 @@ async function listen(s: CieloState, host: Host, cert: { keyFile: string; certFi
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => void answer(s, host, req, res, Buffer.concat(chunks).toString('utf8')));
   });
+  server.on('secureConnection', () => s.tally.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   s.ports[host] = (server.address() as AddressInfo).port;
   return server;
@@ -140,7 +141,7 @@ export async function startFakeCielo(opts: FakeCieloOptions = {}): Promise<FakeC
     routes: [],
     requests: [],
     violations: [],
-    tally: { requests: 0, violations: 0 },
+    tally: { requests: 0, violations: 0, connections: 0 },
     ports: { api: 0, query: 0 },
     misbehave: { failures: [], delays: [], drops: [], declines: [] },
   };

@@ -76,6 +76,13 @@ export interface FakeCieloOptions {
   keepRequests?: number;
 }
 
+export interface Tally {
+  requests: number;
+  violations: number;
+  /** TLS connections accepted: a client that reuses its connections opens few. */
+  connections: number;
+}
+
 export interface CieloState {
   merchantId: string;
   merchantKey: string;
@@ -89,8 +96,8 @@ export interface CieloState {
   requests: Logged[];
   /** Every rule a request broke (a test asserts this stays empty for the connector's requests); the first MAX_VIOLATIONS. */
   violations: string[];
-  /** Requests answered (or dropped) and rules broken, all of them, whatever was kept. */
-  tally: { requests: number; violations: number };
+  /** Requests answered (or dropped), rules broken and TLS connections accepted, all of them, whatever was kept. */
+  tally: Tally;
   ports: Record<Host, number>;
   misbehave: {
     failures: Array<{ status: number; host: Host | null }>;
@@ -119,8 +126,8 @@ export interface FakeCielo {
   /** The requests received (the newest `keepRequests` of them). */
   requests: Logged[];
   violations: string[];
-  /** Requests answered (or dropped) and rules broken since the start, whatever `requests` kept. */
-  tally: { requests: number; violations: number };
+  /** Requests answered (or dropped), rules broken and TLS connections accepted since the start, whatever `requests` kept. */
+  tally: Tally;
   /** Requests of `method` whose path starts with `prefix`, on either host. */
   calls(method: string, prefix: string): Logged[];
   /** The sales made under a MerchantOrderId. */
