@@ -66,6 +66,8 @@ export interface ChildStats {
    * had waited for it to start (ms). Null when none was written (the floor never batches).
    */
   batches: { count: number; rows: number; ran: Spread; waited: Spread } | null;
+  /** What the process adds of its own (serveParent's `extra`): bench/cielo.ts, the sales it holds. */
+  extra?: unknown;
 }
 
 const served: number[] = [];
@@ -105,11 +107,17 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 
+/** What a child tells the parent beyond its port (`info`, once) and its stats (`extra`, with each). */
+export interface ParentExtras {
+  info?: Record<string, string>;
+  extra?: () => unknown;
+}
+
 /**
  * Tells the parent the port, answers its stats requests and shuts down on 'stop', SIGTERM, SIGINT
  * or when the parent goes away (IPC disconnect), so no child outlives a crashed benchmark.
  */
-export function serveParent(port: number, close: () => Promise<void>) {
+export function serveParent(port: number, close: () => Promise<void>, extras: ParentExtras = {}) {
   let cpu = process.cpuUsage();
   let closing = false;
   const shutdown = async (code: number) => {
@@ -146,6 +154,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
         gc: { ...gc },
         served: spread(served),
         batches: batchesSummary(),
+        ...(extras.extra ? { extra: extras.extra() } : {}),
       };
       process.send?.(stats);
     } else if (m.type === 'stop') void shutdown(0);
@@ -156,7 +165,7 @@ export function serveParent(port: number, close: () => Promise<void>) {
   process.once('SIGTERM', () => void shutdown(0));
   process.once('SIGINT', () => void shutdown(0));
   process.stdout.write(`PORT=${port}\n`);
-  process.send?.({ type: 'ready', port });
+  process.send?.({ type: 'ready', port, info: extras.info });
 }
 
 export function requireEnv(name: string): string {

@@ -72,6 +72,8 @@ export interface Child {
   port: number;
   pid: number;
   url: string;
+  /** What the child told beyond its port (serveParent's `info`): the fake Cielo's settings. */
+  info: Record<string, string>;
   reset(): Promise<void>;
   stats(): Promise<ChildStats>;
   profileStart(kind: ProfileKind): Promise<void>;
@@ -111,8 +113,8 @@ export async function startChild(name: string, file: string, env: Record<string,
     clearTimeout(timer);
   };
   cleanups.push(stop);
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.on('message', (m: { type: string; port?: number }) => m.type === 'ready' && resolve(m.port!));
+  const { port, info } = await new Promise<{ port: number; info: Record<string, string> }>((resolve, reject) => {
+    proc.on('message', (m: { type: string; port?: number; info?: Record<string, string> }) => m.type === 'ready' && resolve({ port: m.port!, info: m.info ?? {} }));
     void exit.then(() => reject(new Error(`${name} exited before listening (code ${proc.exitCode})`)));
   });
   return {
@@ -120,6 +122,7 @@ export async function startChild(name: string, file: string, env: Record<string,
     port,
     pid: proc.pid!,
     url: `http://127.0.0.1:${port}`,
+    info,
     reset: () => request(proc, { type: 'reset' }, 'reset'),
     stats: () => request<ChildStats>(proc, { type: 'stats' }, 'stats'),
     profileStart: (kind) => request(proc, { type: 'profile-start', kind }, 'profile-started'),

@@ -4,10 +4,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { cardLines } from './card.ts';
 import { CHECKOUT_TARGETS } from './checkout.ts';
 import type { GatewayResult, Results } from './context.ts';
 import { cpuLine, type LoadResult } from './load.ts';
-import { ALL_SCENARIOS, CONNECTIONS, DEPTH_PAGES, HERE, LIST_CONNECTIONS, LIST_LIMIT, LIST_SECONDS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, REPORT_CONNECTIONS, REPORT_SECONDS, SECONDS, TARGETS, TARGETS17, WARMUP_SECONDS } from './settings.ts';
+import { ALL_SCENARIOS, CARD, CONNECTIONS, DEPTH_PAGES, HERE, LIST_CONNECTIONS, LIST_LIMIT, LIST_SECONDS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, REPORT_CONNECTIONS, REPORT_SECONDS, SECONDS, TARGETS, TARGETS17, WARMUP_SECONDS } from './settings.ts';
 import { fmt } from './stats.ts';
 import { SUBSCRIPTION_TARGETS } from './subscriptions.ts';
 
@@ -55,6 +56,7 @@ export function report(results: Results, mach: Machine): string {
     ...webhookTable(results),
     ...subscriptionTable(results),
     ...reportsTable(results),
+    ...(results.card ? ['', `G. Production card payments over a fake Cielo answering in ${CARD.acquirerMs} ms, ${CARD.connections} connections, ${CARD.merchants === 1 ? 'one merchant' : `${CARD.merchants} merchants`}:`, '', ...cardLines(results.card).map((l) => `- ${l}`)] : []),
   ];
   if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));
   return lines.join('\n') + '\n';

@@ -14,6 +14,7 @@
 //   S1 subsmetrics  GET /api/subscriptions/metrics over 100,000 subscriptions (bench/subscriptions.ts)
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
 //   R  reports      GET /api/v1/reports/summary and /timeseries, 30 and 90 days, over 1M rows (a year)
+//   G  card         production card payments over a fake Cielo answering in 150 ms, 200 connections (bench/card.ts)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
 // here, does not share their event loop; on this 2-core machine they still share the CPUs (with
@@ -22,8 +23,8 @@
 // Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), BENCH_SECONDS
 // (default 20), BENCH_LIST_SECONDS (default 10), BENCH_ROWS (default 1000000), BENCH_OPEN_LOOP_WARMUP_SECONDS
 // (default 30: an open loop's warm-up at its rate, before the checkpoint and the usual 3 s; 0 = none),
-// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports; the
-// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B and F,
+// BENCH_WRITE_README (default 1; 0 prints only), BENCH_SCENARIOS (default floor,floorsql,creation,interleaved,simulate,openloop,creation1,embedded,list,checkout,webhooks,subsmetrics,subsrenewal,reports,card; the
+// README is only written when all ran), BENCH_PROFILE=1 (CPU profile of the gateway during B, F and G,
 // summarised; slows it down, so not for the figures; =alloc / =promoted: the bytes it allocates, or
 // those of them that survive the young generation, by function), BENCH_QUIET_WAIT (seconds to wait for other
 // processes to leave the CPUs alone before starting, default 180), BENCH_SERVER_FLAGS (Node and V8
@@ -38,6 +39,7 @@ import pg from 'pg';
 import { connect, migrate } from '../src/db/index.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
+import { scenarioCard } from './card.ts';
 import { checkoutPageScenario } from './checkout.ts';
 import { type Context, merchant, settle } from './context.ts';
 import { waitForQuiet, watchPostgresDisk } from './load.ts';
@@ -110,6 +112,8 @@ async function main() {
   if (SCENARIOS.includes('interleaved')) await scenarioInterleaved(ctx);
   if (SCENARIOS.includes('creation1')) await scenarioSingleStatements(ctx);
   if (SCENARIOS.includes('embedded')) await scenarioEmbedded(ctx);
+  // A gateway of its own, pointed at the fake Cielo (after the others stopped: pools of 50).
+  if (SCENARIOS.includes('card')) await scenarioCard(ctx);
   // After the gateway stopped (its pool of 50 and the workers' would crowd max_connections).
   if (SCENARIOS.includes('subsrenewal')) {
     await settle(ctx);

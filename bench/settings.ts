@@ -11,10 +11,10 @@ export const SECONDS = positiveInt('BENCH_SECONDS', 20);
 export const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 export const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 export const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-export const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports'];
+export const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports', 'card'];
 export const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 export const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
-/** BENCH_PROFILE=1: a CPU profile of the gateway during B and F; =alloc / =promoted: an allocation profile (see child.ts). */
+/** BENCH_PROFILE=1: a CPU profile of the gateway during B, F and G; =alloc / =promoted: an allocation profile (see child.ts). */
 export const PROFILE: ProfileKind | null = process.env.BENCH_PROFILE === '1' ? 'cpu' : process.env.BENCH_PROFILE === 'alloc' || process.env.BENCH_PROFILE === 'promoted' ? process.env.BENCH_PROFILE : null;
 export const QUIET_WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 180);
 /** Node and V8 flags for the servers (e.g. `--trace-gc`), and the file their standard output is appended to. */
@@ -41,6 +41,13 @@ export const REPORT_DAYS = positiveInt('BENCH_REPORT_DAYS', 365);
 export const REPORT_SECONDS = positiveInt('BENCH_REPORT_SECONDS', 10);
 export const REPORT_CONNECTIONS = positiveInt('BENCH_REPORT_CONNECTIONS', 1);
 export const TARGETS17 = { creationP99Ms: 15, openLoopP99Ms: 10, embeddedPerSecond: 1000 };
+/**
+ * G: card payments over a fake Cielo answering in `acquirerMs`, `connections` at once, the gateway's
+ * time limit per call to it `timeoutMs`. Target: >= `share` of connections / acquirer time per second,
+ * and Cofre's share of a payment (its latency minus the acquirer's) p99 <= the floor's (A) p99. The
+ * payments are one merchant's unless BENCH_CARD_MERCHANTS spreads them over more (in turn).
+ */
+export const CARD = { connections: 200, acquirerMs: 150, timeoutMs: 5000, share: 0.8, merchants: positiveInt('BENCH_CARD_MERCHANTS', 1) };
 
 export function positiveInt(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];

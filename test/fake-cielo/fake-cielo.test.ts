@@ -15,12 +15,12 @@ before(async () => {
 });
 after(() => cielo.close());
 
-async function req(host: 'api' | 'query', method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const base = host === 'api' ? cielo.apiUrl : cielo.queryUrl;
+async function req(host: 'api' | 'query', method: string, path: string, body?: unknown, headers: Record<string, string> = {}, to = cielo): Promise<{ status: number; body: any }> {
+  const base = host === 'api' ? to.apiUrl : to.queryUrl;
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const h = { 'content-type': 'application/json', MerchantId: cielo.merchantId, MerchantKey: cielo.merchantKey, RequestId: randomUUID(), ...headers };
+  const h = { 'content-type': 'application/json', MerchantId: to.merchantId, MerchantKey: to.merchantKey, RequestId: randomUUID(), ...headers };
   return new Promise((resolve, reject) => {
-    const r = https.request(base + path, { method, headers: h, ca: readFileSync(cielo.caFile) }, (res) => {
+    const r = https.request(base + path, { method, headers: h, ca: readFileSync(to.caFile) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -112,5 +112,28 @@ describe('the fake Cielo', () => {
     const s = sale('x', { Recurrent: true, CreditCard: { CardToken: t.body.CardToken, Brand: 'Visa', CardOnFile: { Usage: 'Used', Reason: 'Recurring' } } });
     const r = await req('api', 'POST', '/1/sales/', s);
     assert.deepEqual([r.status, r.body.Payment.Status], [201, 1]);
+  });
+});
+
+describe('the fake Cielo for a benchmark (bench/cielo.ts)', () => {
+  test('latencyMs: every answer waits that long, concurrent ones side by side; keepRequests: the newest kept, all counted', async () => {
+    const slow = await startFakeCielo({ latencyMs: 150, keepRequests: 2 });
+    try {
+      const orders = Array.from({ length: 5 }, () => sale(OK));
+      const started = performance.now();
+      const answers = await Promise.all(orders.map((o) => req('api', 'POST', '/1/sales/', o, {}, slow)));
+      const took = performance.now() - started;
+      assert.deepEqual(answers.map((a) => a.status), [201, 201, 201, 201, 201]);
+      assert.ok(took >= 150 && took < 5 * 150, `five sales at once took ${took} ms: each waits 150 ms, not one after another`);
+      const listed = await req('query', 'GET', `/1/sales?merchantOrderId=${orders[3].MerchantOrderId}`, undefined, {}, slow);
+      assert.deepEqual(listed.body.Payments.map((p: { PaymentId: string }) => p.PaymentId), [answers[3].body.Payment.PaymentId]);
+      assert.equal(slow.salesOf(orders[3].MerchantOrderId).length, 1);
+      assert.deepEqual([slow.tally.requests, slow.tally.violations], [6, 0]);
+      assert.ok(slow.tally.connections >= 1 && slow.tally.connections <= 6, `${slow.tally.connections} TLS connections`);
+      assert.ok(slow.requests.length >= 2 && slow.requests.length < 4, `kept ${slow.requests.length}`);
+      assert.equal(slow.requests.at(-1)!.method, 'GET', 'the newest request is kept');
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -82,6 +82,9 @@ function createSale(s: CieloState, b: any): Answer {
     authorizationCode: decided.approved ? digits(6) : '',
   };
   s.sales.set(sale.paymentId, sale);
+  const ids = s.byOrder.get(sale.merchantOrderId);
+  if (ids) ids.push(sale.paymentId);
+  else s.byOrder.set(sale.merchantOrderId, [sale.paymentId]);
   return { status: 201, body: saleView(s, sale) };
 }
 
@@ -150,7 +153,7 @@ export function cieloRoutes(s: CieloState): Route[] {
       handle: (_m, _b, q) => {
         const order = q.get('merchantOrderId') ?? '';
         if (!/^[A-Za-z0-9]{1,50}$/.test(order)) return error(107, 'OrderId is invalid or does not exists');
-        const found = [...s.sales.values()].filter((x) => x.merchantOrderId === order);
+        const found = (s.byOrder.get(order) ?? []).map((id) => s.sales.get(id)!);
         return { status: 200, body: { Payments: found.map((x) => ({ PaymentId: x.paymentId, ReceivedDate: x.receivedDate })), ReasonCode: 0, ReasonMessage: 'Successful' } };
       },
     },

@@ -34,7 +34,8 @@
 // HTTPS on 127.0.0.1 with its own certificate (the CA to trust: caFile), the transactional and
 // query hosts on two ports. Every request is checked (rules.ts); misbehaviour on demand: lost
 // answers after the work is done, 5xx, slow answers, forced declines, notifications with or
-// without the secret. It calls loopback receivers only.
+// without the secret. It calls loopback receivers only. For a benchmark (bench/cielo.ts): a fixed
+// latency on every answer (latencyMs) and a bounded request log (keepRequests).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -43,17 +44,28 @@ import type { AddressInfo } from 'node:net';
 import { makeCertificate } from '../webhook-receiver.ts';
 import { checkHeaders } from './rules.ts';
 import { cieloRoutes } from './routes.ts';
-import type { CieloState, FakeCielo, Host, NotifyOptions } from './types.ts';
+import type { CieloState, FakeCielo, FakeCieloOptions, Host, Logged, NotifyOptions } from './types.ts';
 
-export type { FakeCielo, Logged, Sale } from './types.ts';
+export type { FakeCielo, FakeCieloOptions, Logged, Sale } from './types.ts';
+
+/** Rules broken kept word for word (all are counted in tally): a broken client at a benchmark's rate would fill memory. */
+const MAX_VIOLATIONS = 1000;
+
+/** Logs a request, keeping the newest `keepRequests` (trimmed in chunks: one shift per request would copy the whole log). */
+function record(s: CieloState, logged: Logged) {
+  s.tally.requests++;
+  if (s.keepRequests <= 0) return;
+  s.requests.push(logged);
+  if (s.requests.length >= 2 * s.keepRequests) s.requests.splice(0, s.requests.length - s.keepRequests);
+}
 
 async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
   const url = new URL(req.url ?? '/', 'https://127.0.0.1');
   let body: any = null;
   // `broken`: the request broke a rule (kept in violations); a failure asked for by a test is not.
   const send = (status: number, out?: unknown, broken = false) => {
-    s.requests.push({ host, method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, status, at: Date.now() });
-    if (broken) s.violations.push(`${req.method} ${url.pathname}: ${JSON.stringify(out)}`);
+    record(s, { host, method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, status, at: Date.now() });
+    if (broken && ++s.tally.violations <= MAX_VIOLATIONS) s.violations.push(`${req.method} ${url.pathname}: ${JSON.stringify(out)}`);
     if (res.destroyed) return;
     res.writeHead(status, out === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' });
     res.end(out === undefined ? undefined : JSON.stringify(out));
@@ -65,7 +77,7 @@ async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res:
       return send(400, [{ Code: 0, Message: 'Invalid JSON' }], true);
     }
   }
-  const delay = s.misbehave.delays.shift();
+  const delay = (s.misbehave.delays.shift() ?? 0) + s.latencyMs;
   const failureAt = s.misbehave.failures.findIndex((f) => f.host === null || f.host === host);
   const failure = failureAt >= 0 ? s.misbehave.failures.splice(failureAt, 1)[0] : undefined;
   if (delay) await new Promise((r) => setTimeout(r, delay));
@@ -78,7 +90,7 @@ async function answer(s: CieloState, host: Host, req: http.IncomingMessage, res:
   const drop = s.misbehave.drops.findIndex((d) => d.method === req.method && url.pathname.startsWith(d.pathPrefix));
   if (drop >= 0 && out.status < 300) {
     s.misbehave.drops.splice(drop, 1);
-    s.requests.push({ host, method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, status: 0, at: Date.now() });
+    record(s, { host, method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, status: 0, at: Date.now() });
     req.socket.destroy();
     return;
   }
@@ -91,6 +103,7 @@ async function listen(s: CieloState, host: Host, cert: { keyFile: string; certFi
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => void answer(s, host, req, res, Buffer.concat(chunks).toString('utf8')));
   });
+  server.on('secureConnection', () => s.tally.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   s.ports[host] = (server.address() as AddressInfo).port;
   return server;
@@ -115,16 +128,20 @@ function notify(url: string, secret: string, paymentId: string, o: NotifyOptions
   });
 }
 
-export async function startFakeCielo(): Promise<FakeCielo> {
+export async function startFakeCielo(opts: FakeCieloOptions = {}): Promise<FakeCielo> {
   const cert = makeCertificate();
   const s: CieloState = {
     merchantId: randomUUID(),
     merchantKey: randomBytes(20).toString('hex').toUpperCase(),
+    latencyMs: opts.latencyMs ?? 0,
+    keepRequests: opts.keepRequests ?? Infinity,
     sales: new Map(),
+    byOrder: new Map(),
     cards: new Map(),
     routes: [],
     requests: [],
     violations: [],
+    tally: { requests: 0, violations: 0, connections: 0 },
     ports: { api: 0, query: 0 },
     misbehave: { failures: [], delays: [], drops: [], declines: [] },
   };
@@ -142,8 +159,9 @@ export async function startFakeCielo(): Promise<FakeCielo> {
     cards: s.cards,
     requests: s.requests,
     violations: s.violations,
+    tally: s.tally,
     calls: (method, prefix) => s.requests.filter((r) => r.method === method && r.path.startsWith(prefix)),
-    salesOf: (order) => [...s.sales.values()].filter((x) => x.merchantOrderId === order),
+    salesOf: (order) => (s.byOrder.get(order) ?? []).map((id) => s.sales.get(id)!),
     failNext(n, status = 500, host) {
       for (let i = 0; i < n; i++) s.misbehave.failures.push({ status, host: host ?? null });
     },

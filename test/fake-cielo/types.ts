@@ -65,15 +65,39 @@ export interface Route {
   handle(m: RegExpMatchArray, body: any, query: URLSearchParams): Answer;
 }
 
+/** How the fake runs (startFakeCielo); the defaults are what the tests assert on. */
+export interface FakeCieloOptions {
+  /** Every request waits this long before it is processed (an acquirer's fixed time; delayNext adds to it). Default 0. */
+  latencyMs?: number;
+  /**
+   * At most this many requests kept in `requests` (the newest ones): a benchmark's thousands per
+   * second would otherwise grow it, card bodies included, without bound. Default: all of them.
+   */
+  keepRequests?: number;
+}
+
+export interface Tally {
+  requests: number;
+  violations: number;
+  /** TLS connections accepted: a client that reuses its connections opens few. */
+  connections: number;
+}
+
 export interface CieloState {
   merchantId: string;
   merchantKey: string;
+  latencyMs: number;
+  keepRequests: number;
   sales: Map<string, Sale>;
+  /** PaymentIds by MerchantOrderId, in creation order (GET /1/sales?merchantOrderId= without a scan of every sale). */
+  byOrder: Map<string, string[]>;
   cards: Map<string, StoredCard>;
   routes: Route[];
   requests: Logged[];
-  /** Every rule a request broke (a test asserts this stays empty for the connector's requests). */
+  /** Every rule a request broke (a test asserts this stays empty for the connector's requests); the first MAX_VIOLATIONS. */
   violations: string[];
+  /** Requests answered (or dropped), rules broken and TLS connections accepted, all of them, whatever was kept. */
+  tally: Tally;
   ports: Record<Host, number>;
   misbehave: {
     failures: Array<{ status: number; host: Host | null }>;
@@ -99,8 +123,11 @@ export interface FakeCielo {
   notificationSecret: string;
   sales: Map<string, Sale>;
   cards: Map<string, StoredCard>;
+  /** The requests received (the newest `keepRequests` of them). */
   requests: Logged[];
   violations: string[];
+  /** Requests answered (or dropped), rules broken and TLS connections accepted since the start, whatever `requests` kept. */
+  tally: Tally;
   /** Requests of `method` whose path starts with `prefix`, on either host. */
   calls(method: string, prefix: string): Logged[];
   /** The sales made under a MerchantOrderId. */
