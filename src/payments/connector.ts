@@ -381,3 +381,10 @@ export function railNotOffered(rail: Rail): AppError {
   const what = { PIX: 'PIX', BOLETO: 'Boleto', CARD: 'Card' }[rail];
   return new AppError(503, `${what} payments are not available in production yet: this gateway does not take them with its configured provider. Use a development key to test ${what} payments.`);
 }
+
+/**
+ * Connections an acquirer's client keeps open at most. A card payment holds one for the acquirer's
+ * whole answer (150 ms to seconds), so this, not the CPU, caps card payments per second: 50 allowed
+ * only 333/s at 150 ms. The gateway's own HTTP concurrency is what bounds it in practice.
+ */
+export const ACQUIRER_SOCKETS = 256;

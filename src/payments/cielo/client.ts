@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import type { CieloConfig } from '../../config.ts';
+import { ACQUIRER_SOCKETS } from '../connector.ts';
 
 /** Cielo's validation errors: `[{ "Code": 126, "Message": "..." }]`. */
 export interface CieloErrorItem {
@@ -47,7 +48,7 @@ export class CieloClient {
 
   constructor(config: CieloConfig) {
     this.config = config;
-    this.agent = new https.Agent({ ...(config.ca ? { ca: config.ca } : {}), keepAlive: true, maxSockets: 50 });
+    this.agent = new https.Agent({ ...(config.ca ? { ca: config.ca } : {}), keepAlive: true, maxSockets: ACQUIRER_SOCKETS });
   }
 
   close() {

@@ -7,6 +7,7 @@
 // Card data is only ever in a request body, which is never logged or kept.
 import https from 'node:https';
 import type { EredeConfig } from '../../config-connectors.ts';
+import { ACQUIRER_SOCKETS } from '../connector.ts';
 
 export interface Answer {
   status: number;
@@ -46,7 +47,7 @@ export class EredeClient {
     this.config = config;
     this.tokenMarginMs = opts.tokenMarginMs ?? 5 * 60_000;
     this.now = opts.now ?? Date.now;
-    this.agent = new https.Agent({ ...(config.ca ? { ca: config.ca } : {}), keepAlive: true, maxSockets: 50 });
+    this.agent = new https.Agent({ ...(config.ca ? { ca: config.ca } : {}), keepAlive: true, maxSockets: ACQUIRER_SOCKETS });
   }
 
   close() {
