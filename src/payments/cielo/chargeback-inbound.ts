@@ -40,27 +40,35 @@ async function confirm(ctx: ChargebackContext, kind: Notice, idCase: string): Pr
   const known = await parts.db.selectFrom('chargebacks').select(['transaction_id', 'status']).where('provider', '=', CIELO_PROVIDER).where('case_id', '=', idCase).executeTakeFirst();
   // A new-case notice of a case already open here, or any notice of a closed one: nothing can change.
   if (known && (kind === 'new' || known.status === 'WON' || known.status === 'LOST')) return;
+  if (known) {
+    const outcome = await outcomeOf(parts, idCase);
+    if (outcome) await apply(ctx, [{ transactionId: known.transaction_id, caseId: idCase, status: outcome }]);
+    return;
+  }
   const found = await findCase(parts, idCase);
   if (!found) {
     core.log.warn({ cielo: { idCase, kind } }, "cielo: a chargeback notice names a case Cielo's Chargeback API does not show; ignored");
     return;
   }
-  const transactionId = known?.transaction_id ?? (await transactionOf(parts, found.item));
+  const transactionId = await transactionOf(parts, found.item);
   if (!transactionId) {
     core.log.warn({ cielo: { idCase, kind } }, 'cielo: a chargeback case disputes no card payment of ours that Cielo confirms; ignored');
     return;
   }
   const opened = openedReport(transactionId, idCase, found.item);
-  // A treated case may have been decided already (its lifecycle notice lost or not yet sent).
-  const outcome = found.pending ? null : await outcomeOf(parts, idCase);
-  const reports: ChargebackReport[] = [...(known ? [] : [opened]), ...(outcome ? [{ ...opened, status: outcome }] : [])];
+  // A lifecycle notice, or a case already treated, may carry a decision (its own notice lost or late).
+  const outcome = kind === 'lifecycle' || !found.pending ? await outcomeOf(parts, idCase) : null;
+  await apply(ctx, [opened, ...(outcome ? [{ ...opened, status: outcome }] : [])]);
+}
+
+async function apply(ctx: ChargebackContext, reports: ChargebackReport[]): Promise<void> {
   for (const report of reports) {
     try {
-      await core.applyChargeback(report);
+      await ctx.core.applyChargeback(report);
     } catch (err) {
       // The payment cannot take it (refunded in full, not a sale of ours): a person looks, Cielo is not asked to resend.
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      core.log.error({ transactionId, cielo: { idCase, status: report.status }, error: err.message }, 'cielo: a chargeback Cielo reports could not be applied; check it by hand');
+      ctx.core.log.error({ transactionId: report.transactionId, cielo: { idCase: report.caseId, status: report.status }, error: err.message }, 'cielo: a chargeback Cielo reports could not be applied; check it by hand');
       return;
     }
   }
