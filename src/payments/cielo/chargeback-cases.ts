@@ -42,7 +42,8 @@ export async function findCase(p: CaseParts, idCase: string): Promise<{ item: Ci
   const filter = { mainCustomer: p.mainCustomer, hierarchyType: 4, idCase };
   const pending = await query(p, 'PENDING', filter);
   if (pending) return { item: pending, pending: true };
-  const done = await query(p, 'DONE', { ...filter, startNotificationPeriod: ymd(Date.now() - DONE_DAYS * DAY), endNotificationPeriod: ymd(Date.now() + DAY) });
+  // Today in UTC is never before today in Brasília, so the period ends no earlier than the case's date.
+  const done = await query(p, 'DONE', { ...filter, startNotificationPeriod: ymd(Date.now() - DONE_DAYS * DAY), endNotificationPeriod: ymd(Date.now()) });
   return done ? { item: done, pending: false } : null;
 }
 
