@@ -2,6 +2,7 @@
 // of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
 // these types; the small parsers every setting shares are here too.
 import { readFileSync } from 'node:fs';
+import { cieloChargebackConfig, type CieloChargebackConfig } from './config-cielo-chargeback.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -71,7 +72,7 @@ export interface ConnectorChoice {
 const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'erede', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
 /** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
-function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
+export function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
   const file = env[name]?.trim();
   if (!file) return null;
   try {
@@ -161,6 +162,8 @@ export interface CieloConfig {
   ca: string | null;
   /** One call's limit (connect, TLS, answer). */
   timeoutMs: number;
+  /** Cielo's Chargeback API (CIELO_CHARGEBACK_*, config-cielo-chargeback.ts); null: chargebacks are answered on Cielo's site. */
+  chargeback: CieloChargebackConfig | null;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -189,8 +192,9 @@ export function cieloConfig(env: Env, chosen: boolean, problems: string[]): Ciel
   if (notificationSecret && notificationSecret.length < 16) problems.push('CIELO_NOTIFICATION_SECRET must be at least 16 characters (value not shown)');
   const ca = pemFile(env, 'CIELO_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
   const timeoutMs = int(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000, problems);
+  const chargeback = cieloChargebackConfig(env, problems, { url, pemFile });
   if (problems.length > before || !apiUrl || !queryUrl) return null;
-  return { apiUrl, queryUrl, merchantId, merchantKey, softDescriptor, notificationSecret, ca, timeoutMs };
+  return { apiUrl, queryUrl, merchantId, merchantKey, softDescriptor, notificationSecret, ca, timeoutMs, chargeback };
 }
 
 /** The card failover chain's circuit breaker, per connector (payments/breaker.ts). */

@@ -72,3 +72,34 @@ test('http URLs, a merchant id that is not a GUID, a short notification secret, 
 test('CARD_PROVIDER names only known card connectors', () => {
   assert.match(refused({ ...FULL, CARD_PROVIDER: 'acme' }), /CARD_PROVIDER "acme" is not a known CARD provider \(known: [^)]*cielo/);
 });
+
+const CB_SECRET = 'chargeback-client-secret-0123';
+const CHARGEBACK = {
+  CIELO_CHARGEBACK_URL: 'https://api-internet.cielo.com.br/cielo-chargeback-sys-external/',
+  CIELO_CHARGEBACK_TOKEN_URL: 'https://api-internet.cielo.com.br/cielo-security-sys-web/oauth/v2/MulesoftPRD/protocol/openid-connect/token',
+  CIELO_CHARGEBACK_CLIENT_ID: 'client-id',
+  CIELO_CHARGEBACK_CLIENT_SECRET: CB_SECRET,
+  CIELO_CHARGEBACK_CERT_FILE: cert.certFile,
+  CIELO_CHARGEBACK_KEY_FILE: cert.keyFile,
+  CIELO_CHARGEBACK_MAIN_CUSTOMER: '1024162076',
+  CIELO_CHARGEBACK_USER_NAME: 'chargebacks@loja.example',
+};
+
+test("Cielo's Chargeback API: all CIELO_CHARGEBACK_* or none, each checked at start, the client secret never quoted", () => {
+  assert.equal(loadConfig(FULL).cielo?.chargeback, null, 'none set: chargebacks are answered on Cielo\'s site');
+  const cb = loadConfig({ ...FULL, ...CHARGEBACK }).cielo?.chargeback;
+  assert.equal(cb?.url, 'https://api-internet.cielo.com.br/cielo-chargeback-sys-external');
+  assert.deepEqual([cb?.mainCustomer, cb?.userName, cb?.cert.includes('BEGIN CERTIFICATE'), cb?.key.includes('PRIVATE KEY')], ['1024162076', 'chargebacks@loja.example', true, true]);
+  const bad = (over: Record<string, string>) => {
+    const message = refused({ ...FULL, ...CHARGEBACK, ...over });
+    assert.ok(!message.includes(CB_SECRET), 'the client secret quoted in a message');
+    return message;
+  };
+  const { CIELO_CHARGEBACK_KEY_FILE: _k, CIELO_CHARGEBACK_USER_NAME: _u, ...partial } = CHARGEBACK;
+  assert.match(refused({ ...FULL, ...partial }), /missing CIELO_CHARGEBACK_KEY_FILE, CIELO_CHARGEBACK_USER_NAME/);
+  assert.match(bad({ CIELO_CHARGEBACK_URL: 'http://api-internet.cielo.com.br' }), /CIELO_CHARGEBACK_URL must be a https URL/);
+  assert.match(bad({ CIELO_CHARGEBACK_MAIN_CUSTOMER: '10241620761' }), /CIELO_CHARGEBACK_MAIN_CUSTOMER must be/);
+  assert.match(bad({ CIELO_CHARGEBACK_USER_NAME: 'loja' }), /CIELO_CHARGEBACK_USER_NAME must be the e-mail/);
+  assert.match(bad({ CIELO_CHARGEBACK_KEY_FILE: cert.certFile }), /CIELO_CHARGEBACK_KEY_FILE must be a PEM private key/);
+  assert.match(bad({ CIELO_CHARGEBACK_CERT_FILE: '/nonexistent.pem' }), /CIELO_CHARGEBACK_CERT_FILE cannot be read/);
+});

@@ -31,6 +31,7 @@
 // - VoidedAmount / VoidedDate on a sale's Payment: a recorded sandbox answer quoted in a public Cielo
 //   client (the reference pages found show no sale after a void); the connector relies on it for
 //   refunds whose answer was lost (src/payments/cielo/refunds.ts).
+// - the Chargeback API (chargebacks: a third server, mTLS and OAuth2): chargeback.ts cites its pages.
 // HTTPS on 127.0.0.1 with its own certificate (the CA to trust: caFile), the transactional and
 // query hosts on two ports. Every request is checked (rules.ts); misbehaviour on demand: lost
 // answers after the work is done, 5xx, slow answers, forced declines, notifications with or
@@ -44,6 +45,7 @@ import type { AddressInfo } from 'node:net';
 import { makeCertificate } from '../webhook-receiver.ts';
 import { checkHeaders } from './rules.ts';
 import { cieloRoutes } from './routes.ts';
+import { startFakeChargebacks } from './chargeback.ts';
 import type { CieloState, FakeCielo, FakeCieloOptions, Host, Logged, NotifyOptions } from './types.ts';
 
 export type { FakeCielo, FakeCieloOptions, Logged, Sale } from './types.ts';
@@ -148,7 +150,9 @@ export async function startFakeCielo(opts: FakeCieloOptions = {}): Promise<FakeC
   s.routes.push(...cieloRoutes(s));
   const servers = [await listen(s, 'api', cert), await listen(s, 'query', cert)];
   const notificationSecret = randomBytes(16).toString('hex');
+  const chargebacks = await startFakeChargebacks(s.sales, s.violations, notificationSecret, cert);
   return {
+    chargebacks,
     apiUrl: `https://127.0.0.1:${s.ports.api}`,
     queryUrl: `https://127.0.0.1:${s.ports.query}`,
     caFile: cert.certFile,
@@ -176,6 +180,7 @@ export async function startFakeCielo(opts: FakeCieloOptions = {}): Promise<FakeC
     },
     notify: (url, paymentId, o = {}) => notify(url, notificationSecret, paymentId, o),
     async close() {
+      await chargebacks.close();
       for (const server of servers) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

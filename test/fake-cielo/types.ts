@@ -1,5 +1,6 @@
 // The fake Cielo's records and its public face (server.ts builds it).
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FakeChargebacks } from './chargeback-types.ts';
 
 export type Host = 'api' | 'query';
 
@@ -142,5 +143,7 @@ export interface FakeCielo {
   declineNext(code: string, message: string): void;
   /** POSTs a Notification Post for the sale to `url` (its receiver's status). */
   notify(url: string, paymentId: string, o?: NotifyOptions): Promise<number>;
+  /** Cielo's Chargeback API (its own host, mTLS, OAuth2), with cases opened on this fake's sales. */
+  chargebacks: FakeChargebacks;
   close(): Promise<void>;
 }

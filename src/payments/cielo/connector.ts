@@ -2,7 +2,8 @@
 // capture) under MerchantOrderId = our transaction id without hyphens, made once (sale.ts), capture
 // (all or part), void of an authorisation, refunds as partial or full voids (refunds.ts), lookups
 // by our reference, card tokens for subscriptions (POST /1/card, then sales with CardToken as
-// merchant-initiated recurring charges), and Cielo's Notification Post (inbound.ts, edges).
+// merchant-initiated recurring charges), and Cielo's Notification Post (inbound.ts, edges); with
+// CIELO_CHARGEBACK_* set, chargebacks through Cielo's Chargeback API (chargeback-*.ts).
 // The PAN and CVV exist only in the body of the request to Cielo: never logged, never stored.
 import type { CieloConfig } from '../../config.ts';
 import type { Db } from '../../db/index.ts';
@@ -18,12 +19,16 @@ import type {
   ConnectorCore,
   ConnectorEdges,
   ConnectorLog,
+  DisputeRequest,
   ProviderResult,
   Rail,
   RefundRequest,
   RefundResult,
   TokenChargeRequest,
 } from '../connector.ts';
+import { CieloChargebackClient } from './chargeback-client.ts';
+import type { CaseParts } from './chargeback-cases.ts';
+import { disputeCielo } from './chargeback-dispute.ts';
 import { CieloClient, CieloError } from './client.ts';
 import { cieloEdges } from './edges.ts';
 import { BRANDS, CIELO_PROVIDER, digits, expirationOf, lookupOf, orderIdFor, PAYMENT_ID, STATUS } from './mapping.ts';
@@ -42,11 +47,15 @@ export class CieloConnector implements Connector {
   readonly client: CieloClient;
   readonly config: CieloConfig;
   readonly parts: SaleParts & { db: Db };
+  /** Cielo's Chargeback API, when CIELO_CHARGEBACK_* is set; null: chargebacks are answered on Cielo's site. */
+  readonly chargebacks: { parts: CaseParts; userName: string } | null;
 
   constructor(config: CieloConfig, db: Db, log: ConnectorLog) {
     this.config = config;
     this.client = new CieloClient(config);
     this.parts = { client: this.client, log, db };
+    const cb = config.chargeback;
+    this.chargebacks = cb ? { parts: { ...this.parts, cb: new CieloChargebackClient(cb, config.ca, config.timeoutMs), mainCustomer: cb.mainCustomer }, userName: cb.userName } : null;
   }
 
   /** POST /1/sales/ with the card (instalments with interest ByMerchant: the amount already includes it). */
@@ -183,11 +192,18 @@ export class CieloConnector implements Connector {
     return findRefund(this.parts, req);
   }
 
+  /** The merchant's accept or contest, forwarded to Cielo's Chargeback API (chargeback-dispute.ts). */
+  disputeChargeback(req: DisputeRequest): Promise<ProviderResult> {
+    if (!this.chargebacks) return Promise.reject(new AppError(503, "Chargebacks of Cielo payments are answered on Cielo's site: this gateway has no access to Cielo's Chargeback API (CIELO_CHARGEBACK_*)"));
+    return disputeCielo(this.chargebacks.parts, this.chargebacks.userName, req);
+  }
+
   edges(core: ConnectorCore): ConnectorEdges {
     return cieloEdges(this, core);
   }
 
   close() {
     this.client.close();
+    this.chargebacks?.parts.cb.close();
   }
 }
