@@ -87,7 +87,7 @@ test('the bcb-api connector stays configured after PIX moves to another (it serv
 
 test('CARD_PROVIDER takes an ordered list of known card connectors; the other rails take one', () => {
   assert.deepEqual(loadConfig({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox' }).connectors.CARD, ['sandbox']);
-  assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox,cielo' }), /CARD_PROVIDER "cielo" is not a known CARD provider/);
+  assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox,adyen' }), /CARD_PROVIDER "adyen" is not a known CARD provider/);
   assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'sandbox,sandbox' }), /names a provider twice/);
   assert.match(refused({ JWT_SECRET: SECRET, BOLETO_PROVIDER: 'sandbox,sandbox' }), /BOLETO_PROVIDER takes one provider/);
   assert.match(refused({ JWT_SECRET: SECRET, CARD_PROVIDER: 'bcb-api' }), /CARD_PROVIDER "bcb-api" is not a known CARD provider/);
