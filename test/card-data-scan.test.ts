@@ -14,6 +14,7 @@ import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { sendDueEmails } from '../src/mail/outbox.ts';
+import { luhnValid } from '../src/payments/card.ts';
 import { EVENT_TYPES } from '../src/modules/events/service.ts';
 import { call, cpf, merchant, type Merchant, type Res } from './helpers.ts';
 import { ready, useApp, useBefore } from './kit/app.ts';
@@ -27,13 +28,7 @@ function pan(prefix: string, length: number, last: number): string {
     const body = prefix + Array.from({ length: length - prefix.length - 2 }, () => randomInt(10)).join('');
     for (let d = 0; d < 10; d++) {
       const n = `${body}${d}${last}`;
-      let sum = 0;
-      for (let i = 0; i < n.length; i++) {
-        let x = Number(n[n.length - 1 - i]);
-        if (i % 2 === 1) x = x * 2 > 9 ? x * 2 - 9 : x * 2;
-        sum += x;
-      }
-      if (sum % 10 === 0) return n;
+      if (luhnValid(n)) return n;
     }
   }
 }

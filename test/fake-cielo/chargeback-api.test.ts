@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import https from 'node:https';
 import { after, before, test } from 'node:test';
 import { cardEnding } from './cards.ts';
+import { httpsCall, type Res } from './https-call.ts';
 import { startFakeCielo, type FakeCielo } from './server.ts';
 
 let cielo: FakeCielo;
@@ -15,22 +15,10 @@ before(async () => {
 });
 after(() => cielo.close());
 
-type Res = { status: number; body: any };
 function send(url: string, method: string, headers: Record<string, string>, payload?: Buffer, mtls = true): Promise<Res> {
   const cb = cielo.chargebacks;
   const tls = mtls ? { cert: readFileSync(cb.clientCertFile), key: readFileSync(cb.clientKeyFile) } : {};
-  return new Promise((resolve, reject) => {
-    const r = https.request(url, { method, headers, ca: readFileSync(cielo.caFile), ...tls }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: raw ? JSON.parse(raw) : null });
-      });
-    });
-    r.on('error', reject);
-    r.end(payload);
-  });
+  return httpsCall(url, { method, headers, payload, caFile: cielo.caFile, ...tls });
 }
 
 const form = (f: Record<string, string>) => Buffer.from(new URLSearchParams(f).toString());

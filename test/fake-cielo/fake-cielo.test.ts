@@ -2,10 +2,9 @@
 // sandbox's last-digit table, and misbehaves when asked.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import https from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import { cardEnding } from './cards.ts';
+import { httpsCall } from './https-call.ts';
 import { startFakeCielo, type FakeCielo } from './server.ts';
 
 const OK = cardEnding('1');
@@ -19,18 +18,7 @@ async function req(host: 'api' | 'query', method: string, path: string, body?: u
   const base = host === 'api' ? to.apiUrl : to.queryUrl;
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const h = { 'content-type': 'application/json', MerchantId: to.merchantId, MerchantKey: to.merchantKey, RequestId: randomUUID(), ...headers };
-  return new Promise((resolve, reject) => {
-    const r = https.request(base + path, { method, headers: h, ca: readFileSync(to.caFile) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: raw ? JSON.parse(raw) : null });
-      });
-    });
-    r.on('error', reject);
-    r.end(payload);
-  });
+  return httpsCall(base + path, { method, headers: h, payload, caFile: to.caFile });
 }
 
 const sale = (number: string, over: Record<string, unknown> = {}) => ({

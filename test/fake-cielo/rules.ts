@@ -22,7 +22,8 @@ export function checkHeaders(s: CieloState, h: IncomingHttpHeaders): Answer | nu
   return null;
 }
 
-const luhn = (n: string) => {
+/** The mod-10 check the fake applies to a card number (its own, not Cofre's: a fake must not share the code it checks). */
+export const luhn = (n: string) => {
   let sum = 0;
   for (let i = 0; i < n.length; i++) {
     let d = n.charCodeAt(n.length - 1 - i) - 48;
