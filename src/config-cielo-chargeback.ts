@@ -3,7 +3,7 @@
 // CIELO_CHARGEBACK_* settings or none: without them Cielo's chargebacks are handled on Cielo's site
 // and no chargeback route is mounted. Manual: https://developercielo.github.io/manual/api-chargeback-2-0
 // `clientSecret` and `key` are secrets: never logged, never quoted in a message.
-import type { Env } from './config-connectors.ts';
+import { pemFile, url as readUrl, type Env } from './config-read.ts';
 
 export interface CieloChargebackConfig {
   /** Base URL up to the service, without a trailing slash (…/cielo-chargeback-sys-external); paths add /chargeback/v1/…. */
@@ -23,22 +23,17 @@ export interface CieloChargebackConfig {
 
 export const CIELO_CHARGEBACK_VARS = ['CIELO_CHARGEBACK_URL', 'CIELO_CHARGEBACK_TOKEN_URL', 'CIELO_CHARGEBACK_CLIENT_ID', 'CIELO_CHARGEBACK_CLIENT_SECRET', 'CIELO_CHARGEBACK_CERT_FILE', 'CIELO_CHARGEBACK_KEY_FILE', 'CIELO_CHARGEBACK_MAIN_CUSTOMER', 'CIELO_CHARGEBACK_USER_NAME'];
 
-type Readers = {
-  url: (env: Env, name: string, fallback: string, problems: string[], protocols?: string[]) => string;
-  pemFile: (env: Env, name: string, marker: RegExp, what: string, problems: string[]) => string | null;
-};
-
 /** The settings, null when none is set; a partial or malformed set is a start problem. */
-export function cieloChargebackConfig(env: Env, problems: string[], read: Readers): CieloChargebackConfig | null {
+export function cieloChargebackConfig(env: Env, problems: string[]): CieloChargebackConfig | null {
   const set = CIELO_CHARGEBACK_VARS.filter((n) => env[n]?.trim());
   if (!set.length) return null;
   const before = problems.length;
   const missing = CIELO_CHARGEBACK_VARS.filter((n) => !env[n]?.trim());
   if (missing.length) problems.push(`Cielo's chargebacks (CIELO_CHARGEBACK_*) need all of their settings; missing ${missing.join(', ')}`);
-  const url = read.url(env, 'CIELO_CHARGEBACK_URL', '', problems, ['https:']);
-  const tokenUrl = read.url(env, 'CIELO_CHARGEBACK_TOKEN_URL', '', problems, ['https:']);
-  const cert = read.pemFile(env, 'CIELO_CHARGEBACK_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
-  const key = read.pemFile(env, 'CIELO_CHARGEBACK_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
+  const url = readUrl(env, 'CIELO_CHARGEBACK_URL', '', problems, ['https:']);
+  const tokenUrl = readUrl(env, 'CIELO_CHARGEBACK_TOKEN_URL', '', problems, ['https:']);
+  const cert = pemFile(env, 'CIELO_CHARGEBACK_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
+  const key = pemFile(env, 'CIELO_CHARGEBACK_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
   const mainCustomer = env.CIELO_CHARGEBACK_MAIN_CUSTOMER?.trim() ?? '';
   // Cielo: mainCustomer, the head office's establishment number, numeric, at most 10.
   if (mainCustomer && !/^\d{1,10}$/.test(mainCustomer)) problems.push(`CIELO_CHARGEBACK_MAIN_CUSTOMER must be the head office's establishment number (EC): up to 10 digits (got "${mainCustomer}")`);

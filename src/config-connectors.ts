@@ -1,37 +1,10 @@
 // The configuration of the rails: which connector serves each one in production, and the settings
 // of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
-// these types; the small parsers every setting shares are here too.
-import { readFileSync } from 'node:fs';
+// these types (and the small parsers of config-read.ts every setting shares).
 import { cieloChargebackConfig, type CieloChargebackConfig } from './config-cielo-chargeback.ts';
+import { int, pemFile, url, type Env } from './config-read.ts';
 
-export type Env = Record<string, string | undefined>;
-
-export function int(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) {
-    problems.push(`${name} must be a whole number between ${min} and ${max} (got "${raw}")`);
-    return fallback;
-  }
-  const n = Number(raw);
-  if (n < min || n > max) problems.push(`${name} must be between ${min} and ${max} (got ${n})`);
-  return n;
-}
-
-export function url(env: Env, name: string, fallback: string, problems: string[], protocols = ['http:', 'https:']): string {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  try {
-    const u = new URL(raw);
-    if (!protocols.includes(u.protocol)) throw new Error('protocol');
-    return raw.replace(/\/+$/, '');
-  } catch {
-    problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL (got "${raw}")`);
-    return fallback;
-  }
-}
-
-/** Reads the JWT secret kept in the data dir, creating it on first start (embedded mode only). */
+export { int, pemFile, url, type Env } from './config-read.ts';
 
 /**
  * A PSP's API Pix: OAuth2 client credentials over mTLS. `clientSecret` and `key` are secrets: they
@@ -71,22 +44,6 @@ export interface ConnectorChoice {
 /** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
 const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'erede', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['sandbox'] };
 
-/** Reads a PEM file named by `name`; `marker` is what its text must contain (e.g. "CERTIFICATE"). */
-export function pemFile(env: Env, name: string, marker: RegExp, what: string, problems: string[]): string | null {
-  const file = env[name]?.trim();
-  if (!file) return null;
-  try {
-    const text = readFileSync(file, 'utf8');
-    if (!marker.test(text)) {
-      problems.push(`${name} must be a PEM ${what} file (${file} holds none)`);
-      return null;
-    }
-    return text;
-  } catch (err) {
-    problems.push(`${name} cannot be read (${file}): ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    return null;
-  }
-}
 
 /**
  * The production connectors of each rail. PAYMENT_PROVIDER keeps its meaning (sandbox: the payment
@@ -192,7 +149,7 @@ export function cieloConfig(env: Env, chosen: boolean, problems: string[]): Ciel
   if (notificationSecret && notificationSecret.length < 16) problems.push('CIELO_NOTIFICATION_SECRET must be at least 16 characters (value not shown)');
   const ca = pemFile(env, 'CIELO_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
   const timeoutMs = int(env, 'CIELO_TIMEOUT_MS', 15_000, 100, 120_000, problems);
-  const chargeback = cieloChargebackConfig(env, problems, { url, pemFile });
+  const chargeback = cieloChargebackConfig(env, problems);
   if (problems.length > before || !apiUrl || !queryUrl) return null;
   return { apiUrl, queryUrl, merchantId, merchantKey, softDescriptor, notificationSecret, ca, timeoutMs, chargeback };
 }
