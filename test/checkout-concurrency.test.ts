@@ -141,13 +141,15 @@ describe('checkout concurrency on PostgreSQL', { skip }, () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('coupon perUserLimit 1: one customer sending 10 discounted checkouts at once gets one discount', async () => {
+  test('coupon perUserLimit 1: one customer sending 8 discounted checkouts at once gets one discount', async () => {
     const l = await link({});
     const code = `UMPOR${randomBytes(3).toString('hex').toUpperCase()}`;
     const c = await call(ctx.app, 'POST', '/api/v1/coupons', { key: m.devKey, body: { code, discountType: 'FIXED', discountValue: 500, perUserLimit: 1 } });
     const doc = cpf();
-    const created = await Promise.all(Array.from({ length: 10 }, () => checkout(l.slug, order({ couponCode: code, clientDocument: doc, clientEmail: 'mesma@example.com' }))));
-    assert.deepEqual(tally(created), { '201': 1, '400 INVALID_COUPON': 9 });
+    // 8, not 10: refusals after the winner's reservation count against this IP's 10 coupon attempts a
+    // minute (the test above spent one), and the last checkout below comes from the same IP.
+    const created = await Promise.all(Array.from({ length: 8 }, () => checkout(l.slug, order({ couponCode: code, clientDocument: doc, clientEmail: 'mesma@example.com' }))));
+    assert.deepEqual(tally(created), { '201': 1, '400 INVALID_COUPON': 7 });
     const [ok] = created.filter((r) => r.status === 201);
     assert.equal((await pay(ok.body.transaction.id)).status, 200);
     const row = await ctx.database.db.selectFrom('coupons').selectAll().where('id', '=', c.body.coupon.id).executeTakeFirstOrThrow();
