@@ -14,7 +14,7 @@ import { commissionApi } from './affiliate-commissions-kit.ts';
 // Production card payments go through the sandbox too (an operator's rehearsal): connectors report on them.
 useChargebacksApp({ PAYMENT_PROVIDER: 'sandbox' });
 
-const pdf = (bytes: number) => ({ name: 'nota.pdf', contentType: 'application/pdf', contentBase64: Buffer.alloc(bytes, 7).toString('base64') });
+const pdf = (bytes: number) => ({ name: 'nota.pdf', contentType: 'application/pdf', contentBase64: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(Math.max(0, bytes - 9), 7)]).toString('base64') });
 
 describe('POST /api/v1/transactions/{id}/dispute', () => {
   test('bad answers are 400 with the field, and nothing is forwarded or stored', async () => {
@@ -32,6 +32,9 @@ describe('POST /api/v1/transactions/{id}/dispute', () => {
       [{ ...CONTEST, files: [{ ...pdf(10), name: '../etc/passwd' }] }, 'files'],
       [{ ...CONTEST, files: [{ ...pdf(10), contentBase64: 'não é base64!' }] }, 'files'],
       [{ ...CONTEST, files: [pdf(500 * 1024 + 1)] }, 'files'],
+      // A Windows executable's first bytes labelled as a PDF: refused here, never sent to the acquirer.
+      [{ ...CONTEST, files: [{ ...pdf(10), contentBase64: Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1').toString('base64') }] }, 'files.0.contentBase64'],
+      [{ ...CONTEST, files: [{ ...pdf(10), contentType: 'image/png' }] }, 'files.0.contentBase64'],
       [{ ...CONTEST, extra: true }, ''],
     ];
     for (const [body, field] of cases) {

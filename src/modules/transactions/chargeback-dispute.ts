@@ -8,6 +8,7 @@ import { AppError, badRequest, forbidden, notFound, validation } from '../../htt
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { DisputeRequest } from '../../payments/connector.ts';
+import { sniffContentType } from '../kyc/files.ts';
 import { applyChargeback, closeChargeback, latestChargeback } from './chargeback.ts';
 import { DISPUTE_LIMITS, type DisputeBody } from './chargeback-schemas.ts';
 import { getTransaction, lockTransaction } from './queries.ts';
@@ -24,6 +25,8 @@ function evidenceFiles(body: Static<typeof DisputeBody>): NonNullable<DisputeReq
   return (body.files ?? []).map((f, i) => {
     const content = Buffer.from(f.contentBase64, 'base64');
     if (content.length === 0 || content.length > DISPUTE_LIMITS.fileBytes) throw validation(`files.${i}.contentBase64`, `a file is 1 byte to ${DISPUTE_LIMITS.fileBytes / 1024} KiB`);
+    // Judged by its first bytes, as KYC documents are: a mislabelled file is the merchant's to fix, not the acquirer's to refuse.
+    if (sniffContentType(content) !== f.contentType) throw validation(`files.${i}.contentBase64`, `is not a ${f.contentType} file (judged by its content)`);
     return { name: f.name, contentType: f.contentType, content };
   });
 }
