@@ -4,6 +4,7 @@
 // decide as they always did, whatever their last digit.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { declineOf } from '../src/payments/cielo/mapping.ts';
 import { CIELO_LAST_DIGIT } from '../src/payments/sandbox/cielo-table.ts';
 import { SANDBOX_APPROVED, SANDBOX_CARDS, sandboxDecline } from '../src/payments/sandbox/connector.ts';
 import { call, cpf } from './helpers.ts';
@@ -36,7 +37,7 @@ const EXPECTED: Record<string, { status: 'PAID' | 'FAILED'; reason: string | nul
   '5': { status: 'FAILED', reason: 'STOLEN_CARD' }, // 78 Blocked Card: a hard decline
   '6': { status: 'FAILED', reason: 'PROCESSING_ERROR' }, // 99 Time Out
   '7': { status: 'FAILED', reason: 'STOLEN_CARD' }, // 77 Canceled Card: a hard decline
-  '8': { status: 'FAILED', reason: 'CARD_DECLINED' }, // 70 Problems with the Credit Card
+  '8': { status: 'FAILED', reason: 'INVALID_CARD' }, // 70 Problems with the Credit Card
   '9': { status: 'PAID', reason: null }, // Cielo: random; here always approved
 };
 
@@ -95,4 +96,13 @@ describe('through the API', () => {
       assert.equal(res.body.transaction.failureReason, want.reason, `final ${digit}`);
     }
   });
+});
+
+test("the sandbox's last-digit reasons are the ones the cielo connector gives Cielo's ReturnCodes in production", () => {
+  for (const [digit, row] of Object.entries(CIELO_LAST_DIGIT)) {
+    if (!row.decline) continue;
+    const code = /\((\d+)/.exec(row.cielo)?.[1];
+    assert.ok(code, `digit ${digit} names its ReturnCode`);
+    assert.equal(declineOf({ Status: 3, ReturnCode: code, ReturnMessage: 'x' }).reason, row.decline.reason, `digit ${digit} (ReturnCode ${code})`);
+  }
 });
