@@ -217,6 +217,18 @@ describe('reports from a connector (ConnectorCore.applyChargeback)', () => {
     await assert.rejects(applyChargeback(ctx.app.deps.transactions, 'cielo', { transactionId: sale.id, caseId: 'X3', status: 'OPENED', amountCents: 1 }), /not found/);
     assert.equal((await get(m.devKey, sale.id)).status, 'PAID');
   });
+
+  test("a case id names one payment: an outcome pairing it with another merchant's payment moves nothing", async () => {
+    const other = await merchant(ctx.app);
+    const a = await paidCard(m.devKey, 10_000);
+    const b = await paidCard(other.devKey, 10_000);
+    await report({ transactionId: a.id, caseId: 'SHARED-1', status: 'OPENED' });
+    const [beforeA, beforeB] = [await balance(m.devKey), await balance(other.devKey)];
+    await assert.rejects(report({ transactionId: b.id, caseId: 'SHARED-1', status: 'WON' }), (e: { errors?: { message: string }[] }) => !!e.errors?.some((x) => x.message.includes('another transaction')));
+    assert.deepEqual([(await get(m.devKey, a.id)).chargeback.status, (await get(other.devKey, b.id)).status], ['OPEN', 'PAID']);
+    assert.deepEqual([await balance(m.devKey), await balance(other.devKey)], [beforeA, beforeB]);
+    await ledgerBalanced();
+  });
 });
 
 describe('a chargeback larger than the available balance', () => {

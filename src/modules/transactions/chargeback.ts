@@ -39,6 +39,8 @@ export async function applyChargeback(deps: TransactionDeps, connector: string, 
     if (!tx) throw notFound('Transaction');
     const now = new Date();
     let found = await trx.selectFrom('chargebacks').selectAll().where('provider', '=', connector).where('case_id', '=', report.caseId).forUpdate().executeTakeFirst();
+    // A case id names one case of one payment: a report pairing it with another payment moves nothing.
+    if (found && found.transaction_id !== tx.id) throw validation('caseId', 'belongs to another transaction');
     let current = tx;
     // An outcome whose opening was never reported (lost, or out of order) opens the case first.
     if (!found) ({ tx: current, chargeback: found } = await openChargeback(deps, trx, tx, connector, report, now));
