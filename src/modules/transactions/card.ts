@@ -18,15 +18,13 @@ import { claimCard, findTransaction, getTransaction } from './queries.ts';
 import type { Change } from './states.ts';
 import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
 
-export { lookupResult } from './lookup.ts';
-
 /**
  * Charges a recorded PENDING card transaction over the failover chain (failover.ts), with the
- * transaction id as the provider's reference
- * (it never charges one reference twice), and applies the outcome. No database transaction stays
- * open across the provider call. When recording the outcome fails after the provider answered, the
- * transaction is answered as it is stored (PENDING, its card claimed): it can never be charged
- * again, by a retry of the request or otherwise, and the failure is logged for reconciliation.
+ * transaction id as the provider's reference (it never charges one reference twice), and applies
+ * the outcome. No database transaction stays open across the provider call. When recording the
+ * outcome fails after the provider answered, the transaction is answered as it is stored (PENDING,
+ * its card claimed): it can never be charged again, by a retry of the request or otherwise, and
+ * the failure is logged for reconciliation.
  */
 export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
   return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
