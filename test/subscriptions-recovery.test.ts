@@ -5,21 +5,21 @@
 // instance over the same database, with its own sandbox provider instance) finishes the attempt once
 // its lease has ended, with the same transaction id, so the provider never charges twice.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { CHARGE_LEASE_MS } from '../src/modules/subscriptions/agenda.ts';
 import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import type { App } from '../src/deps.ts';
 import type { CardResult, ChargeLookup, Connector } from '../src/payments/connector.ts';
 import type { TransactionHooks } from '../src/modules/transactions/hooks.ts';
+import { call, cpf, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { undo, useTwoInstances } from './two-instances-kit.ts';
 
 const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
 const DAY = 86_400_000;
 const never = () => new Promise<never>(() => {});
 
 /** Counts a provider's card calls by reference; `crash` makes the calls charge and then never answer. Undone after each test. */
-const undo: (() => void)[] = [];
 function spy(provider: Connector) {
   const real = { chargeToken: provider.chargeToken!.bind(provider), findCharge: provider.findCharge!.bind(provider) };
   undo.push(() => Object.assign(provider, { chargeToken: real.chargeToken, findCharge: real.findCharge }));
@@ -38,22 +38,11 @@ function spy(provider: Connector) {
 }
 
 describe('subscriptions: a renewal interrupted by a crash is finished once', () => {
+  const w = useTwoInstances();
   let ctx: TestContext;
   let second: App;
   let m: Merchant;
-  before(async () => {
-    ctx = await startApp();
-    second = await secondInstance(ctx);
-    m = await merchant(ctx.app);
-  });
-  afterEach(() => {
-    while (undo.length) undo.pop()!();
-  });
-  after(async () => {
-    await assertLedgerBalanced(ctx.app.deps.db);
-    await second.close();
-    await ctx.close();
-  });
+  before(() => ({ ctx, second, m } = w));
 
   const db = () => ctx.app.deps.db;
   const plan = async (body: Record<string, unknown>) => {

@@ -3,20 +3,19 @@
 // (simulated clock jumps on PostgreSQL), when a worker still holds an attempt another took over,
 // and when the worker that took an attempt over records its transaction first.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { CHARGE_LEASE_MS } from '../src/modules/subscriptions/agenda.ts';
 import { issueCharge } from '../src/modules/subscriptions/issuing.ts';
 import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
 import type { App } from '../src/deps.ts';
 import type { Subscription, Transaction } from '../src/db/types.ts';
 import type { Connector } from '../src/payments/connector.ts';
-import { assertLedgerBalanced } from './ledger-check.ts';
-import { call, cpf, merchant, onPostgres, secondInstance, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { call, cpf, onPostgres, type Merchant, type TestContext } from './helpers.ts';
+import { undo, useTwoInstances } from './two-instances-kit.ts';
 
 const GOOD = { number: '4242424242424242', holderName: 'Ana Souza', expMonth: 12, expYear: 2035, cvv: '123' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const undo: (() => void)[] = [];
 /** The references a provider was asked to charge by token (one entry per call). Undone after each test. */
 function cardCalls(provider: Connector): string[] {
   const calls: string[] = [];
@@ -40,22 +39,11 @@ function holdCreations(app: App) {
 }
 
 describe('subscriptions: one renewal raced by two instances reaches the provider once', () => {
+  const w = useTwoInstances();
   let ctx: TestContext;
   let second: App;
   let m: Merchant;
-  before(async () => {
-    ctx = await startApp();
-    second = await secondInstance(ctx);
-    m = await merchant(ctx.app);
-  });
-  afterEach(() => {
-    while (undo.length) undo.pop()!();
-  });
-  after(async () => {
-    await assertLedgerBalanced(ctx.app.deps.db);
-    await second.close();
-    await ctx.close();
-  });
+  before(() => ({ ctx, second, m } = w));
 
   const db = () => ctx.app.deps.db;
   const cardPlan = async () => {
