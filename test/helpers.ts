@@ -2,6 +2,7 @@
 // each test file in its own in-memory PGlite or its own PostgreSQL schema.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -257,4 +258,16 @@ export function cpf(): string {
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789', ...env });
+}
+
+/** A loopback TCP port free at the moment of asking (a server to be started on it right after). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

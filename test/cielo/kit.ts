@@ -3,9 +3,8 @@
 // fake's notifications reach {BASE_URL}/api/psp/cielo/notifications; a merchant with a production
 // key (KYC approved); helpers to pay, read and check. The ledger is checked after every file.
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, before } from 'node:test';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from '../helpers.ts';
+import { call, cpf, freePort, merchant, startApp, type Merchant, type TestContext } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
 import { cardEnding } from '../fake-cielo/cards.ts';
 import { cieloEnv } from '../fake-cielo/env.ts';
@@ -14,14 +13,6 @@ import { startFakeCielo, type FakeCielo } from '../fake-cielo/server.ts';
 export { cardEnding };
 export const YEAR = new Date().getUTCFullYear() + 3;
 export const card = (last = '1', over: Record<string, unknown> = {}) => ({ number: cardEnding(last), holderName: 'Ana Souza', expMonth: 7, expYear: YEAR, cvv: '321', ...over });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export let ctx: TestContext;
 export let cielo: FakeCielo;

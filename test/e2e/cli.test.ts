@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onPostgres } from '../helpers.ts';
+import { freePort, onPostgres } from '../helpers.ts';
 import { skippedWith } from './browser.ts';
 
 // On the PostgreSQL pass each test is reported skipped: the CLI runs on PGlite whatever it says (cleanEnv).
@@ -73,18 +73,6 @@ async function run(args: string[], env: Record<string, string>) {
   const proc = start(args, env);
   const { code, signal } = await within(proc.exited, 90_000, args.join(' '), proc);
   return { code, signal, stdout: proc.stdout(), stderr: proc.stderr() };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
 }
 
 /** Starts `serve` and waits until it prints where it listens. */

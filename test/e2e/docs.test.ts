@@ -3,12 +3,11 @@
 // plain HTTP (where the stock policy's upgrade-insecure-requests used to break every asset).
 // `/` redirects to the dashboard.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import * as plain from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { docsCsp } from '../../src/web/docs-ui.ts';
-import { startApp, type TestContext } from '../helpers.ts';
+import { freePort, startApp, type TestContext } from '../helpers.ts';
 // node:test's for the browser suite, every test skipped with the reason when the browser tests do not
 // run; the run's Chromium (its host-resolver rule maps cofre.test to 127.0.0.1: test/global-setup.ts).
 import { after, before, describe, launchBrowser, OUT, test } from './browser.ts';
@@ -18,15 +17,6 @@ let browser: Browser;
 let port: number;
 
 /** A free port, so that BASE_URL (the OpenAPI server Try it out calls) is where the app listens. */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => res(p));
-    });
-    s.on('error', rej);
-  });
-}
 
 /** Opens a page recording every console error, page error and failed request. */
 async function open(url: string): Promise<{ page: Page; problems: string[] }> {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
+import { freePort } from '../helpers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const linux = process.platform === 'linux';
@@ -22,17 +23,6 @@ after(() => {
   for (const pgid of groups) if (alive(groupOf(pgid)).length) process.kill(-pgid, 'SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => res(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
 
 function portFree(port: number): Promise<boolean> {
   return new Promise((res) => {

@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
-import { onPostgres } from '../helpers.ts';
+import { freePort, onPostgres } from '../helpers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const missing = ['bash', 'curl', 'jq'].filter((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0);
@@ -37,15 +36,6 @@ function block(file: string, heading: string): string {
 
 function walkthrough(): string {
   return block('README.md', '## Five minutes with curl');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
 }
 
 test('the README walkthrough works as written, and again on a second run', { skip }, async () => {

@@ -1,21 +1,11 @@
 // A Cofre app wired to the fake PSP (PIX_PROVIDER=bcb-api, the PSP's certificates made at test
 // time), listening on a loopback port so that the PSP's notifications reach {BASE_URL}/api/psp/bcb-api/pix.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { App } from '../../src/deps.ts';
 import type { PixApiContext } from '../../src/payments/pix-api/settle.ts';
-import { startApp, type TestContext } from '../helpers.ts';
+import { freePort, startApp, type TestContext } from '../helpers.ts';
 import { startFakePsp, type FakePsp } from '../fake-psp/server.ts';
 
 export const PIX_KEY = 'pix@loja.example';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export function pspEnv(psp: FakePsp): Record<string, string> {
   return {
