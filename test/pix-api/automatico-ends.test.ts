@@ -4,12 +4,11 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { describe, test } from 'node:test';
 import { syncRecurring } from '../../src/payments/pix-api/sweeps.ts';
-import { advanceDue } from '../../src/modules/subscriptions/sweep.ts';
 import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { call, cpf } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
 import { until } from './kit.ts';
-import { DAY, env, m, app, db, pixDeps, newPlan, subscribe, get, txOf, eventTypes, lastMandateNews, cycle } from './automatico-kit.ts';
+import { approvedWithSecondCycle, DAY, env, m, app, db, pixDeps, newPlan, subscribe, get, txOf, eventTypes, lastMandateNews, secondCycle } from './automatico-kit.ts';
 
 describe('other ends', () => {
   test('the payer rejects the authorisation before paying: EXPIRED (PIX_AUTOMATICO_REJECTED), the first charge withdrawn at the PSP', async () => {
@@ -60,13 +59,7 @@ describe('other ends', () => {
   });
 
   test('pausing withdraws the scheduled debit at the PSP (PATCH /cobr CANCELADA); the authorisation stays', async () => {
-    const plan = await newPlan();
-    const sub = await subscribe(plan.id);
-    await env.psp.pay(txidFor(sub.cycles[0].transactionId));
-    await env.psp.answerRec(sub.pixAutomatico.recurrenceId, 'APROVADA');
-    const end = new Date((await get(sub.id)).currentPeriodEnd);
-    await advanceDue(app().deps.subscriptions, new Date(end.getTime() - 3 * DAY + 60_000));
-    const c2 = await cycle(sub.id, 2);
+    const { sub, c2 } = await approvedWithSecondCycle();
     const res = await call(app(), 'PATCH', `/api/v1/subscriptions/${sub.id}/pause`, { key: m.liveKey });
     assert.equal(res.status, 200, res.raw);
     assert.equal(env.psp.cobrs.get(txidFor(c2.transactionId))!.status, 'CANCELADA');
@@ -84,8 +77,7 @@ describe('other ends', () => {
     await syncRecurring(pixDeps(), new Date(Date.now() + 10 * 60_000), 50, true);
     assert.equal((await get(sub.id)).pixAutomatico.status, 'APROVADA');
     const end = new Date((await get(sub.id)).currentPeriodEnd);
-    await advanceDue(app().deps.subscriptions, new Date(end.getTime() - 3 * DAY + 60_000));
-    const c2 = await cycle(sub.id, 2);
+    const c2 = await secondCycle(sub.id);
     await env.psp.debit(txidFor(c2.transactionId), { mode: 'none' });
     assert.equal((await txOf(c2.transactionId)).status, 'PENDING');
     // Not before its date has passed.
@@ -97,13 +89,7 @@ describe('other ends', () => {
   });
 
   test('the PSP unreachable while confirming a cobr notification: 503, so that it is sent again', async () => {
-    const plan = await newPlan();
-    const sub = await subscribe(plan.id);
-    await env.psp.pay(txidFor(sub.cycles[0].transactionId));
-    await env.psp.answerRec(sub.pixAutomatico.recurrenceId, 'APROVADA');
-    const end = new Date((await get(sub.id)).currentPeriodEnd);
-    await advanceDue(app().deps.subscriptions, new Date(end.getTime() - 3 * DAY + 60_000));
-    const c2 = await cycle(sub.id, 2);
+    const { c2 } = await approvedWithSecondCycle();
     const txid = txidFor(c2.transactionId);
     await env.psp.debit(txid, { mode: 'none' });
     env.psp.failNext(3, 503);

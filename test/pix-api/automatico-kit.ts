@@ -1,6 +1,8 @@
 // What the Pix Automático tests share: the app wired to the fake PSP with a receiving account, a merchant and helpers.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
+import { advanceDue } from '../../src/modules/subscriptions/sweep.ts';
+import { txidFor } from '../../src/payments/pix-api/mapping.ts';
 import { ensureWebhook } from '../../src/payments/pix-api/sweeps.ts';
 import { call, cpf, merchant, type Merchant } from '../helpers.ts';
 import { startWithPsp, pixContext } from './kit.ts';
@@ -46,4 +48,19 @@ export const lastMandateNews = async (subId: string) =>
 export async function cycle(subId: string, n: number) {
   const c = (await get(subId)).cycles.find((x: { number: number }) => x.number === n);
   return c;
+}
+
+/** Issues a subscription's second cycle (its debit is scheduled 3 days before the due date) and returns it. */
+export async function secondCycle(subId: string) {
+  const end = new Date((await get(subId)).currentPeriodEnd);
+  await advanceDue(app().deps.subscriptions, new Date(end.getTime() - 3 * DAY + 60_000));
+  return cycle(subId, 2);
+}
+
+/** A subscription whose first charge is paid and authorisation APROVADA, with its second cycle issued. */
+export async function approvedWithSecondCycle() {
+  const sub = await subscribe((await newPlan()).id);
+  await env.psp.pay(txidFor(sub.cycles[0].transactionId));
+  await env.psp.answerRec(sub.pixAutomatico.recurrenceId, 'APROVADA');
+  return { sub, c2: await secondCycle(sub.id) };
 }
