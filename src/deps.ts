@@ -43,6 +43,7 @@ import type { TransactionDeps } from './modules/transactions/service.ts';
 import { webhookFanout } from './modules/webhooks/enqueue.ts';
 import { Webhooks } from './modules/webhooks/service.ts';
 import type { WithdrawalDeps } from './modules/withdrawals/service.ts';
+import { applyPayout } from './modules/withdrawals/payouts.ts';
 import { applyMandate } from './modules/subscriptions/pix-automatico.ts';
 import { applyChargeback, applyProviderEvents, recordRefund } from './modules/transactions/service.ts';
 import { buildRegistry, type RegistryOptions } from './payments/catalogue.ts';
@@ -115,6 +116,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const changes = new ChangeWriter(db, opts.changeBatch ?? CHANGE_BATCH[database.kind]);
   const transactions: TransactionDeps = { db, config, connectors, cursors, fees, events, ledger, hooks, log, creations, changes };
   const subscriptions = { db, config, events, cursors, transactions, log };
+  const withdrawals: WithdrawalDeps = { db, fees, events, ledger, connectors, janitorGraceSeconds: config.janitorGraceSeconds };
   // What a connector's notifications and sweeps may do to the core: apply outcomes to its own payments.
   const core = (c: Connector): ConnectorCore => ({
     db,
@@ -130,6 +132,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     applyChargeback: async (report) => {
       await applyChargeback(transactions, c.name, report);
     },
+    applyPayout: (reference, state) => applyPayout(withdrawals, c.name, reference, state),
   });
   connectors.attach(core);
   return {
@@ -149,7 +152,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     transactions,
     paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
     kyc: { db, events },
-    withdrawals: { db, fees, events, ledger, connectors, janitorGraceSeconds: config.janitorGraceSeconds },
+    withdrawals,
     advances: { db, fees, events, ledger },
     affiliates: { db, events, config, clicks: new ClickCounter(db, config.cursorSecret, log) },
     commissions: { db, events, ledger },

@@ -167,22 +167,62 @@ export interface RefundRequest {
  */
 export type RefundResult = { ok: true; reference: string; pending?: boolean } | { ok: false; reason: string; message: string };
 
+/**
+ * An account a payout reaches by Pix without a key (the DICT's account data: a Pix, not a TED).
+ * `holderDocument`: the holder's CPF or CNPJ, digits (CNPJ letters allowed).
+ */
+export interface BankAccount {
+  /** The institution's ISPB: 8 digits. */
+  ispb: string;
+  /** Agência: 1-4 digits, without its check digit. */
+  branch: string;
+  /** Conta with its check digit, digits only (1-20). */
+  account: string;
+  accountType: 'checking' | 'savings' | 'payment' | 'salary';
+  holderName: string;
+  holderDocument: string;
+}
+
+/** Where a payout goes: a Pix key (resolved by the PSP in the DICT) or an account's data. */
+export type PayoutDestination = { type: 'pix_key'; pixKeyType: PixKeyType; pixKey: string } | { type: 'bank_account'; account: BankAccount };
+
 export interface PayoutRequest {
-  /** Our reference, chosen before the first call and sent on every retry: the same reference never pays twice. */
+  /**
+   * Our reference, chosen before the first call and sent on every retry: the same reference never
+   * pays twice. Letters and digits, at most 35 (PSPs' idEnvio).
+   */
   externalId: string;
   /** What reaches the merchant (the withdrawal's net amount). */
   amountCents: number;
-  pixKeyType: PixKeyType;
-  pixKey: string;
+  destination: PayoutDestination;
   description: string | null;
 }
 
-export type PayoutFailureReason = 'PIX_KEY_NOT_FOUND' | 'PAYOUT_REJECTED';
+/**
+ * Why a payout failed for good (the merchant's money goes back to their wallet): the key is in no
+ * DICT entry; the account does not exist or is closed; the holder's document does not match the
+ * account; any other refusal by the PSP or the receiving bank.
+ */
+export type PayoutFailureReason = 'PIX_KEY_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'ACCOUNT_CLOSED' | 'DOCUMENT_MISMATCH' | 'PAYOUT_REJECTED';
 
-/** A send's answer: taken (its outcome follows by notification or findPayout), or refused outright. */
-export type PayoutSent = { status: 'SENT' } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
+/**
+ * A send's answer: taken (its outcome follows by notification or findPayout; `providerId`: the PSP's
+ * id of the transfer, e.g. the e2eId, when it gives one), refused for good (FAILED), or not taken
+ * for a reason that is the platform's, not the merchant's (HELD: the platform's account at the PSP
+ * lacks funds; nothing was sent, the same reference is sent again later).
+ */
+export type PayoutSent =
+  | { status: 'SENT'; providerId?: string }
+  | { status: 'FAILED'; reason: PayoutFailureReason; message: string }
+  | { status: 'HELD'; reason: 'PLATFORM_FUNDS'; message: string };
 /** A payout as its connector holds it; null from findPayout: it has none with that reference. */
-export type PayoutState = { status: 'PROCESSING' } | { status: 'COMPLETED' } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
+export type PayoutState = { status: 'PROCESSING'; providerId?: string } | { status: 'COMPLETED'; providerId?: string } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
+
+/** What a payout connector can tell operators about itself (GET /api/admin/payouts/health). */
+export interface PayoutHealth {
+  /** The platform's balance at the PSP, in cents, where its API gives it; null otherwise. */
+  balanceCents: number | null;
+}
 
 /** A payment's fate as a connector reports it, to be applied by the payment core. */
 export interface ProviderEvent {
@@ -281,6 +321,8 @@ export interface PixAutomaticoRail {
 export interface PayoutRail {
   sendPayout(req: PayoutRequest): Promise<PayoutSent>;
   findPayout(reference: string): Promise<PayoutState | null>;
+  /** Asks the PSP (throws when it cannot be reached); absent: the connector has nothing to report but reachability by findPayout. */
+  payoutHealth?(): Promise<PayoutHealth>;
 }
 
 export interface RailApi {
@@ -318,6 +360,12 @@ export interface ConnectorCore {
    * connector's payment, or one not PAID/PARTIALLY_REFUNDED when a case opens.
    */
   applyChargeback(report: ChargebackReport): Promise<void>;
+  /**
+   * Records a payout's state, confirmed by the connector's own findPayout (never a notification's
+   * word): COMPLETED or FAILED settle the withdrawal sent under `reference` by this connector, once;
+   * PROCESSING stores the PSP's id. Unknown references and settled withdrawals change nothing.
+   */
+  applyPayout(reference: string, state: PayoutState): Promise<void>;
 }
 
 export interface ConnectorLog {

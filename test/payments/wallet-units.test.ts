@@ -131,7 +131,7 @@ describe('sandbox payout connector', () => {
       const config = testConfig();
       const p = new SandboxConnector(config, database.db, 20);
       const started = Date.now();
-      const payout = (externalId: string, pixKey: string) => ({ externalId, amountCents: 100, pixKeyType: 'email' as const, pixKey, description: null });
+      const payout = (externalId: string, pixKey: string) => ({ externalId, amountCents: 100, destination: { type: 'pix_key' as const, pixKeyType: 'email' as const, pixKey }, description: null });
       assert.deepEqual(await p.sendPayout(payout('x', 'a@example.com')), { status: 'SENT' });
       assert.ok(Date.now() - started >= 15);
       assert.deepEqual(await p.findPayout('x'), { status: 'COMPLETED' });

@@ -8,7 +8,7 @@ import type { Withdrawal } from '../../db/types.ts';
 import type { PayoutRequest, PayoutSent, PayoutState } from '../../payments/connector.ts';
 import { finish, type WithdrawalDeps } from './service.ts';
 
-const requestOf = (w: Withdrawal): PayoutRequest => ({ externalId: w.external_id!, amountCents: w.net_amount_cents, pixKeyType: w.pix_key_type, pixKey: w.pix_key, description: w.description });
+const requestOf = (w: Withdrawal): PayoutRequest => ({ externalId: w.external_id!, amountCents: w.net_amount_cents, destination: { type: 'pix_key', pixKeyType: w.pix_key_type, pixKey: w.pix_key }, description: w.description });
 
 /**
  * One sweep: claims up to `batch` PENDING withdrawals, marks them PROCESSING with the connector
@@ -62,6 +62,15 @@ async function send(deps: WithdrawalDeps, w: Withdrawal, now: Date): Promise<voi
     return; // unknown outcome: stays PROCESSING until the janitor asks the connector (followPayouts)
   }
   await record(deps, w, state, now);
+}
+
+/**
+ * A connector's confirmed word on one of its payouts (it asked findPayout itself): recorded on the
+ * withdrawal it sent under that reference, if it is still PROCESSING; anything else changes nothing.
+ */
+export async function applyPayout(deps: WithdrawalDeps, connector: string, reference: string, state: PayoutState): Promise<void> {
+  const w = await deps.db.selectFrom('withdrawals').selectAll().where('external_id', '=', reference).where('provider', '=', connector).where('status', '=', 'PROCESSING').executeTakeFirst();
+  if (w) await record(deps, w, state, new Date());
 }
 
 /** Records a payout's final state on a withdrawal still PROCESSING under this reference; else marks it seen. */

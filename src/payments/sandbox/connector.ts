@@ -231,7 +231,7 @@ export class SandboxConnector implements Connector {
   /** Takes `SANDBOX_PAYOUT_DELAY_MS` (a transfer takes a moment); the magic keys are refused, the rest paid. */
   async sendPayout(req: PayoutRequest): Promise<PayoutSent> {
     if (this.payoutDelayMs > 0) await sleep(this.payoutDelayMs);
-    const failure = SANDBOX_PAYOUT_FAILURES[req.pixKey];
+    const failure = req.destination.type === 'pix_key' ? SANDBOX_PAYOUT_FAILURES[req.destination.pixKey] : undefined;
     const state = await this.once<PayoutState>(`payout:${req.externalId}`, failure ? { status: 'FAILED', ...failure } : { status: 'COMPLETED' });
     return state.status === 'FAILED' ? state : { status: 'SENT' };
   }
