@@ -7,7 +7,7 @@ import { buildDeps } from './deps.ts';
 import { assertUnlocked } from './db/lock.ts';
 import { assertPortFree, portInUse } from './http/port.ts';
 import { createLimiter } from './http/ratelimit.ts';
-import { JobRunner, sweeps } from './jobs/runner.ts';
+import { backgroundJobs } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
 import { tuneRuntime } from './runtime.ts';
 
@@ -30,7 +30,7 @@ async function serve(config: Config) {
   const limiter = createLimiter(config.redisUrl);
   const deps = buildDeps(config, database, { limiter });
   const app = await buildApp(deps);
-  const jobs = config.runJobs ? new JobRunner(sweeps(deps), config.jobIntervalMs, deps.log) : null;
+  const jobs = config.runJobs ? backgroundJobs(deps, { jobIntervalMs: config.jobIntervalMs, payoutIntervalMs: config.payouts.intervalMs }, deps.log) : null;
   const shutdown = async (signal: string) => {
     app.log.info({ signal }, 'shutting down');
     await app.close();
@@ -63,7 +63,7 @@ async function worker(config: Config) {
   const limiter = createLimiter(config.redisUrl);
   const deps = buildDeps(config, database, { limiter });
   const { log, webhooks } = deps;
-  const jobs = new JobRunner(sweeps(deps), config.jobIntervalMs, log);
+  const jobs = backgroundJobs(deps, { jobIntervalMs: config.jobIntervalMs, payoutIntervalMs: config.payouts.intervalMs }, log);
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'worker shutting down');
     await Promise.all([jobs.stop(), webhooks.close()]);

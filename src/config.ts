@@ -103,9 +103,21 @@ export interface AuthLimits {
   registrationsPerIpPerHour: number;
 }
 
+/** Production withdrawals held for an operator's approval (modules/withdrawals/review.ts). */
+export interface ReviewRules {
+  /** A withdrawal above this many cents waits for approval; 0: none does. */
+  aboveCents: number;
+  /** Cents a merchant may withdraw a day without approval; null: no limit. */
+  dailyLimitCents: number | null;
+}
+
 export interface PayoutConfig {
   /** How long a sandbox payout takes before it completes (or fails, for the magic keys). */
   sandboxDelayMs: number;
+  /** PAYOUT_INTERVAL_MS: how often the payout job looks for withdrawals to send (its own runner, so a withdrawal waits at most about this long). */
+  intervalMs: number;
+  /** PAYOUT_REVIEW_ABOVE_CENTS (default 500000; 0: none) and PAYOUT_DAILY_LIMIT_CENTS (default: none): production withdrawals held for an operator. */
+  review: ReviewRules;
 }
 
 export interface WebhookConfig {
@@ -287,7 +299,12 @@ function smtpConfig(env: Env, problems: string[]): string | null {
 }
 
 function payoutConfig(env: Env, problems: string[]): PayoutConfig {
-  return { sandboxDelayMs: int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems) };
+  const limit = env.PAYOUT_DAILY_LIMIT_CENTS?.trim() ? int(env, 'PAYOUT_DAILY_LIMIT_CENTS', 0, 100, 1_000_000_000_000, problems) : null;
+  return {
+    sandboxDelayMs: int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems),
+    intervalMs: int(env, 'PAYOUT_INTERVAL_MS', 1000, 50, 3_600_000, problems),
+    review: { aboveCents: int(env, 'PAYOUT_REVIEW_ABOVE_CENTS', 500_000, 0, 1_000_000_000_000, problems), dailyLimitCents: limit },
+  };
 }
 
 function webhookConfig(env: Env, problems: string[]): WebhookConfig {

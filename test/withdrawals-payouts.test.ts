@@ -28,7 +28,7 @@ describe('payout job', () => {
     assert.ok(n >= 1);
     const done = (await req(ctx.app, 'GET', `${W}/${w.id}`, m.k)).body.data;
     assert.equal(done.status, 'COMPLETED');
-    assert.match(done.externalId, /^payout_[0-9a-f]{32}$/);
+    assert.match(done.externalId, /^w[0-9a-f]{32}$/, 'our reference: letters and digits, at most 35 (a PSP idEnvio)');
     assert.ok(done.processedAt && done.completedAt);
     assert.ok(Date.parse(done.completedAt) >= Date.parse(done.processedAt));
     assert.equal(done.failedAt, null);
@@ -139,11 +139,12 @@ describe('payout job', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('the job runs inside the app’s sweeps with the configured delay', async () => {
-    const { sweeps } = await import('../src/jobs/runner.ts');
+  test('the job runs on its own runner (PAYOUT_INTERVAL_MS), not behind the other sweeps', async () => {
+    const { payoutSweeps, sweeps } = await import('../src/jobs/runner.ts');
+    assert.ok(!sweeps(ctx.app.deps).some((s) => s.name === 'process-payouts'));
     const m = await funded(20_000);
     const w = await withdraw(m.k, 2000);
-    const list = sweeps(ctx.app.deps);
+    const list = payoutSweeps(ctx.app.deps);
     const sweep = list.find((s) => s.name === 'process-payouts')!;
     assert.ok(sweep);
     await sweep.run(new Date());

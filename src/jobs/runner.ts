@@ -48,7 +48,6 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
     { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
-    { name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) },
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
     { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
     { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
@@ -56,6 +55,20 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     // Each connector's own (reconciliation, expiry asked to the provider, webhook registration).
     ...deps.connectors.sweeps(),
   ];
+}
+
+/** The payout job, on its own runner (PAYOUT_INTERVAL_MS): a withdrawal does not wait behind the other sweeps. */
+export const payoutSweeps = (deps: Pick<SweepDeps, 'withdrawals'>): Sweep[] => [{ name: 'process-payouts', batch: 50, run: (now) => processPayouts(deps.withdrawals, now, 50) }];
+
+/** A process's background work: the sweeps every JOB_INTERVAL_MS, the payout job every PAYOUT_INTERVAL_MS. */
+export function backgroundJobs(deps: SweepDeps, intervals: { jobIntervalMs: number; payoutIntervalMs: number }, log: FastifyBaseLogger) {
+  const runners = [new JobRunner(sweeps(deps), intervals.jobIntervalMs, log), new JobRunner(payoutSweeps(deps), intervals.payoutIntervalMs, log)];
+  return {
+    start: () => runners.forEach((r) => r.start()),
+    stop: async () => {
+      await Promise.all(runners.map((r) => r.stop()));
+    },
+  };
 }
 
 /**

@@ -6,11 +6,14 @@
 // learns later (a notification, a lookup, a sandbox simulation) reaches the payment core as
 // ProviderEvents through the ConnectorCore port, never by importing the core.
 import type { Db } from '../db/index.ts';
-import type { PixKeyType, Transaction } from '../db/types.ts';
+import type { Transaction } from '../db/types.ts';
 import { AppError } from '../http/errors.ts';
 import type { CardInput } from './card.ts';
 import type { LatePayment } from './late-payment.ts';
 import { FINAL_DEBIT_REASONS } from './pix-automatico.ts';
+import type { PayoutRail, PayoutState } from './payout.ts';
+
+export type { BankAccount, PayoutDestination, PayoutFailureReason, PayoutHealth, PayoutRail, PayoutRequest, PayoutSent, PayoutState } from './payout.ts';
 
 export const RAILS = ['PIX', 'CARD', 'BOLETO', 'PIX_AUTOMATICO', 'PAYOUT'] as const;
 export type Rail = (typeof RAILS)[number];
@@ -167,63 +170,6 @@ export interface RefundRequest {
  */
 export type RefundResult = { ok: true; reference: string; pending?: boolean } | { ok: false; reason: string; message: string };
 
-/**
- * An account a payout reaches by Pix without a key (the DICT's account data: a Pix, not a TED).
- * `holderDocument`: the holder's CPF or CNPJ, digits (CNPJ letters allowed).
- */
-export interface BankAccount {
-  /** The institution's ISPB: 8 digits. */
-  ispb: string;
-  /** Agência: 1-4 digits, without its check digit. */
-  branch: string;
-  /** Conta with its check digit, digits only (1-20). */
-  account: string;
-  accountType: 'checking' | 'savings' | 'payment' | 'salary';
-  holderName: string;
-  holderDocument: string;
-}
-
-/** Where a payout goes: a Pix key (resolved by the PSP in the DICT) or an account's data. */
-export type PayoutDestination = { type: 'pix_key'; pixKeyType: PixKeyType; pixKey: string } | { type: 'bank_account'; account: BankAccount };
-
-export interface PayoutRequest {
-  /**
-   * Our reference, chosen before the first call and sent on every retry: the same reference never
-   * pays twice. Letters and digits, at most 35 (PSPs' idEnvio).
-   */
-  externalId: string;
-  /** What reaches the merchant (the withdrawal's net amount). */
-  amountCents: number;
-  destination: PayoutDestination;
-  description: string | null;
-}
-
-/**
- * Why a payout failed for good (the merchant's money goes back to their wallet): the key is in no
- * DICT entry; the account does not exist or is closed; the holder's document does not match the
- * account; any other refusal by the PSP or the receiving bank.
- */
-export type PayoutFailureReason = 'PIX_KEY_NOT_FOUND' | 'ACCOUNT_NOT_FOUND' | 'ACCOUNT_CLOSED' | 'DOCUMENT_MISMATCH' | 'PAYOUT_REJECTED';
-
-/**
- * A send's answer: taken (its outcome follows by notification or findPayout; `providerId`: the PSP's
- * id of the transfer, e.g. the e2eId, when it gives one), refused for good (FAILED), or not taken
- * for a reason that is the platform's, not the merchant's (HELD: the platform's account at the PSP
- * lacks funds; nothing was sent, the same reference is sent again later).
- */
-export type PayoutSent =
-  | { status: 'SENT'; providerId?: string }
-  | { status: 'FAILED'; reason: PayoutFailureReason; message: string }
-  | { status: 'HELD'; reason: 'PLATFORM_FUNDS'; message: string };
-/** A payout as its connector holds it; null from findPayout: it has none with that reference. */
-export type PayoutState = { status: 'PROCESSING'; providerId?: string } | { status: 'COMPLETED'; providerId?: string } | { status: 'FAILED'; reason: PayoutFailureReason; message: string };
-
-/** What a payout connector can tell operators about itself (GET /api/admin/payouts/health). */
-export interface PayoutHealth {
-  /** The platform's balance at the PSP, in cents, where its API gives it; null otherwise. */
-  balanceCents: number | null;
-}
-
 /** A payment's fate as a connector reports it, to be applied by the payment core. */
 export interface ProviderEvent {
   transactionId: string;
@@ -318,13 +264,6 @@ export interface PixAutomaticoRail {
   /** Withdraws an authorisation (the subscription ended). One already final there is fine. */
   cancelMandate(recurrenceId: string): Promise<void>;
 }
-export interface PayoutRail {
-  sendPayout(req: PayoutRequest): Promise<PayoutSent>;
-  findPayout(reference: string): Promise<PayoutState | null>;
-  /** Asks the PSP (throws when it cannot be reached); absent: the connector has nothing to report but reachability by findPayout. */
-  payoutHealth?(): Promise<PayoutHealth>;
-}
-
 export interface RailApi {
   PIX: PixRail;
   CARD: CardRail;

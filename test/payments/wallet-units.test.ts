@@ -163,17 +163,20 @@ describe('sandbox payout connector', () => {
 
 describe('payout configuration', () => {
   const base = { JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789' };
-  it('defaults: no production payout connector, 2 s sandbox delay, 60 s janitor grace', async () => {
+  it('defaults: no production payout connector, 2 s sandbox delay, 1 s payout job, review above R$ 5.000, no daily limit, 60 s janitor grace', async () => {
     const { loadConfig } = await import('../../src/config.ts');
     const defaults = loadConfig(base);
-    assert.deepEqual([defaults.payouts, defaults.connectors.PAYOUT, defaults.janitorGraceSeconds], [{ sandboxDelayMs: 2000 }, [], 60]);
-    const set = loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '5' });
-    assert.deepEqual([set.payouts, set.connectors.PAYOUT, set.janitorGraceSeconds], [{ sandboxDelayMs: 0 }, ['sandbox'], 5]);
+    const review = { aboveCents: 500_000, dailyLimitCents: null };
+    assert.deepEqual([defaults.payouts, defaults.connectors.PAYOUT, defaults.janitorGraceSeconds], [{ sandboxDelayMs: 2000, intervalMs: 1000, review }, [], 60]);
+    const set = loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '5', PAYOUT_INTERVAL_MS: '250', PAYOUT_REVIEW_ABOVE_CENTS: '0', PAYOUT_DAILY_LIMIT_CENTS: '1000000' });
+    assert.deepEqual([set.payouts, set.connectors.PAYOUT, set.janitorGraceSeconds], [{ sandboxDelayMs: 0, intervalMs: 250, review: { aboveCents: 0, dailyLimitCents: 1_000_000 } }, ['sandbox'], 5]);
   });
   it('refuses an unknown provider and bad numbers', async () => {
     const { loadConfig, ConfigError } = await import('../../src/config.ts');
     assert.throws(() => loadConfig({ ...base, PAYOUT_PROVIDER: 'banco-x' }), (e: Error) => e instanceof ConfigError && /PAYOUT_PROVIDER/.test(e.message));
     assert.throws(() => loadConfig({ ...base, SANDBOX_PAYOUT_DELAY_MS: '-1' }), /SANDBOX_PAYOUT_DELAY_MS/);
     assert.throws(() => loadConfig({ ...base, JANITOR_GRACE_SECONDS: '0' }), /JANITOR_GRACE_SECONDS/);
+    assert.throws(() => loadConfig({ ...base, PAYOUT_REVIEW_ABOVE_CENTS: '-5' }), /PAYOUT_REVIEW_ABOVE_CENTS/);
+    assert.throws(() => loadConfig({ ...base, PAYOUT_DAILY_LIMIT_CENTS: 'lots' }), /PAYOUT_DAILY_LIMIT_CENTS/);
   });
 });

@@ -32,6 +32,7 @@ import * as m030 from './030_sandbox_operations.ts';
 import * as m031 from './031_chargebacks.ts';
 import * as m032 from './032_card_attempts.ts';
 import * as m033 from './033_saved_cards.ts';
+import * as m034 from './034_payouts.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '031_chargebacks': m031,
   '032_card_attempts': m032,
   '033_saved_cards': m033,
+  '034_payouts': m034,
 };

@@ -4,6 +4,24 @@ import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
 
 export type WithdrawalStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 export type PixKeyType = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random';
+/**
+ * An account a payout reaches by Pix without a key (the DICT's account data: a Pix, not a TED).
+ * `holderDocument`: the holder's CPF or CNPJ, digits (CNPJ letters allowed).
+ */
+export interface BankAccount {
+  /** The institution's ISPB: 8 digits. */
+  ispb: string;
+  /** Agência: 1-4 digits, without its check digit. */
+  branch: string;
+  /** Conta with its check digit, digits only (1-20). */
+  account: string;
+  accountType: 'checking' | 'savings' | 'payment' | 'salary';
+  holderName: string;
+  holderDocument: string;
+}
+
+/** ABOVE_REVIEW_THRESHOLD: more than PAYOUT_REVIEW_ABOVE_CENTS; DAILY_LIMIT: past PAYOUT_DAILY_LIMIT_CENTS today. */
+export type WithdrawalHold = 'ABOVE_REVIEW_THRESHOLD' | 'DAILY_LIMIT';
 
 export interface WithdrawalsTable {
   id: string;
@@ -13,9 +31,21 @@ export interface WithdrawalsTable {
   fee_cents: number;
   net_amount_cents: number;
   status: WithdrawalStatus;
-  pix_key_type: PixKeyType;
-  pix_key: string;
+  /** The destination: a Pix key (both set) or an account's data (bank_account); never both. */
+  pix_key_type: PixKeyType | null;
+  pix_key: string | null;
+  bank_account: ColumnType<BankAccount | null, string | null | undefined, string | null>;
   description: string | null;
+  /** Our reference at the payout connector, chosen when it is first claimed and kept for every retry. */
+  payout_ref: string | null;
+  /** Production only: why it waits for an operator's approval (null: it does not, or was approved). */
+  hold: WithdrawalHold | null;
+  approved_at: NullableTimestamp;
+  approved_by: string | null;
+  /** The platform's account at the PSP lacked funds: sent again from then on. */
+  next_attempt_at: NullableTimestamp;
+  /** What the connector last said when it could not take the payout (for operators). */
+  last_error: string | null;
   /** Payout provider that took it (set when it moves to PROCESSING; 'manual' when an operator settled it). */
   provider: string | null;
   external_id: string | null;

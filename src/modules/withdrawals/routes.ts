@@ -3,8 +3,10 @@ import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
 import type { WithdrawalDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
-import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, WalletBalance, WithdrawalListResponse, WithdrawalResponse } from './schemas.ts';
-import { adminListWithdrawals, adminWithdrawalView, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, walletBalance, withdrawalView } from './service.ts';
+import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, PayoutHealthView, SimulateWithdrawalBody, WalletBalance, WithdrawalListResponse, WithdrawalResponse, WithdrawalView } from './schemas.ts';
+import { payoutHealth } from './health.ts';
+import { approveWithdrawal } from './review.ts';
+import { adminListWithdrawals, adminWithdrawalView, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, simulateWithdrawal, walletBalance, withdrawalView } from './service.ts';
 
 
 /** The options of withdrawalRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -87,8 +89,54 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
     },
   );
 
+  app.post(
+    '/api/withdraws/:id/simulate',
+    {
+      config: { auth: { key: 'withdrawals:write', token: true } },
+      schema: {
+        tags,
+        operationId: 'simulateWithdrawal',
+        summary: 'Sandbox: settle a development withdrawal as the PSP would (development keys only)',
+        description:
+          'PENDING or PROCESSING -> COMPLETED, or FAILED with reason (default PAYOUT_REJECTED: funds back to available, withdrawal.failed), so an integration can be built for both. 403 with a production key; 400 INVALID_STATE_TRANSITION once it is settled.',
+        params: IdParams,
+        body: SimulateWithdrawalBody,
+        response: { 200: Type.Object({ message: Type.String(), data: WithdrawalView }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const outcome = req.body.outcome === 'COMPLETED' ? ({ status: 'COMPLETED' } as const) : ({ status: 'FAILED', reason: req.body.reason ?? 'PAYOUT_REJECTED' } as const);
+      return { message: `Withdrawal ${outcome.status.toLowerCase()} (simulated)`, data: withdrawalView(await simulateWithdrawal(withdrawals, req.auth, req.params.id, outcome)) };
+    },
+  );
+
   // --- Withdrawals ---------------------------------------------------------------------------
   const withdrawalTags = ['Operator: withdrawals'];
+  app.post(
+    '/api/admin/withdrawals/:id/approve',
+    {
+      config: ADMIN,
+      preValidation: emptyBodyIsObject,
+      schema: {
+        tags: withdrawalTags,
+        operationId: 'adminApproveWithdrawal',
+        summary: 'Approve a production withdrawal held for review (the payout job sends it)',
+        description: 'Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS (holdReason). Not your own account (403).',
+        params: IdParams,
+        body: Type.Object({}, { additionalProperties: false }),
+        response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ message: 'Withdrawal approved', data: adminWithdrawalView(await approveWithdrawal(withdrawals, req.auth.userId, req.params.id)) }),
+  );
+  app.get(
+    '/api/admin/payouts/health',
+    {
+      config: ADMIN,
+      schema: { tags: withdrawalTags, operationId: 'adminPayoutHealth', summary: 'Automatic payouts: provider reachable, its balance, last success, what waits', response: { 200: PayoutHealthView, ...errors(401, 403) } },
+    },
+    async () => payoutHealth(withdrawals),
+  );
   app.get(
     '/api/admin/withdrawals',
     {

@@ -8,15 +8,32 @@ const PixKeyType = Type.Union((['cpf', 'cnpj', 'email', 'phone', 'random'] as co
 export const MIN_WITHDRAWAL_CENTS = 100;
 export const MAX_WITHDRAWAL_CENTS = 10_000_000;
 
+export const BANK_ACCOUNT_TYPES = ['checking', 'savings', 'payment', 'salary'] as const;
+/** An account reached by Pix with its data instead of a key (the DICT's fields; still a Pix, not a TED). */
+export const BankAccountSchema = Type.Object(
+  {
+    ispb: Type.String({ pattern: '^[0-9]{8}$', description: "The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú)" }),
+    branch: Type.String({ pattern: '^[0-9]{1,4}$', description: 'Agência, without its check digit' }),
+    account: Type.String({ pattern: '^[0-9]{1,20}$', description: 'Conta with its check digit, digits only' }),
+    accountType: Type.Union(BANK_ACCOUNT_TYPES.map((t) => Type.Literal(t)), { description: 'checking (corrente), savings (poupança), payment (pagamento), salary (salário)' }),
+    holderName: Type.String({ minLength: 1, maxLength: 100 }),
+    holderDocument: Type.String({ minLength: 11, maxLength: 18, description: "The holder's CPF or CNPJ (punctuation allowed); must match the account" }),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateWithdrawalBody = Type.Object(
   {
     amountCents: Type.Integer({ minimum: MIN_WITHDRAWAL_CENTS, maximum: MAX_WITHDRAWAL_CENTS, description: 'Taken from the available balance; the fee comes out of it (netAmount = amountCents - feeCents)' }),
-    pixKeyType: { ...PixKeyType, description: 'Origin spellings accepted: upper case (CPF, EMAIL, ...) and EVP for random; omitted, it is inferred from pixKey (docs/compatibility.md)' },
-    pixKey: Type.String({ minLength: 1, maxLength: 100, description: 'cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP)' }),
+    pixKeyType: Type.Optional({ ...PixKeyType, description: 'Origin spellings accepted: upper case (CPF, EMAIL, ...) and EVP for random; omitted, it is inferred from pixKey (docs/compatibility.md)' }),
+    pixKey: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP). Required unless bankAccount is given' })),
+    bankAccount: Type.Optional({ ...BankAccountSchema, description: 'Instead of pixKey: the account the Pix goes to, by its data' }),
     description: Type.Optional(Type.String({ maxLength: 140 })),
   },
   { additionalProperties: false },
 );
+
+export const WITHDRAWAL_HOLDS = ['ABOVE_REVIEW_THRESHOLD', 'DAILY_LIMIT'] as const;
 
 /** The spec's Withdrawal fields (netAmount is in cents), plus the description given at creation. */
 export const WithdrawalView = Type.Object({
@@ -26,11 +43,15 @@ export const WithdrawalView = Type.Object({
   feeCents: Type.Integer(),
   netAmount: Type.Integer({ description: 'cents: amountCents - feeCents, what reaches the PIX key' }),
   status: Status,
-  pixKeyType: Type.String(),
-  pixKey: Type.String(),
+  pixKeyType: Nullable(Type.String({ description: 'null for a withdrawal to bankAccount' })),
+  pixKey: Nullable(Type.String()),
+  bankAccount: Nullable(BankAccountSchema),
   description: Nullable(Type.String()),
-  externalId: Nullable(Type.String({ description: 'Payout reference, set when processing starts' })),
-  failureReason: Nullable(Type.String()),
+  externalId: Nullable(Type.String({ description: "The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts)" })),
+  failureReason: Nullable(Type.String({ description: 'Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator\'s words)' })),
+  failureMessage: Nullable(Type.String({ description: 'failureReason in pt-BR words for the merchant' })),
+  holdReason: Nullable(Type.Union(WITHDRAWAL_HOLDS.map((h) => Type.Literal(h)), { description: 'Production: waits for an operator to approve it (above the review threshold, or past the daily limit); null once approved' })),
+  approvedAt: Nullable(Timestamp),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   processedAt: Nullable(Timestamp),
@@ -55,7 +76,16 @@ export const WalletBalance = Type.Object({
   totalCents: Type.Integer({ description: 'availableCents + pendingCents (the origin gateway\'s total)' }),
 });
 
-export const AdminWithdrawalView = Type.Intersect([WithdrawalView, Type.Object({ livemode: Type.Boolean(), provider: Nullable(Type.String()) })]);
+export const AdminWithdrawalView = Type.Intersect([
+  WithdrawalView,
+  Type.Object({
+    livemode: Type.Boolean(),
+    provider: Nullable(Type.String()),
+    payoutAttempts: Type.Integer(),
+    nextAttemptAt: Nullable(Timestamp),
+    lastError: Nullable(Type.String({ description: 'What the payout connector last said when it could not take it' })),
+  }),
+]);
 export const AdminWithdrawalsQuery = Type.Object(
   {
     ...PageQuery,
@@ -65,3 +95,27 @@ export const AdminWithdrawalsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PAYOUT_FAILURE_REASONS = ['PIX_KEY_NOT_FOUND', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_CLOSED', 'DOCUMENT_MISMATCH', 'PAYOUT_REJECTED'] as const;
+export const SimulateWithdrawalBody = Type.Object(
+  {
+    outcome: Type.Union([Type.Literal('COMPLETED'), Type.Literal('FAILED')]),
+    reason: Type.Optional(Type.Union(PAYOUT_FAILURE_REASONS.map((r) => Type.Literal(r)), { description: 'For FAILED (default PAYOUT_REJECTED)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PayoutHealthView = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('attention')]),
+  problems: Type.Array(Type.String()),
+  provider: Nullable(Type.String({ description: 'PAYOUT_PROVIDER; null: production withdrawals are paid by hand' })),
+  reachable: Nullable(Type.Boolean()),
+  balanceCents: Nullable(Type.Integer({ description: "The platform's balance at the provider, where its API gives it" })),
+  error: Nullable(Type.String()),
+  lastCompletedAt: Nullable(Timestamp),
+  pending: Type.Integer(),
+  heldForReview: Type.Integer(),
+  heldForFunds: Type.Integer({ description: "Waiting because the platform's account lacked funds (sent again with backoff)" }),
+  processing: Type.Integer(),
+  oldestPendingAt: Nullable(Timestamp),
+});

@@ -15,17 +15,19 @@ import type { Static } from '@sinclair/typebox';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
-import { badRequest, notFound, ownAccount, validation } from '../../http/errors.ts';
+import { badRequest, forbidden, notFound, ownAccount, validation } from '../../http/errors.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
-import { maskDocument } from '../../payments/documents.ts';
+import type { ConnectorLog } from '../../payments/connector.ts';
 import type { ConnectorRegistry } from '../../payments/registry.ts';
-import { validatePixKey } from '../../payments/pix-keys.ts';
 import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
 import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
+import { checkDestination, destinationLabel, failureMessage, maskedDestination } from './destination.ts';
+import type { ReviewRules } from '../../config.ts';
+import { holdFor } from './review.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -38,9 +40,13 @@ export function withdrawalView(w: Withdrawal) {
     status: w.status,
     pixKeyType: w.pix_key_type,
     pixKey: w.pix_key,
+    bankAccount: w.bank_account,
     description: w.description,
     externalId: w.external_id,
     failureReason: w.failure_reason,
+    failureMessage: failureMessage(w.failure_reason),
+    holdReason: w.hold,
+    approvedAt: w.approved_at,
     createdAt: w.created_at,
     updatedAt: w.updated_at,
     processedAt: w.processed_at,
@@ -50,14 +56,12 @@ export function withdrawalView(w: Withdrawal) {
 }
 
 export function adminWithdrawalView(w: Withdrawal) {
-  return { ...withdrawalView(w), livemode: w.livemode, provider: w.provider };
+  return { ...withdrawalView(w), livemode: w.livemode, provider: w.provider, payoutAttempts: w.payout_attempts, nextAttemptAt: w.next_attempt_at, lastError: w.last_error };
 }
 
-/** Event payload: the view with CPF/CNPJ keys masked (spec: documents are masked in payloads). */
-function eventData(w: Withdrawal) {
-  const view = withdrawalView(w);
-  if (w.pix_key_type === 'cpf' || w.pix_key_type === 'cnpj') view.pixKey = maskDocument(w.pix_key);
-  return { ...view, livemode: w.livemode };
+/** Event payload: the view with CPF/CNPJ keys and the holder's document masked (spec: documents are masked in payloads). */
+export function eventData(w: Withdrawal) {
+  return { ...withdrawalView(w), ...maskedDestination(w), livemode: w.livemode };
 }
 
 export async function walletBalance(db: Executor, scope: Scope) {
@@ -75,15 +79,14 @@ export interface WithdrawalDeps {
   connectors: ConnectorRegistry;
   /** A payout whose outcome is unknown this long is asked about by the janitor (followPayouts). */
   janitorGraceSeconds: number;
+  /** Production withdrawals held for an operator: above `aboveCents` (0: none), or past `dailyLimitCents` a day (null: no limit). */
+  review: ReviewRules;
+  log: ConnectorLog;
 }
 
 export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
   const { db, fees } = deps;
-  const key = validatePixKey(input.pixKeyType, input.pixKey);
-  if (!key.ok) {
-    if (input.pixKeyType === 'cpf' || input.pixKeyType === 'cnpj') throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ PIX key', [{ field: 'pixKey', message: key.reason }]);
-    throw validation('pixKey', key.reason);
-  }
+  const destination = checkDestination(input);
   const fee = (await fees.of(scope.userId)).withdrawalCents;
   if (input.amountCents <= fee) throw validation('amountCents', `must be more than the withdrawal fee (${fee} cents)`);
   if (scope.livemode) await requireApprovedKyc(db, scope.userId, 'A production withdrawal');
@@ -108,8 +111,9 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
         fee_cents: fee,
         net_amount_cents: input.amountCents - fee,
         status: 'PENDING',
-        pix_key_type: input.pixKeyType,
-        pix_key: key.normalized,
+        ...destination,
+        bank_account: destination.bank_account && JSON.stringify(destination.bank_account),
+        hold: scope.livemode ? await holdFor(trx, scope, input.amountCents, deps.review, now) : null,
         description,
         created_at: now,
         updated_at: now,
@@ -120,7 +124,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
       kind: 'withdrawal',
       referenceType: 'withdrawal',
       referenceId: w.id,
-      description: `Withdrawal to PIX key (${w.pix_key_type}) requested`,
+      description: `Withdrawal to ${destinationLabel(w)} requested`,
       postings: [
         { account: 'available', amount: -w.amount_cents },
         { account: 'reserved', amount: w.amount_cents },
@@ -188,7 +192,7 @@ export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outc
     await deps.ledger.post(trx, scope, {
       kind: 'withdrawal_paid',
       ...ref,
-      description: `Withdrawal paid to PIX key (${w.pix_key_type})`,
+      description: `Withdrawal paid to ${destinationLabel(w)}`,
       postings: [
         { account: 'reserved', amount: -w.amount_cents },
         { account: 'external', amount: w.net_amount_cents },
@@ -243,22 +247,44 @@ export async function settleByHand(deps: WithdrawalDeps, operatorId: string, id:
     if (!w.livemode) {
       throw badRequest('INVALID_STATE_TRANSITION', 'Development withdrawals are paid by the sandbox, not by hand', [{ field: 'livemode', message: 'only production withdrawals can be settled by an operator' }]);
     }
-    if (w.status !== 'PENDING' && w.status !== 'PROCESSING') throw transitionError(w.status, outcome.status, 'only PENDING or PROCESSING withdrawals can be settled');
-    const at = new Date();
     const reason = outcome.status === 'FAILED' ? sanitizeText(outcome.reason) : '';
     if (outcome.status === 'FAILED' && !reason) throw validation('reason', 'must contain text');
-    const processing = await trx
-      .updateTable('withdrawals')
-      .set({
-        status: 'PROCESSING',
-        provider: w.provider ?? 'manual',
-        processed_at: w.processed_at ?? at,
-        external_id: (outcome.status === 'COMPLETED' && outcome.externalId) || w.external_id || `manual_${w.id.replace(/-/g, '')}`,
-        updated_at: at,
-      })
-      .where('id', '=', w.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return finish(deps, trx, processing, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason });
+    const externalId = outcome.status === 'COMPLETED' ? outcome.externalId : undefined;
+    return settleNow(deps, trx, w, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason }, w.provider ?? 'manual', externalId);
   });
+}
+
+/**
+ * Sandbox: the merchant plays the PSP and settles a development withdrawal not yet settled
+ * (PENDING or PROCESSING), so it can build for withdrawal.failed; the payout job's late answer
+ * then changes nothing (it is guarded by the status).
+ */
+export async function simulateWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string, outcome: Outcome): Promise<Withdrawal> {
+  if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
+  return inTx(deps.db, async (trx) => {
+    const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', false).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!w) throw notFound('Withdrawal');
+    return settleNow(deps, trx, w, outcome, 'sandbox');
+  });
+}
+
+/** PENDING or PROCESSING -> the outcome, on a locked row: through PROCESSING (its reference kept or made) to finish(). */
+async function settleNow(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome, provider: string, externalId?: string): Promise<Withdrawal> {
+  if (w.status !== 'PENDING' && w.status !== 'PROCESSING') throw transitionError(w.status, outcome.status, 'only PENDING or PROCESSING withdrawals can be settled');
+  const at = new Date();
+  const processing = await trx
+    .updateTable('withdrawals')
+    .set({
+      status: 'PROCESSING',
+      provider: w.provider ?? provider,
+      processed_at: w.processed_at ?? at,
+      external_id: externalId || w.external_id || `${provider}_${w.id.replace(/-/g, '')}`,
+      hold: null,
+      next_attempt_at: null,
+      updated_at: at,
+    })
+    .where('id', '=', w.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return finish(deps, trx, processing, outcome);
 }

@@ -80,6 +80,14 @@ export const SANDBOX_PAYOUT_FAILURES: Record<string, { reason: PayoutFailureReas
   '00000000-0000-4000-8000-000000000002': REJECTED,
 };
 
+/** Sandbox payouts to these account numbers (bankAccount.account) fail; every other account is paid. */
+export const SANDBOX_ACCOUNT_FAILURES: Record<string, { reason: PayoutFailureReason; message: string }> = {
+  '9990001': { reason: 'ACCOUNT_NOT_FOUND', message: 'No such account at the receiving institution' },
+  '9990002': { reason: 'ACCOUNT_CLOSED', message: 'The receiving account is closed' },
+  '9990003': { reason: 'DOCUMENT_MISMATCH', message: "The holder's document does not match the account" },
+  '9990004': REJECTED,
+};
+
 /** How long the sandbox keeps its books (a reference older than this is not retried by anyone). */
 const KEPT_DAYS = 30;
 
@@ -228,10 +236,11 @@ export class SandboxConnector implements Connector {
     return { ok: true };
   }
 
-  /** Takes `SANDBOX_PAYOUT_DELAY_MS` (a transfer takes a moment); the magic keys are refused, the rest paid. */
+  /** Takes `SANDBOX_PAYOUT_DELAY_MS` (a transfer takes a moment); the magic keys and accounts are refused, the rest paid. */
   async sendPayout(req: PayoutRequest): Promise<PayoutSent> {
     if (this.payoutDelayMs > 0) await sleep(this.payoutDelayMs);
-    const failure = req.destination.type === 'pix_key' ? SANDBOX_PAYOUT_FAILURES[req.destination.pixKey] : undefined;
+    const d = req.destination;
+    const failure = d.type === 'pix_key' ? SANDBOX_PAYOUT_FAILURES[d.pixKey] : SANDBOX_ACCOUNT_FAILURES[d.account.account];
     const state = await this.once<PayoutState>(`payout:${req.externalId}`, failure ? { status: 'FAILED', ...failure } : { status: 'COMPLETED' });
     return state.status === 'FAILED' ? state : { status: 'SENT' };
   }
