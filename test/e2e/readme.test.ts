@@ -79,13 +79,14 @@ test('the README walkthrough works as written, and again on a second run', { ski
   assert.match(o, /"status": "FAILED",\s*"failureReason": "CARD_DECLINED"/, o);
   assert.match(o, /"status": "PARTIALLY_REFUNDED",\s*"amountCents": 7990,\s*"refundedCents": 1000/, o);
   assert.match(o, /"status": "REFUNDED",\s*"refundedCents": 7990/, o);
-  // docs/sandbox.md's chargeback and docs/cards.md's saved card and one-click purchase, as written.
-  const cards = spawnSync('bash', ['-c', `set -u\n${script}\n${block('docs/sandbox.md', '## Chargebacks')}\n${block('docs/cards.md', '# Saved cards')}`], { encoding: 'utf8', timeout: 60_000 });
+  // docs/sandbox.md's chargeback, docs/cards.md's saved card and one-click purchase, and sandbox.md's failed withdrawal, as written.
+  const cards = spawnSync('bash', ['-c', `set -u\n${script}\n${block('docs/sandbox.md', '## Chargebacks')}\n${block('docs/cards.md', '# Saved cards')}\n${block('docs/sandbox.md', '## Payouts')}`], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(cards.status, 0, cards.stderr);
   assert.match(cards.stdout, /"status": "CHARGEBACK"/, cards.stdout);
   assert.match(cards.stdout, /"status": "CONTESTED",\s*"response": "CONTESTED"/, cards.stdout);
   assert.match(cards.stdout, /"status": "PAID",\s*"chargeback": "WON"/, cards.stdout);
   assert.match(cards.stdout, /"status": "PAID",\s*"card": \{/, `the one-click purchase\n${cards.stdout}`);
+  assert.match(cards.stdout, /"status": "FAILED",\s*"failureReason": "DOCUMENT_MISMATCH",\s*"failureMessage": "O CPF\/CNPJ/, `a withdrawal failed by simulate\n${cards.stdout}`);
   server.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
 });
