@@ -113,6 +113,7 @@ describe('production payouts: review, limits, funds, notifications, health', () 
     assert.equal(a.holdReason, null);
     const b = (await req(live.app, 'POST', W, lk, wBody(10_000))).body.data;
     assert.equal(b.holdReason, 'DAILY_LIMIT');
+    assertMessageOnly(await req(live.app, 'POST', `${W}/${b.id}/simulate`, lk, { outcome: 'FAILED' }), 403);
     await runPayouts(live, connectors);
     assert.equal(psp.sends.length, 1);
     assert.equal((await req(live.app, 'GET', `${W}/${a.id}`, lk)).body.data.status, 'PROCESSING');

@@ -260,10 +260,10 @@ export async function settleByHand(deps: WithdrawalDeps, operatorId: string, id:
  * then changes nothing (it is guarded by the status).
  */
 export async function simulateWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string, outcome: Outcome): Promise<Withdrawal> {
-  if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
   return inTx(deps.db, async (trx) => {
-    const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', false).where('id', '=', id).forUpdate().executeTakeFirst();
+    const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
+    if (w.livemode) throw forbidden('Simulation is only available with development (test) keys');
     return settleNow(deps, trx, w, outcome, 'sandbox');
   });
 }
