@@ -60,6 +60,34 @@ export function prepared(family: string, text: string): string {
   return text;
 }
 
+/*
+ * Every other statement a process sends again and again is prepared as well, once seen AUTO_AFTER
+ * times (PostgreSQL only): a card payment's PAID change is ~15 small statements, and their parse and
+ * bind (planning) cost PostgreSQL more than their execution (2.7 ms of 5.1 ms, bench/HISTORY.md
+ * 2026-11-28). Only plain DML (select, insert, update, delete, with) and at most AUTO_MAX texts, so
+ * texts that vary (IN lists, multi-row VALUES) cannot grow the per-connection caches without bound.
+ */
+const AUTO_AFTER = 3;
+const AUTO_MAX = 512;
+const COUNTED_MAX = 4096;
+const autoNames = new Map<string, string>();
+const seenTimes = new Map<string, number>();
+const DML = /^\s*(select|insert|update|delete|with)\b/i;
+
+function autoName(text: string): string | undefined {
+  const named = autoNames.get(text);
+  if (named || autoNames.size >= AUTO_MAX || text.length > 8192 || !DML.test(text)) return named;
+  const times = (seenTimes.get(text) ?? 0) + 1;
+  if (times < AUTO_AFTER) {
+    if (seenTimes.size < COUNTED_MAX || seenTimes.has(text)) seenTimes.set(text, times);
+    return undefined;
+  }
+  seenTimes.delete(text);
+  const name = `auto_${autoNames.size + 1}`;
+  autoNames.set(text, name);
+  return name;
+}
+
 /** The statement name of a registered text, for raw pg callers (the benchmark's SQL floor). */
 export const preparedName = (text: string): string | undefined => preparedNames.get(text);
 
@@ -83,7 +111,7 @@ function usePrepared(client: pg.PoolClient): void {
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
     if (args.length !== 2 || typeof args[0] !== 'string' || !Array.isArray(args[1])) return query.apply(this, args);
     const [text, values] = args as [string, unknown[]];
-    const name = preparedNames.get(text);
+    const name = preparedNames.get(text) ?? autoName(text);
     if (!name) return send(this, { text, values });
     const run = () => send(this, { name, text, values });
     const stale = c.getTransactionStatus() === 'I' && name in c.connection.parsedStatements;
