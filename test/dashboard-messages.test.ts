@@ -23,6 +23,12 @@ test('the API\'s field messages in Portuguese, bounds in the field\'s unit', () 
     ['reason', 'is required to reject: the merchant is told why', 'VALIDATION_ERROR', 'Informe o motivo: o lojista recebe esta explicação.'],
     ['document', 'is not a valid CPF or CNPJ', 'INVALID_DOCUMENT', 'CPF ou CNPJ inválido: confira os números.'],
     ['email', 'is already registered', 'EMAIL_ALREADY_REGISTERED', 'Já existe uma conta com este e-mail.'],
+    ['bankAccount.ispb', 'must match pattern "^[0-9]{8}$"', 'VALIDATION_ERROR', 'Escolha o banco ou informe o ISPB dele, com 8 números.'],
+    ['bankAccount.branch', 'must match pattern "^[0-9]{1,4}$"', 'VALIDATION_ERROR', 'Use a agência com até 4 números, sem o dígito.'],
+    ['bankAccount.account', 'must match pattern "^[0-9]{1,20}$"', 'VALIDATION_ERROR', 'Use a conta com o dígito, só números (até 20).'],
+    ['bankAccount.holderDocument', 'must NOT have fewer than 11 characters', 'VALIDATION_ERROR', 'Informe o CPF ou o CNPJ completo.'],
+    ['bankAccount.holderDocument', 'Invalid CPF check digits', 'INVALID_DOCUMENT', 'CPF ou CNPJ inválido: confira os números.'],
+    ['bankAccount.holderName', 'must contain text', 'VALIDATION_ERROR', 'Preencha este campo.'],
     ['foo', 'is not an allowed field', 'VALIDATION_ERROR', 'Este campo não é aceito.'],
     ['url', 'resolves to a private address', 'VALIDATION_ERROR', 'Valor inválido neste campo.'],
   ];

@@ -95,7 +95,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await checkScreen('money-statement');
     await page.getByRole('link', { name: 'Saques' }).click();
     await page.getByLabel('Valor (R$)').fill('5.000,00');
-    await page.getByLabel('Chave PIX', { exact: true }).fill('52998224725');
+    await page.getByRole('textbox', { name: 'Chave PIX' }).fill('52998224725'); // the radio "Chave PIX" (to a key, not an account) is chosen
     await page.getByRole('button', { name: 'Solicitar saque' }).click();
     await page.locator('.form-error', { hasText: 'Saldo insuficiente' }).waitFor();
     assert.equal(await page.getByLabel('Valor (R$)').getAttribute('aria-invalid'), 'true');

@@ -22,12 +22,13 @@ export interface DashboardRun {
   close(): Promise<void>;
 }
 
-export async function startDashboard(errors: { page: string[]; csp: string[] }): Promise<DashboardRun> {
+/** `env`: the app's own settings on top of the kit's (a payout provider, review limits...). */
+export async function startDashboard(errors: { page: string[]; csp: string[] }, opts: { env?: Record<string, string> } = {}): Promise<DashboardRun> {
   await buildDashboard();
   const receiver = await startReceiver();
   // Automatic retries an hour away: a delivery refused in a test is retried by the test's own
   // "Reenviar agora", never by the 5 s default racing it on a slow machine.
-  const { ctx, base } = await servedApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.certFile, WEBHOOK_RETRY_SCHEDULE_MS: '3600000' } });
+  const { ctx, base } = await servedApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_CA_FILE: receiver.certFile, WEBHOOK_RETRY_SCHEDULE_MS: '3600000', ...opts.env } });
   await ctx.app.deps.webhooks.dispatcher.start();
   const browser = await launchBrowser();
   const newSession = async () => {

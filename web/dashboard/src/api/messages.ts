@@ -61,9 +61,14 @@ const PATTERN_HINTS: Record<string, string> = {
   phone: 'Use o formato +5511999990000.',
   zipCode: 'Use o CEP com 8 números, como 01001-000.',
   state: 'Use a sigla do estado, como SP.',
+  // A withdrawal to an account, by the field's whole path.
+  'bankAccount.ispb': 'Escolha o banco ou informe o ISPB dele, com 8 números.',
+  'bankAccount.branch': 'Use a agência com até 4 números, sem o dígito.',
+  'bankAccount.account': 'Use a conta com o dígito, só números (até 20).',
 };
 
-type Rule = [RegExp, (m: RegExpMatchArray, field: string) => string];
+/** A rule's words for the message it matched, or null to leave it to the rules after it. */
+type Rule = [RegExp, (m: RegExpMatchArray, field: string) => string | null];
 
 /** The API's field messages, most specific first. */
 const RULES: Rule[] = [
@@ -75,6 +80,7 @@ const RULES: Rule[] = [
   [/^is required to reject/, () => 'Informe o motivo: o lojista recebe esta explicação.'],
   [/^must NOT have fewer than 1 characters$|^must contain text|^is required/, () => 'Preencha este campo.'],
   [/^must have required property/, () => 'Preencha este campo.'],
+  [/^must NOT have fewer than \d+ characters$/, (_m, f) => (/Document$/.test(f) ? 'Informe o CPF ou o CNPJ completo.' : null)],
   [/^must NOT have fewer than (\d+) characters$/, (m) => `Use pelo menos ${m[1]} caracteres.`],
   [/^must NOT have more than (\d+) characters$/, (m) => `Use no máximo ${m[1]} caracteres.`],
   [/^must NOT have fewer than 1 items$/, () => 'Escolha pelo menos uma opção.'],
@@ -86,7 +92,7 @@ const RULES: Rule[] = [
   [/^must be < (-?\d+)$/, (m, f) => `Precisa ser menor que ${quantity(f, Number(m[1]))}.`],
   [/^must be integer( or null)?$/, (_m, f) => (isMoney(f) ? 'Informe um valor em reais, como 1.234,56.' : 'Informe um número inteiro.')],
   [/^must be one of: /, () => 'Escolha uma das opções.'],
-  [/^must match pattern/, (_m, f) => PATTERN_HINTS[f.split('.').pop()!] ?? 'Formato inválido.'],
+  [/^must match pattern/, (_m, f) => PATTERN_HINTS[f] ?? PATTERN_HINTS[f.split('.').pop()!] ?? 'Formato inválido.'],
   [/^is not an allowed field$/, () => 'Este campo não é aceito.'],
   [/^needs (\d+) cents available, the balance is (-?\d+)$/, (m) => `Saldo disponível insuficiente: são necessários ${brl(Number(m[1]))} e há ${brl(Number(m[2]))}.`],
   [/^at most (\d+) cents can still be refunded$/, (m) => `Ainda é possível estornar no máximo ${brl(Number(m[1]))}.`],
@@ -128,7 +134,8 @@ export function fieldMessage(field: string, message: string, code?: string): str
   if (code && CODE_FIELD_MESSAGES[code]) return CODE_FIELD_MESSAGES[code];
   for (const [re, say] of RULES) {
     const m = re.exec(message);
-    if (m) return say(m, field);
+    const said = m && say(m, field);
+    if (said) return said;
   }
   return 'Valor inválido neste campo.';
 }

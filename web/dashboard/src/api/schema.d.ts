@@ -195,6 +195,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/payouts/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Automatic payouts: provider reachable, its balance, last success, what waits */
+        get: operations["adminPayoutHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/withdrawals": {
         parameters: {
             query?: never;
@@ -206,6 +223,26 @@ export interface paths {
         get: operations["adminListWithdrawals"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/withdrawals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a production withdrawal held for review (the payout job sends it)
+         * @description Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS (holdReason). Not your own account (403).
+         */
+        post: operations["adminApproveWithdrawal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2494,6 +2531,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/withdraws/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: settle a development withdrawal as the PSP would (development keys only)
+         * @description PENDING or PROCESSING -> COMPLETED, or FAILED with reason (default PAYOUT_REJECTED: funds back to available, withdrawal.failed), so an integration can be built for both. 403 with a production key; 400 INVALID_STATE_TRANSITION once it is settled.
+         */
+        post: operations["simulateWithdrawal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/withdraws/balance": {
         parameters: {
             query?: never;
@@ -4357,6 +4414,113 @@ export interface operations {
             };
         };
     };
+    adminPayoutHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The platform's balance at the provider, where its API gives it */
+                        balanceCents: number | null;
+                        /** @description The same values as `status`, `problems`, `provider`, `reachable`, `balanceCents`, `error`, `lastCompletedAt`, `pending`, `heldForReview`, `heldForFunds`, `processing`, `oldestPendingAt` (origin-compatible envelope) */
+                        data: {
+                            /** @description The platform's balance at the provider, where its API gives it */
+                            balanceCents: number | null;
+                            error: string | null;
+                            /** @description Waiting because the platform's account lacked funds (sent again with backoff) */
+                            heldForFunds: number;
+                            heldForReview: number;
+                            /** Format: date-time */
+                            lastCompletedAt: string | null;
+                            /** Format: date-time */
+                            oldestPendingAt: string | null;
+                            pending: number;
+                            problems: string[];
+                            processing: number;
+                            /** @description PAYOUT_PROVIDER; null: production withdrawals are paid by hand */
+                            provider: string | null;
+                            reachable: boolean | null;
+                            status: "ok" | "attention";
+                        };
+                        error: string | null;
+                        /** @description Waiting because the platform's account lacked funds (sent again with backoff) */
+                        heldForFunds: number;
+                        heldForReview: number;
+                        /** Format: date-time */
+                        lastCompletedAt: string | null;
+                        /** Format: date-time */
+                        oldestPendingAt: string | null;
+                        pending: number;
+                        problems: string[];
+                        processing: number;
+                        /** @description PAYOUT_PROVIDER; null: production withdrawals are paid by hand */
+                        provider: string | null;
+                        reachable: boolean | null;
+                        status: "ok" | "attention";
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminListWithdrawals: {
         parameters: {
             query?: {
@@ -4382,22 +4546,42 @@ export interface operations {
                         data: ({
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -4406,7 +4590,12 @@ export interface operations {
                             /** Format: uuid */
                             userId: string;
                         } & {
+                            /** @description What the payout connector last said when it could not take it */
+                            lastError: string | null;
                             livemode: boolean;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                            payoutAttempts: number;
                             provider: string | null;
                         })[];
                         meta: {
@@ -4478,6 +4667,174 @@ export interface operations {
             };
         };
     };
+    adminApproveWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            amountCents: number;
+                            /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
+                            externalId: string | null;
+                            /** Format: date-time */
+                            failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureReason: string | null;
+                            feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description cents: amountCents - feeCents, what reaches the PIX key */
+                            netAmount: number;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
+                            /** Format: date-time */
+                            processedAt: string | null;
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: uuid */
+                            userId: string;
+                        } & {
+                            /** @description What the payout connector last said when it could not take it */
+                            lastError: string | null;
+                            livemode: boolean;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                            payoutAttempts: number;
+                            provider: string | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     adminCompleteWithdrawal: {
         parameters: {
             query?: never;
@@ -4505,22 +4862,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -4529,7 +4906,12 @@ export interface operations {
                             /** Format: uuid */
                             userId: string;
                         } & {
+                            /** @description What the payout connector last said when it could not take it */
+                            lastError: string | null;
                             livemode: boolean;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                            payoutAttempts: number;
                             provider: string | null;
                         };
                         message: string;
@@ -4650,22 +5032,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -4674,7 +5076,12 @@ export interface operations {
                             /** Format: uuid */
                             userId: string;
                         } & {
+                            /** @description What the payout connector last said when it could not take it */
+                            lastError: string | null;
                             livemode: boolean;
+                            /** Format: date-time */
+                            nextAttemptAt: string | null;
+                            payoutAttempts: number;
                             provider: string | null;
                         };
                         message: string;
@@ -29965,22 +30372,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30073,11 +30500,25 @@ export interface operations {
                 "application/json": {
                     /** @description Taken from the available balance; the fee comes out of it (netAmount = amountCents - feeCents) */
                     amountCents: number;
+                    /** @description Instead of pixKey: the account the Pix goes to, by its data */
+                    bankAccount?: {
+                        /** @description Conta with its check digit, digits only */
+                        account: string;
+                        /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                        accountType: "checking" | "savings" | "payment" | "salary";
+                        /** @description Agência, without its check digit */
+                        branch: string;
+                        /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                        holderDocument: string;
+                        holderName: string;
+                        /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                        ispb: string;
+                    };
                     description?: string;
-                    /** @description cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP) */
-                    pixKey: string;
+                    /** @description cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP). Required unless bankAccount is given */
+                    pixKey?: string;
                     /** @description Origin spellings accepted: upper case (CPF, EMAIL, ...) and EVP for random; omitted, it is inferred from pixKey (docs/compatibility.md) */
-                    pixKeyType: "cpf" | "cnpj" | "email" | "phone" | "random";
+                    pixKeyType?: "cpf" | "cnpj" | "email" | "phone" | "random";
                 };
             };
         };
@@ -30092,22 +30533,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30228,22 +30689,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30542,22 +31023,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30650,11 +31151,25 @@ export interface operations {
                 "application/json": {
                     /** @description Taken from the available balance; the fee comes out of it (netAmount = amountCents - feeCents) */
                     amountCents: number;
+                    /** @description Instead of pixKey: the account the Pix goes to, by its data */
+                    bankAccount?: {
+                        /** @description Conta with its check digit, digits only */
+                        account: string;
+                        /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                        accountType: "checking" | "savings" | "payment" | "salary";
+                        /** @description Agência, without its check digit */
+                        branch: string;
+                        /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                        holderDocument: string;
+                        holderName: string;
+                        /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                        ispb: string;
+                    };
                     description?: string;
-                    /** @description cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP) */
-                    pixKey: string;
+                    /** @description cpf/cnpj: valid check digits; email; phone: +55DD9XXXXXXXX; random: the UUID (EVP). Required unless bankAccount is given */
+                    pixKey?: string;
                     /** @description Origin spellings accepted: upper case (CPF, EMAIL, ...) and EVP for random; omitted, it is inferred from pixKey (docs/compatibility.md) */
-                    pixKeyType: "cpf" | "cnpj" | "email" | "phone" | "random";
+                    pixKeyType?: "cpf" | "cnpj" | "email" | "phone" | "random";
                 };
             };
         };
@@ -30669,22 +31184,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30805,22 +31340,42 @@ export interface operations {
                         data: {
                             amountCents: number;
                             /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
                             completedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
-                            /** @description Payout reference, set when processing starts */
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
                             failureReason: string | null;
                             feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
                             netAmount: number;
-                            pixKey: string;
-                            pixKeyType: string;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
                             /** Format: date-time */
                             processedAt: string | null;
                             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -30962,6 +31517,170 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateWithdrawal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    outcome: "COMPLETED" | "FAILED";
+                    /** @description For FAILED (default PAYOUT_REJECTED) */
+                    reason?: "PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            amountCents: number;
+                            /** Format: date-time */
+                            approvedAt: string | null;
+                            bankAccount: {
+                                /** @description Conta with its check digit, digits only */
+                                account: string;
+                                /** @description checking (corrente), savings (poupança), payment (pagamento), salary (salário) */
+                                accountType: "checking" | "savings" | "payment" | "salary";
+                                /** @description Agência, without its check digit */
+                                branch: string;
+                                /** @description The holder's CPF or CNPJ (punctuation allowed); must match the account */
+                                holderDocument: string;
+                                holderName: string;
+                                /** @description The institution's ISPB, 8 digits (e.g. 00000000 Banco do Brasil, 60701190 Itaú) */
+                                ispb: string;
+                            } | null;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            /** @description The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts) */
+                            externalId: string | null;
+                            /** Format: date-time */
+                            failedAt: string | null;
+                            /** @description failureReason in pt-BR words for the merchant */
+                            failureMessage: string | null;
+                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureReason: string | null;
+                            feeCents: number;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description cents: amountCents - feeCents, what reaches the PIX key */
+                            netAmount: number;
+                            pixKey: string | null;
+                            /** @description null for a withdrawal to bankAccount */
+                            pixKeyType: string | null;
+                            /** Format: date-time */
+                            processedAt: string | null;
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: uuid */
+                            userId: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

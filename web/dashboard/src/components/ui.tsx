@@ -92,9 +92,10 @@ export function Field({ label, name, value, onValue, error, hint, errorField, ..
   );
 }
 
-export function Select({ label, name, value, onValue, options, error }: { label: string; name: string; value: string; onValue: (v: string) => void; options: [string, string][]; error?: ApiError | null }) {
+/** A labelled select; the API's error for `name` (or `errorField`) is shown under it. */
+export function Select({ label, name, value, onValue, options, error, errorField }: { label: string; name: string; value: string; onValue: (v: string) => void; options: [string, string][]; error?: ApiError | null; errorField?: string }) {
   const id = useId();
-  const message = error?.fields[name];
+  const message = error?.fields[errorField ?? name];
   return (
     <div class={`field${message ? ' field-invalid' : ''}`}>
       <label for={id}>{label}</label>

@@ -1,15 +1,16 @@
-// Dinheiro: the statement (ledger entries, cursor paging), withdrawals by PIX (request, cancel while
-// pending, status), advances of card receivables (quote, request, cancel) and the fees that apply.
+// Dinheiro: the statement (ledger entries, cursor paging), withdrawals by PIX to a key or an account
+// (money/Withdrawals.tsx), advances of card receivables (quote, request, cancel) and the fees that apply.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json } from '../api/json.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
-import { ApiAction, AsyncList, FormCard, useFields } from '../components/Resource.tsx';
-import { Badge, Empty, ErrorState, Field, FormError, Loading, Select } from '../components/ui.tsx';
+import { ApiAction, AsyncList } from '../components/Resource.tsx';
+import { Badge, Empty, ErrorState, Field, FormError, Loading } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { type Async, useAsync, useSubmit } from '../lib/async.ts';
 import { bp } from '../lib/fees.ts';
 import { brl, date, dateTime, entryDescription } from '../lib/format.ts';
+import { Withdrawals } from './money/Withdrawals.tsx';
 
 type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
 
@@ -93,69 +94,6 @@ function Statement() {
           {more ? 'Carregando…' : 'Carregar mais'}
         </button>
       )}
-    </div>
-  );
-}
-
-const PIX_TYPES: [string, string][] = [
-  ['cpf', 'CPF'],
-  ['cnpj', 'CNPJ'],
-  ['email', 'E-mail'],
-  ['phone', 'Telefone'],
-  ['random', 'Chave aleatória'],
-];
-const STEPS = ['PENDING', 'PROCESSING', 'COMPLETED'];
-
-function Withdrawals() {
-  const balance = useAsync(() => ok(api.GET('/api/v1/balance', {})), []);
-  const fees = useAsync(() => ok(api.GET('/api/v1/fees', {})), []);
-  const list = useAsync(() => ok(api.GET('/api/v1/withdraws', { params: { query: { page: 1, limit: 50 } } })), []);
-  const { values: f, set } = useFields({ amount: '', pixKeyType: 'cpf', pixKey: '' });
-  const reload = () => (list.reload(), balance.reload());
-  return (
-    <div>
-      <FormCard title="Sacar por PIX" label="Solicitar saque" busyLabel="Solicitando…" fields={['amountCents', 'pixKeyType', 'pixKey']}
-        submit={async () => {
-          await ok(api.POST('/api/v1/withdraws', { body: { amountCents: centsOf(f.amount, 'amountCents'), pixKeyType: f.pixKeyType as 'cpf', pixKey: f.pixKey } }));
-          set('amount')('');
-          reload();
-        }}
-      >
-        {(error) => (
-          <>
-            <p class="muted">
-              Disponível: <strong class={(balance.data?.availableCents ?? 0) < 0 ? 'neg' : undefined}>{balance.data ? brl(balance.data.availableCents ?? 0) : '…'}</strong>
-              {fees.data && ` · tarifa por saque: ${brl(fees.data.fees.withdrawalCents)}`}
-            </p>
-            <MoneyField label="Valor (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required />
-            <Select label="Tipo de chave PIX" name="pixKeyType" value={f.pixKeyType} onValue={set('pixKeyType')} options={PIX_TYPES} error={error} />
-            <Field label="Chave PIX" name="pixKey" value={f.pixKey} onValue={set('pixKey')} error={error} required />
-          </>
-        )}
-      </FormCard>
-      <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque ainda." hint="Quando tiver saldo disponível, saque acima para a sua chave PIX.">
-        {(w) => (
-          <>
-            <div class="grow">
-              <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
-              <p class="muted">
-                {w.pixKeyType.toUpperCase()} {w.pixKey} · tarifa {brl(w.feeCents)} · {dateTime(w.createdAt)}
-              </p>
-              {w.failureReason && <p class="field-message">{w.failureReason}</p>}
-              {STEPS.includes(w.status) && (
-                <ol class="progress" aria-label="Andamento do saque">
-                  {STEPS.map((s, i) => (
-                    <li key={s} class={i <= STEPS.indexOf(w.status) ? 'done' : ''}>
-                      {['Solicitado', 'Em processamento', 'Pago'][i]}
-                    </li>
-                  ))}
-                </ol>
-              )}
-            </div>
-            {w.status === 'PENDING' && <ApiAction label="Cancelar" tone="danger" ask={`Cancelar o saque de ${brl(w.amountCents)}? O valor volta para o disponível.`} call={() => ok(api.POST('/api/v1/withdraws/{id}/cancel', { params: { path: { id: w.id } } }))} done={reload} />}
-          </>
-        )}
-      </AsyncList>
     </div>
   );
 }

@@ -1,29 +1,47 @@
 // Operação (operators, role ADMIN): KYC submissions to review (data and documents, approve or reject
-// with a reason), pending advances to approve or reject, and production withdrawals to settle by hand.
+// with a reason), pending advances to approve or reject, production withdrawals (held ones approved,
+// any settled by hand) under the automatic payouts' health, and each merchant's negotiated fees.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import type { Json } from '../api/json.ts';
 import type { paths } from '../api/schema.d.ts';
 import { fieldError } from '../components/MoneyField.tsx';
-import { AsyncList, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
+import { ApiAction, AsyncList, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
 import { Action, Badge, ErrorState, Field, FormError, Loading } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { download } from '../lib/download.ts';
 import { FEE_FIELDS, feeInput, feeText, parseFee, type FeeField } from '../lib/fees.ts';
 import { brl, date, dateTime, documentText } from '../lib/format.ts';
+import { accountTypeText, destinationText, HOLD_OPERATOR_TEXT } from '../lib/payouts.ts';
+import { PayoutHealth } from './operations/PayoutHealth.tsx';
 
 type Submission = paths['/api/admin/kyc/{id}']['get']['responses'][200]['content']['application/json']['data'];
 
 /** A decision with a reason: approve (reason optional) or reject (reason required by the API). */
-function Decide({ approve, reject, done, rejectLabel = 'Rejeitar' }: { approve: (reason: string) => Promise<unknown>; reject: (reason: string) => Promise<unknown>; done: () => void; rejectLabel?: string }) {
+function Decide({
+  approve,
+  reject,
+  done,
+  approveLabel = 'Aprovar',
+  rejectLabel = 'Rejeitar',
+  reasonLabel = 'Motivo (obrigatório para rejeitar)',
+}: {
+  approve: (reason: string) => Promise<unknown>;
+  reject: (reason: string) => Promise<unknown>;
+  done: () => void;
+  approveLabel?: string;
+  rejectLabel?: string;
+  reasonLabel?: string;
+}) {
   const [reason, setReason] = useState('');
   const { busy, error, submit } = useSubmit();
   return (
     <div class="decide">
       <FormError error={error} fields={['reason']} />
-      <Field label="Motivo (obrigatório para rejeitar)" name="reason" value={reason} onValue={setReason} error={error} />
+      <Field label={reasonLabel} name="reason" value={reason} onValue={setReason} error={error} />
       <div class="actions">
-        <Action label="Aprovar" tone="primary" busy={busy} run={() => submit(async () => (await approve(reason), done()))} />
+        <Action label={approveLabel} tone="primary" busy={busy} run={() => submit(async () => (await approve(reason), done()))} />
         <Action label={rejectLabel} tone="danger" busy={busy} run={() => submit(async () => (await reject(reason), done()))} />
       </div>
     </div>
@@ -107,25 +125,80 @@ function AdvanceQueue() {
   );
 }
 
+type AdminWithdrawal = Json<'adminListWithdrawals'>['data'][number];
+
+/** Where it goes (the holder too, for a payment by hand), why it is held, the payout's attempts. */
+function WithdrawalFacts({ w }: { w: AdminWithdrawal }) {
+  const a = w.bankAccount;
+  const sent = [
+    w.approvedAt && `aprovado em ${dateTime(w.approvedAt)}`,
+    w.provider && `enviado por ${w.provider}`,
+    w.payoutAttempts > 0 && `${w.payoutAttempts} tentativa(s) de envio`,
+    w.nextAttemptAt && `próxima em ${dateTime(w.nextAttemptAt)}`,
+  ].filter(Boolean) as string[];
+  const progress = sent.join(' · ');
+  return (
+    <div class="queue-facts">
+      <p class="muted">
+        {destinationText(w)} · pedido em {dateTime(w.createdAt)}
+      </p>
+      {a && (
+        <p class="muted">
+          Conta {accountTypeText(a.accountType)} de {a.holderName} · {documentText(a.holderDocument)}
+        </p>
+      )}
+      {w.holdReason && <p class="hold">{HOLD_OPERATOR_TEXT[w.holdReason]}</p>}
+      {progress && <p class="muted">{progress[0].toUpperCase() + progress.slice(1)}</p>}
+      {w.lastError && (
+        <p class="muted">
+          Último erro do provedor: “{w.lastError}”
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Marks it paid (with the transfer's id) or failed (with the reason) by hand: open at once when no provider pays. */
+function SettleByHand({ w, manual, done }: { w: AdminWithdrawal; manual: boolean; done: () => void }) {
+  return (
+    <details class="by-hand" open={manual}>
+      <summary>Resolver à mão</summary>
+      <Decide
+        approveLabel="Marcar como pago"
+        rejectLabel="Marcar como falho"
+        reasonLabel="ID do PIX (se pago) ou motivo (obrigatório se falho)"
+        approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
+        reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
+        done={done}
+      />
+    </details>
+  );
+}
+
+/** Production withdrawals waiting: the held ones approved here; any of them settled by hand. */
 function WithdrawalQueue() {
   const list = useAsync(() => ok(api.GET('/api/admin/withdrawals', { params: { query: { page: 1, limit: 50 } } })), []);
+  const health = useAsync(() => ok(api.GET('/api/admin/payouts/health', {})), []);
+  const reload = () => (list.reload(), health.reload());
   return (
-    <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque de produção pendente.">
-      {(w) => (
-        <div class="grow">
-          <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
-          <p class="muted">
-            {w.pixKeyType.toUpperCase()} {w.pixKey} · {dateTime(w.createdAt)} · {w.provider ?? 'manual'}
-          </p>
-          <Decide
-            rejectLabel="Marcar como falho"
-            approve={(externalId) => ok(api.POST('/api/admin/withdrawals/{id}/complete', { params: { path: { id: w.id } }, body: externalId ? { externalId } : {} }))}
-            reject={(reason) => ok(api.POST('/api/admin/withdrawals/{id}/fail', { params: { path: { id: w.id } }, body: { reason } }))}
-            done={list.reload}
-          />
-        </div>
-      )}
-    </AsyncList>
+    <div>
+      <PayoutHealth health={health} />
+      <h2 class="section-title">Saques de produção na fila</h2>
+      <AsyncList list={list} items={(d) => d.data} empty="Nenhum saque de produção pendente.">
+        {(w) => (
+          <div class="grow">
+            <strong>{brl(w.amountCents)}</strong> <Badge status={w.status} />
+            <WithdrawalFacts w={w} />
+            {w.holdReason && (
+              <div class="actions">
+                <ApiAction label="Aprovar saque" tone="primary" ask={`Aprovar o saque de ${brl(w.amountCents)}? Ele segue para o pagamento.`} call={() => ok(api.POST('/api/admin/withdrawals/{id}/approve', { params: { path: { id: w.id } }, body: {} }))} done={reload} />
+              </div>
+            )}
+            <SettleByHand w={w} manual={health.data?.provider === null} done={reload} />
+          </div>
+        )}
+      </AsyncList>
+    </div>
   );
 }
 
