@@ -111,7 +111,7 @@ async function connectorRoutes(app: HttpApp, deps: Pick<Deps, 'connectors' | 'li
         response: { 200: Type.Object({ message: Type.String() }), 401: Type.Ref('Error'), 429: Type.Ref('Error'), 503: Type.Ref('Error') },
       };
       app.post(url, { schema, preHandler }, async (req) => {
-        await route.handle(req.body, req.headers);
+        await route.handle(req.body, req.headers, req.query as Record<string, unknown>);
         return { message: 'OK' };
       });
     });

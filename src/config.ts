@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { efiConfig, type EfiConfig } from './config-efi.ts';
 import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -59,6 +60,8 @@ export interface Config {
   cielo: CieloConfig | null;
   /** e.Rede's settings (CARD_PROVIDER=erede, or EREDE_API_URL set); null: not configured. */
   erede: EredeConfig | null;
+  /** Efí's Pix send (PAYOUT_PROVIDER=efi, or EFI_API_URL set); null: not configured. */
+  efi: EfiConfig | null;
   mail: MailConfig;
   referrals: ReferralConfig;
 }
@@ -143,6 +146,7 @@ export interface WebhookConfig {
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export type { CieloConfig, ConnectorChoice, EredeConfig, PixApiConfig } from './config-connectors.ts';
+export type { EfiConfig } from './config-efi.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -235,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cielo = cieloConfig(env, connectors.CARD.includes('cielo'), problems);
   const cardBreaker = cardBreakerConfig(env, problems);
   const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
+  const efi = efiConfig(env, connectors.PAYOUT.includes('efi'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
   // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
   if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
@@ -279,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
     pixApi,
     cielo,
     erede,
+    efi,
     mail: { smtpUrl, from: mailFrom },
     referrals,
   };

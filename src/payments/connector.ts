@@ -328,10 +328,11 @@ export interface InboundRoute {
   perMinute: number;
   /**
    * Handles the body; throws AppError(503) when the provider cannot be asked to confirm it (it sends
-   * again), AppError(401) when the request lacks what the provider was told to send (a secret header).
-   * `headers`: the request's, names in lower case.
+   * again), AppError(401) when the request lacks what the provider was told to send (a secret header,
+   * or a query parameter for a provider that cannot send headers). `headers`: the request's, names in
+   * lower case; `query`: its parsed query string.
    */
-  handle(body: unknown, headers: Record<string, string | string[] | undefined>): Promise<void>;
+  handle(body: unknown, headers: Record<string, string | string[] | undefined>, query?: Record<string, unknown>): Promise<void>;
 }
 
 /** Periodic work of a connector, run by the job runner on every tick. */

@@ -63,7 +63,19 @@ export interface ClientOptions {
   /** A token is used until this long before it expires. */
   tokenMarginMs?: number;
   now?: () => number;
+  /**
+   * The scopes the token request asks for; null: none (the PSP grants what the application was given,
+   * as Efí does). Absent: the API Pix's (PIX_API_SCOPES, and Pix Automático's with a receiver account).
+   */
+  scopes?: readonly string[] | null;
+  /** How the token request is written: a form (RFC 6749, the default) or JSON (Efí's `{"grant_type":"client_credentials"}`). */
+  tokenBody?: 'form' | 'json';
+  /** The settings a refused token request points at (its error message). */
+  credentialsHint?: string;
 }
+
+/** What the client needs of a PSP's settings (PixApiConfig has them; other connectors pass their own). */
+export type ClientConfig = Pick<PixApiConfig, 'url' | 'tokenUrl' | 'clientId' | 'clientSecret' | 'cert' | 'key' | 'ca'> & Partial<Pick<PixApiConfig, 'receiverAccount'>>;
 
 interface Answer {
   status: number;
@@ -107,14 +119,14 @@ export class CircuitBreaker {
 }
 
 export class PixApiClient {
-  private config: PixApiConfig;
+  private config: ClientConfig;
   private agent: https.Agent;
   private token: { value: string; until: number } | null = null;
   private pendingToken: Promise<string> | null = null;
-  private opts: Required<ClientOptions>;
+  private opts: Required<Omit<ClientOptions, 'scopes'>> & { scopes: readonly string[] | null };
   readonly breaker: CircuitBreaker;
 
-  constructor(config: PixApiConfig, opts: ClientOptions = {}) {
+  constructor(config: ClientConfig, opts: ClientOptions = {}) {
     this.config = config;
     this.opts = {
       timeoutMs: opts.timeoutMs ?? 10_000,
@@ -124,6 +136,9 @@ export class PixApiClient {
       breakerCooldownMs: opts.breakerCooldownMs ?? 30_000,
       tokenMarginMs: opts.tokenMarginMs ?? 60_000,
       now: opts.now ?? Date.now,
+      scopes: opts.scopes === undefined ? [...PIX_API_SCOPES, ...(config.receiverAccount ? PIX_AUTOMATICO_SCOPES : [])] : opts.scopes,
+      tokenBody: opts.tokenBody ?? 'form',
+      credentialsHint: opts.credentialsHint ?? 'PIX_API_CLIENT_ID, PIX_API_CLIENT_SECRET and the scopes of the PSP contract',
     };
     this.breaker = new CircuitBreaker(this.opts.breakerThreshold, this.opts.breakerCooldownMs, this.opts.now);
     // The client certificate authenticates us at the TLS layer, on the token endpoint and the API alike.
@@ -137,16 +152,16 @@ export class PixApiClient {
   /**
    * Calls the API. The provider's calls are idempotent by construction (PUT with our own ids, GET,
    * PATCH to a final status), so timeouts and 5xx are retried; a POST whose id the PSP chooses
-   * (`retry: false`) is sent once. A 401 fetches a new token once. Returns the 2xx body; throws
-   * PixApiError otherwise.
+   * (`retry: false`) is sent once. A 401 fetches a new token once. `headers`: more request headers
+   * (e.g. Efí's x-skip-mtls-checking). Returns the 2xx body; throws PixApiError otherwise.
    */
-  async call<T = unknown>(method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown, opts: { retry?: boolean } = {}): Promise<T> {
+  async call<T = unknown>(method: 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE', path: string, body?: unknown, opts: { retry?: boolean; headers?: Record<string, string> } = {}): Promise<T> {
     let lastError: PixApiError | null = null;
     const retries = opts.retry === false ? 0 : this.opts.retries;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep(this.opts.backoffMs * 4 ** (attempt - 1) * (0.8 + Math.random() * 0.4));
       try {
-        return (await this.once(method, path, body)) as T;
+        return (await this.once(method, path, body, opts.headers)) as T;
       } catch (err) {
         // An open circuit is not retried: answering 503 at once is its purpose.
         if (!(err instanceof PixApiError) || err.kind !== 'unavailable' || this.breaker.state === 'open') throw err;
@@ -156,12 +171,13 @@ export class PixApiClient {
     throw lastError!;
   }
 
-  private async once(method: string, path: string, body: unknown, refreshed = false): Promise<unknown> {
+  private async once(method: string, path: string, body: unknown, extra: Record<string, string> = {}, refreshed = false): Promise<unknown> {
     if (!this.breaker.allow()) throw new PixApiError('unavailable', 'circuit open: the PSP failed repeatedly; calls are refused for a while');
     let answer: Answer;
     try {
       const token = await this.accessToken();
-      answer = await this.send(method, this.config.url + path, { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body === undefined ? undefined : JSON.stringify(body));
+      const headers = { ...extra, authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      answer = await this.send(method, this.config.url + path, headers, body === undefined ? undefined : JSON.stringify(body));
     } catch (err) {
       if (err instanceof PixApiError && err.kind !== 'unavailable') {
         this.breaker.success(); // the PSP answered
@@ -177,7 +193,7 @@ export class PixApiClient {
     this.breaker.success();
     if (answer.status === 401 && !refreshed) {
       this.token = null;
-      return this.once(method, path, body, true);
+      return this.once(method, path, body, extra, true);
     }
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     const kind = answer.status === 404 ? 'not_found' : answer.status === 401 || answer.status === 403 ? 'auth' : 'refused';
@@ -196,12 +212,13 @@ export class PixApiClient {
   private async fetchToken(): Promise<string> {
     const { clientId, clientSecret, tokenUrl } = this.config;
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
-    const scopes = [...PIX_API_SCOPES, ...(this.config.receiverAccount ? PIX_AUTOMATICO_SCOPES : [])];
-    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: scopes.join(' ') }).toString();
-    const answer = await this.send('POST', tokenUrl, { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, form);
+    const { scopes, tokenBody } = this.opts;
+    const fields = { grant_type: 'client_credentials', ...(scopes ? { scope: scopes.join(' ') } : {}) };
+    const [type, payload] = tokenBody === 'json' ? ['application/json', JSON.stringify(fields)] : ['application/x-www-form-urlencoded', new URLSearchParams(fields).toString()];
+    const answer = await this.send('POST', tokenUrl, { authorization: `Basic ${basic}`, 'content-type': type }, payload);
     if (answer.status >= 500) throw new PixApiError('unavailable', `token endpoint answered ${answer.status}`, answer.status);
     const b = answer.body as { access_token?: unknown; expires_in?: unknown } | null;
-    if (answer.status !== 200 || typeof b?.access_token !== 'string') throw new PixApiError('auth', `token endpoint answered ${answer.status}: check PIX_API_CLIENT_ID, PIX_API_CLIENT_SECRET and the scopes of the PSP contract`, answer.status);
+    if (answer.status !== 200 || typeof b?.access_token !== 'string') throw new PixApiError('auth', `token endpoint answered ${answer.status}: check ${this.opts.credentialsHint}`, answer.status);
     const ttlMs = (typeof b.expires_in === 'number' && b.expires_in > 0 ? b.expires_in : 300) * 1000;
     // Shortly before expiry, or at half the lifetime for short-lived tokens.
     this.token = { value: b.access_token, until: this.opts.now() + Math.max(ttlMs - this.opts.tokenMarginMs, ttlMs / 2) };
