@@ -46,6 +46,8 @@ export interface FakeEfiOptions {
   payingKey?: string;
   balanceCents?: number;
   tokenTtlSeconds?: number;
+  /** Every API answer takes this long. */
+  latencyMs?: number;
 }
 
 function newState(o: FakeEfiOptions): EfiState {
@@ -58,6 +60,7 @@ function newState(o: FakeEfiOptions): EfiState {
     fundsRefusal: { nome: 'saldo_insuficiente', mensagem: 'Saldo insuficiente para realizar o envio' },
     notify: 'normal',
     pingOnRegister: true,
+    latencyMs: o.latencyMs ?? 0,
   };
   return {
     port: 0,

@@ -86,7 +86,7 @@ async function answer(s: EfiState, routes: Route[], req: http.IncomingMessage, r
   if (!grant || grant.expires < Date.now()) return send({ status: 401, body: { nome: 'nao_autorizado', mensagem: 'token ausente, inválido ou expirado' } }, null, body);
   // Decided when the request arrives: a slow one answered after its client gave up takes nothing queued for later ones.
   const { misbehave } = s;
-  const delay = misbehave.delays.shift();
+  const delay = misbehave.delays.shift() ?? s.behaviour.latencyMs;
   const revoked = misbehave.unauthorized > 0;
   if (revoked) misbehave.unauthorized -= 1;
   const at = revoked ? -1 : misbehave.failures.findIndex((f) => !f.pathPrefix || url.pathname.startsWith(f.pathPrefix));

@@ -86,6 +86,8 @@ export interface Behaviour {
   notify: 'normal' | 'twice' | 'none';
   /** Whether registration calls the URL first (Efí checks it answers). */
   pingOnRegister: boolean;
+  /** Every API answer takes this long (the benchmark's PSP; 0: at once). */
+  latencyMs: number;
 }
 
 export interface FakeEfi {
