@@ -1,6 +1,7 @@
 // What every scenario shares: the context (the admin connection, request material, the results so far),
 // the request bodies and API calls, and the preparation of a write measurement.
 import type pg from 'pg';
+import type { PayoutBenchResult } from './payouts.ts';
 import type { CardBenchResult } from './card.ts';
 import type { CheckoutBenchResult } from './checkout.ts';
 import { type LoadResult, waitForQuiet } from './load.ts';
@@ -41,6 +42,8 @@ export interface Results {
   checkout?: CheckoutBenchResult;
   subsMetrics?: MetricsBenchResult;
   subsRenewal?: RenewalBenchResult;
+  /** P: payouts through the fake Efí (bench/payouts.ts). */
+  payouts?: PayoutBenchResult;
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
   /** G: production card payments over the fake Cielo at 150 ms, 200 connections. */
   card?: CardBenchResult;

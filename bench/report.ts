@@ -55,6 +55,7 @@ export function report(results: Results, mach: Machine): string {
     ...checkoutTable(results),
     ...webhookTable(results),
     ...subscriptionTable(results),
+    ...payoutTable(results),
     ...reportsTable(results),
     ...(results.card ? ['', `G. Production card payments over a fake Cielo answering in ${CARD.acquirerMs} ms, ${CARD.connections} connections, ${CARD.merchants === 1 ? 'one merchant' : `${CARD.merchants} merchants`}:`, '', ...cardLines(results.card).map((l) => `- ${l}`)] : []),
   ];
@@ -243,6 +244,22 @@ function subscriptionTable(results: Results): string[] {
     if (sr) lines.push('', `Renewal CPU: the ${sr.workers} workers ${fmt(sr.cpuSeconds.workers, 0)} s (${fmt((sr.cpuSeconds.workers * 1000) / sr.subscriptions, 2)} ms per renewal), PostgreSQL ${fmt(sr.cpuSeconds.postgres, 0)} s (${fmt((sr.cpuSeconds.postgres * 1000) / sr.subscriptions, 2)} ms per renewal, all its processes).`);
   }
   return lines;
+}
+
+/** P: payouts through the fake Efí. */
+function payoutTable(results: Results): string[] {
+  const p = results.payouts;
+  if (!p) return [];
+  const ratio = p.perSecond.two / p.perSecond.one;
+  return [
+    '',
+    `| Payouts through Efí (a fake answering in ${p.latencyMs} ms; issue 35) | Measured | Target | Result |`,
+    '| --- | --- | --- | --- |',
+    `| Draining ${p.queued.toLocaleString('en-US')} queued withdrawals: 1 worker, 2 workers | ${fmt(p.perSecond.one, 1)} and ${fmt(p.perSecond.two, 1)} sends/s (x${fmt(ratio, 2)}) | reported; the second worker nearly doubles it | ${met(ratio >= 1.7)} |`,
+    `| Request to PROCESSING, queue empty, ${p.toProcessing.samples} withdrawals at ~2/s | p99 ${fmt(p.toProcessing.p99, 0)} ms (p50 ${fmt(p.toProcessing.p50, 0)} ms) | p99 <= 2,000 ms | ${met(p.toProcessing.p99 <= 2000)} |`,
+    '',
+    `Verified: ${p.verified.completed.toLocaleString('en-US')} withdrawals COMPLETED, each sent once at the fake, the ledger balanced.`,
+  ];
 }
 
 /** R: the reports. */

@@ -15,6 +15,7 @@
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
 //   R  reports      GET /api/v1/reports/summary and /timeseries, 30 and 90 days, over 1M rows (a year)
 //   G  card         production card payments over a fake Cielo answering in 150 ms, 200 connections (bench/card.ts)
+//   P  payouts      5,000 queued withdrawals sent through a fake Efí answering in 100 ms by 1, then 2 workers; request to PROCESSING (bench/payouts.ts)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
 // here, does not share their event loop; on this 2-core machine they still share the CPUs (with
@@ -40,6 +41,7 @@ import { connect, migrate } from '../src/db/index.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
 import { scenarioCard } from './card.ts';
+import { payoutScenario } from './payouts.ts';
 import { checkoutPageScenario } from './checkout.ts';
 import { type Context, merchant, settle } from './context.ts';
 import { waitForQuiet, watchPostgresDisk } from './load.ts';
@@ -121,6 +123,10 @@ async function main() {
   }
   // A diagnostic, after B: its rows land in the tables B writes to, and B is the measurement that counts.
   if (SCENARIOS.includes('floorsql')) await withFloor(ctx, (floor) => scenarioFloorSql(ctx, floor));
+  if (SCENARIOS.includes('payouts')) {
+    await settle(ctx);
+    ctx.results.payouts = await payoutScenario({ databaseUrl: DATABASE_URL, schema: SCHEMA, n: positiveInt('BENCH_PAYOUTS', 5000) });
+  }
   if (SCENARIOS.includes('webhooks')) {
     await waitForQuiet();
     ctx.results.webhooks = await webhookScenarios({ databaseUrl: DATABASE_URL, schema: SCHEMA });
