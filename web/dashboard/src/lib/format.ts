@@ -25,6 +25,13 @@ export function dateTime(iso: string | null | undefined): string {
   return dateTimeFmt.format(new Date(iso)).replace(',', '');
 }
 
+const secondsFmt = new Intl.DateTimeFormat('pt-BR', { timeZone: TZ, day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** dd/mm/aaaa hh:mm:ss in São Paulo: for events seconds apart (a card charge's tries). */
+export function dateTimeSeconds(iso: string): string {
+  return secondsFmt.format(new Date(iso)).replace(',', '');
+}
+
 /** Today's calendar date in São Paulo as YYYY-MM-DD. */
 export function todaySP(now = new Date()): string {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: TZ, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);

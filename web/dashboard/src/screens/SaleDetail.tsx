@@ -1,5 +1,6 @@
-// A sale's page: what was sold and paid, the client, its timeline and webhooks, refund (full or
-// partial) and, in development, the sandbox's outcomes.
+// A sale's page: what was sold and paid, the client, its timeline (with a card charge's tries at
+// the acquirers when there were several) and webhooks, refund (full or partial) and, in
+// development, the sandbox's outcomes.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
@@ -10,6 +11,7 @@ import { useAsync, useSubmit } from '../lib/async.ts';
 import { brl, date, dateTime, documentText, failureText, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
+import { SaleAttempts } from './SaleAttempts.tsx';
 import { SaleChargeback } from './SaleChargeback.tsx';
 import type { Tx } from './Sales.tsx';
 
@@ -138,7 +140,10 @@ export function SaleDetail({ id }: { id: string }) {
         <ClientFacts client={t.client} />
       </div>
       <div class="grid-2">
-        <Timeline t={t} />
+        <div>
+          <Timeline t={t} />
+          {t.attempts && <SaleAttempts attempts={t.attempts} />}
+        </div>
         <section class="card" aria-labelledby="sale-webhooks">
           <h2 id="sale-webhooks">Webhooks desta venda</h2>
           <DeliveryLog
