@@ -2,32 +2,18 @@
 // of the connectors that need them (the API Pix's). Read by loadConfig (config.ts), which re-exports
 // these types (and the small parsers of config-read.ts every setting shares).
 import { cieloChargebackConfig, type CieloChargebackConfig } from './config-cielo-chargeback.ts';
-import { int, pemFile, url, type Env } from './config-read.ts';
+import { int, pemFile, url, type Env, type OAuthMtlsConfig } from './config-read.ts';
 
 export { int, pemFile, url, type Env } from './config-read.ts';
 
-/**
- * A PSP's API Pix: OAuth2 client credentials over mTLS. `clientSecret` and `key` are secrets: they
- * are never logged (the logger redacts `*.secret` and `*.key`, and no message quotes them).
- */
-export interface PixApiConfig {
-  /** Base URL of the API Pix, without a trailing slash (e.g. https://psp.example/v2). */
-  url: string;
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** PEM texts read at start: the mTLS client certificate, its private key, an optional extra CA. */
-  cert: string;
-  key: string;
-  ca: string | null;
+/** A PSP's API Pix (its url: e.g. https://psp.example/v2). */
+export interface PixApiConfig extends OAuthMtlsConfig {
   /**
    * PIX_API_RECEIVER_ACCOUNT: the receiving account at the PSP (Pix Automático charges name it).
    * null: Pix Automático is not offered in production (and its scopes are not asked for).
    */
   receiverAccount: { tipoConta: 'CORRENTE' | 'POUPANCA' | 'PAGAMENTO'; agencia: string; conta: string } | null;
 }
-
-/** Limits on the public checkout (see modules/checkout/limits.ts). */
 
 /**
  * PIX_PROVIDER, CARD_PROVIDER (an ordered list), BOLETO_PROVIDER, PAYOUT_PROVIDER: each optional;

@@ -3,19 +3,10 @@
 // Pix key that pays (EFI_PAYING_KEY: Efí requires a webhook on it) and the secret Efí's notifications
 // carry as `?hmac=` (Efí cannot send a header of ours). `clientSecret`, `key` and `webhookSecret` are
 // secrets: never logged (the logger redacts `*.secret` and `*.key`), never quoted in a message.
-import { pemFile, url, type Env } from './config-read.ts';
+import { pemFile, url, type Env, type OAuthMtlsConfig } from './config-read.ts';
 
-export interface EfiConfig {
-  /** The Pix API's base URL without a trailing slash (https://pix.api.efipay.com.br; homologation: https://pix-h.api.efipay.com.br). */
-  url: string;
-  /** The OAuth2 token endpoint (default: {origin of EFI_API_URL}/oauth/token). */
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** PEM texts read at start: the certificate Efí issued for the application, its private key, an optional extra CA. */
-  cert: string;
-  key: string;
-  ca: string | null;
+/** The url: https://pix.api.efipay.com.br (homologation: https://pix-h.api.efipay.com.br); tokenUrl by default {origin}/oauth/token. */
+export interface EfiConfig extends OAuthMtlsConfig {
   /** The platform's Pix key at Efí that pays (pagador.chave) and whose webhook tells of each send. */
   payingKey: string;
   /** What Efí's notifications must carry as `?hmac=` (registered in the webhook URL). */

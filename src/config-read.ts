@@ -45,3 +45,19 @@ export function pemFile(env: Env, name: string, marker: RegExp, what: string, pr
     return null;
   }
 }
+
+/**
+ * A provider reached with OAuth2 client credentials over mutual TLS (a PSP's API Pix, Efí).
+ * `clientSecret` and `key` are secrets: never logged (the logger redacts `*.secret` and `*.key`).
+ */
+export interface OAuthMtlsConfig {
+  /** The API's base URL, without a trailing slash. */
+  url: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** PEM texts read at start: the mTLS client certificate, its private key, an optional extra CA. */
+  cert: string;
+  key: string;
+  ca: string | null;
+}

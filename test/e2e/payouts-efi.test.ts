@@ -5,56 +5,18 @@
 // Every withdrawal must end paid exactly once at Efí (or failed with its money back in the wallet),
 // the ledger balanced. PostgreSQL only: PGlite is one in-process connection, no second process.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { efiEnv } from '../fake-efi/env.ts';
 import { startFakeEfi, type FakeEfi } from '../fake-efi/server.ts';
-import { freePort, merchant, onPostgres, PG_URL, secondInstance, startApp, type TestContext } from '../helpers.ts';
+import { freePort, merchant, onPostgres, secondInstance, startApp } from '../helpers.ts';
 import { assertLedgerBalanced } from '../ledger-check.ts';
 import { balance, paidCard, req, settleAll } from '../wallet-helpers.ts';
+import { cleanups, sleep, startWorker, until } from './workers-kit.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 const MERCHANTS = 50;
 const PER_MERCHANT = 10;
 const FUNDS = 60_000;
 const FEE = 350;
-
-const children = new Set<ChildProcess>();
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const fn of cleanups.reverse()) await fn();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs: number) {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-function startWorker(ctx: TestContext, env: Record<string, string>, name: string) {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'PORT', 'DATA_DIR', 'RUN_JOBS']) delete base[k];
-  const child = spawn(process.execPath, [join(ROOT, 'src', 'main.ts'), 'worker'], {
-    cwd: ROOT,
-    env: { ...base, ...env, DATABASE_URL: PG_URL!, DATABASE_SCHEMA: ctx.schema!, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const started = until(`${name} to start`, () => out.includes('worker started'), 30_000).catch((err) => {
-    throw new Error(`${err.message}\n${out}`);
-  });
-  return { child, started, output: () => out };
-}
 
 /**
  * Plays Efí's side: each new send is settled once (REALIZADO, or NAO_REALIZADO for the failing

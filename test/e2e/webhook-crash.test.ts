@@ -5,38 +5,17 @@
 // log has every attempt once, the ones the kill cut off included.
 // PostgreSQL only (TEST_DATABASE_URL): PGlite is one in-process connection, no second process.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { ATTEMPT_STARTED } from '../../src/modules/webhooks/deliveries.ts';
-import { call, cpf, merchant, onPostgres, PG_URL, startApp, type TestContext } from '../helpers.ts';
+import { call, cpf, merchant, onPostgres, startApp, type TestContext } from '../helpers.ts';
 import { makeCertificate } from '../webhook-receiver.ts';
+import { cleanups, startWorker, until } from './workers-kit.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = join(ROOT, 'src', 'main.ts');
-const JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 const EVENTS = 50;
 const REPLY_DELAY_MS = 300;
-
-const children = new Set<ChildProcess>();
-const cleanups: (() => Promise<void> | void)[] = [];
-after(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const fn of cleanups.reverse()) await fn();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs: number) {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const WEBHOOK_ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -70,25 +49,6 @@ async function slowReceiver() {
     await new Promise<void>((r) => server.close(() => r()));
   });
   return { seen, certFile: cert.certFile, port: (server.address() as AddressInfo).port };
-}
-
-/** A `worker` process over the test's schema; `started` resolves once it says so. */
-function startWorker(ctx: TestContext, env: Record<string, string>, name: string) {
-  const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'TEST_DATABASE_URL', 'PORT', 'DATA_DIR', 'RUN_JOBS']) delete base[k];
-  const child = spawn(process.execPath, [MAIN, 'worker'], {
-    cwd: ROOT,
-    env: { ...base, ...env, DATABASE_URL: PG_URL!, DATABASE_SCHEMA: ctx.schema!, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '5' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const started = until(`${name} to start`, () => out.includes('worker started'), 30_000).catch((err) => {
-    throw new Error(`${err.message}\n${out}`);
-  });
-  return { child, started, output: () => out };
 }
 
 /** ~50 events, each enqueued in its transaction's commit; their ids. */

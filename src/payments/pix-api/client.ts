@@ -8,6 +8,7 @@
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PixApiConfig } from '../../config.ts';
+import type { OAuthMtlsConfig } from '../../config-read.ts';
 
 /** The scopes the provider asks for: charges (cob, cobv), received Pix and refunds, the webhook. */
 export const PIX_API_SCOPES = ['cob.write', 'cob.read', 'cobv.write', 'cobv.read', 'pix.write', 'pix.read', 'webhook.write', 'webhook.read'] as const;
@@ -75,7 +76,7 @@ export interface ClientOptions {
 }
 
 /** What the client needs of a PSP's settings (PixApiConfig has them; other connectors pass their own). */
-export type ClientConfig = Pick<PixApiConfig, 'url' | 'tokenUrl' | 'clientId' | 'clientSecret' | 'cert' | 'key' | 'ca'> & Partial<Pick<PixApiConfig, 'receiverAccount'>>;
+export type ClientConfig = OAuthMtlsConfig & Partial<Pick<PixApiConfig, 'receiverAccount'>>;
 
 interface Answer {
   status: number;
