@@ -3,18 +3,14 @@
 // CIELO_CHARGEBACK_* settings or none: without them Cielo's chargebacks are handled on Cielo's site
 // and no chargeback route is mounted. Manual: https://developercielo.github.io/manual/api-chargeback-2-0
 // `clientSecret` and `key` are secrets: never logged, never quoted in a message.
-import { pemFile, url as readUrl, type Env } from './config-read.ts';
+import { pemFile, url as readUrl, type Env, type OAuthMtlsConfig } from './config-read.ts';
 
-export interface CieloChargebackConfig {
-  /** Base URL up to the service, without a trailing slash (…/cielo-chargeback-sys-external); paths add /chargeback/v1/…. */
-  url: string;
-  /** The OAuth2 token endpoint (…/cielo-security-sys-web/oauth/v2/MulesoftPRD/protocol/openid-connect/token). */
-  tokenUrl: string;
-  clientId: string;
-  clientSecret: string;
-  /** PEM texts of the mTLS client certificate Cielo signed and its private key. */
-  cert: string;
-  key: string;
+/**
+ * url: up to the service (…/cielo-chargeback-sys-external; paths add /chargeback/v1/…); tokenUrl:
+ * …/cielo-security-sys-web/oauth/v2/MulesoftPRD/protocol/openid-connect/token; cert and key: the
+ * mTLS certificate Cielo signed (no extra CA).
+ */
+export interface CieloChargebackConfig extends Omit<OAuthMtlsConfig, 'ca'> {
   /** The head office's establishment number (EC da matriz): cases are looked up under it (hierarchyType 4). */
   mainCustomer: string;
   /** userName of an accept or a refusal: the e-mail of who answers for the store (at most 256). */
