@@ -60,7 +60,7 @@ export function adminWithdrawalView(w: Withdrawal) {
 }
 
 /** Event payload: the view with CPF/CNPJ keys and the holder's document masked (spec: documents are masked in payloads). */
-export function eventData(w: Withdrawal) {
+function eventData(w: Withdrawal) {
   return { ...withdrawalView(w), ...maskedDestination(w), livemode: w.livemode };
 }
 
