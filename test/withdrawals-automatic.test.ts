@@ -46,8 +46,8 @@ describe('withdrawals to an account (a Pix by account data)', () => {
     await runPayouts(ctx);
     const done = (await req(ctx.app, 'GET', `${W}/${w.id}`, m.k)).body.data;
     assert.equal(done.status, 'FAILED');
-    assert.equal(done.failureReason, 'ACCOUNT_CLOSED');
-    assert.match(done.failureMessage, /encerrada/);
+    assert.equal(done.failureCode, 'ACCOUNT_CLOSED');
+    assert.match(done.failureReason, /encerrada/);
     assert.equal((await balance(ctx.app, m.k)).availableBalanceCents, 20_000);
   });
 });
@@ -61,8 +61,8 @@ describe('sandbox simulate', () => {
     const res = await req(ctx.app, 'POST', `${W}/${w.id}/simulate`, m.k, { outcome: 'FAILED', reason: 'DOCUMENT_MISMATCH' });
     assert.equal(res.status, 200, res.raw);
     assert.equal(res.body.data.status, 'FAILED');
-    assert.equal(res.body.data.failureReason, 'DOCUMENT_MISMATCH');
-    assert.match(res.body.data.failureMessage, /titular/);
+    assert.equal(res.body.data.failureCode, 'DOCUMENT_MISMATCH');
+    assert.match(res.body.data.failureReason, /titular/);
     assert.equal((await balance(ctx.app, m.k)).availableBalanceCents, 20_000);
     assert.ok((await eventsOf(ctx, m.id, false)).some((e) => e.type === 'withdrawal.failed'));
     assert400(await req(ctx.app, 'POST', `${W}/${w.id}/simulate`, m.k, { outcome: 'COMPLETED' }), 'INVALID_STATE_TRANSITION');

@@ -51,7 +51,7 @@ describe('payout job', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('sandbox magic keys fail: FAILED with failureReason and failedAt, funds back to available, withdrawal.failed', async () => {
+  test('sandbox magic keys fail: FAILED with failureCode, failureReason in pt-BR and failedAt, funds back to available, withdrawal.failed', async () => {
     const m = await funded(50_000);
     const before = await balance(ctx.app, m.k);
     const accountsBefore = await accounts(ctx, m.id);
@@ -73,7 +73,8 @@ describe('payout job', () => {
     for (const [i, id] of ids.entries()) {
       const w = (await req(ctx.app, 'GET', `${W}/${id}`, m.k)).body.data;
       assert.equal(w.status, 'FAILED', `${cases[i][0]} ${cases[i][1]}`);
-      assert.equal(w.failureReason, cases[i][2]);
+      assert.equal(w.failureCode, cases[i][2]);
+      assert.match(w.failureReason, cases[i][2] === 'PIX_KEY_NOT_FOUND' ? /chave Pix não foi encontrada/ : /recusou a transferência/);
       assert.ok(w.failedAt && w.processedAt && w.externalId);
       assert.equal(w.completedAt, null);
     }
@@ -201,6 +202,7 @@ describe('production', () => {
       assert.equal(failed.status, 200, failed.raw);
       assert.equal(failed.body.data.status, 'FAILED');
       assert.equal(failed.body.data.failureReason, 'Conta de destino encerrada');
+      assert.equal(failed.body.data.failureCode, null, "an operator's words have no code");
       assert400(await call(live.app, 'POST', `/api/admin/withdrawals/${w2.id}/complete`, { token: op.token }), 'INVALID_STATE_TRANSITION');
       assert.deepEqual(await balance(live.app, lk), { availableBalanceCents: avail - 10_000, pendingBalanceCents: 0, reservedCents: 0 });
       const types = (await eventsOf(live, m.id, true)).map((e) => e.type).filter((t) => t.startsWith('withdrawal.'));

@@ -52,7 +52,7 @@ describe('request', () => {
     assert.equal(w.pixKeyType, 'email');
     assert.equal(w.pixKey, 'loja.financeiro@example.com');
     assert.equal(w.description, 'Saque semanal');
-    for (const f of ['externalId', 'failureReason', 'processedAt', 'completedAt', 'failedAt']) assert.equal(w[f], null, f);
+    for (const f of ['externalId', 'failureReason', 'failureCode', 'processedAt', 'completedAt', 'failedAt']) assert.equal(w[f], null, f);
     assert.equal(w.createdAt, w.updatedAt);
     const after = await balance(ctx.app, m.k);
     assert.equal(after.availableBalanceCents, before.availableBalanceCents - 10_000);

@@ -86,7 +86,7 @@ test('the README walkthrough works as written, and again on a second run', { ski
   assert.match(cards.stdout, /"status": "CONTESTED",\s*"response": "CONTESTED"/, cards.stdout);
   assert.match(cards.stdout, /"status": "PAID",\s*"chargeback": "WON"/, cards.stdout);
   assert.match(cards.stdout, /"status": "PAID",\s*"card": \{/, `the one-click purchase\n${cards.stdout}`);
-  assert.match(cards.stdout, /"status": "FAILED",\s*"failureReason": "DOCUMENT_MISMATCH",\s*"failureMessage": "O CPF\/CNPJ/, `a withdrawal failed by simulate\n${cards.stdout}`);
+  assert.match(cards.stdout, /"status": "FAILED",\s*"failureCode": "DOCUMENT_MISMATCH",\s*"failureReason": "O CPF\/CNPJ/, `a withdrawal failed by simulate\n${cards.stdout}`);
   server.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
 });

@@ -56,5 +56,8 @@ const FAILURE_MESSAGES: Record<PayoutFailureReason, string> = {
   PAYOUT_REJECTED: 'A instituição recebedora recusou a transferência.',
 };
 
-/** The merchant's words for a failure code; an operator's own reason is shown as written. */
-export const failureMessage = (reason: string | null): string | null => (reason === null ? null : (FAILURE_MESSAGES[reason as PayoutFailureReason] ?? reason));
+/** The merchant's words for a stored failure (a connector's code); an operator's own reason is shown as written. */
+export const failureWords = (stored: string | null): string | null => (stored === null ? null : (FAILURE_MESSAGES[failureCode(stored)!] ?? stored));
+
+/** The code of a stored failure; null for an operator's own words. */
+export const failureCode = (stored: string | null): PayoutFailureReason | null => (stored !== null && Object.hasOwn(FAILURE_MESSAGES, stored) ? (stored as PayoutFailureReason) : null);

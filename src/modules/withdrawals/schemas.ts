@@ -34,6 +34,7 @@ export const CreateWithdrawalBody = Type.Object(
 );
 
 export const WITHDRAWAL_HOLDS = ['ABOVE_REVIEW_THRESHOLD', 'DAILY_LIMIT'] as const;
+export const PAYOUT_FAILURE_CODES = ['PIX_KEY_NOT_FOUND', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_CLOSED', 'DOCUMENT_MISMATCH', 'PAYOUT_REJECTED'] as const;
 
 /** The spec's Withdrawal fields (netAmount is in cents), plus the description given at creation. */
 export const WithdrawalView = Type.Object({
@@ -48,8 +49,8 @@ export const WithdrawalView = Type.Object({
   bankAccount: Nullable(BankAccountSchema),
   description: Nullable(Type.String()),
   externalId: Nullable(Type.String({ description: "The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts)" })),
-  failureReason: Nullable(Type.String({ description: 'Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator\'s words)' })),
-  failureMessage: Nullable(Type.String({ description: 'failureReason in pt-BR words for the merchant' })),
+  failureReason: Nullable(Type.String({ description: "Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words" })),
+  failureCode: Nullable(Type.Union(PAYOUT_FAILURE_CODES.map((r) => Type.Literal(r)), { description: 'The same, for code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH or PAYOUT_REJECTED; null when an operator failed it by hand' })),
   holdReason: Nullable(Type.Union(WITHDRAWAL_HOLDS.map((h) => Type.Literal(h)), { description: 'Production: waits for an operator to approve it (above the review threshold, or past the daily limit); null once approved' })),
   approvedAt: Nullable(Timestamp),
   createdAt: Timestamp,
@@ -96,11 +97,10 @@ export const AdminWithdrawalsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const PAYOUT_FAILURE_REASONS = ['PIX_KEY_NOT_FOUND', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_CLOSED', 'DOCUMENT_MISMATCH', 'PAYOUT_REJECTED'] as const;
 export const SimulateWithdrawalBody = Type.Object(
   {
     outcome: Type.Union([Type.Literal('COMPLETED'), Type.Literal('FAILED')]),
-    reason: Type.Optional(Type.Union(PAYOUT_FAILURE_REASONS.map((r) => Type.Literal(r)), { description: 'For FAILED (default PAYOUT_REJECTED)' })),
+    reason: Type.Optional(Type.Union(PAYOUT_FAILURE_CODES.map((r) => Type.Literal(r)), { description: 'For FAILED (default PAYOUT_REJECTED)' })),
   },
   { additionalProperties: false },
 );

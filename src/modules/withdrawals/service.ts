@@ -25,7 +25,7 @@ import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
 import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
-import { checkDestination, destinationLabel, failureMessage, maskedDestination } from './destination.ts';
+import { checkDestination, destinationLabel, failureCode, failureWords, maskedDestination } from './destination.ts';
 import type { ReviewRules } from '../../config.ts';
 import { holdFor } from './review.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
@@ -43,8 +43,8 @@ export function withdrawalView(w: Withdrawal) {
     bankAccount: w.bank_account,
     description: w.description,
     externalId: w.external_id,
-    failureReason: w.failure_reason,
-    failureMessage: failureMessage(w.failure_reason),
+    failureReason: failureWords(w.failure_reason),
+    failureCode: failureCode(w.failure_reason),
     holdReason: w.hold,
     approvedAt: w.approved_at,
     createdAt: w.created_at,

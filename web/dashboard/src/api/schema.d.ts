@@ -4569,9 +4569,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -4715,9 +4714,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -4885,9 +4883,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -5055,9 +5052,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -30395,9 +30391,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -30556,9 +30551,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -30712,9 +30706,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -31046,9 +31039,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -31207,9 +31199,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -31363,9 +31354,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
@@ -31604,9 +31594,8 @@ export interface operations {
                             externalId: string | null;
                             /** Format: date-time */
                             failedAt: string | null;
-                            /** @description failureReason in pt-BR words for the merchant */
-                            failureMessage: string | null;
-                            /** @description Why it failed (a code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH, PAYOUT_REJECTED; or an operator's words) */
+                            failureCode: ("PIX_KEY_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_CLOSED" | "DOCUMENT_MISMATCH" | "PAYOUT_REJECTED") | null;
+                            /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
                             holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;

@@ -115,7 +115,7 @@ function WithdrawalForm({ balance, done }: { balance: Async<Json<'getBalance'>>;
 }
 
 function WithdrawalItem({ w, reload }: { w: Withdrawal; reload: () => void }) {
-  const failure = w.status === 'FAILED' ? (w.failureMessage ?? w.failureReason) : null;
+  const failure = w.status === 'FAILED' ? w.failureReason : null;
   return (
     <>
       <div class="grow">
