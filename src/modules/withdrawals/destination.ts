@@ -57,7 +57,10 @@ const FAILURE_MESSAGES: Record<PayoutFailureReason, string> = {
 };
 
 /** The merchant's words for a stored failure (a connector's code); an operator's own reason is shown as written. */
-export const failureWords = (stored: string | null): string | null => (stored === null ? null : (FAILURE_MESSAGES[failureCode(stored)!] ?? stored));
+export function failureWords(stored: string | null): string | null {
+  const code = failureCode(stored);
+  return code ? FAILURE_MESSAGES[code] : stored;
+}
 
 /** The code of a stored failure; null for an operator's own words. */
 export const failureCode = (stored: string | null): PayoutFailureReason | null => (stored !== null && Object.hasOwn(FAILURE_MESSAGES, stored) ? (stored as PayoutFailureReason) : null);

@@ -9,7 +9,7 @@ import type { Withdrawal } from '../../db/types.ts';
 import type { PayoutRequest, PayoutState } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
 import { destinationOf } from './destination.ts';
-import { finish, type WithdrawalDeps } from './service.ts';
+import { finish, type FinalColumns, type WithdrawalDeps } from './service.ts';
 
 const requestOf = (w: Withdrawal): PayoutRequest => ({ externalId: w.payout_ref!, amountCents: w.net_amount_cents, destination: destinationOf(w), description: w.description });
 
@@ -105,14 +105,10 @@ async function record(deps: WithdrawalDeps, w: Withdrawal, state: PayoutState | 
     const row = await trx.selectFrom('withdrawals').selectAll().where('id', '=', w.id).where('status', '=', 'PROCESSING').where('payout_ref', '=', w.payout_ref!).forUpdate().executeTakeFirst();
     if (!row) return; // settled meanwhile (an operator, or another worker)
     const providerId = state && state.status !== 'FAILED' ? state.providerId : undefined;
-    const seen = await trx
-      .updateTable('withdrawals')
-      .set({ updated_at: now, next_attempt_at: null, last_error: null, ...(providerId ? { external_id: providerId } : {}) })
-      .where('id', '=', w.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (state?.status === 'COMPLETED') await finish(deps, trx, seen, { status: 'COMPLETED' });
-    else if (state?.status === 'FAILED') await finish(deps, trx, seen, { status: 'FAILED', reason: state.reason });
+    const columns: FinalColumns = { next_attempt_at: null, last_error: null, ...(providerId ? { external_id: providerId } : {}) };
+    if (state?.status === 'COMPLETED') await finish(deps, trx, row, { status: 'COMPLETED' }, columns);
+    else if (state?.status === 'FAILED') await finish(deps, trx, row, { status: 'FAILED', reason: state.reason }, columns);
+    else await trx.updateTable('withdrawals').set({ ...columns, updated_at: now }).where('id', '=', w.id).execute();
   });
 }
 

@@ -7,7 +7,7 @@ import { inTx, type Db, type Trx } from '../../db/index.ts';
 import type { Withdrawal, WithdrawalHold } from '../../db/types.ts';
 import { badRequest, notFound, ownAccount } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
-import { endOfSpDay, spDate, DAY_MS } from '../../payments/calendar.ts';
+import { spDate, startOfSpDay } from '../../payments/calendar.ts';
 
 /**
  * Why a new production withdrawal must wait, if it must. Called under the lock of the merchant's
@@ -16,13 +16,12 @@ import { endOfSpDay, spDate, DAY_MS } from '../../payments/calendar.ts';
 export async function holdFor(trx: Trx, scope: Scope, amountCents: number, rules: ReviewRules, now: Date): Promise<WithdrawalHold | null> {
   if (rules.aboveCents > 0 && amountCents > rules.aboveCents) return 'ABOVE_REVIEW_THRESHOLD';
   if (rules.dailyLimitCents === null) return null;
-  const dayStart = new Date(endOfSpDay(spDate(now)).getTime() + 1 - DAY_MS);
   const row = await trx
     .selectFrom('withdrawals')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount_cents'), eb.lit(0)).as('total'))
     .where('user_id', '=', scope.userId)
     .where('livemode', '=', true)
-    .where('created_at', '>=', dayStart)
+    .where('created_at', '>=', startOfSpDay(spDate(now)))
     .where('status', 'not in', ['CANCELLED', 'FAILED'])
     .executeTakeFirstOrThrow();
   return Number(row.total) + amountCents > rules.dailyLimitCents ? 'DAILY_LIMIT' : null;

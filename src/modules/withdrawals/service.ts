@@ -182,13 +182,16 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: s
 
 export type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
 
-/** Records a payout's outcome on a locked PROCESSING row: status, journal and event together. */
-export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome): Promise<Withdrawal> {
+/** Columns written with the final status (what the PSP or the operator said of the payout). */
+export type FinalColumns = Partial<Pick<Withdrawal, 'provider' | 'processed_at' | 'external_id' | 'hold' | 'next_attempt_at' | 'last_error'>>;
+
+/** Records a payout's outcome on a locked row: status (with `columns`), journal and event together. */
+export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome, columns: FinalColumns = {}): Promise<Withdrawal> {
   const scope: Scope = { userId: w.user_id, livemode: w.livemode };
   const now = new Date();
   const ref = { referenceType: 'withdrawal', referenceId: w.id };
   if (outcome.status === 'COMPLETED') {
-    const updated = await trx.updateTable('withdrawals').set({ status: 'COMPLETED', completed_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await trx.updateTable('withdrawals').set({ ...columns, status: 'COMPLETED', completed_at: now, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
     await deps.ledger.post(trx, scope, {
       kind: 'withdrawal_paid',
       ...ref,
@@ -204,7 +207,7 @@ export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outc
   }
   const updated = await trx
     .updateTable('withdrawals')
-    .set({ status: 'FAILED', failed_at: now, failure_reason: outcome.reason, updated_at: now })
+    .set({ ...columns, status: 'FAILED', failed_at: now, failure_reason: outcome.reason, updated_at: now })
     .where('id', '=', w.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -268,23 +271,14 @@ export async function simulateWithdrawal(deps: WithdrawalDeps, scope: Scope, id:
   });
 }
 
-/** PENDING or PROCESSING -> the outcome, on a locked row: through PROCESSING (its reference kept or made) to finish(). */
+/** PENDING or PROCESSING -> the outcome, on a locked row, its provider, processing time and reference kept or made. */
 async function settleNow(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome, provider: string, externalId?: string): Promise<Withdrawal> {
   if (w.status !== 'PENDING' && w.status !== 'PROCESSING') throw transitionError(w.status, outcome.status, 'only PENDING or PROCESSING withdrawals can be settled');
-  const at = new Date();
-  const processing = await trx
-    .updateTable('withdrawals')
-    .set({
-      status: 'PROCESSING',
-      provider: w.provider ?? provider,
-      processed_at: w.processed_at ?? at,
-      external_id: externalId || w.external_id || `${provider}_${w.id.replace(/-/g, '')}`,
-      hold: null,
-      next_attempt_at: null,
-      updated_at: at,
-    })
-    .where('id', '=', w.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return finish(deps, trx, processing, outcome);
+  return finish(deps, trx, w, outcome, {
+    provider: w.provider ?? provider,
+    processed_at: w.processed_at ?? new Date(),
+    external_id: externalId || w.external_id || `${provider}_${w.id.replace(/-/g, '')}`,
+    hold: null,
+    next_attempt_at: null,
+  });
 }
