@@ -207,18 +207,7 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
   const total = totalDeltas(journals);
   const moved = [...total.values()].sort(byLockOrder);
 
-  const accounts = await trx
-    .insertInto('ledger_accounts')
-    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: MOVED_AT })))
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
-        balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
-        // Read once the row is locked, on the database's one clock, and never before its last movement.
-        updated_at: sql<Date>`greatest(${MOVED_AT}, ledger_accounts.updated_at + interval '1 millisecond')`,
-      })),
-    )
-    .returning(['id', 'user_id', 'kind', 'balance_cents', 'updated_at'])
-    .execute();
+  const { accounts, balances } = await moveAccounts(trx, scope, moved);
   // The accounts are locked from here to the commit. The entries are stamped with their accounts'
   // movement time and their ids drawn in order, so that listed by (created_at, id) they follow the
   // order of the balances after them, whichever process wrote them (a time read in the process
@@ -228,22 +217,22 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
   const running = new Map(accounts.map((a) => [`${a.user_id}:${a.kind}`, { id: a.id, balance: Number(a.balance_cents) - total.get(`${a.user_id}:${a.kind}`)!.delta }]));
 
   for (const { input, deltas } of journals) {
-    const journalId = uuidv7();
-    await trx
-      .insertInto('ledger_journals')
-      .values({
-        id: journalId,
-        user_id: scope.userId,
-        livemode: scope.livemode,
-        kind: input.kind,
-        reference_type: input.referenceType,
-        reference_id: input.referenceId,
-        description: input.description,
-        created_at: now,
-      })
-      .execute();
     const entries = [...deltas].flatMap(([userId, of]) => [...of].map(([kind, delta]) => ({ userId, kind, delta }))).sort(byLockOrder);
+    const journalId = uuidv7();
+    // The journal and its entries in one statement (the entries' foreign key is checked at its end).
     await trx
+      .with('journal', (db) =>
+        db.insertInto('ledger_journals').values({
+          id: journalId,
+          user_id: scope.userId,
+          livemode: scope.livemode,
+          kind: input.kind,
+          reference_type: input.referenceType,
+          reference_id: input.referenceId,
+          description: input.description,
+          created_at: now,
+        }),
+      )
       .insertInto('ledger_entries')
       .values(
         entries.map((e) => {
@@ -265,7 +254,56 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
       .execute();
   }
 
-  await recordBalanceUpdates(trx, events, scope, journals);
+  await recordBalanceUpdates(trx, events, scope, journals, balances);
+}
+
+/**
+ * Applies the deltas to their accounts (created on first use) in one statement, in lock order;
+ * answers the moved rows and each merchant's balance after them, read by the same statement (rows
+ * `moved` false: its other accounts, and the moved ones as they were before).
+ */
+async function moveAccounts(trx: Trx, scope: Scope, moved: { userId: string; kind: AccountKind; delta: number }[]) {
+  const upsert = trx
+    .insertInto('ledger_accounts')
+    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: MOVED_AT })))
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
+        balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
+        // Read once the row is locked, on the database's one clock, and never before its last movement.
+        updated_at: sql<Date>`greatest(${MOVED_AT}, ledger_accounts.updated_at + interval '1 millisecond')`,
+      })),
+    )
+    .returning(['id', 'user_id', 'kind', 'balance_cents', 'updated_at', sql<boolean>`true`.as('moved')]);
+  const owners = [...new Set(moved.filter((m) => MERCHANT_ACCOUNTS.includes(m.kind)).map((m) => m.userId))];
+  const rows = owners.length
+    ? await trx
+        .with('moved', () => upsert)
+        .selectFrom('moved')
+        .selectAll()
+        .unionAll(
+          trx
+            .selectFrom('ledger_accounts')
+            .select(['id', 'user_id', 'kind', 'balance_cents', 'updated_at', sql<boolean>`false`.as('moved')])
+            .where('livemode', '=', scope.livemode)
+            .where('user_id', 'in', owners)
+            .where('kind', 'in', MERCHANT_ACCOUNTS),
+        )
+        .execute()
+    : await upsert.execute();
+  return { accounts: rows.filter((a) => a.moved), balances: ownerBalances(owners, rows) };
+}
+
+/** Each owner's balance after the journals: an account's moved row, else its row as it was, else 0. */
+function ownerBalances(owners: string[], rows: { user_id: string; kind: AccountKind; balance_cents: number | string; moved: boolean }[]): Map<string, Balance> {
+  const out = new Map<string, Balance>();
+  for (const userId of owners) {
+    const of = (kind: AccountKind) => {
+      const mine = rows.filter((r) => r.user_id === userId && r.kind === kind);
+      return Number((mine.find((r) => r.moved) ?? mine[0])?.balance_cents ?? 0);
+    };
+    out.set(userId, { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') });
+  }
+  return out;
 }
 
 /** The deltas of all the journals together, per merchant and account kind. */
@@ -285,12 +323,12 @@ function totalDeltas(journals: Journal[]): Map<string, { userId: string; kind: A
 }
 
 /** balance.updated to each merchant whose own accounts a journal moved, one per journal. */
-async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[]): Promise<void> {
+async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>): Promise<void> {
   for (const { input, deltas } of journals) {
     for (const [userId, of] of deltas) {
       if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;
       const owner: Scope = { userId, livemode: scope.livemode };
-      const balance = await getBalance(trx, owner);
+      const balance = balances.get(userId)!;
       await events.record(trx, owner, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
     }
   }

@@ -66,11 +66,21 @@ async function insertReward(trx: Trx, row: Omit<ReferralReward, 'id' | 'status' 
 
 /** The transaction hooks deps.ts wires: the rewards of a referred account's production sale, and their undoing on a refund. */
 export function referralHooks(config: ReferralConfig): TransactionHooks {
+  // Who referred a merchant, and when it registered, never change: read once per process, not on
+  // every payment (a bounded cache: emptied when full).
+  const sellers = new Map<string, { referred_by: string | null; created_at: Date } | undefined>();
+  const sellerOf = async (trx: Trx, userId: string) => {
+    if (sellers.has(userId)) return sellers.get(userId);
+    const seller = await trx.selectFrom('users').select(['referred_by', 'created_at']).where('id', '=', userId).executeTakeFirst();
+    if (sellers.size >= 10_000) sellers.clear();
+    if (seller) sellers.set(userId, seller);
+    return seller;
+  };
   return {
     async paidJournals(trx, tx, now): Promise<JournalInput[]> {
       // Development never produces referral money.
       if (!tx.livemode) return [];
-      const seller = await trx.selectFrom('users').select(['referred_by', 'created_at']).where('id', '=', tx.user_id).executeTakeFirst();
+      const seller = await sellerOf(trx, tx.user_id);
       if (!seller?.referred_by || seller.referred_by === tx.user_id) return [];
       const referrer = seller.referred_by;
       const release = releaseAt(now, config.guaranteeDays, tx.payment_method, tx.installments);

@@ -9,7 +9,8 @@ import { validateCard, type CardInput } from '../../payments/card.ts';
 import type { CardResult, Connector } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
-import { chargeOverChain } from './failover.ts';
+import { finishAttempt } from './attempts.ts';
+import { chargeOverChain, finish, type Charged } from './failover.ts';
 import { lookupResult } from './lookup.ts';
 import { prepare } from './prepare.ts';
 import type { CheckoutExtras, CreateInput } from './draft.ts';
@@ -30,22 +31,31 @@ export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInp
   return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
 }
 
-/** The provider call of a recorded charge, then its outcome applied (see charge). */
-async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<CardResult>, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+/**
+ * The provider call of a recorded charge, then its outcome applied (see charge), with the try that
+ * answered finished in the same commit (finished alone when the outcome is not recorded).
+ */
+async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<Charged>, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
-  let result: CardResult;
+  let charged: Charged;
   try {
-    result = await call();
+    charged = await call();
   } catch (err) {
     deps.log.error({ err, transactionId: tx.id }, 'card charge: no answer from the provider; the transaction stays PENDING until the janitor asks the provider for the outcome');
     return tx;
   }
-  if (result.approved && tx.livemode) await guard?.approved();
+  const { result, attempt } = charged;
+  const finishAlone = async () => attempt && (await finish(deps, attempt.id, attempt.end));
+  if (result.approved && tx.livemode) await guard?.approved().catch(async (err: unknown) => {
+    await finishAlone();
+    throw err;
+  });
   const authorizedUntil = new Date(Date.now() + deps.config.card.authorizationTtlDays * DAY_MS);
   const change: Change = !result.approved ? { to: 'FAILED', reason: result.reason } : capture ? { to: 'PAID' } : { to: 'AUTHORIZED', until: authorizedUntil };
   try {
-    return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null);
+    return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null, attempt && ((trx) => finishAttempt(trx, attempt.id, attempt.end)));
   } catch (err) {
+    await finishAlone();
     deps.log.error({ err, transactionId: tx.id, outcome: change.to }, 'card charge: the outcome could not be recorded; answering the stored state');
     return (await findTransaction(deps.db, tx.id).catch(() => undefined)) ?? tx;
   }
@@ -62,7 +72,7 @@ export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, inpu
   if (!(connector as RailConnector<'CARD'>).chargeToken) throw noStoredCards(connector);
   const tx = await deps.creations.insert(draft);
   await opts.recorded?.(tx);
-  return recordCharge(deps, tx, () => tokenCharge(connector as RailConnector<'CARD'>, tx, token), true, undefined);
+  return recordCharge(deps, tx, async () => ({ result: await tokenCharge(connector as RailConnector<'CARD'>, tx, token) }), true, undefined);
 }
 
 /** The 503 of a provider that keeps no cards (no card subscriptions). */
@@ -82,7 +92,7 @@ function tokenCharge(connector: RailConnector<'CARD'>, tx: Transaction, token: s
 export async function redriveStoredCharge(deps: TransactionDeps, tx: Transaction, token: string): Promise<Transaction> {
   if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || !tx.card_last4) return tx;
   const connector = deps.connectors.of(tx.provider, 'CARD');
-  return recordCharge(deps, tx, async () => lookupResult(await connector.findCharge(tx.id, 'CARD')) ?? tokenCharge(connector, tx, token), true, undefined);
+  return recordCharge(deps, tx, async () => ({ result: lookupResult(await connector.findCharge(tx.id, 'CARD')) ?? (await tokenCharge(connector, tx, token)) }), true, undefined);
 }
 
 /**

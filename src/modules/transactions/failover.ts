@@ -5,7 +5,8 @@
 // twice); a decline is an answer and never fails over; a lookup that fails or finds the charge still
 // undecided stops the chain (the janitor asks that connector later). A connector whose circuit is
 // open (payments/breaker.ts) is skipped without a call unless it is the last. Every try is a row of
-// card_attempts, written before the call and finished after it.
+// card_attempts, written before the call and finished after it: a try that answered is finished by
+// the caller in the transaction that records its outcome (one commit fewer per charge).
 import type { Transaction } from '../../db/types.ts';
 import type { CardChargeRequest, CardResult } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
@@ -16,13 +17,19 @@ import type { TransactionDeps } from './types.ts';
 /** Why a call failed, for the attempt row: the error's message only (connectors never put card data in one). */
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
 
+/** A charge's answer, and the try that gave it, still to be finished (`finishAttempt`) by whoever records the outcome. */
+export interface Charged {
+  result: CardResult;
+  attempt?: { id: string; end: AttemptEnd };
+}
+
 /**
  * Charges `req` over the chain starting at the transaction's connector; throws when no answer could
  * be had (the transaction stays PENDING for the janitor, its provider naming the last one called).
  */
-export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, req: CardChargeRequest): Promise<CardResult> {
+export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, req: CardChargeRequest): Promise<Charged> {
   const chain = deps.connectors.cardChain(tx.livemode, tx.provider);
-  if (!tx.livemode) return chain[0].chargeCard(req);
+  if (!tx.livemode) return { result: await chain[0].chargeCard(req) };
   let current = tx.provider;
   let lastError: unknown = new Error('no card connector could be called');
   for (const [i, c] of chain.entries()) {
@@ -37,7 +44,7 @@ export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, re
       current = c.name;
     }
     const outcome = await tryConnector(deps, tx, c, req);
-    if (outcome.result) return outcome.result;
+    if (outcome.charged) return outcome.charged;
     lastError = outcome.error;
     if (!outcome.noSale || last) break;
     deps.log.warn({ transactionId: tx.id, connector: c.name, next: chain[i + 1].name }, 'card charge: the connector did not answer and made no sale; failing over to the next');
@@ -45,7 +52,7 @@ export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, re
   throw lastError;
 }
 
-type TryOutcome = { result: CardResult; error?: undefined; noSale?: undefined } | { result?: undefined; error: unknown; noSale: boolean };
+type TryOutcome = { charged: Charged; error?: undefined; noSale?: undefined } | { charged?: undefined; error: unknown; noSale: boolean };
 
 /** One try at `c`: its answer, or its lookup's when it did not answer; `noSale`: it confirmed it made none. */
 async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConnector<'CARD'>, req: CardChargeRequest): Promise<TryOutcome> {
@@ -56,8 +63,7 @@ async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConne
   try {
     const result = await c.chargeCard(req);
     breaker.success();
-    await finish(deps, attempt, endOf(result, Date.now() - started));
-    return { result };
+    return { charged: { result, attempt: { id: attempt, end: endOf(result, Date.now() - started) } } };
   } catch (err) {
     error = err;
     breaker.failure();
@@ -69,9 +75,8 @@ async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConne
     const found = await c.findCharge(tx.id, 'CARD');
     const adopted = lookupResult(found);
     if (adopted) {
-      await finish(deps, attempt, { ...endOf(adopted, Date.now() - started), reason: `${ADOPTED} (${failure(error)})` });
       deps.log.warn({ transactionId: tx.id, connector: c.name }, 'card charge: no answer, but the connector made the charge; its outcome is adopted');
-      return { result: adopted };
+      return { charged: { result: adopted, attempt: { id: attempt, end: { ...endOf(adopted, Date.now() - started), reason: `${ADOPTED} (${failure(error)})` } } } };
     }
     return { error, noSale: found === null };
   } catch (lookupErr) {
@@ -85,6 +90,6 @@ function endOf(result: CardResult, latencyMs: number): AttemptEnd {
 }
 
 /** An attempt row that cannot be finished must not lose the answer: logged, the charge goes on. */
-async function finish(deps: TransactionDeps, attempt: string, end: AttemptEnd): Promise<void> {
+export async function finish(deps: TransactionDeps, attempt: string, end: AttemptEnd): Promise<void> {
   await finishAttempt(deps.db, attempt, end).catch((err: unknown) => deps.log.error({ err, attempt }, 'card charge: could not record the attempt'));
 }

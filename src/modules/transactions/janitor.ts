@@ -11,7 +11,7 @@ import { DAY_MS } from '../../payments/calendar.ts';
 import type { ChargeLookup } from '../../payments/connector.ts';
 import { settleAttempts, type AttemptEnd } from './attempts.ts';
 import { recheckFailedOver } from './late-sales.ts';
-import { lockTransaction, setProviderRef, stuckCardCharges, stuckRefunds, touch } from './queries.ts';
+import { lockTransaction, stuckCardCharges, stuckRefunds, touch } from './queries.ts';
 import { recordRefund, refundRequest } from './refund.ts';
 import { applyChange, type Change } from './states.ts';
 import type { TransactionDeps } from './types.ts';
@@ -40,8 +40,7 @@ async function settlePending(deps: TransactionDeps, tx: Transaction, change: Cha
   return deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, tx.id);
     if (locked?.status !== 'PENDING') return false;
-    await applyChange(deps, trx, locked, change);
-    if (reference) await setProviderRef(trx, tx.id, reference);
+    await applyChange(deps, trx, locked, change, new Date(), reference);
     await settleAttempts(trx, tx.id, tx.provider, attempt);
     return true;
   });

@@ -1,6 +1,7 @@
 // Status changes: one applied by the core itself (a card's outcome, a cancellation), and those a
 // connector reports (a notification, a lookup, a sandbox simulation), each under the transaction's
 // row lock with the state machine, hooks, ledger and events of states.ts.
+import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import { AppError, forbidden, notFound } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -8,18 +9,21 @@ import { spDate } from '../../payments/calendar.ts';
 import type { ProviderEvent } from '../../payments/connector.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { explainsLatePayment } from '../../payments/late-payment.ts';
-import { lockTransaction, setProviderRef } from './queries.ts';
+import { lockTransaction } from './queries.ts';
 import { applyChange, type Change } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 
-/** Locks the transaction and applies one status change (state machine, hooks, ledger, events). */
-export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, change: Change, providerRef: string | null = null): Promise<Transaction> {
+/**
+ * Locks the transaction and applies one status change (state machine, hooks, ledger, events);
+ * `also`: more work of the caller's to commit with it.
+ */
+export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, change: Change, providerRef: string | null = null, also?: (trx: Trx) => Promise<void>): Promise<Transaction> {
   return deps.changes.run(scope, async (trx) => {
     const tx = await lockTransaction(trx, scope, id);
     if (!tx) throw notFound('Transaction');
-    const applied = await applyChange(deps, trx, tx, change);
-    if (providerRef === null) return applied;
-    return setProviderRef(trx, id, providerRef);
+    const applied = await applyChange(deps, trx, tx, change, new Date(), providerRef);
+    await also?.(trx);
+    return applied;
   });
 }
 
@@ -49,9 +53,7 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, c
         if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
         change = { to: 'PAID', settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
       }
-      const changed = await applyChange(deps, trx, tx, change);
-      if (e.outcome !== 'PAID' || e.reference === undefined) return changed;
-      return setProviderRef(trx, tx.id, e.reference);
+      return applyChange(deps, trx, tx, change, new Date(), e.outcome === 'PAID' ? (e.reference ?? null) : null);
     });
     out.push(applied);
   }

@@ -140,11 +140,6 @@ export async function transactionStatus(db: Executor, id: string) {
   return row;
 }
 
-/** Stores the connector's payment reference on a (locked) transaction. */
-export function setProviderRef(trx: Trx, id: string, providerRef: string): Promise<Transaction> {
-  return trx.updateTable('transactions').set({ provider_ref: providerRef }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-}
-
 /** A PENDING refund of a locked transaction, owed to the connector that made the payment. */
 export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date }): Promise<void> {
   await trx

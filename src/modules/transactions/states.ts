@@ -54,7 +54,11 @@ export type Change =
 /** Card instalment i settles 30·i days after payment. */
 export const SETTLEMENT_DAYS = 30;
 
-export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, change: Change, now = new Date()): Promise<Transaction> {
+/**
+ * Moves the locked transaction `tx` as `change` says. `providerRef`: the provider's reference of the
+ * payment, written by the same UPDATE (a card's authorisation, a notification's payment).
+ */
+export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, change: Change, now = new Date(), providerRef: string | null = null): Promise<Transaction> {
   if (!canMove(tx.status, change.to)) {
     throw badRequest('INVALID_STATE_TRANSITION', `Cannot move a ${tx.status} transaction to ${change.to}`, [
       { field: 'status', message: `${tx.status} -> ${change.to} is not allowed` },
@@ -74,6 +78,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   // transaction.updated says the status changed: not sent for a second partial refund (PARTIALLY_REFUNDED again).
   const events: EventType[] = tx.status === change.to ? [] : ['transaction.updated'];
   const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
+  if (providerRef !== null) set.provider_ref = providerRef;
 
   switch (change.to) {
     case 'AUTHORIZED':
