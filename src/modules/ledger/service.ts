@@ -10,7 +10,7 @@ import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
 import type { AccountKind } from '../../db/types.ts';
 import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import type { EventLog } from '../events/service.ts';
+import type { EventInput, EventLog } from '../events/service.ts';
 
 export interface Posting {
   account: AccountKind;
@@ -167,9 +167,11 @@ export class Ledger {
   /**
    * Posts several journals of one environment at once (a payment's and a referral reward's): the
    * accounts of all of them are locked together in the one order, as for a single journal.
+   * `collect`: the balance.updated events of `scope` itself go there instead, for the caller to
+   * record with its own in one statement (other merchants' are recorded here).
    */
-  postAll(trx: Trx, scope: Scope, inputs: JournalInput[]): Promise<void> {
-    return postJournals(trx, this.events, scope, inputs);
+  postAll(trx: Trx, scope: Scope, inputs: JournalInput[], collect?: EventInput[]): Promise<void> {
+    return postJournals(trx, this.events, scope, inputs, collect);
   }
 }
 
@@ -200,7 +202,7 @@ function journalDeltas(scope: Scope, input: JournalInput): Journal['deltas'] {
 /** Now on the database's clock, to the millisecond (what a Date holds, and so what list cursors hold). */
 const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
 
-async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[]): Promise<void> {
+async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[], collect?: EventInput[]): Promise<void> {
   const journals: Journal[] = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
   if (!journals.length) return;
   // All the journals' deltas together, applied in one statement in the global lock order.
@@ -254,7 +256,7 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
       .execute();
   }
 
-  await recordBalanceUpdates(trx, events, scope, journals, balances);
+  await recordBalanceUpdates(trx, events, scope, journals, balances, collect);
 }
 
 /**
@@ -322,14 +324,14 @@ function totalDeltas(journals: Journal[]): Map<string, { userId: string; kind: A
   return total;
 }
 
-/** balance.updated to each merchant whose own accounts a journal moved, one per journal. */
-async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>): Promise<void> {
+/** balance.updated to each merchant whose own accounts a journal moved, one per journal (`scope`'s into `collect`, when given). */
+async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>, collect?: EventInput[]): Promise<void> {
   for (const { input, deltas } of journals) {
     for (const [userId, of] of deltas) {
       if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;
-      const owner: Scope = { userId, livemode: scope.livemode };
-      const balance = balances.get(userId)!;
-      await events.record(trx, owner, [{ type: 'balance.updated', data: { ...balance, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
+      const event: EventInput = { type: 'balance.updated', data: { ...balances.get(userId)!, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } };
+      if (collect && userId === scope.userId) collect.push(event);
+      else await events.record(trx, { userId, livemode: scope.livemode }, [event]);
     }
   }
 }

@@ -9,7 +9,7 @@ import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
-import type { EventLog, EventType } from '../events/service.ts';
+import type { EventInput, EventLog, EventType } from '../events/service.ts';
 import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
 import type { Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
@@ -77,6 +77,8 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   // transaction.updated says the status changed: not sent for a second partial refund (PARTIALLY_REFUNDED again).
   const events: EventType[] = tx.status === change.to ? [] : ['transaction.updated'];
+  // The merchant's balance.updated from the journals, recorded with the transaction's events.
+  const balanceEvents: EventInput[] = [];
   const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
   if (providerRef !== null) set.provider_ref = providerRef;
 
@@ -88,7 +90,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       events.push('transaction.authorized');
       break;
     case 'PAID':
-      tx = await bookPayment(deps, trx, tx, change, set, now);
+      tx = await bookPayment(deps, trx, tx, change, set, now, balanceEvents);
       if (tx.status === 'AUTHORIZED') events.push('transaction.captured');
       events.push('transaction.completed');
       break;
@@ -106,7 +108,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED':
-      await bookRefund(deps, trx, tx, change.amountCents, now, { kind: 'refund', description: `Refund of ${tx.display_id}`, overdraw: false });
+      await bookRefund(deps, trx, tx, change.amountCents, now, { kind: 'refund', description: `Refund of ${tx.display_id}`, overdraw: false }, balanceEvents);
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
@@ -115,11 +117,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
 
   const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
   for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
-  await deps.events.record(
-    trx,
-    scope,
-    events.map((type) => ({ type, data: eventData(updated, tx.status) })),
-  );
+  await deps.events.record(trx, scope, [...balanceEvents, ...events.map((type) => ({ type, data: eventData(updated, tx.status) }))]);
   return updated;
 }
 
@@ -129,7 +127,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
  * journals beside it) and a card's instalments scheduled. Returns the transaction as the payment
  * took it (a partial capture or a late PIX changes what was charged).
  */
-async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date): Promise<Transaction> {
+async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date, balanceEvents: EventInput[]): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   set.paid_at = now;
@@ -159,20 +157,18 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
   const kept = net - shared;
   const journals: JournalInput[] = [];
   for (const hook of deps.hooks) journals.push(...((await hook.paidJournals?.(trx, tx, now)) ?? []));
-  await deps.ledger.postAll(trx, scope, [
-    {
-      kind: 'payment',
-      ...ref,
-      description: `Payment ${tx.display_id} (${tx.payment_method})`,
-      postings: [
-        { account: 'external', amount: -tx.charged_cents },
-        { account: toAccount, amount: kept },
-        { account: 'fees', amount: tx.fee_cents },
-        ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
-      ],
-    },
-    ...journals,
-  ]);
+  const payment: JournalInput = {
+    kind: 'payment',
+    ...ref,
+    description: `Payment ${tx.display_id} (${tx.payment_method})`,
+    postings: [
+      { account: 'external', amount: -tx.charged_cents },
+      { account: toAccount, amount: kept },
+      { account: 'fees', amount: tx.fee_cents },
+      ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
+    ],
+  };
+  await deps.ledger.postAll(trx, scope, [payment, ...journals], balanceEvents);
   if (tx.payment_method === 'CARD' && kept > 0) {
     const parts = split(kept, tx.installments);
     await trx
@@ -209,7 +205,7 @@ export interface RefundBooking {
  * A refund's journal: the money back out of the merchant's balance, the fee's share returned
  * (feeReturned), shares given back; a chargeback's debit is booked alike.
  */
-export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking): Promise<void> {
+export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking, collect?: EventInput[]): Promise<void> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   // Shares given back (an affiliate's commission cancelled or clawed back) return to the
@@ -228,7 +224,7 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
   const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
   const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts, as.overdraw);
   postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
-  await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals]);
+  await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals], collect);
 }
 
 /**
