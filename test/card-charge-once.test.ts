@@ -108,4 +108,18 @@ describe('a failure after the approval', () => {
     assert.deepEqual(provider.calls.map((c) => c.reference), [res.body.transaction.id]);
     await assertLedgerBalanced(ctx.database.db);
   });
+
+  test('the same request with one key five times at once: one transaction, charged once; the others replay its answer or are told it is in progress', async () => {
+    const request = body();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: request, headers: { 'idempotency-key': 'order-79' } })));
+    const created = answers.filter((a) => a.status === 201);
+    assert.ok(created.length >= 1, answers.map((a) => a.raw).join('\n'));
+    for (const a of answers) assert.ok(a.status === 201 || a.status === 409, a.raw);
+    assert.equal(new Set(created.map((a) => a.body.transaction.id)).size, 1, 'one transaction');
+    assert.equal(provider.calls.length, 1, 'charged once');
+    const final = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: request, headers: { 'idempotency-key': 'order-79' } });
+    assert.equal(final.headers['idempotent-replayed'], 'true');
+    assert.equal(final.body.transaction.status, 'PAID', 'the final answer replaced the provisional one');
+    await assertLedgerBalanced(ctx.database.db);
+  });
 });

@@ -222,7 +222,8 @@ export async function runIdempotent(
   if (!key) return work.claimed();
   try {
     const text = await work.inline(key);
-    key.state = 'settled';
+    // A held key (a card charged after its creation) still takes the final answer (onSend).
+    if (key.state === 'inline') key.state = 'settled';
     return sendJsonText(reply, work.status, text);
   } catch (err) {
     // A 5xx did nothing and stores nothing: the key stays free.

@@ -188,7 +188,7 @@ async function linkOf(deps: TransactionDeps, scope: Scope, input: Input): Promis
   return { link };
 }
 
-/** An API creation answered by its own creation statement (no card, no coupon): see createTransactionWith. */
+/** An API creation whose Idempotency-Key its creation statement stores (no coupon): see createTransactionWith. */
 export async function createApiTransactionWith(deps: TransactionDeps, scope: Scope, body: Body, attach: KeyAttachment): Promise<string> {
   const input = withoutCoupon(body);
   return createTransactionWith(deps, scope, input, attach, await linkOf(deps, scope, input));

@@ -26,9 +26,10 @@ export default async function salesRoutes(app: HttpApp, deps: SalesRouteDeps) {
   app.post(
     '/api/v1/transactions',
     {
-      // Without a card to charge, creation is one statement: it stores the Idempotency-Key itself.
-      // A coupon reserves a use before creating: not one statement, so its key is claimed.
-      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { card?: unknown; couponCode?: unknown; cardId?: unknown }) => !body.card && body.couponCode === undefined && body.cardId === undefined } },
+      // The creation statement stores the Idempotency-Key itself (with a card, the PENDING answer,
+      // held until the charge's answer replaces it). A coupon reserves a use before creating, and a
+      // saved card is charged by its own path: their keys are claimed first.
+      config: { auth: { key: 'transactions:write' }, idempotency: { inline: (body: { couponCode?: unknown; cardId?: unknown }) => body.couponCode === undefined && body.cardId === undefined } },
       schema: {
         tags,
         operationId: 'createTransaction',

@@ -18,11 +18,14 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
 
 /**
  * Creates the transaction with its Idempotency-Key and response written by the creation statement
- * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). Not
- * for a card charged at once: what it answers is known only after the charge.
+ * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). A
+ * card given is charged after: the key is stored with the PENDING answer and held (a retry from then
+ * on replays it and never charges again), and the caller stores the final answer over it.
  */
 export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment, extras: CheckoutExtras = {}): Promise<string> {
-  if (input.card) throw new Error('a card charge cannot be answered by its creation statement');
-  const { draft } = await prepare(deps, scope, input, extras, {});
-  return deps.creations.insertWith(draft, attach);
+  const { draft, card } = await prepare(deps, scope, input, extras, {});
+  if (!card) return deps.creations.insertWith(draft, attach);
+  const tx = await deps.creations.insertHeld(draft, attach);
+  attach.key.state = 'held';
+  return attach.render(await chargeCard(deps, tx, card, input.capture ?? true, undefined));
 }

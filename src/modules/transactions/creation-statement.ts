@@ -21,6 +21,8 @@ export interface KeyAttachment {
   key: RequestKey;
   status: number;
   render: (row: Transaction) => string;
+  /** The row is answered too (a card charged after its creation: the stored response is provisional). */
+  withRow?: boolean;
 }
 
 export interface Creation {
@@ -29,8 +31,11 @@ export interface Creation {
   attach: KeyAttachment | null;
 }
 
-/** What the statement did for one creation: stored it (the row, or with a key the response text), or found its key taken. */
-export type Written = { row: Transaction } | { attached: string } | { taken: true };
+/**
+ * What the statement did for one creation: stored it (the row, or with a key the response text, and
+ * the row when asked for), or found its key taken.
+ */
+export type Written = { row: Transaction; attached?: undefined } | { attached: string; row?: Transaction } | { taken: true };
 
 /** The columns of a creation the statement takes as they are, with their SQL types. */
 const COLUMNS = [
@@ -233,7 +238,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
   // is the text rendered here, with the client's id and phone put in place of their marks, exactly
   // as the statement stores it. The transaction's 60-odd columns are not sent back at all.
   const flags: ShapeOf = {
-    keyed: creations.every((c) => c.attach !== null),
+    keyed: creations.every((c) => c.attach !== null && !c.attach.withRow),
     // Only a batch with a payment link's sale counts the link's uses (the API's creations have none).
     linked: creations.some((c) => c.draft.payment_link_id !== null),
     postbackUrls: creations.some((c) => c.draft.postback_url !== null),
@@ -255,11 +260,13 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       const out: Written[] = rows.map(() => ({ taken: true }));
       for (const r of answered) {
         const row = rows[r.n - 1];
-        out[r.n - 1] =
-          row.key_body === null
-            ? { row: omitAnswer(r) }
-            : // Replacers as functions: a replacement string would read "$&" and the like in a phone.
-              { attached: row.key_body.replaceAll(row.draft.client_id, () => r.written_client_id!).replaceAll(row.phone_mark, () => r.phone_json!) };
+        if (row.key_body === null) {
+          out[r.n - 1] = { row: omitAnswer(r) };
+          continue;
+        }
+        // Replacers as functions: a replacement string would read "$&" and the like in a phone.
+        const attached = row.key_body.replaceAll(row.draft.client_id, () => r.written_client_id!).replaceAll(row.phone_mark, () => r.phone_json!);
+        out[r.n - 1] = r.id === null ? { attached } : { attached, row: omitAnswer(r) };
       }
       return out;
     },
@@ -370,5 +377,5 @@ function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedCl
       FROM fc f WHERE f.idem_key IS NOT NULL
     )
     SELECT f.n, f.cid AS written_client_id, ${phoneJson} AS phone_json, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
-    FROM fc f ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = f.id AND f.idem_key IS NULL`}`;
+    FROM fc f ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = f.id`}`;
 }

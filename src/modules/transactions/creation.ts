@@ -58,7 +58,7 @@ export class CreationWriter {
   /** Stores the transaction; returns it as stored. */
   async insert(draft: Transaction): Promise<Transaction> {
     const written = await this.writer.submit({ draft, attach: null });
-    if (!('row' in written)) throw new Error('a creation without a key answers its row');
+    if (!('row' in written) || !written.row) throw new Error('a creation without a key answers its row');
     return written.row;
   }
 
@@ -69,6 +69,17 @@ export class CreationWriter {
    * replay / reuse / in-progress answers (see runIdempotent).
    */
   async insertWith(draft: Transaction, attach: KeyAttachment): Promise<string> {
+    return (await this.keyed(draft, attach)).attached;
+  }
+
+  /** As insertWith, the stored response being provisional (`withRow`): answers the row too. */
+  async insertHeld(draft: Transaction, attach: KeyAttachment): Promise<Transaction> {
+    const { row } = await this.keyed(draft, { ...attach, withRow: true });
+    if (!row) throw new Error('a held creation answers its row');
+    return row;
+  }
+
+  private async keyed(draft: Transaction, attach: KeyAttachment): Promise<{ attached: string; row?: Transaction }> {
     const { userId, livemode, key } = attach.key;
     const id = `${userId}:${livemode}:${key}`;
     const holder = this.keys.get(id);
@@ -80,8 +91,8 @@ export class CreationWriter {
     this.keys.set(id, waiting);
     try {
       const w = await this.writer.submit({ draft, attach });
-      if (!('attached' in w)) throw new KeyTaken();
-      return w.attached;
+      if (!('attached' in w) || w.attached === undefined) throw new KeyTaken();
+      return w;
     } finally {
       this.keys.delete(id);
       for (const wake of waiting) wake();
