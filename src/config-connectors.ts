@@ -167,6 +167,11 @@ export interface EredeConfig {
   /** PEM text of an extra CA to trust (EREDE_CA_FILE), as PIX_API_CA_FILE for the API Pix. */
   ca: string | null;
   timeoutMs: number;
+  /**
+   * The host of e.Rede's token service (EREDE_TOKEN_SERVICE_URL, before /token-service/oauth/v2),
+   * once Rede enabled card tokenisation for the PV; null: no saved cards nor card subscriptions.
+   */
+  tokenServiceUrl: string | null;
 }
 
 /** e.Rede's settings: read when CARD_PROVIDER names erede, or when EREDE_API_URL is still set (it serves the sales it made). */
@@ -184,6 +189,7 @@ export function eredeConfig(env: Env, chosen: boolean, problems: string[]): Ered
   if (softDescriptor && !/^[A-Za-z0-9 ]{1,18}$/.test(softDescriptor)) problems.push(`EREDE_SOFT_DESCRIPTOR must be at most 18 letters, digits or spaces (got "${softDescriptor}")`);
   const ca = pemFile(env, 'EREDE_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
   const timeoutMs = int(env, 'EREDE_TIMEOUT_MS', 15_000, 500, 120_000, problems);
+  const tokenServiceUrl = env.EREDE_TOKEN_SERVICE_URL?.trim() ? url(env, 'EREDE_TOKEN_SERVICE_URL', '', problems, ['https:']) : null;
   if (problems.length > before || !apiUrl || !tokenUrl) return null;
-  return { url: apiUrl, tokenUrl, clientId, clientSecret: env.EREDE_CLIENT_SECRET!, softDescriptor, ca, timeoutMs };
+  return { url: apiUrl, tokenUrl, clientId, clientSecret: env.EREDE_CLIENT_SECRET!, softDescriptor, ca, timeoutMs, tokenServiceUrl: tokenServiceUrl || null };
 }

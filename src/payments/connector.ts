@@ -133,11 +133,26 @@ export interface CardToken {
   expYear: number;
 }
 
+/**
+ * Why a stored card is charged, as card schemes want it told (Mastercard's initiator indicator,
+ * e.Rede's `subscription`): `ONE_CLICK` the shopper pays now with a card saved earlier
+ * (customer-initiated); `SIGNUP` a subscription's first charge while the subscriber signs up
+ * (customer-initiated, recurring); `RENEWAL` a later charge the merchant makes on its schedule
+ * (merchant-initiated, recurring).
+ */
+export type TokenChargeKind = 'ONE_CLICK' | 'SIGNUP' | 'RENEWAL';
+
 export interface TokenChargeRequest {
   /** As CardChargeRequest.reference: the transaction id, an idempotency key. */
   reference: string;
   token: string;
   amountCents: number;
+  kind: TokenChargeKind;
+}
+
+/** Who the kept card belongs to, for a connector whose vault wants it (e.Rede's token service asks an e-mail). */
+export interface CardHolder {
+  email: string;
 }
 
 /** `code`: the connector's own answer code, when it has one (kept on the charge's attempt, e.g. e.Rede's returnCode). */
@@ -252,8 +267,8 @@ export interface CardRail extends Lookups {
   voidCard(req: AuthorizationRequest): Promise<ProviderResult>;
   refund(req: RefundRequest): Promise<RefundResult>;
   /** Keeps a card for later charges (no charge made); absent: no card subscriptions. The card was validated by the caller. */
-  tokenizeCard?(card: CardInput): Promise<CardToken>;
-  /** Charges a stored card once per reference (a merchant-initiated recurring charge: no CVV). */
+  tokenizeCard?(card: CardInput, holder: CardHolder): Promise<CardToken>;
+  /** Charges a stored card once per reference (no CVV), told why (`kind`). */
   chargeToken?(req: TokenChargeRequest): Promise<CardResult>;
   /** Sends a merchant's answer to a chargeback (accept it, or contest it with evidence); absent: disputes are answered at the acquirer. */
   disputeChargeback?(req: DisputeRequest): Promise<ProviderResult>;

@@ -47,4 +47,17 @@ describe('Cielo: a card subscription renewed through a card token', () => {
       assert.deepEqual(await journals(cycle.transaction_id!), ['payment']);
     }
   });
+
+  test('a Mastercard subscription: the sign-up charge is told cardholder-initiated (C1), the renewal merchant-initiated (M1)', async () => {
+    const plan = await call(ctx.app, 'POST', '/api/subscriptions/plans', { key: m.liveKey, body: { name: 'Clube Master', amountCents: 2990, interval: 'MONTHLY' } });
+    const res = await call(ctx.app, 'POST', '/api/v1/subscriptions', {
+      key: m.liveKey,
+      body: { planId: plan.body.plan.id, paymentMethod: 'CREDIT_CARD', card: { ...card('1'), number: '5448280000000031' }, client: { name: 'Ana Souza', email: 'ana.master@example.com', document: cpf() } },
+    });
+    assert.equal(res.status, 201, res.raw);
+    await advance(ctx.app.deps.subscriptions, res.body.subscription.id, new Date(Date.now() + 32 * DAY));
+    const cycles = await ctx.app.deps.db.selectFrom('subscription_cycles').selectAll().where('subscription_id', '=', res.body.subscription.id).orderBy('number').execute();
+    const told = cycles.slice(0, 2).map((c) => saleOf(c.transaction_id!).initiator);
+    assert.deepEqual(told, [{ Category: 'C1', Subcategory: 'Subscription' }, { Category: 'M1', Subcategory: 'Subscription' }]);
+  });
 });

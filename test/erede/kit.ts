@@ -31,9 +31,10 @@ export interface EredeWorld {
   close(): Promise<void>;
 }
 
-export async function startWithErede(env: Record<string, string> = {}): Promise<EredeWorld> {
+/** `tokens`: with e.Rede's token service (EREDE_TOKEN_SERVICE_URL at the fake): saved cards and card subscriptions. */
+export async function startWithErede(env: Record<string, string> = {}, opts: { tokens?: boolean } = {}): Promise<EredeWorld> {
   const fake = await startFakeErede();
-  const ctx = await startApp({ env: { ...eredeEnv(fake), ...env } });
+  const ctx = await startApp({ env: { ...eredeEnv(fake), ...(opts.tokens ? { EREDE_TOKEN_SERVICE_URL: fake.tokenServiceUrl } : {}), ...env } });
   const m = await merchant(ctx.app, { live: true });
   return {
     ctx,

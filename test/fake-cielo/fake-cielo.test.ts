@@ -101,6 +101,18 @@ describe('the fake Cielo', () => {
     const r = await req('api', 'POST', '/1/sales/', s);
     assert.deepEqual([r.status, r.body.Payment.Status], [201, 1]);
   });
+
+  test("a Mastercard's stored credentials need Payment.InitiatedTransactionIndicator, its Subcategory one of its Category's", async () => {
+    const t = await req('api', 'POST', '/1/card', { CustomerName: 'Ana', CardNumber: '5448280000000007', Holder: 'ANA SOUZA', ExpirationDate: '12/2030', Brand: 'Master' });
+    assert.equal(t.status, 201);
+    const master = (extra: object) => sale('x', { Recurrent: true, CreditCard: { CardToken: t.body.CardToken, Brand: 'Master', CardOnFile: { Usage: 'Used', Reason: 'Recurring' } }, ...extra });
+    const before = cielo.sales.size;
+    assert.equal((await req('api', 'POST', '/1/sales/', master({}))).status, 400, 'no indicator');
+    assert.equal((await req('api', 'POST', '/1/sales/', master({ InitiatedTransactionIndicator: { Category: 'M2', Subcategory: 'Subscription' } }))).status, 400, 'Subscription is not an M2 subcategory');
+    assert.equal(cielo.sales.size, before, 'nothing made');
+    const r = await req('api', 'POST', '/1/sales/', master({ InitiatedTransactionIndicator: { Category: 'M1', Subcategory: 'Subscription' } }));
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  });
 });
 
 describe('the fake Cielo for a benchmark (bench/cielo.ts)', () => {

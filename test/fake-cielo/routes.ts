@@ -71,6 +71,7 @@ function createSale(s: CieloState, b: any): Answer {
     maskedNumber: `${number.slice(0, 6)}${'*'.repeat(number.length - 10)}${number.slice(-4)}`,
     cardToken: stored ? c.CardToken.toLowerCase() : null,
     cardOnFile: c.CardOnFile ?? null,
+    initiator: p.InitiatedTransactionIndicator ?? null,
     status: decided.approved ? (capture ? 2 : 1) : 3,
     returnCode: decided.approved ? (capture ? '6' : '4') : decided.code,
     returnMessage: decided.message,

@@ -62,9 +62,27 @@ export function checkSale(b: any): Answer | null {
   if (c.CardToken !== undefined) {
     if (typeof c.CardToken !== 'string' || !GUID.test(c.CardToken)) return error(0, 'CreditCard.CardToken: a GUID');
     if (!BRANDS.includes(c.Brand)) return error(0, `CreditCard.Brand must be one of ${BRANDS.join(', ')}`);
-    return null;
+    if (c.CardOnFile?.Reason !== undefined && !['Recurring', 'Unscheduled', 'Installments'].includes(c.CardOnFile.Reason)) return error(0, 'CreditCard.CardOnFile.Reason: Recurring, Unscheduled or Installments');
+    // Stored credentials of a Mastercard: the initiator indicator is mandatory.
+    return c.Brand === 'Master' ? checkInitiator(p.InitiatedTransactionIndicator) : null;
   }
   return checkCard(c, { cvv: true });
+}
+
+/** Subcategories allowed under each Category of Payment.InitiatedTransactionIndicator (Mastercard). */
+const INITIATOR: Record<string, string[]> = {
+  C1: ['CredentialsOnFile', 'StandingOrder', 'Subscription', 'Installment'],
+  M1: ['CredentialsOnFile', 'StandingOrder', 'Subscription', 'Installment'],
+  M2: ['PartialShipment', 'RelatedOrDelayedCharge', 'NoShow', 'Resubmission'],
+};
+
+function checkInitiator(i: any): Answer | null {
+  if (!i || typeof i !== 'object') return error(0, 'Payment.InitiatedTransactionIndicator is required for Mastercard stored credentials');
+  const subs = INITIATOR[i.Category];
+  if (!subs) return error(0, 'Payment.InitiatedTransactionIndicator.Category: C1, M1 or M2');
+  // The reference's own example writes "Standingorder": subcategories are matched without case.
+  if (typeof i.Subcategory !== 'string' || !subs.some((x) => x.toLowerCase() === i.Subcategory.toLowerCase())) return error(0, `Payment.InitiatedTransactionIndicator.Subcategory: one of ${subs.join(', ')} for ${i.Category}`);
+  return null;
 }
 
 /** The sandbox's table: the card number's last digit decides (credit-card-in-sandbox). */

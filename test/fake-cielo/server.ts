@@ -20,7 +20,11 @@
 //   https://docs.cielo.com.br/ecommerce-cielo-en/reference/create-card-token-before-authorization
 // - recurring card-on-file sales (Recurrent, CreditCard.CardOnFile Usage/Reason):
 //   https://docs.cielo.com.br/gateway-en/reference/recurrence and
-//   https://docs.cielo.com.br/ecommerce-cielo-en/reference/unscheduled-recurrence
+//   https://docs.cielo.com.br/ecommerce-cielo-en/reference/unscheduled-recurrence; CardOnFile.Reason
+//   Recurring / Unscheduled / Installments and, for Mastercard stored credentials, the mandatory
+//   Payment.InitiatedTransactionIndicator {Category C1 | M1 | M2, Subcategory by category}:
+//   https://developercielo.github.io/manual/cielo-ecommerce#indicador-de-in%C3%ADcio-da-transa%C3%A7%C3%A3o-mastercard
+//   (github.com/DeveloperCielo/developercielo.github.io, _i18n/pt/_posts/api-ecommerce-cielo/2003-03-03-cielo-ecommerce.md)
 // - the sandbox's outcomes by the card number's last digit (0/1/4 authorised, 2 "05", 3 "57",
 //   5 "78", 6 "99", 7 "77", 8 "70"; 9 is random there and authorised here, to stay deterministic):
 //   https://docs.cielo.com.br/ecommerce-cielo-en/reference/credit-card-in-sandbox-1

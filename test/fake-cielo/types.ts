@@ -22,6 +22,8 @@ export interface Sale {
   maskedNumber: string;
   cardToken: string | null;
   cardOnFile: unknown;
+  /** Payment.InitiatedTransactionIndicator as sent (Mastercard stored credentials). */
+  initiator: { Category: string; Subcategory: string } | null;
   status: number;
   returnCode: string;
   returnMessage: string;

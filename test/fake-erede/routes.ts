@@ -3,6 +3,7 @@
 // checked against e.Rede's rules (rules.ts) first.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { checkAmount, checkSale, DECLINES } from './rules.ts';
+import { tokenSale, type Vault } from './vault.ts';
 
 export interface Sale {
   tid: string;
@@ -18,6 +19,9 @@ export interface Sale {
   last4: string;
   cardHolderName: string | null;
   softDescriptor: string | null;
+  /** A stored card's sale: its tokenizationId, and whether it was told a subscription's. */
+  cardToken: string | null;
+  subscription: boolean;
   capture: { amount: number; dateTime: string; nsu: string } | null;
   refunds: Array<{ refundId: string; amount: number; status: 'Done' | 'Processing' | 'Denied'; refundDateTime: string }>;
   dateTime: string;
@@ -29,6 +33,7 @@ export interface Store {
   /** Refunds of captured sales answer 360 (received, decided later by decideRefund) instead of 359. */
   refundsPending: boolean;
   softDescriptorEnabled: boolean;
+  vault: Vault;
 }
 
 export interface Reply {
@@ -60,20 +65,24 @@ export function saleView(s: Sale) {
       last4: s.last4,
       softDescriptor: s.softDescriptor,
       origin: 1,
-      subscription: false,
+      subscription: s.subscription,
     },
     ...(s.capture ? { capture: s.capture } : {}),
     ...(s.refunds.length ? { refunds: s.refunds } : {}),
   };
 }
 
-export function createSale(store: Store, body: Record<string, unknown>): Reply {
-  const refused = checkSale(body, store.softDescriptorEnabled);
+/** POST /v2/transactions by the PV `pv`: a card's sale, or a stored card's (`cardToken`, vault.ts). */
+export function createSale(store: Store, pv: string, body: Record<string, unknown>): Reply {
+  const stored = body.cardToken !== undefined;
+  const refused = checkSale(stored ? { cardNumber: '4000000000000000', expirationMonth: 1, expirationYear: 2099, ...body } : body, store.softDescriptorEnabled);
   if (refused) return code(refused.status, refused.returnCode, refused.returnMessage);
   const reference = String(body.reference);
   if (store.byReference.has(reference)) return code(400, '42', 'reference: Order number already exists');
-  const number = String(body.cardNumber);
-  const decline = DECLINES[number];
+  const kept = stored ? tokenSale(store.vault, pv, body) : null;
+  if (kept && !('card' in kept)) return kept;
+  const number = kept ? `${kept.card.bin}000000${kept.card.last4}` : String(body.cardNumber);
+  const decline = kept ? undefined : DECLINES[number];
   const sale: Sale = {
     tid: digits(19),
     nsu: digits(9),
@@ -87,6 +96,8 @@ export function createSale(store: Store, body: Record<string, unknown>): Reply {
     last4: number.slice(-4),
     cardHolderName: (body.cardHolderName ?? body.cardholderName ?? null) as string | null,
     softDescriptor: (body.softDescriptor ?? null) as string | null,
+    cardToken: kept ? kept.card.id : null,
+    subscription: body.subscription === true,
     capture: null,
     refunds: [],
     dateTime: now(),

@@ -17,6 +17,8 @@
 //   - returnCode tables (integration codes 1-1034, issuer codes 101-124):
 //     https://ajuda.zoop.com.br/hc/pt-br/articles/4407602751131-Captura-online-erros-transacionais
 //     and the SDK's Transaction/Authorization/Refund models (github.com/DevelopersRede/erede-php).
+//   - the token service (/token-service/oauth/v2: tokenisation, its status, cryptograms, sales with
+//     cardToken): sources in vault.ts.
 // HTTPS on loopback with its own certificate (trusted through EREDE_CA_FILE). Every request is
 // checked: the bearer token (issued here, unexpired), the JSON content type, each field's presence,
 // size and format with e.Rede's codes, amounts against what was authorised. It misbehaves on demand:
@@ -28,12 +30,21 @@ import type { AddressInfo } from 'node:net';
 import { makeCertificate } from '../webhook-receiver.ts';
 import type { Sale } from './routes.ts';
 import { API, handle, type FakeState, type Logged } from './transport.ts';
+import { TOKEN_API, type KeptCard } from './vault.ts';
 
 export type { Logged } from './transport.ts';
 
 export interface FakeErede {
   apiUrl: string;
   tokenUrl: string;
+  /** EREDE_TOKEN_SERVICE_URL: the host before /token-service/oauth/v2. */
+  tokenServiceUrl: string;
+  /** Cards kept by the token service, by tokenizationId. */
+  keptCards: Map<string, KeptCard>;
+  /** Queries a new token answers Pending before it turns Active (0: Active at once). */
+  tokensPendingFor: number;
+  /** Another PV served by this fake (its own client id and key). */
+  addMerchant(): { clientId: string; clientSecret: string };
   caFile: string;
   clientId: string;
   clientSecret: string;
@@ -45,7 +56,7 @@ export interface FakeErede {
   calls(method: string, pathPrefix?: string): Logged[];
   /** The next n API calls (of `method`, when given) answer `status` (5xx) before doing anything. */
   failNext(n: number, status?: number, method?: string): void;
-  /** The next call matching is done, then its connection is cut: the answer never arrives. */
+  /** The next call matching is done, then its connection is cut: the answer never arrives (a prefix under /token-service is taken whole). */
   dropAnswer(method: string, pathPrefix?: string): void;
   /** The next n API calls wait `ms` before being handled. */
   delayNext(n: number, ms: number): void;
@@ -60,13 +71,17 @@ export interface FakeErede {
 
 export async function startFakeErede(opts: { tokenTtlSeconds?: number } = {}): Promise<FakeErede> {
   const cert = makeCertificate();
+  const pv = () => String(10_000_000 + (randomBytes(3).readUIntBE(0, 3) % 89_999_999));
+  const clientId = pv();
+  const clientSecret = randomBytes(16).toString('hex');
   const s: FakeState = {
-    clientId: String(10_000_000 + (randomBytes(3).readUIntBE(0, 3) % 89_999_999)),
-    clientSecret: randomBytes(16).toString('hex'),
+    clientId,
+    clientSecret,
+    merchants: new Map([[clientId, clientSecret]]),
     tokenTtl: opts.tokenTtlSeconds ?? 1440,
     tokens: new Map(),
     tokensIssued: 0,
-    store: { sales: new Map(), byReference: new Map(), refundsPending: false, softDescriptorEnabled: true },
+    store: { sales: new Map(), byReference: new Map(), refundsPending: false, softDescriptorEnabled: true, vault: { cards: new Map(), pendingQueries: 0 } },
     requests: [],
     misbehave: { failures: [], delays: [], drops: [], unauthorized: 0 },
   };
@@ -82,12 +97,19 @@ export async function startFakeErede(opts: { tokenTtlSeconds?: number } = {}): P
     await new Promise<void>((resolve) => server.close(() => resolve()));
     rmSync(cert.dir, { recursive: true, force: true });
   };
-  return face(s, { apiUrl: `https://localhost:${port}/erede`, tokenUrl: `https://localhost:${port}/redelabs/oauth2/token`, caFile: cert.certFile, close });
+  const addMerchant = () => {
+    const merchant = { clientId: pv(), clientSecret: randomBytes(16).toString('hex') };
+    s.merchants.set(merchant.clientId, merchant.clientSecret);
+    return merchant;
+  };
+  const base = `https://localhost:${port}`;
+  return face(s, { apiUrl: `${base}/erede`, tokenUrl: `${base}/redelabs/oauth2/token`, tokenServiceUrl: base, caFile: cert.certFile, close, addMerchant });
 }
 
 /** What a test sees of the fake and can make it do (one object: its getters read the live state). */
-function face(s: FakeState, where: Pick<FakeErede, 'apiUrl' | 'tokenUrl' | 'caFile' | 'close'>): FakeErede {
+function face(s: FakeState, where: Pick<FakeErede, 'apiUrl' | 'tokenUrl' | 'tokenServiceUrl' | 'caFile' | 'close' | 'addMerchant'>): FakeErede {
   const { store, misbehave } = s;
+  const at = (prefix: string) => (prefix.startsWith(TOKEN_API) ? prefix : `${API}${prefix}`);
   return {
     ...where,
     clientId: s.clientId,
@@ -98,12 +120,19 @@ function face(s: FakeState, where: Pick<FakeErede, 'apiUrl' | 'tokenUrl' | 'caFi
       return s.tokensIssued;
     },
     salesWith: (reference) => [...store.sales.values()].filter((x) => x.reference === reference),
-    calls: (method, prefix = '') => s.requests.filter((r) => r.method === method && r.path.startsWith(`${API}${prefix}`) && r.status !== 401),
+    keptCards: store.vault.cards,
+    get tokensPendingFor() {
+      return store.vault.pendingQueries;
+    },
+    set tokensPendingFor(n) {
+      store.vault.pendingQueries = n;
+    },
+    calls: (method, prefix = '') => s.requests.filter((r) => r.method === method && r.path.startsWith(at(prefix)) && r.status !== 401),
     failNext(n, status = 500, method) {
       for (let i = 0; i < n; i++) misbehave.failures.push({ status, method });
     },
     dropAnswer(method, prefix = '') {
-      misbehave.drops.push({ method, prefix: `${API}${prefix}` });
+      misbehave.drops.push({ method, prefix: at(prefix) });
     },
     delayNext(n, ms) {
       for (let i = 0; i < n; i++) misbehave.delays.push(ms);

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { capture, createSale, findSale, refund, refundsOf, type Reply, type Store } from './routes.ts';
+import { TOKEN_API, vaultRoute } from './vault.ts';
 
 export const API = '/erede/v2/transactions';
 
@@ -19,8 +20,11 @@ export interface Logged {
 export interface FakeState {
   clientId: string;
   clientSecret: string;
+  /** Every PV this fake serves (client id -> integration key): the first is clientId's. */
+  merchants: Map<string, string>;
   tokenTtl: number;
-  tokens: Map<string, number>;
+  /** Bearer tokens issued: until when, and to which PV. */
+  tokens: Map<string, { until: number; pv: string }>;
   tokensIssued: number;
   store: Store;
   requests: Logged[];
@@ -31,19 +35,21 @@ export interface FakeState {
 function token(s: FakeState, req: http.IncomingMessage, raw: string): Reply {
   const auth = String(req.headers.authorization ?? '');
   const decoded = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : '';
-  if (decoded !== `${s.clientId}:${s.clientSecret}`) return { status: 401, body: { error: 'invalid_client' } };
+  const [pv, secret] = [decoded.slice(0, decoded.indexOf(':')), decoded.slice(decoded.indexOf(':') + 1)];
+  if (!pv || s.merchants.get(pv) !== secret) return { status: 401, body: { error: 'invalid_client' } };
   if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return { status: 400, body: { error: 'invalid_request' } };
   if (new URLSearchParams(raw).get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
   const t = randomBytes(24).toString('base64url');
-  s.tokens.set(t, Date.now() + s.tokenTtl * 1000);
+  s.tokens.set(t, { until: Date.now() + s.tokenTtl * 1000, pv });
   s.tokensIssued += 1;
   return { status: 200, body: { access_token: t, token_type: 'Bearer', expires_in: s.tokenTtl, scope: 'erede' } };
 }
 
-function route(store: Store, method: string, url: URL, body: Record<string, unknown>): Reply {
+function route(store: Store, pv: string, method: string, url: URL, body: Record<string, unknown>): Reply {
+  if (url.pathname.startsWith(TOKEN_API)) return vaultRoute(store.vault, pv, method, url.pathname, body);
   const rest = url.pathname.slice(API.length);
   const tid = /^\/(\d+)/.exec(rest)?.[1] ?? null;
-  if (method === 'POST' && rest === '') return createSale(store, body);
+  if (method === 'POST' && rest === '') return createSale(store, pv, body);
   if (method === 'GET' && rest === '') return findSale(store, null, url.searchParams.get('reference'));
   if (method === 'GET' && tid && rest === `/${tid}`) return findSale(store, tid, null);
   if (method === 'PUT' && tid && rest === `/${tid}`) return capture(store, tid, body);
@@ -52,7 +58,8 @@ function route(store: Store, method: string, url: URL, body: Record<string, unkn
   return { status: 404, body: { returnCode: '78', returnMessage: 'Transaction does not exist' } };
 }
 
-const masked = (b: Record<string, unknown> | null) => (b ? { ...b, ...('cardNumber' in b ? { cardNumber: '****' } : {}), ...('securityCode' in b ? { securityCode: '***' } : {}) } : null);
+const masked = (b: Record<string, unknown> | null) =>
+  b ? { ...b, ...('cardNumber' in b ? { cardNumber: '****' } : {}), ...('securityCode' in b ? { securityCode: '***' } : {}), ...('tokenCryptogram' in b ? { tokenCryptogram: '***' } : {}) } : null;
 
 /** One request, answered (or its answer dropped) and logged. */
 export async function handle(s: FakeState, req: http.IncomingMessage, res: http.ServerResponse, raw: string): Promise<void> {
@@ -67,9 +74,9 @@ export async function handle(s: FakeState, req: http.IncomingMessage, res: http.
     res.end(JSON.stringify(reply.body));
   };
   if (method === 'POST' && url.pathname === '/redelabs/oauth2/token') return send(token(s, req, raw));
-  if (!url.pathname.startsWith(API)) return send({ status: 404, body: { returnCode: '78', returnMessage: 'Not found' } });
-  const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-  if (!((s.tokens.get(bearer) ?? 0) > Date.now()) || (misbehave.unauthorized > 0 && misbehave.unauthorized--)) return send({ status: 401, body: { error: 'invalid_token' } });
+  if (!url.pathname.startsWith(API) && !url.pathname.startsWith(TOKEN_API)) return send({ status: 404, body: { returnCode: '78', returnMessage: 'Not found' } });
+  const bearer = s.tokens.get(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+  if (!bearer || bearer.until <= Date.now() || (misbehave.unauthorized > 0 && misbehave.unauthorized--)) return send({ status: 401, body: { error: 'invalid_token' } });
   const delay = misbehave.delays.shift();
   if (delay) await sleep(delay);
   if (method === 'POST' || method === 'PUT') {
@@ -86,7 +93,7 @@ export async function handle(s: FakeState, req: http.IncomingMessage, res: http.
     const [failure] = misbehave.failures.splice(failing, 1);
     return send({ status: failure.status, body: { returnCode: '899', returnMessage: 'Unsuccessful. Please contact Rede.' } });
   }
-  const reply = route(s.store, method, url, parsed ?? {});
+  const reply = route(s.store, bearer.pv, method, url, parsed ?? {});
   const drop = misbehave.drops.findIndex((d) => d.method === method && url.pathname.startsWith(d.prefix));
   if (drop < 0) return send(reply);
   // Done, then the connection cut: the answer never arrives.

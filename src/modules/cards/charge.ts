@@ -17,5 +17,5 @@ export async function chargeSavedCard(deps: TransactionDeps, scope: Scope, cardI
   if (input.capture === false) throw validation('capture', 'a saved card is charged at once: capture false needs card data');
   const card = await savedCardFor(deps.db, scope, cardId, { document: normalizeDocument(input.clientDocument, 'clientDocument') });
   const storedCard = { brand: card.brand, last4: card.last4, connector: card.connector };
-  return chargeStoredCard(deps, scope, input, { ...extras, storedCard }, card.token, { recorded: opts.recorded });
+  return chargeStoredCard(deps, scope, input, { ...extras, storedCard }, card.token, 'ONE_CLICK', { recorded: opts.recorded });
 }

@@ -36,7 +36,7 @@ export async function saveCard(deps: CardDeps, scope: Scope, body: Static<typeof
   const client = await getClient(deps.db, scope, body.clientId.toLowerCase());
   const connector = deps.connectors.forNew(scope.livemode, 'CARD');
   if (!connector.tokenizeCard) throw noSavedCards(connector);
-  const kept = await connector.tokenizeCard(body.card);
+  const kept = await connector.tokenizeCard(body.card, { email: client.email });
   return deps.db
     .insertInto('saved_cards')
     .values({

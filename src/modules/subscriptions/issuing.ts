@@ -64,11 +64,13 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
+    // The first charge of a subscription not in trial is made while the subscriber signs up (INCOMPLETE): customer-initiated.
+    const kind = sub.status === 'INCOMPLETE' ? 'SIGNUP' : 'RENEWAL';
     if (!recorded) {
       const stored = { ...extras, storedCard: { brand: sub.card_brand ?? 'CARD', last4: sub.card_last4 ?? '0000' } };
-      return chargeStoredCard(deps.transactions, scope, input, stored, sub.card_token, { id: txId }).catch((err) => recordedMeanwhile(deps, txId, err));
+      return chargeStoredCard(deps.transactions, scope, input, stored, sub.card_token, kind, { id: txId }).catch((err) => recordedMeanwhile(deps, txId, err));
     }
-    if (recorded.status === 'PENDING') return redriveStoredCharge(deps.transactions, recorded, sub.card_token);
+    if (recorded.status === 'PENDING') return redriveStoredCharge(deps.transactions, recorded, sub.card_token, kind);
     // Its outcome was recorded (the hook ended the attempt with it): nothing left to do.
     await inTx(deps.db, (trx) => endAttempt(trx, cycle.id, txId, now));
     return recorded;

@@ -148,7 +148,7 @@ export async function updateCard(deps: SubscriptionDeps, scope: Scope, id: strin
   if (current.status === 'CANCELLED' || current.status === 'EXPIRED') throw invalidState(`A ${current.status} subscription takes no card`);
   const guard = scope.livemode ? cardGuard : undefined;
   await guard?.before();
-  const token = await tokenize(deps, scope.livemode, card, new Date());
+  const token = await tokenize(deps, scope.livemode, card, { email: current.client_email }, new Date());
   await guard?.approved(); // the issuer accepted the card: the attempt was no decline
   await onLocked(deps, scope, id, async (trx, _sub, _plan, now) => {
     await trx

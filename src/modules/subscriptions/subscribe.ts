@@ -9,7 +9,7 @@ import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
-import type { CardToken } from '../../payments/connector.ts';
+import type { CardHolder, CardToken } from '../../payments/connector.ts';
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { savedCardToken } from '../cards/service.ts';
 import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
@@ -35,12 +35,12 @@ export interface SubscribeInput {
 }
 
 /** Keeps a card with the environment's provider (validated first; 503 when the provider keeps no cards). */
-export async function tokenize(deps: Pick<EngineDeps, 'transactions'>, livemode: boolean, card: CardInput, now: Date): Promise<CardToken> {
+export async function tokenize(deps: Pick<EngineDeps, 'transactions'>, livemode: boolean, card: CardInput, holder: CardHolder, now: Date): Promise<CardToken> {
   const checked = validateCard(card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
   const connector = deps.transactions.connectors.forNew(livemode, 'CARD');
   if (!connector.tokenizeCard) throw noStoredCards(connector);
-  return connector.tokenizeCard(card);
+  return connector.tokenizeCard(card, holder);
 }
 
 /** A plan of this merchant and environment that takes subscribers, or a 400 saying why not. */
@@ -128,7 +128,7 @@ export async function subscribe(deps: EngineDeps, plan: SubscriptionPlan, input:
   if (checked.method === 'CARD') {
     const guard = scope.livemode ? opts.cardGuard : undefined;
     await guard?.before();
-    card = input.cardId ? await savedCardToken({ db: deps.db, connectors: deps.transactions.connectors }, scope, input.cardId, checked.client) : await tokenize(deps, scope.livemode, input.card!, now);
+    card = input.cardId ? await savedCardToken({ db: deps.db, connectors: deps.transactions.connectors }, scope, input.cardId, checked.client) : await tokenize(deps, scope.livemode, input.card!, { email: checked.client.email }, now);
   }
   const trialEnd = plan.trial_days > 0 ? new Date(now.getTime() + plan.trial_days * DAY_MS) : null;
   const { sub, cycle } = await inTx(deps.db, (trx) => insertSubscription(deps, trx, scope, plan, { ...checked, ...sold, card, trialEnd }, now));

@@ -6,7 +6,7 @@ import type { Transaction } from '../../db/types.ts';
 import { AppError, badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
-import type { CardResult, Connector } from '../../payments/connector.ts';
+import type { CardResult, Connector, TokenChargeKind } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { finishAttempt } from './attempts.ts';
@@ -66,21 +66,21 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
  * recorded first with the card's brand and last 4 claimed, charged with the transaction id as the
  * reference, exactly as a card given at creation (see charge).
  */
-export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, opts: Pick<CreateOptions, 'id' | 'recorded'> = {}): Promise<Transaction> {
+export async function chargeStoredCard(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras & { storedCard: NonNullable<CheckoutExtras['storedCard']> }, token: string, kind: TokenChargeKind, opts: Pick<CreateOptions, 'id' | 'recorded'> = {}): Promise<Transaction> {
   if (input.paymentMethod !== 'CARD' || input.card) throw new Error('a stored-card charge is a CARD payment without card data');
   const { draft, connector } = await prepare(deps, scope, input, extras, opts);
   if (!(connector as RailConnector<'CARD'>).chargeToken) throw noStoredCards(connector);
   const tx = await deps.creations.insert(draft);
   await opts.recorded?.(tx);
-  return recordCharge(deps, tx, async () => ({ result: await tokenCharge(connector as RailConnector<'CARD'>, tx, token) }), true, undefined);
+  return recordCharge(deps, tx, async () => ({ result: await tokenCharge(connector as RailConnector<'CARD'>, tx, token, kind) }), true, undefined);
 }
 
 /** The 503 of a provider that keeps no cards (no card subscriptions). */
 export const noStoredCards = (connector: Connector) => new AppError(503, `The payment provider (${connector.name}) does not keep cards: card subscriptions are not available`);
 
-function tokenCharge(connector: RailConnector<'CARD'>, tx: Transaction, token: string): Promise<CardResult> {
+function tokenCharge(connector: RailConnector<'CARD'>, tx: Transaction, token: string, kind: TokenChargeKind): Promise<CardResult> {
   if (!connector.chargeToken) throw noStoredCards(connector);
-  return connector.chargeToken({ reference: tx.id, token, amountCents: tx.charged_cents });
+  return connector.chargeToken({ reference: tx.id, token, amountCents: tx.charged_cents, kind });
 }
 
 /**
@@ -89,10 +89,10 @@ function tokenCharge(connector: RailConnector<'CARD'>, tx: Transaction, token: s
  * outcome of the transaction's reference first and charged (with that same reference) only when it
  * made no charge; the outcome is applied as for any charge. Returns the transaction as stored.
  */
-export async function redriveStoredCharge(deps: TransactionDeps, tx: Transaction, token: string): Promise<Transaction> {
+export async function redriveStoredCharge(deps: TransactionDeps, tx: Transaction, token: string, kind: TokenChargeKind): Promise<Transaction> {
   if (tx.payment_method !== 'CARD' || tx.status !== 'PENDING' || !tx.card_last4) return tx;
   const connector = deps.connectors.of(tx.provider, 'CARD');
-  return recordCharge(deps, tx, async () => ({ result: lookupResult(await connector.findCharge(tx.id, 'CARD')) ?? (await tokenCharge(connector, tx, token)) }), true, undefined);
+  return recordCharge(deps, tx, async () => ({ result: lookupResult(await connector.findCharge(tx.id, 'CARD')) ?? (await tokenCharge(connector, tx, token, kind)) }), true, undefined);
 }
 
 /**

@@ -24,6 +24,7 @@ import type {
   Rail,
   RefundRequest,
   RefundResult,
+  TokenChargeKind,
   TokenChargeRequest,
 } from '../connector.ts';
 import { CieloChargebackClient } from './chargeback-client.ts';
@@ -37,6 +38,18 @@ import { findSale, saleOf, sell, type SaleParts } from './sale.ts';
 
 /** What a merchant is told when Cielo cannot be reached for a capture or a void (nothing changed here). */
 const unreachable = () => new AppError(503, 'The card provider (Cielo) did not answer; nothing was changed here. Try again in a moment.');
+
+/**
+ * How a stored card's charge is told to Cielo, by why it is made (API E-commerce 3.0, "Card On File"
+ * scenarios and "Indicador de início da transação Mastercard"): a subscription's charges are
+ * Recurrent with CardOnFile Reason Recurring, a one-click purchase is not recurrent (Unscheduled);
+ * Mastercard's Category C1 (the cardholder started it) or M1 (the merchant, for a recurring charge).
+ */
+const STORED_CARD_USE: Record<TokenChargeKind, { recurrent: boolean; reason: string; indicator: { Category: string; Subcategory: string } }> = {
+  ONE_CLICK: { recurrent: false, reason: 'Unscheduled', indicator: { Category: 'C1', Subcategory: 'CredentialsOnFile' } },
+  SIGNUP: { recurrent: true, reason: 'Recurring', indicator: { Category: 'C1', Subcategory: 'Subscription' } },
+  RENEWAL: { recurrent: true, reason: 'Recurring', indicator: { Category: 'M1', Subcategory: 'Subscription' } },
+};
 
 /** A stored card's token as we keep it: Cielo's brand name and its CardToken (a sale with a CardToken needs both). */
 const TOKEN = /^(Visa|Master|Amex|Elo|Diners|Hipercard):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -79,10 +92,16 @@ export class CieloConnector implements Connector {
     return sell(this.parts, req.reference, body, req.capture);
   }
 
-  /** A stored card's charge: CreditCard.CardToken and Brand, no CVV, a merchant-initiated recurring sale (Recurrent, CardOnFile Used/Recurring). */
+  /**
+   * A stored card's charge: CreditCard.CardToken and Brand, no CVV, told why (STORED_CARD_USE):
+   * Recurrent and CardOnFile Used/Recurring for a subscription's charges, Used/Unscheduled for a
+   * one-click purchase; for Mastercard the initiator indicator the scheme requires on stored
+   * credentials (customer-initiated C1, or merchant-initiated M1 for a renewal).
+   */
   chargeToken(req: TokenChargeRequest): Promise<CardResult> {
     const m = TOKEN.exec(req.token);
     if (!m) return Promise.resolve({ approved: false, reason: 'INVALID_CARD', message: 'not a card token of this provider' });
+    const use = STORED_CARD_USE[req.kind];
     const body = {
       MerchantOrderId: orderIdFor(req.reference),
       Payment: {
@@ -91,9 +110,10 @@ export class CieloConnector implements Connector {
         Installments: 1,
         Interest: 'ByMerchant',
         Capture: true,
-        Recurrent: true,
+        Recurrent: use.recurrent,
         SoftDescriptor: this.config.softDescriptor,
-        CreditCard: { CardToken: m[2].toLowerCase(), Brand: m[1], CardOnFile: { Usage: 'Used', Reason: 'Recurring' } },
+        ...(m[1] === 'Master' ? { InitiatedTransactionIndicator: use.indicator } : {}),
+        CreditCard: { CardToken: m[2].toLowerCase(), Brand: m[1], CardOnFile: { Usage: 'Used', Reason: use.reason } },
       },
     };
     return sell(this.parts, req.reference, body, true);

@@ -55,13 +55,18 @@ export class EredeClient {
   }
 
   /** Calls `{EREDE_API_URL}/v2/transactions{path}`; a 401 fetches a new token once. */
-  async call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, refreshed = false): Promise<Answer> {
+  call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Answer> {
+    return this.callAt(method, `${this.config.url}/v2/transactions${path}`, body);
+  }
+
+  /** Calls a full URL of e.Rede's (the transactions API or the token service) with the bearer token. */
+  async callAt(method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, refreshed = false): Promise<Answer> {
     const token = await this.accessToken();
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const answer = await this.send(method, `${this.config.url}/v2/transactions${path}`, { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, payload);
+    const answer = await this.send(method, url, { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, payload);
     if (answer.status === 401 && !refreshed) {
       this.token = null;
-      return this.call(method, path, body, true);
+      return this.callAt(method, url, body, true);
     }
     if (answer.status === 401 || answer.status === 403) throw new EredeAuthError(`e.Rede answered ${answer.status}: check EREDE_CLIENT_ID and EREDE_CLIENT_SECRET`);
     if (answer.status >= 500 || answer.status === 408 || answer.status === 429) throw new EredeUnavailable(`e.Rede answered ${answer.status}`, answer.status);

@@ -2,14 +2,17 @@
 // under a `reference` derived from our transaction id (mapping.ts), capture, void and refunds by
 // e.Rede's tid, lookups by reference. Never charged twice: a sale whose answer is lost is asked for
 // by reference before the one retry, and e.Rede refuses a second sale with the same reference (42).
-// No tokenisation: e.Rede's public transaction API keeps no card for later charges, so tokenizeCard
-// and chargeToken are absent (no card subscriptions through it). PAN and CVV only travel in the
-// sale's body: never logged, never kept.
+// With EREDE_TOKEN_SERVICE_URL, cards are kept by e.Rede's token service (vault.ts: tokenizeCard and
+// chargeToken, a stored card's charge being a sale like any other here); without it both are
+// absent (no saved cards nor card subscriptions through it). PAN and CVV only travel in the body
+// of a sale or of a tokenisation request: never logged, never kept.
 import type { EredeConfig } from '../../config-connectors.ts';
-import type { AuthorizationRequest, CardChargeRequest, CardDeclineReason, CardResult, ChargeLookup, Connector, ConnectorCore, ConnectorEdges, ConnectorLog, ProviderResult, Rail, RefundRequest, RefundResult } from '../connector.ts';
+import type { CardInput } from '../card.ts';
+import type { AuthorizationRequest, CardChargeRequest, CardDeclineReason, CardHolder, CardResult, CardToken, ChargeLookup, Connector, ConnectorCore, ConnectorEdges, ConnectorLog, ProviderResult, Rail, RefundRequest, RefundResult, TokenChargeRequest } from '../connector.ts';
 import { EredeClient, EredeUnavailable, type Answer, type EredeClientOptions } from './client.ts';
 import { APPROVED, code, declineReason, EREDE_PROVIDER, eredeReference, isIntegrationError, lookupOf, message, NOT_FOUND, REFERENCE_EXISTS, REFUND_WINDOW_DAYS, saleBody } from './mapping.ts';
 import { followRefunds, refundAnswer, refundOf, type EredeRefund } from './refunds.ts';
+import { EredeVault } from './vault.ts';
 
 export class EredeConnector implements Connector {
   readonly name = EREDE_PROVIDER;
@@ -19,11 +22,19 @@ export class EredeConnector implements Connector {
   private readonly config: EredeConfig;
   private readonly log: ConnectorLog;
   private core: ConnectorCore | null = null;
+  /** Present only with a token service (EREDE_TOKEN_SERVICE_URL): the core reads their absence as "keeps no cards". */
+  readonly tokenizeCard?: (card: CardInput, holder: CardHolder) => Promise<CardToken>;
+  readonly chargeToken?: (req: TokenChargeRequest) => Promise<CardResult>;
 
   constructor(config: EredeConfig, log: ConnectorLog, opts: EredeClientOptions = {}) {
     this.config = config;
     this.log = log;
     this.client = new EredeClient(config, opts);
+    if (config.tokenServiceUrl) {
+      const vault = new EredeVault({ client: this.client, base: config.tokenServiceUrl, log, softDescriptor: config.softDescriptor, sell: (reference, body) => this.sell(reference, body) });
+      this.tokenizeCard = (card, holder) => vault.tokenize(card, holder);
+      this.chargeToken = (req) => vault.charge(req);
+    }
   }
 
   close() {
@@ -36,33 +47,37 @@ export class EredeConnector implements Connector {
     return { routes: [], sweeps: [{ name: 'refunds', batch: 50, run: (now) => followRefunds({ core, list: (tid) => this.refundsOf(tid) }, now, 50) }] };
   }
 
-  async chargeCard(req: CardChargeRequest): Promise<CardResult> {
-    const body = saleBody(req, this.config.softDescriptor);
+  chargeCard(req: CardChargeRequest): Promise<CardResult> {
+    return this.sell(req.reference, saleBody(req, this.config.softDescriptor));
+  }
+
+  /** POST /v2/transactions under our `reference` (a card's sale or a stored card's), made once. */
+  private async sell(reference: string, body: Record<string, unknown>): Promise<CardResult> {
     let answer: Answer;
     try {
       answer = await this.client.call('POST', '', body);
     } catch (err) {
       if (!(err instanceof EredeUnavailable)) throw err;
       // The sale may have gone through: asked by reference before the one retry (same reference).
-      const found = await this.findCharge(req.reference);
+      const found = await this.findCharge(reference);
       if (found) return this.settled(found, err);
-      this.log.warn({ transactionId: req.reference, erede: err.message }, 'erede: no answer to a sale and none made under its reference; sent once more');
+      this.log.warn({ transactionId: reference, erede: err.message }, 'erede: no answer to a sale and none made under its reference; sent once more');
       answer = await this.client.call('POST', '', body);
     }
-    return this.saleResult(req, answer);
+    return this.saleResult(reference, answer);
   }
 
-  private async saleResult(req: CardChargeRequest, answer: Answer): Promise<CardResult> {
+  private async saleResult(reference: string, answer: Answer): Promise<CardResult> {
     const c = code(answer.body);
     if (c === APPROVED && typeof answer.body?.tid === 'string') return { approved: true, reference: answer.body.tid, code: c };
     // Refused as a duplicate (our retry of a sale that went through), or approved without its tid: asked by reference.
     if (c === REFERENCE_EXISTS || c === APPROVED) {
-      const found = await this.findCharge(req.reference);
+      const found = await this.findCharge(reference);
       if (found) return this.settled(found, new EredeUnavailable(c === APPROVED ? 'an approval without its tid' : 'reference already used'));
       if (c === APPROVED) throw new EredeUnavailable('e.Rede approved a sale it cannot find by reference');
     }
     if (!c) throw new EredeUnavailable(`e.Rede answered ${answer.status} without a returnCode`, answer.status);
-    if (isIntegrationError(c)) this.log.error({ transactionId: req.reference, returnCode: c, returnMessage: message(answer.body) }, 'erede: the sale was refused for its request or contract, not the card');
+    if (isIntegrationError(c)) this.log.error({ transactionId: reference, returnCode: c, returnMessage: message(answer.body) }, 'erede: the sale was refused for its request or contract, not the card');
     return { approved: false, reason: declineReason(c), message: `e.Rede ${c}: ${message(answer.body)}`, code: c };
   }
 
