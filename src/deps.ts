@@ -37,6 +37,7 @@ import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
+import { ATTEMPT_BATCH, AttemptWriter } from './modules/transactions/attempts.ts';
 import { CHANGE_BATCH, ChangeWriter, type ChangeBatchOptions } from './modules/transactions/changes.ts';
 import { BATCH, CreationWriter, type BatchOptions } from './modules/transactions/creation.ts';
 import type { TransactionDeps } from './modules/transactions/service.ts';
@@ -112,9 +113,10 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   // New transactions are written in batches (group commit), as suits the database (creation.ts).
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
-  // So are one merchant's status changes: one database transaction, a savepoint each (changes.ts).
+  // So are one merchant's status changes: one database transaction a batch (changes.ts).
   const changes = new ChangeWriter(db, opts.changeBatch ?? CHANGE_BATCH[database.kind]);
-  const transactions: TransactionDeps = { db, config, connectors, cursors, fees, events, ledger, hooks, log, creations, changes };
+  const attempts = new AttemptWriter(db, ATTEMPT_BATCH[database.kind]);
+  const transactions: TransactionDeps = { db, config, connectors, cursors, fees, events, ledger, hooks, log, creations, changes, attempts };
   const subscriptions = { db, config, events, cursors, transactions, log };
   const withdrawals: WithdrawalDeps = { db, fees, events, ledger, connectors, log, janitorGraceSeconds: config.janitorGraceSeconds, review: config.payouts.review };
   // What a connector's notifications and sweeps may do to the core: apply outcomes to its own payments.

@@ -1,7 +1,8 @@
 // The tries of a production card charge, one row per connector asked (failover.ts), and the switch
 // of the transaction's provider to the next connector before that one is called.
 import { uuidv7Ordered } from '../../db/ids.ts';
-import type { Executor } from '../../db/index.ts';
+import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
+import type { Db, Executor } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
 
 /** The reason of a try whose call got no answer but whose lookup found the charge (adopted). */
@@ -14,11 +15,38 @@ export interface AttemptEnd {
   latencyMs?: number | null;
 }
 
-/** Records a try as PENDING before its call (a crash during the call leaves it so). */
-export async function startAttempt(db: Executor, transactionId: string, connector: string, now = new Date()): Promise<string> {
-  const id = uuidv7Ordered();
-  await db.insertInto('card_attempts').values({ id, transaction_id: transactionId, connector, outcome: 'PENDING', return_code: null, reason: null, latency_ms: null, created_at: now, updated_at: now }).execute();
-  return id;
+const pendingRow = (transactionId: string, connector: string, now: Date) => ({ id: uuidv7Ordered(), transaction_id: transactionId, connector, outcome: 'PENDING' as const, return_code: null, reason: null, latency_ms: null, created_at: now, updated_at: now });
+
+/** How tries are batched on each database (GroupCommit; as creations, creation.ts). */
+export const ATTEMPT_BATCH: Record<'postgres' | 'pglite', Pick<GroupCommitOptions<unknown, unknown>, 'maxBatch' | 'maxInFlight' | 'nextTurn'>> = {
+  postgres: { maxBatch: 200, maxInFlight: 2 },
+  pglite: { maxBatch: 200, maxInFlight: 1, nextTurn: true },
+};
+
+/**
+ * Records tries as PENDING before their calls (a crash during a call leaves its try so): the tries
+ * of concurrent charges, of any merchant, waiting while others are written go in one INSERT.
+ */
+export class AttemptWriter {
+  private readonly writer: GroupCommit<ReturnType<typeof pendingRow>, void>;
+
+  constructor(db: Db, opts: (typeof ATTEMPT_BATCH)['postgres']) {
+    this.writer = new GroupCommit({
+      ...opts,
+      group: () => '',
+      write: async (rows) => {
+        await db.insertInto('card_attempts').values(rows).execute();
+        return rows.map(() => undefined);
+      },
+    });
+  }
+
+  /** Records a try at `connector`; answers its id once it is stored. */
+  async start(transactionId: string, connector: string, now = new Date()): Promise<string> {
+    const row = pendingRow(transactionId, connector, now);
+    await this.writer.submit(row);
+    return row.id;
+  }
 }
 
 export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, now = new Date()): Promise<void> {
@@ -31,8 +59,10 @@ export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, n
 
 /** A connector skipped without a call (its circuit is open). */
 export async function skippedAttempt(db: Executor, transactionId: string, connector: string, now = new Date()): Promise<void> {
-  const id = await startAttempt(db, transactionId, connector, now);
-  await finishAttempt(db, id, { outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' }, now);
+  await db
+    .insertInto('card_attempts')
+    .values({ ...pendingRow(transactionId, connector, now), outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' })
+    .execute();
 }
 
 /** The tries of a transaction, oldest first. */

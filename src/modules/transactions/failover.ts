@@ -10,7 +10,7 @@
 import type { Transaction } from '../../db/types.ts';
 import type { CardChargeRequest, CardResult } from '../../payments/connector.ts';
 import type { RailConnector } from '../../payments/registry.ts';
-import { ADOPTED, finishAttempt, heartbeat, skippedAttempt, startAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
+import { ADOPTED, finishAttempt, heartbeat, skippedAttempt, switchProvider, type AttemptEnd } from './attempts.ts';
 import { lookupResult } from './lookup.ts';
 import type { TransactionDeps } from './types.ts';
 
@@ -57,7 +57,7 @@ type TryOutcome = { charged: Charged; error?: undefined; noSale?: undefined } | 
 /** One try at `c`: its answer, or its lookup's when it did not answer; `noSale`: it confirmed it made none. */
 async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConnector<'CARD'>, req: CardChargeRequest): Promise<TryOutcome> {
   const breaker = deps.connectors.breaker(c.name);
-  const attempt = await startAttempt(deps.db, tx.id, c.name);
+  const attempt = await deps.attempts.start(tx.id, c.name);
   const started = Date.now();
   let error: unknown;
   try {

@@ -7,6 +7,7 @@ import type { Cursors } from '../../http/pagination.ts';
 import type { PixCharge } from '../../payments/connector.ts';
 import type { ConnectorRegistry } from '../../payments/registry.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
+import type { AttemptWriter } from './attempts.ts';
 import type { ChangeWriter } from './changes.ts';
 import type { CreationWriter } from './creation.ts';
 import type { StateDeps } from './states.ts';
@@ -24,6 +25,8 @@ export interface TransactionDeps extends StateDeps {
   creations: CreationWriter;
   /** Runs status changes, one merchant's in batches (changes.ts). */
   changes: ChangeWriter;
+  /** Records the tries of production card charges before their calls, in batches (attempts.ts). */
+  attempts: AttemptWriter;
 }
 
 /** Limits around a card charge made by a customer (checkout/limits.ts). */
