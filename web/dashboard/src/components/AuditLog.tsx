@@ -59,21 +59,16 @@ function Detail({ e, admin }: { e: Entry; admin: boolean }) {
         {e.objectId ? ` · ${e.objectId}` : ''}
         {admin && e.userId ? ` · conta ${e.userId}` : ''}
       </p>
-      {e.before && (
-        <>
-          <h3>Antes</h3>
-          <pre class="payload" tabIndex={0}>
-            {JSON.stringify(e.before, null, 2)}
-          </pre>
-        </>
-      )}
-      {e.after && (
-        <>
-          <h3>Depois</h3>
-          <pre class="payload" tabIndex={0}>
-            {JSON.stringify(e.after, null, 2)}
-          </pre>
-        </>
+      {([['Antes', e.before], ['Depois', e.after]] as const).map(
+        ([title, value]) =>
+          value && (
+            <section key={title}>
+              <h3>{title}</h3>
+              <pre class="payload" tabIndex={0}>
+                {JSON.stringify(value, null, 2)}
+              </pre>
+            </section>
+          ),
       )}
     </div>
   );
