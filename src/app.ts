@@ -32,6 +32,7 @@ import clientRoutes from './modules/clients/routes.ts';
 import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
+import auditRoutes from './modules/audit/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import feeRoutes from './modules/fees/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
@@ -216,6 +217,7 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(healthRoutes, deps);
   await app.register(authRoutes, deps);
   await app.register(credentialRoutes, deps);
+  await app.register(auditRoutes, deps);
   await app.register(productRoutes, deps);
   await app.register(clientRoutes, deps);
   await app.register(cardRoutes, deps);

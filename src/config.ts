@@ -42,6 +42,8 @@ export interface Config {
   cardBreaker: BreakerSettings;
   /** An operation whose outcome is unknown this long (a call that never answered) is asked about by the janitor. */
   janitorGraceSeconds: number;
+  /** AUDIT_RETENTION_DAYS: audit log entries older than this are deleted by the job runner (default 1825, 5 years). */
+  auditRetentionDays: number;
   runJobs: boolean;
   /** Requests per minute per merchant on authenticated routes. */
   rateLimitPerMinute: number;
@@ -241,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
   const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
   const efi = efiConfig(env, connectors.PAYOUT.includes('efi'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
+  const auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 1825, 1, 36_500, problems);
   // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
   if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
 
@@ -272,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     connectors,
     cardBreaker,
     janitorGraceSeconds,
+    auditRetentionDays,
     runJobs: env.RUN_JOBS !== 'false',
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',

@@ -54,7 +54,7 @@ describe('POST /api/credentials', () => {
     assert.equal((await createKey(token, { name: 'dev', environment: 'DEVELOPMENT' })).status, 201);
   });
 
-  test('a production key starts with cofre_live_ and omitted permissions mean all 18', async () => {
+  test('a production key starts with cofre_live_ and omitted permissions mean all 19 (auditLog:read among them)', async () => {
     const { token, id } = await register();
     await approveKyc(ctx.app, id);
     const res = await createKey(token, { name: 'Produção', environment: 'PRODUCTION' });
@@ -63,7 +63,7 @@ describe('POST /api/credentials', () => {
     assert.match(res.body.key, /^cofre_live_[A-Za-z0-9_-]{43}$/);
     assert.ok(res.body.credential.prefix.startsWith('cofre_live_'));
     assert.ok(res.body.key.startsWith(res.body.credential.prefix));
-    assert.equal(PERMISSIONS.length, 18);
+    assert.equal(PERMISSIONS.length, 19);
     assert.deepEqual([...res.body.credential.permissions].sort(), [...PERMISSIONS].sort());
   });
 

@@ -1,6 +1,6 @@
 // Table types for Kysely, one file per domain under db/types/ (all re-exported here: import from this file).
 // Columns with defaults are Generated; money is bigint in SQL, number here.
-import type { ApiKeysTable, EmailsTable, IdempotencyKeysTable, SessionsTable, UsersTable } from './types/accounts.ts';
+import type { ApiKeysTable, AuditLogTable, EmailsTable, IdempotencyKeysTable, SessionsTable, UsersTable } from './types/accounts.ts';
 import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTable, AffiliateProgramsTable, ReferralRewardsTable } from './types/affiliates.ts';
 import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { SavedCardsTable } from './types/cards.ts';
@@ -62,4 +62,5 @@ export interface DB {
   subscription_cycles: SubscriptionCyclesTable;
   subscription_pauses: SubscriptionPausesTable;
   saved_cards: SavedCardsTable;
+  audit_log: AuditLogTable;
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { UUID, uuidv7 } from '../db/ids.ts';
-import type { Db } from '../db/index.ts';
+import { inTx, type Db, type Trx } from '../db/index.ts';
 import { forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
 import { enforce, type RateLimiter } from './ratelimit.ts';
 
@@ -27,6 +27,7 @@ export const PERMISSIONS = [
   'subscriptions:write',
   'affiliates:read',
   'affiliates:write',
+  'auditLog:read',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -111,26 +112,31 @@ export class Authenticator {
    * Opens a dashboard session and returns its token (the session id is the token's `jti`). The row is
    * written only while the user's password hash is still `passwordHash`, the one just verified: a
    * login racing a password change gets no session (null) rather than one that outlives the change.
+   * `opened` runs in the session's transaction once the row is written (the sign-in's audit entry).
    */
-  async startSession(user: { id: string; role: string; password_hash: string }, ttlSeconds: number): Promise<string | null> {
+  async startSession(user: { id: string; role: string; password_hash: string }, ttlSeconds: number, opened?: (trx: Trx, sessionId: string) => Promise<void>): Promise<string | null> {
     const now = new Date();
     const id = uuidv7(now.getTime());
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     const db = this.deps.db;
     // Expired sessions of this user go as a new one comes: the table holds live sessions only.
     await db.deleteFrom('sessions').where('user_id', '=', user.id).where('expires_at', '<', now).execute();
-    const row = await db
-      .insertInto('sessions')
-      .columns(['user_id', 'id', 'created_at', 'expires_at'])
-      .expression(
-        db
-          .selectFrom('users')
-          .select((eb) => ['id', eb.val(id).as('sid'), eb.val(now).as('created'), eb.val(expiresAt).as('expires')])
-          .where('id', '=', user.id)
-          .where('password_hash', '=', user.password_hash),
-      )
-      .returning('id')
-      .executeTakeFirst();
+    const row = await inTx(db, async (trx) => {
+      const opening = await trx
+        .insertInto('sessions')
+        .columns(['user_id', 'id', 'created_at', 'expires_at'])
+        .expression(
+          trx
+            .selectFrom('users')
+            .select((eb) => ['id', eb.val(id).as('sid'), eb.val(now).as('created'), eb.val(expiresAt).as('expires')])
+            .where('id', '=', user.id)
+            .where('password_hash', '=', user.password_hash),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      if (opening && opened) await opened(trx, id);
+      return opening;
+    });
     if (!row) return null;
     return new SignJWT({ role: user.role })
       .setProtectedHeader({ alg: 'HS256' })

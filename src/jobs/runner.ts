@@ -1,6 +1,7 @@
 // Periodic background jobs. Each sweep claims rows with FOR UPDATE SKIP LOCKED, so any number of
 // processes (serve, worker) can run them against one PostgreSQL without doing the same work twice.
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { MailDeps } from '../mail/outbox.ts';
 import type { CommissionDeps } from '../modules/affiliates/commissions.ts';
@@ -12,6 +13,7 @@ import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
 import { advanceDue } from '../modules/subscriptions/sweep.ts';
 import { purgeClicks } from '../modules/affiliates/clicks.ts';
+import { purgeExpiredAudit } from '../modules/audit/retention.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
 import { releaseUnlinkedReservations } from '../modules/coupons/service.ts';
 import { releaseDueRewards } from '../modules/referrals/service.ts';
@@ -28,6 +30,7 @@ export interface Sweep {
 /** What the sweeps use of the dependencies (main.ts passes those built by deps.ts). */
 export interface SweepDeps {
   db: Db;
+  config: Pick<Config, 'auditRetentionDays'>;
   subscriptions: EngineDeps;
   mail: MailDeps;
   transactions: TransactionDeps;
@@ -51,6 +54,7 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
     { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
     { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
+    { name: 'purge-audit-log', batch: 1000, run: (now) => purgeExpiredAudit(deps.db, now, deps.config.auditRetentionDays, 1000) },
     { name: 'janitor', batch: 50, run: (now) => janitor(deps, now, 50) },
     // Each connector's own (reconciliation, expiry asked to the provider, webhook registration).
     ...deps.connectors.sweeps(),

@@ -60,3 +60,12 @@ export async function startDashboard(errors: { page: string[]; csp: string[] }, 
     },
   };
 }
+
+/** Signs `page` in through the login form and waits for the home screen. */
+export async function signIn(run: Pick<DashboardRun, 'base'>, page: Page, email: string, password: string) {
+  await page.goto(`${run.base}/dashboard/entrar`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Senha').fill(password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('heading', { name: 'Início' }).waitFor();
+}

@@ -79,3 +79,21 @@ export interface EmailsTable {
   created_at: Timestamp;
 }
 export type Email = Selectable<EmailsTable>;
+
+/** One entry of the append-only audit log (migrations/036_audit_log.ts; modules/audit/). */
+export interface AuditLogTable {
+  id: string;
+  occurred_at: Timestamp;
+  user_id: string | null;
+  livemode: boolean | null;
+  actor_type: 'USER' | 'API_KEY' | 'OPERATOR' | 'SYSTEM';
+  actor_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  action: string;
+  object_type: string;
+  object_id: string | null;
+  before: ColumnType<Record<string, unknown> | null, string | null, never>;
+  after: ColumnType<Record<string, unknown> | null, string | null, never>;
+}
+export type AuditLogRow = Selectable<AuditLogTable>;

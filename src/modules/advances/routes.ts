@@ -1,3 +1,4 @@
+import { actorOf, operatorOf } from '../audit/service.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
@@ -51,7 +52,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       },
     },
     async (req, reply) => {
-      const { advance, items } = await createAdvance(deps, req.auth, req.body);
+      const { advance, items } = await createAdvance(deps, req.auth, req.body, actorOf(req));
       const message = advance.status === 'COMPLETED' ? 'Advance approved and credited to the available balance' : 'Advance requested; it will be reviewed';
       return reply.code(201).send({ message, advance: advanceView(advance, items) });
     },
@@ -87,7 +88,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       config: { auth: { key: 'withdrawals:write', token: true } },
       schema: { tags, operationId: 'cancelAdvance', summary: 'Cancel a PENDING advance', params: IdParams, headers: IdempotencyHeader, response: { 200: AdvanceResponse, ...errors(400, 401, 403, 404, 409) } },
     },
-    async (req) => ({ message: 'Advance cancelled', advance: advanceView(await cancelAdvance(db, req.auth, req.params.id)) }),
+    async (req) => ({ message: 'Advance cancelled', advance: advanceView(await cancelAdvance(db, req.auth, req.params.id, actorOf(req))) }),
   );
 
   // --- Advances ------------------------------------------------------------------------------
@@ -129,7 +130,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       },
     },
     async (req) => {
-      const { advance, items } = await approveAdvance(deps, req.auth.userId, req.params.id, req.body.reason);
+      const { advance, items } = await approveAdvance(deps, operatorOf(req), req.params.id, req.body.reason);
       return { message: 'Advance approved and credited', data: { ...advanceView(advance, items), livemode: advance.livemode } };
     },
   );
@@ -140,7 +141,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       schema: { tags: advanceTags, operationId: 'adminRejectAdvance', summary: 'Reject a PENDING advance (reason required)', params: IdParams, body: RequiredReasonBody, response: { 200: Type.Object({ message: Type.String(), data: AdminAdvanceView }), ...errors(400, 401, 403, 404) } },
     },
     async (req) => {
-      const advance = await rejectAdvance(deps, req.auth.userId, req.params.id, req.body.reason);
+      const advance = await rejectAdvance(deps, operatorOf(req), req.params.id, req.body.reason);
       return { message: 'Advance rejected', data: { ...advanceView(advance), livemode: advance.livemode } };
     },
   );

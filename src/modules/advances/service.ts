@@ -24,6 +24,7 @@ import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
 import type { Ledger } from '../ledger/service.ts';
 import { availableToAdvance, candidatesFor, lockedQuote, percentage, quote, type QuoteItem } from './quote.ts';
@@ -101,7 +102,13 @@ async function activeAdvance(db: Executor, scope: Scope) {
   return db.selectFrom('advances').select('id').where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('status', 'in', ['PENDING', 'APPROVED']).executeTakeFirst();
 }
 
-export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { amountCents?: number; reason: string }): Promise<{ advance: Advance; items: AdvanceItem[] }> {
+/** The audit entry of a change to an advance: its view before and after. */
+function auditAdvance(trx: Trx, actor: Actor, action: string, before: Advance | null, after: Advance, items?: AdvanceItem[]) {
+  const entry = { userId: after.user_id, livemode: after.livemode, objectType: 'advance', objectId: after.id };
+  return recordAudit(trx, actor, { ...entry, action, before: before && advanceView(before), after: advanceView(after, items) });
+}
+
+export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { amountCents?: number; reason: string }, actor: Actor): Promise<{ advance: Advance; items: AdvanceItem[] }> {
   const reason = requiredText(input.reason, 'reason');
   if (scope.livemode) await requireApprovedKyc(deps.db, scope.userId, 'A production advance');
   if (await activeAdvance(deps.db, scope)) throw alreadyActive();
@@ -134,9 +141,10 @@ export async function createAdvance(deps: AdvanceDeps, scope: Scope, input: { am
         .returningAll()
         .executeTakeFirstOrThrow();
       await deps.events.record(trx, scope, [{ type: 'advance.created', data: eventData(advance) }]);
-      if (scope.livemode) return { advance, items: [] };
-      // Development: approved at once, by the system.
-      return complete(deps, trx, advance, null, 'Approved automatically (development)');
+      // Development: approved at once, by the system (one entry: the advance as the request left it).
+      const done = scope.livemode ? { advance, items: [] } : await complete(deps, trx, advance, null, 'Approved automatically (development)');
+      await auditAdvance(trx, actor, 'advance.created', null, done.advance, done.items);
+      return done;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw alreadyActive();
@@ -219,13 +227,15 @@ function lockAdvance(trx: Trx, id: string, scope?: Scope) {
 const transitionError = (from: AdvanceStatus, to: AdvanceStatus) =>
   badRequest('INVALID_STATE_TRANSITION', `A ${from} advance cannot be moved to ${to}`, [{ field: 'status', message: `${from} -> ${to} is not allowed; only PENDING advances can be decided or cancelled` }]);
 
-export async function cancelAdvance(db: Db, scope: Scope, id: string): Promise<Advance> {
+export async function cancelAdvance(db: Db, scope: Scope, id: string, actor: Actor): Promise<Advance> {
   return inTx(db, async (trx) => {
     const a = await lockAdvance(trx, id, scope);
     if (!a) throw notFound('Advance');
     if (a.status !== 'PENDING') throw transitionError(a.status, 'CANCELLED');
     const now = new Date();
-    return trx.updateTable('advances').set({ status: 'CANCELLED', cancelled_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    const cancelled = await trx.updateTable('advances').set({ status: 'CANCELLED', cancelled_at: now, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    await auditAdvance(trx, actor, 'advance.cancelled', a, cancelled);
+    return cancelled;
   });
 }
 
@@ -261,17 +271,21 @@ export async function adminListAdvances(db: Executor, q: Static<typeof AdminAdva
   return { data: rows.map((a) => ({ ...advanceView(a), livemode: a.livemode })), meta: pageInfo(q.page, q.limit, Number(total)) };
 }
 
-export async function approveAdvance(deps: AdvanceDeps, operatorId: string, id: string, reason: string | undefined) {
+export async function approveAdvance(deps: AdvanceDeps, actor: Actor & { id: string }, id: string, reason: string | undefined) {
+  const operatorId = actor.id;
   return inTxRetried(deps.db, async (trx) => {
     const a = await lockAdvance(trx, id);
     if (!a) throw notFound('Advance');
     if (a.user_id === operatorId) throw ownAccount();
     if (a.status !== 'PENDING') throw transitionError(a.status, 'APPROVED');
-    return complete(deps, trx, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
+    const done = await complete(deps, trx, a, operatorId, reason === undefined ? null : sanitizeText(reason) || null);
+    await auditAdvance(trx, actor, 'advance.approved', a, done.advance, done.items);
+    return done;
   });
 }
 
-export async function rejectAdvance(deps: AdvanceDeps, operatorId: string, id: string, reason: string) {
+export async function rejectAdvance(deps: AdvanceDeps, actor: Actor & { id: string }, id: string, reason: string) {
+  const operatorId = actor.id;
   const why = sanitizeText(reason);
   if (!why) throw validation('reason', 'must contain text: the merchant is told why');
   return inTx(deps.db, async (trx) => {
@@ -287,6 +301,7 @@ export async function rejectAdvance(deps: AdvanceDeps, operatorId: string, id: s
       .returningAll()
       .executeTakeFirstOrThrow();
     await deps.events.record(trx, { userId: a.user_id, livemode: a.livemode }, [{ type: 'advance.rejected', data: eventData(rejected) }]);
+    await auditAdvance(trx, actor, 'advance.rejected', a, rejected);
     return rejected;
   });
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
-import type { Db } from '../../db/index.ts';
+import type { Db, Trx } from '../../db/index.ts';
+import { actorOf, recordAudit } from '../audit/service.ts';
 import type { Authenticator } from '../../http/auth.ts';
 import type { RateLimiter } from '../../http/ratelimit.ts';
 import type { Config } from '../../config.ts';
@@ -24,8 +25,8 @@ export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
   const { db, auth, limiter, config } = deps;
 
   /** A new dashboard session for `user`; refused when its password changed since it was verified. */
-  async function session(user: User): Promise<string> {
-    const token = await auth.startSession(user, config.jwtTtlSeconds);
+  async function session(user: User, opened?: (trx: Trx, sessionId: string) => Promise<void>): Promise<string> {
+    const token = await auth.startSession(user, config.jwtTtlSeconds, opened);
     if (!token) throw unauthorized('Invalid e-mail or password');
     return token;
   }
@@ -60,7 +61,9 @@ export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
     },
     async (req) => {
       const user = await login(db, limiter, config.authLimits, req.body.email, req.body.password, req.ip);
-      return { message: 'Logged in', token: await session(user), expiresIn: config.jwtTtlSeconds, user: userView(user) };
+      const signedIn = (trx: Trx, sessionId: string) =>
+        recordAudit(trx, actorOf(req, user.id), { userId: user.id, livemode: null, action: 'session.created', objectType: 'session', objectId: sessionId });
+      return { message: 'Logged in', token: await session(user, signedIn), expiresIn: config.jwtTtlSeconds, user: userView(user) };
     },
   );
 
@@ -98,7 +101,7 @@ export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
       },
     },
     async (req) => {
-      const user = await changePassword(db, limiter, config.authLimits, req.auth.userId, req.body, req.ip);
+      const user = await changePassword(db, limiter, config.authLimits, req.auth.userId, req.body, { ...actorOf(req), ip: req.ip });
       return { message: 'Password changed; every other session was ended', token: await session(user), expiresIn: config.jwtTtlSeconds, user: userView(user) };
     },
   );

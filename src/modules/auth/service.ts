@@ -1,4 +1,5 @@
 // Accounts: registration, login (with failure limits), profile, operator creation.
+import { recordAudit, type Actor } from '../audit/service.ts';
 import { hash, verify } from '@node-rs/argon2';
 import type { Static } from '@sinclair/typebox';
 import type { Db, Executor } from '../../db/index.ts';
@@ -160,8 +161,9 @@ export async function changePassword(
   limits: AuthLimits,
   userId: string,
   input: { currentPassword: string; newPassword: string },
-  ip: string,
+  actor: Actor & { ip: string },
 ): Promise<User> {
+  const ip = actor.ip;
   const user = await getUser(db, userId);
   if (!(await verifyPassword(limiter, limits, user, user.email, input.currentPassword, ip))) {
     throw validation('currentPassword', 'is not the current password');
@@ -181,6 +183,8 @@ export async function changePassword(
       .executeTakeFirst();
     if (!updated) throw validation('currentPassword', 'is not the current password');
     await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    // Account-level; the entry says the password changed (and every session ended), never a hash.
+    await recordAudit(trx, actor, { userId, livemode: null, action: 'password.changed', objectType: 'user', objectId: userId });
     return updated;
   });
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import type { Authenticator } from '../../http/auth.ts';
 import { PERMISSIONS } from '../../http/auth.ts';
 import { Environment, errors, IdParams, Message, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { actorOf } from '../audit/service.ts';
 import { createCredential, credentialView, listCredentials, revokeCredential } from './service.ts';
 
 const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
@@ -48,7 +49,7 @@ export default async function credentialRoutes(app: HttpApp, deps: CredentialRou
       },
     },
     async (req, reply) => {
-      const { credential, key } = await createCredential(db, req.auth.userId, req.body);
+      const { credential, key } = await createCredential(db, req.auth.userId, req.body, actorOf(req));
       return reply.code(201).send({ message: 'API key created; store it now, it will not be shown again', credential: credentialView(credential), key });
     },
   );
@@ -70,7 +71,7 @@ export default async function credentialRoutes(app: HttpApp, deps: CredentialRou
       schema: { tags: ['Credentials'], operationId: 'revokeCredential', summary: 'Revoke an API key (stops working at once)', params: IdParams, response: { 200: Message, ...errors(401, 404) } },
     },
     async (req) => {
-      await revokeCredential(db, auth, req.auth.userId, req.params.id);
+      await revokeCredential(db, auth, req.auth.userId, req.params.id, actorOf(req));
       return { message: 'API key revoked' };
     },
   );

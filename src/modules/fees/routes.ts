@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { FeeSchedule } from './schedule.ts';
 import { ownAccount } from '../../http/errors.ts';
+import { operatorOf } from '../audit/service.ts';
 import { ADMIN, errors, IdParams } from '../../http/schemas.ts';
 import { FeeOverrides, FeesView } from './schedule.ts';
 
@@ -56,7 +57,7 @@ export default async function feeRoutes(app: HttpApp, deps: FeeRouteDeps) {
     },
     async (req) => {
       if (req.params.id === req.auth.userId) throw ownAccount();
-      return { message: 'Fees updated', ...(await fees.set(req.params.id, req.body)) };
+      return { message: 'Fees updated', ...(await fees.set(req.params.id, req.body, operatorOf(req))) };
     },
   );
 }

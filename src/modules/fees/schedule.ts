@@ -4,8 +4,9 @@
 // within FEES_CACHE_MS on the others. A fee is fixed on each object when it is created.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Fees } from '../../config.ts';
-import type { Db, Executor } from '../../db/index.ts';
+import { inTx, type Db, type Executor } from '../../db/index.ts';
 import { notFound } from '../../http/errors.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 
 const FEES_CACHE_MS = 30_000;
 const Bp = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000, description });
@@ -51,11 +52,16 @@ export class FeeSchedule {
     return { fees: { ...this.defaults, ...overrides }, overrides };
   }
 
-  /** Replaces the merchant's overrides (`{}`: the platform's fees again). */
-  async set(userId: string, overrides: Overrides): Promise<{ fees: Fees; overrides: Overrides }> {
+  /** Replaces the merchant's overrides (`{}`: the platform's fees again), with its audit entry. */
+  async set(userId: string, overrides: Overrides, actor: Actor): Promise<{ fees: Fees; overrides: Overrides }> {
     const stored = Object.keys(overrides).length ? JSON.stringify(overrides) : null;
-    const row = await this.db.updateTable('users').set({ fees: stored, updated_at: new Date() }).where('id', '=', userId).returning('id').executeTakeFirst();
-    if (!row) throw notFound('Merchant');
+    await inTx(this.db, async (trx) => {
+      const row = await trx.selectFrom('users').select('fees').where('id', '=', userId).forUpdate().executeTakeFirst();
+      if (!row) throw notFound('Merchant');
+      await trx.updateTable('users').set({ fees: stored, updated_at: new Date() }).where('id', '=', userId).execute();
+      const entry = { userId, livemode: null, objectType: 'merchant_fees', objectId: userId };
+      await recordAudit(trx, actor, { ...entry, action: 'fees.updated', before: { overrides: row.fees ?? {} }, after: { overrides } });
+    });
     this.cache.delete(userId);
     return { fees: { ...this.defaults, ...overrides }, overrides };
   }

@@ -4,6 +4,7 @@ import type { KycDeps } from './service.ts';
 import { Type } from '@sinclair/typebox';
 import { ADMIN, emptyBodyIsObject, errors, IdParams, OptionalReasonBody, RequiredReasonBody, Uuid } from '../../http/schemas.ts';
 import { AdminKycQuery, KYC_BODY_LIMIT, KycListResponse, KycResponse, KycView, SubmitKycBody } from './schemas.ts';
+import { actorOf, operatorOf } from '../audit/service.ts';
 import { getDocumentFile, getKyc, getSubmission, listSubmissions, reviewKyc, submitKyc } from './service.ts';
 
 /** The options of kycRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -33,7 +34,7 @@ export default async function kycRoutes(app: HttpApp, deps: KycRouteDeps) {
       },
     },
     async (req, reply) => {
-      const kyc = await submitKyc(deps.kyc, req.auth.userId, req.body);
+      const kyc = await submitKyc(deps.kyc, req.auth.userId, req.body, actorOf(req));
       return reply.code(201).send({ message: 'KYC submitted for review', status: 'SUBMITTED' as const, kyc });
     },
   );
@@ -100,7 +101,7 @@ export default async function kycRoutes(app: HttpApp, deps: KycRouteDeps) {
         },
       },
       async (req) => {
-        const data = await reviewKyc(deps.kyc, req.auth.userId, req.params.id, decision, (req.body as { reason?: string }).reason);
+        const data = await reviewKyc(deps.kyc, operatorOf(req), req.params.id, decision, (req.body as { reason?: string }).reason);
         return { message: `KYC ${decision.toLowerCase()}`, data };
       },
     );

@@ -11,6 +11,7 @@ import { badRequest, forbidden, notFound, ownAccount, validation, type FieldErro
 import { pageInfo } from '../../http/pagination.ts';
 import { requiredText, sanitizeText } from '../../http/sanitize.ts';
 import { maskDocument, validateDocument } from '../../payments/documents.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import type { EventLog, EventType } from '../events/service.ts';
 import { decodeBase64, sniffContentType } from './files.ts';
 import { MAX_DOCUMENT_BYTES, type AdminKycQuery, type SubmitKycBody } from './schemas.ts';
@@ -136,7 +137,7 @@ function documentsOf(db: Executor, userId: string, submissionIds: string[]): Pro
     .execute();
 }
 
-export async function submitKyc(deps: KycDeps, userId: string, input: SubmitInput) {
+export async function submitKyc(deps: KycDeps, userId: string, input: SubmitInput, actor: Actor) {
   const { document, legalName, files } = checkInput(input);
   const address = {
     street: requiredText(input.address.street, 'address.street'),
@@ -191,7 +192,9 @@ export async function submitKyc(deps: KycDeps, userId: string, input: SubmitInpu
         .execute();
       docs.sort((a, b) => a.position - b.position);
       await recordKycEvent(deps, trx, submission, 'kyc.submitted');
-      return kycView(submission, docs);
+      const view = kycView(submission, docs);
+      await recordAudit(trx, actor, { userId, livemode: null, action: 'kyc.submitted', objectType: 'kyc_submission', objectId: submission.id, after: view });
+      return view;
     });
   } catch (err) {
     // Two submissions racing: the partial unique index lets one through.
@@ -250,7 +253,8 @@ export async function getDocumentFile(db: Executor, submissionId: string, docume
 }
 
 /** SUBMITTED -> APPROVED or REJECTED, once (the row is locked); a rejection needs a reason. */
-export async function reviewKyc(deps: KycDeps, operatorId: string, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
+export async function reviewKyc(deps: KycDeps, actor: Actor & { id: string }, id: string, decision: 'APPROVED' | 'REJECTED', reason: string | undefined) {
+  const operatorId = actor.id;
   const why = reason === undefined ? null : sanitizeText(reason) || null;
   if (decision === 'REJECTED' && !why) throw validation('reason', 'is required to reject: the merchant is told why');
   return inTx(deps.db, async (trx) => {
@@ -268,6 +272,10 @@ export async function reviewKyc(deps: KycDeps, operatorId: string, id: string, d
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordKycEvent(deps, trx, updated, decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected');
-    return kycView(updated, await documentsOf(trx, updated.user_id, [updated.id]));
+    const docs = await documentsOf(trx, updated.user_id, [updated.id]);
+    const after = kycView(updated, docs);
+    const entry = { userId: s.user_id, livemode: null, objectType: 'kyc_submission', objectId: s.id, before: kycView(s, docs), after };
+    await recordAudit(trx, actor, { ...entry, action: decision === 'APPROVED' ? 'kyc.approved' : 'kyc.rejected' });
+    return after;
   });
 }

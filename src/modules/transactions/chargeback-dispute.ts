@@ -9,10 +9,12 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { DisputeRequest } from '../../payments/connector.ts';
 import { sniffContentType } from '../kyc/files.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import { applyChargeback, closeChargeback, latestChargeback } from './chargeback.ts';
 import { DISPUTE_LIMITS, type DisputeBody } from './chargeback-schemas.ts';
 import { getTransaction, lockTransaction } from './queries.ts';
 import type { TransactionDeps } from './types.ts';
+import { chargebackView } from './view.ts';
 
 /** How long the sandbox's acquirer waits for an answer (real ones give 7 to 20 days). */
 const SANDBOX_RESPOND_DAYS = 7;
@@ -36,7 +38,7 @@ function evidenceFiles(body: Static<typeof DisputeBody>): NonNullable<DisputeReq
  * recorded if it cannot be delivered: the merchant sends it again), then is stored: ACCEPT makes
  * the case LOST (final); CONTEST makes it CONTESTED until the acquirer's outcome is reported.
  */
-export async function disputeChargeback(deps: TransactionDeps, scope: Scope, id: string, body: Static<typeof DisputeBody>): Promise<Transaction> {
+export async function disputeChargeback(deps: TransactionDeps, scope: Scope, id: string, body: Static<typeof DisputeBody>, actor: Actor): Promise<Transaction> {
   if (body.action === 'CONTEST' && !body.text) throw validation('text', 'required to contest: what was sold, delivered and agreed');
   if (body.action === 'ACCEPT' && (body.text || body.files?.length)) throw validation(body.text ? 'text' : 'files', 'only sent to contest');
   const files = evidenceFiles(body);
@@ -54,14 +56,20 @@ export async function disputeChargeback(deps: TransactionDeps, scope: Scope, id:
     // The acquirer decided meanwhile (its report came first): that outcome stands.
     if (cb.status !== 'OPEN') return locked;
     const now = new Date();
-    if (body.action === 'ACCEPT') return closeChargeback(deps, trx, locked, cb, 'LOST', now, { response: 'ACCEPTED', responded_at: now });
-    const evidence = files.map((f) => ({ name: f.name, contentType: f.contentType, bytes: f.content.length }));
-    await trx
-      .updateTable('chargebacks')
-      .set({ status: 'CONTESTED', response: 'CONTESTED', evidence_text: body.text ?? '', evidence_files: JSON.stringify(evidence), responded_at: now, updated_at: now })
-      .where('id', '=', cb.id)
-      .execute();
-    return locked;
+    let answered = locked;
+    if (body.action === 'ACCEPT') answered = await closeChargeback(deps, trx, locked, cb, 'LOST', now, { response: 'ACCEPTED', responded_at: now });
+    else {
+      const evidence = files.map((f) => ({ name: f.name, contentType: f.contentType, bytes: f.content.length }));
+      await trx
+        .updateTable('chargebacks')
+        .set({ status: 'CONTESTED', response: 'CONTESTED', evidence_text: body.text ?? '', evidence_files: JSON.stringify(evidence), responded_at: now, updated_at: now })
+        .where('id', '=', cb.id)
+        .execute();
+    }
+    const after = await trx.selectFrom('chargebacks').selectAll().where('id', '=', cb.id).executeTakeFirstOrThrow();
+    const entry = { userId: scope.userId, livemode: scope.livemode, objectType: 'chargeback', objectId: cb.id };
+    await recordAudit(trx, actor, { ...entry, action: body.action === 'ACCEPT' ? 'chargeback.accepted' : 'chargeback.contested', before: chargebackView(cb), after: chargebackView(after) });
+    return answered;
   });
 }
 

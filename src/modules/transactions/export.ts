@@ -11,6 +11,7 @@ import type { Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import { listTransactions } from './queries.ts';
 import type { ExportTransactionsQuery } from './schemas.ts';
+import { CSV_BOM, csvDate, csvLine, csvMoney } from '../../http/csv.ts';
 
 export const EXPORT_PAGE = 1000;
 
@@ -26,27 +27,6 @@ const STATUS_PT: Record<Transaction['status'], string> = {
   CHARGEBACK: 'Chargeback',
 };
 const METHOD_PT: Record<Transaction['payment_method'], string> = { PIX: 'PIX', CARD: 'Cartão', BOLETO: 'Boleto' };
-
-const dateTime = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-
-/** dd/mm/aaaa HH:MM in São Paulo; empty for no date. */
-export const csvDate = (d: Date | string | null) => (d === null ? '' : dateTime.format(new Date(d)).replace(', ', ' '));
-/** Cents as 1234,56 (no thousands separator: spreadsheets read it as a number). */
-export const csvMoney = (cents: number | string) => {
-  const n = Number(cents);
-  const abs = Math.abs(n);
-  return `${n < 0 ? '-' : ''}${Math.floor(abs / 100)},${String(abs % 100).padStart(2, '0')}`;
-};
-
-/**
- * One cell: a text a spreadsheet would run as a formula (starting with = + - @, or a tab or carriage
- * return before one) gets a leading apostrophe; a cell with `;`, a quote or a line break is quoted.
- */
-export function csvCell(value: string): string {
-  let v = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  if (/[;"\r\n]/.test(v)) v = `"${v.replace(/"/g, '""')}"`;
-  return v;
-}
 
 const COLUMNS: Array<[string, (t: Transaction) => string]> = [
   ['ID', (t) => t.id],
@@ -70,9 +50,8 @@ const COLUMNS: Array<[string, (t: Transaction) => string]> = [
   ['Motivo da recusa', (t) => t.failure_reason ?? ''],
 ];
 
-const line = (cells: string[]) => `${cells.map(csvCell).join(';')}\r\n`;
-export const CSV_HEADER = `\uFEFF${line(COLUMNS.map(([name]) => name))}`;
-export const csvRow = (t: Transaction) => line(COLUMNS.map(([, value]) => value(t)));
+export const CSV_HEADER = `${CSV_BOM}${csvLine(COLUMNS.map(([name]) => name))}`;
+export const csvRow = (t: Transaction) => csvLine(COLUMNS.map(([, value]) => value(t)));
 
 /** The CSV text, one chunk per page of rows, read from the database only as the client takes it. */
 export function transactionsCsv(db: Executor, cursors: Cursors, scope: Scope, q: Static<typeof ExportTransactionsQuery>): Readable {

@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundScope, setRefunded } from './queries.ts';
 import { applyChange, feeReturned } from './states.ts';
 import type { TransactionDeps } from './types.ts';
@@ -23,7 +24,7 @@ export function refundRequest(refundId: string, tx: Pick<Transaction, 'id' | 'pa
  * written in one database transaction; then the payment's provider is asked to send the money back
  * with the refund id as its idempotency key, and the row records what it answered.
  */
-export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents: number | undefined): Promise<Transaction> {
+export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents: number | undefined, actor: Actor): Promise<Transaction> {
   const { tx, refundId, amount } = await deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, id);
     if (!locked) throw notFound('Transaction');
@@ -43,6 +44,9 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     const now = new Date();
     const refundId = uuidv7(now.getTime());
     await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now });
+    const sale = (t: Transaction) => ({ transactionId: t.id, displayId: t.display_id, status: t.status, chargedCents: t.charged_cents, refundedCents: t.refunded_cents });
+    const entry = { userId: scope.userId, livemode: scope.livemode, action: 'refund.created', objectType: 'refund', objectId: refundId };
+    await recordAudit(trx, actor, { ...entry, before: sale(locked), after: { ...sale(refunded), refund: { id: refundId, amountCents: amount, status: 'PENDING' } } });
     return { tx: refunded, refundId, amount };
   });
   // A provider that refuses at once undoes the refund: the answer is the transaction as that left it.

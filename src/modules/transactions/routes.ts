@@ -1,3 +1,4 @@
+import { actorOf } from '../audit/service.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
@@ -122,7 +123,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       // The body is optional: a POST without one means "refund everything left", like `{}`.
       preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents), req.auth) }),
+    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents, actorOf(req)), req.auth) }),
   );
 
   app.post(
@@ -162,7 +163,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       },
     },
     async (req) => {
-      const tx = await disputeChargeback(transactions, req.auth, req.params.id, req.body);
+      const tx = await disputeChargeback(transactions, req.auth, req.params.id, req.body, actorOf(req));
       return { message: req.body.action === 'ACCEPT' ? 'Chargeback accepted' : 'Chargeback contested', transaction: await withRefunds(tx, req.auth) };
     },
   );

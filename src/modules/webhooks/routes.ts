@@ -1,5 +1,6 @@
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Webhooks } from './service.ts';
+import { actorOf } from '../audit/service.ts';
 import { EVENT_TYPES } from '../events/service.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import {
@@ -63,7 +64,7 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
       },
     },
     async (req, reply) => {
-      const sub = await createSubscription(wh, req.auth, req.body);
+      const sub = await createSubscription(wh, req.auth, req.body, actorOf(req));
       return reply.code(201).send({ message: 'Webhook subscription created', subscription: withSecret(sub) });
     },
   );
@@ -100,7 +101,7 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
         response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Webhook subscription updated', subscription: subscriptionView(await updateSubscription(wh, req.auth, req.params.id, req.body)) }),
+    async (req) => ({ message: 'Webhook subscription updated', subscription: subscriptionView(await updateSubscription(wh, req.auth, req.params.id, req.body, actorOf(req))) }),
   );
 
   app.delete(
@@ -110,7 +111,7 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
       schema: { tags, operationId: 'deleteWebhookSubscription', summary: 'Delete a webhook subscription', description: 'Pending deliveries to it are dropped unsent.', params: IdParams, response: { 200: Message, ...errors(401, 403, 404) } },
     },
     async (req) => {
-      await deleteSubscription(wh, req.auth, req.params.id);
+      await deleteSubscription(wh, req.auth, req.params.id, actorOf(req));
       return { message: 'Webhook subscription deleted' };
     },
   );
@@ -128,7 +129,7 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
         response: { 200: SubscriptionSecretResponse, ...errors(401, 403, 404, 409) },
       },
     },
-    async (req) => ({ message: 'Webhook secret rotated', subscription: withSecret(await rotateSecret(wh, req.auth, req.params.id)) }),
+    async (req) => ({ message: 'Webhook secret rotated', subscription: withSecret(await rotateSecret(wh, req.auth, req.params.id, actorOf(req))) }),
   );
 
   app.post(
@@ -251,6 +252,6 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
       config: writeSecret,
       schema: { tags, operationId: 'rotatePostbackSecret', summary: 'Replace the postback secret', description: 'Effective at once for every later attempt.', response: { 200: PostbackSecretResponse, ...errors(401, 403, 409) } },
     },
-    async (req) => ({ message: 'Postback secret rotated', secret: await rotatePostbackSecret(wh.db, req.auth) }),
+    async (req) => ({ message: 'Postback secret rotated', secret: await rotatePostbackSecret(wh.db, req.auth, actorOf(req)) }),
   );
 }

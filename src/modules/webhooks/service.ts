@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
-import type { Database, Db, Executor } from '../../db/index.ts';
+import { inTx, type Database, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { WebhookAttempt, WebhookDelivery, WebhookSubscription } from '../../db/types.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
@@ -11,6 +11,7 @@ import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { sanitizeOptional } from '../../http/sanitize.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import { ATTEMPT_STARTED, attempt, claimOne, ensurePostbackSecret, type RecordedAttempt } from './deliveries.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { envelope } from './enqueue.ts';
@@ -91,7 +92,13 @@ async function checkUrl(config: Config, url: string) {
   await assertCallableUrl(url, 'url', { allowPrivate: config.webhooks.allowPrivateTargets });
 }
 
-export async function createSubscription(wh: Webhooks, scope: Scope, input: Static<typeof CreateSubscriptionBody>) {
+/** The audit entry of a change to a subscription: its view before and after (never its secret). */
+function audit(trx: Trx, actor: Actor, action: string, before: WebhookSubscription | null, after: WebhookSubscription) {
+  const entry = { userId: after.user_id, livemode: after.livemode, objectType: 'webhook_subscription', objectId: after.id };
+  return recordAudit(trx, actor, { ...entry, action, before: before && subscriptionView(before), after: subscriptionView(after) });
+}
+
+export async function createSubscription(wh: Webhooks, scope: Scope, input: Static<typeof CreateSubscriptionBody>, actor: Actor) {
   await checkUrl(wh.config, input.url);
   const count = await owned(wh.db, 'webhook_subscriptions', scope)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -102,7 +109,8 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
     ]);
   }
   const now = new Date();
-  return wh.db
+  return inTx(wh.db, async (trx) => {
+    const row = await trx
     .insertInto('webhook_subscriptions')
     .values({
       id: uuidv7(now.getTime()),
@@ -119,6 +127,9 @@ export async function createSubscription(wh: Webhooks, scope: Scope, input: Stat
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+    await audit(trx, actor, 'webhook.created', null, row);
+    return row;
+  });
 }
 
 /** One subscription of this scope (`archived`: a deleted one too, e.g. to read its delivery log); 404 otherwise. */
@@ -136,7 +147,7 @@ export async function listSubscriptions(wh: Webhooks, scope: Scope, q: Static<ty
   return createdAtPage(wh.cursors.of('webhook-subscriptions', scope), query, q);
 }
 
-export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>) {
+export async function updateSubscription(wh: Webhooks, scope: Scope, id: string, input: Static<typeof UpdateSubscriptionBody>, actor: Actor) {
   await getSubscription(wh.db, scope, id);
   if (input.url !== undefined) await checkUrl(wh.config, input.url);
   const set: Record<string, unknown> = { updated_at: new Date() };
@@ -145,31 +156,28 @@ export async function updateSubscription(wh: Webhooks, scope: Scope, id: string,
   if (input.description !== undefined) set.description = sanitizeOptional(input.description) ?? null;
   if (input.status === 'ACTIVE') Object.assign(set, { status: 'ACTIVE', disabled_reason: null, failing_since: null });
   if (input.status === 'DISABLED') Object.assign(set, { status: 'DISABLED', disabled_reason: 'Disabled by request' });
-  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
-    .set(set)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound('Webhook subscription');
-  return row;
+  return changeSubscription(wh, scope, id, set, actor, 'webhook.updated');
+}
+
+/** Changes one subscription of this scope (404 otherwise) and writes its audit entry, in one commit. */
+function changeSubscription(wh: Webhooks, scope: Scope, id: string, set: Record<string, unknown>, actor: Actor, action: string): Promise<WebhookSubscription> {
+  return inTx(wh.db, async (trx) => {
+    const before = await getSubscription(trx, scope, id);
+    const row = await ownedUpdate(trx, 'webhook_subscriptions', scope, id).set(set).returningAll().executeTakeFirstOrThrow();
+    await audit(trx, actor, action, before, row);
+    return row;
+  });
 }
 
 /** Deleting keeps the row (and its delivery log) out of sight; pending deliveries are dropped unsent. */
-export async function deleteSubscription(wh: Webhooks, scope: Scope, id: string): Promise<void> {
+export async function deleteSubscription(wh: Webhooks, scope: Scope, id: string, actor: Actor): Promise<void> {
   const now = new Date();
-  const res = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
-    .set({ deleted_at: now, status: 'DISABLED', disabled_reason: 'Deleted', updated_at: now })
-    .executeTakeFirst();
-  if (!Number(res.numUpdatedRows)) throw notFound('Webhook subscription');
+  await changeSubscription(wh, scope, id, { deleted_at: now, status: 'DISABLED', disabled_reason: 'Deleted', updated_at: now }, actor, 'webhook.deleted');
 }
 
 /** A new secret, effective at once: the next attempt of every pending delivery is signed with it. */
-export async function rotateSecret(wh: Webhooks, scope: Scope, id: string) {
-  const row = await ownedUpdate(wh.db, 'webhook_subscriptions', scope, id)
-    .set({ secret: newSecret(), updated_at: new Date() })
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw notFound('Webhook subscription');
-  return row;
+export function rotateSecret(wh: Webhooks, scope: Scope, id: string, actor: Actor) {
+  return changeSubscription(wh, scope, id, { secret: newSecret(), updated_at: new Date() }, actor, 'webhook.secret_rotated');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -179,10 +187,14 @@ export function getPostbackSecret(db: Executor, scope: Scope): Promise<string> {
   return ensurePostbackSecret(db, scope.userId);
 }
 
-export async function rotatePostbackSecret(db: Executor, scope: Scope): Promise<string> {
+export async function rotatePostbackSecret(db: Db, scope: Scope, actor: Actor): Promise<string> {
   const secret = newSecret();
-  await db.updateTable('users').set({ postback_secret: secret, updated_at: new Date() }).where('id', '=', scope.userId).execute();
-  return secret;
+  return inTx(db, async (trx) => {
+    await trx.updateTable('users').set({ postback_secret: secret, updated_at: new Date() }).where('id', '=', scope.userId).execute();
+    // Account-level (one secret signs both environments' postbacks); the entry says it changed, never what to.
+    await recordAudit(trx, actor, { userId: scope.userId, livemode: null, action: 'postback_secret.rotated', objectType: 'postback_secret', objectId: scope.userId });
+    return secret;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

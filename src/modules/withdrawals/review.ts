@@ -1,11 +1,11 @@
 // Production withdrawals an operator looks at before money leaves: one above the review threshold
 // (PAYOUT_REVIEW_ABOVE_CENTS), or one that takes the merchant past its daily limit
 // (PAYOUT_DAILY_LIMIT_CENTS, a São Paulo calendar day). A held withdrawal stays PENDING with its
-// funds reserved (the merchant may still cancel it) until approved; the payout job skips it.
+// funds reserved (the merchant may still cancel it) until approved (service.ts approveWithdrawal);
+// the payout job skips it.
 import type { ReviewRules } from '../../config.ts';
-import { inTx, type Db, type Trx } from '../../db/index.ts';
-import type { Withdrawal, WithdrawalHold } from '../../db/types.ts';
-import { badRequest, notFound, ownAccount } from '../../http/errors.ts';
+import type { Trx } from '../../db/index.ts';
+import type { WithdrawalHold } from '../../db/types.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate, startOfSpDay } from '../../payments/calendar.ts';
 
@@ -25,19 +25,4 @@ export async function holdFor(trx: Trx, scope: Scope, amountCents: number, rules
     .where('status', 'not in', ['CANCELLED', 'FAILED'])
     .executeTakeFirstOrThrow();
   return Number(row.total) + amountCents > rules.dailyLimitCents ? 'DAILY_LIMIT' : null;
-}
-
-/** An operator lets a held withdrawal go: the payout job sends it on its next run. */
-export async function approveWithdrawal(deps: { db: Db }, operatorId: string, id: string): Promise<Withdrawal> {
-  return inTx(deps.db, async (trx) => {
-    const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
-    if (!w) throw notFound('Withdrawal');
-    if (w.user_id === operatorId) throw ownAccount();
-    if (w.status !== 'PENDING' || w.hold === null) {
-      const why = w.status !== 'PENDING' ? `it is ${w.status}` : 'it is not held for review';
-      throw badRequest('INVALID_STATE_TRANSITION', 'This withdrawal is not waiting for approval', [{ field: 'status', message: `only a PENDING withdrawal held for review can be approved; ${why}` }]);
-    }
-    const now = new Date();
-    return trx.updateTable('withdrawals').set({ hold: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
-  });
 }

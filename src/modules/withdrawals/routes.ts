@@ -1,3 +1,4 @@
+import { actorOf, operatorOf } from '../audit/service.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
@@ -5,8 +6,7 @@ import type { WithdrawalDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
 import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, PayoutHealthView, SimulateWithdrawalBody, WalletBalance, WithdrawalListResponse, WithdrawalResponse, WithdrawalView } from './schemas.ts';
 import { payoutHealth } from './health.ts';
-import { approveWithdrawal } from './review.ts';
-import { adminListWithdrawals, adminWithdrawalView, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, simulateWithdrawal, walletBalance, withdrawalView } from './service.ts';
+import { adminListWithdrawals, adminWithdrawalView, approveWithdrawal, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, simulateWithdrawal, walletBalance, withdrawalView } from './service.ts';
 
 
 /** The options of withdrawalRoutes: what it uses of the dependencies (app.ts passes them all). */
@@ -44,7 +44,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
       },
     },
     async (req, reply) => {
-      const w = await requestWithdrawal(withdrawals, req.auth, req.body);
+      const w = await requestWithdrawal(withdrawals, req.auth, req.body, actorOf(req));
       return reply.code(201).send({ message: 'Withdrawal requested', data: withdrawalView(w) });
     },
   );
@@ -84,7 +84,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
       },
     },
     async (req) => {
-      await cancelWithdrawal(withdrawals, req.auth, req.params.id);
+      await cancelWithdrawal(withdrawals, req.auth, req.params.id, actorOf(req));
       return { message: 'Withdrawal cancelled' };
     },
   );
@@ -106,7 +106,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
     },
     async (req) => {
       const outcome = req.body.outcome === 'COMPLETED' ? ({ status: 'COMPLETED' } as const) : ({ status: 'FAILED', reason: req.body.reason ?? 'PAYOUT_REJECTED' } as const);
-      return { message: `Withdrawal ${outcome.status.toLowerCase()} (simulated)`, data: withdrawalView(await simulateWithdrawal(withdrawals, req.auth, req.params.id, outcome)) };
+      return { message: `Withdrawal ${outcome.status.toLowerCase()} (simulated)`, data: withdrawalView(await simulateWithdrawal(withdrawals, req.auth, req.params.id, outcome, actorOf(req))) };
     },
   );
 
@@ -127,7 +127,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Withdrawal approved', data: adminWithdrawalView(await approveWithdrawal(withdrawals, req.auth.userId, req.params.id)) }),
+    async (req) => ({ message: 'Withdrawal approved', data: adminWithdrawalView(await approveWithdrawal(withdrawals, operatorOf(req), req.params.id)) }),
   );
   app.get(
     '/api/admin/payouts/health',
@@ -166,7 +166,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Withdrawal completed', data: adminWithdrawalView(await settleByHand(withdrawals, req.auth.userId, req.params.id, { status: 'COMPLETED', externalId: req.body.externalId })) }),
+    async (req) => ({ message: 'Withdrawal completed', data: adminWithdrawalView(await settleByHand(withdrawals, operatorOf(req), req.params.id, { status: 'COMPLETED', externalId: req.body.externalId })) }),
   );
   app.post(
     '/api/admin/withdrawals/:id/fail',
@@ -181,6 +181,6 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },
       },
     },
-    async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(withdrawals, req.auth.userId, req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
+    async (req) => ({ message: 'Withdrawal failed', data: adminWithdrawalView(await settleByHand(withdrawals, operatorOf(req), req.params.id, { status: 'FAILED', reason: req.body.reason })) }),
   );
 }

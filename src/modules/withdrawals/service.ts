@@ -21,6 +21,7 @@ import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
 import type { ConnectorLog } from '../../payments/connector.ts';
 import type { ConnectorRegistry } from '../../payments/registry.ts';
+import { recordAudit, type Actor } from '../audit/service.ts';
 import type { EventLog } from '../events/service.ts';
 import type { FeeSchedule } from '../fees/schedule.ts';
 import { requireApprovedKyc } from '../kyc/service.ts';
@@ -64,6 +65,12 @@ function eventData(w: Withdrawal) {
   return { ...withdrawalView(w), ...maskedDestination(w), livemode: w.livemode };
 }
 
+/** The audit entry of a change to a withdrawal: its view before and after (documents masked by recordAudit). */
+export function auditWithdrawal(trx: Trx, actor: Actor, action: string, before: Withdrawal | null, after: Withdrawal) {
+  const entry = { userId: after.user_id, livemode: after.livemode, objectType: 'withdrawal', objectId: after.id };
+  return recordAudit(trx, actor, { ...entry, action, before: before && withdrawalView(before), after: withdrawalView(after) });
+}
+
 export async function walletBalance(db: Executor, scope: Scope) {
   const b = await getBalance(db, scope);
   return { availableBalanceCents: b.availableCents, pendingBalanceCents: b.receivableCents, reservedCents: b.reservedCents, ...originBalanceNames(b) };
@@ -84,7 +91,7 @@ export interface WithdrawalDeps {
   log: ConnectorLog;
 }
 
-export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>): Promise<Withdrawal> {
+export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>, actor: Actor): Promise<Withdrawal> {
   const { db, fees } = deps;
   const destination = checkDestination(input);
   const fee = (await fees.of(scope.userId)).withdrawalCents;
@@ -131,6 +138,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
       ],
     });
     await deps.events.record(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
+    await auditWithdrawal(trx, actor, 'withdrawal.created', null, w);
     return w;
   });
 }
@@ -159,7 +167,7 @@ const transitionError = (from: WithdrawalStatus, to: WithdrawalStatus, hint: str
   badRequest('INVALID_STATE_TRANSITION', `A ${from} withdrawal cannot be moved to ${to}`, [{ field: 'status', message: `${from} -> ${to} is not allowed; ${hint}` }]);
 
 /** PENDING -> CANCELLED, funds back to available. The row lock decides a race with the payout job. */
-export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string): Promise<Withdrawal> {
+export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string, actor: Actor): Promise<Withdrawal> {
   return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
@@ -176,6 +184,7 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: s
         { account: 'available', amount: w.amount_cents },
       ],
     });
+    await auditWithdrawal(trx, actor, 'withdrawal.cancelled', w, updated);
     return updated;
   });
 }
@@ -227,6 +236,24 @@ export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outc
 // ---------------------------------------------------------------------------------------------
 // Operators
 
+/** An operator lets a held withdrawal go: the payout job sends it on its next run. */
+export async function approveWithdrawal(deps: { db: Db }, actor: Actor & { id: string }, id: string): Promise<Withdrawal> {
+  const operatorId = actor.id;
+  return inTx(deps.db, async (trx) => {
+    const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!w) throw notFound('Withdrawal');
+    if (w.user_id === operatorId) throw ownAccount();
+    if (w.status !== 'PENDING' || w.hold === null) {
+      const why = w.status !== 'PENDING' ? `it is ${w.status}` : 'it is not held for review';
+      throw badRequest('INVALID_STATE_TRANSITION', 'This withdrawal is not waiting for approval', [{ field: 'status', message: `only a PENDING withdrawal held for review can be approved; ${why}` }]);
+    }
+    const now = new Date();
+    const approved = await trx.updateTable('withdrawals').set({ hold: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    await auditWithdrawal(trx, actor, 'withdrawal.approved', w, approved);
+    return approved;
+  });
+}
+
 export async function adminListWithdrawals(db: Executor, q: Static<typeof AdminWithdrawalsQuery>) {
   let base = db.selectFrom('withdrawals').where('livemode', '=', (q.environment ?? 'production') === 'production');
   base = q.status ? base.where('status', '=', q.status) : base.where('status', 'in', ['PENDING', 'PROCESSING']);
@@ -242,18 +269,20 @@ export async function adminListWithdrawals(db: Executor, q: Static<typeof AdminW
  * An operator settles a production withdrawal by hand (PENDING or PROCESSING): COMPLETED with the
  * transfer's reference, or FAILED with a reason (funds back to available).
  */
-export async function settleByHand(deps: WithdrawalDeps, operatorId: string, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
+export async function settleByHand(deps: WithdrawalDeps, actor: Actor & { id: string }, id: string, outcome: { status: 'COMPLETED'; externalId?: string } | { status: 'FAILED'; reason: string }): Promise<Withdrawal> {
   return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
-    if (w.user_id === operatorId) throw ownAccount();
+    if (w.user_id === actor.id) throw ownAccount();
     if (!w.livemode) {
       throw badRequest('INVALID_STATE_TRANSITION', 'Development withdrawals are paid by the sandbox, not by hand', [{ field: 'livemode', message: 'only production withdrawals can be settled by an operator' }]);
     }
     const reason = outcome.status === 'FAILED' ? sanitizeText(outcome.reason) : '';
     if (outcome.status === 'FAILED' && !reason) throw validation('reason', 'must contain text');
     const externalId = outcome.status === 'COMPLETED' ? outcome.externalId : undefined;
-    return settleNow(deps, trx, w, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason }, w.provider ?? 'manual', externalId);
+    const done = await settleNow(deps, trx, w, outcome.status === 'COMPLETED' ? { status: 'COMPLETED' } : { status: 'FAILED', reason }, w.provider ?? 'manual', externalId);
+    await auditWithdrawal(trx, actor, outcome.status === 'COMPLETED' ? 'withdrawal.completed_by_operator' : 'withdrawal.failed_by_operator', w, done);
+    return done;
   });
 }
 
@@ -262,12 +291,14 @@ export async function settleByHand(deps: WithdrawalDeps, operatorId: string, id:
  * (PENDING or PROCESSING), so it can build for withdrawal.failed; the payout job's late answer
  * then changes nothing (it is guarded by the status).
  */
-export async function simulateWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string, outcome: Outcome): Promise<Withdrawal> {
+export async function simulateWithdrawal(deps: WithdrawalDeps, scope: Scope, id: string, outcome: Outcome, actor: Actor): Promise<Withdrawal> {
   return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!w) throw notFound('Withdrawal');
     if (w.livemode) throw forbidden('Simulation is only available with development (test) keys');
-    return settleNow(deps, trx, w, outcome, 'sandbox');
+    const done = await settleNow(deps, trx, w, outcome, 'sandbox');
+    await auditWithdrawal(trx, actor, 'withdrawal.simulated', w, done);
+    return done;
   });
 }
 

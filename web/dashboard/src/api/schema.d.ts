@@ -69,6 +69,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's audit log (filter by userId)
+         * @description Newest first; operators' own decisions and every merchant's entries, both environments. With format=csv (or Accept: text/csv) the answer is every matching entry as a CSV file (text/csv, Content-Disposition: attachment), streamed: `;`-separated, UTF-8 with a BOM, CRLF lines, pt-BR header, dates dd/mm/aaaa HH:MM (America/Sao_Paulo), before and after as JSON.
+         */
+        get: operations["adminListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/kyc": {
         parameters: {
             query?: never;
@@ -1304,6 +1324,26 @@ export interface paths {
          *     The platform's fees, or the ones an operator negotiated with this merchant; each payment, withdrawal and advance keeps the fee it was made with.
          */
         get: operations["getUserFees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit log: who changed keys, webhooks, KYC, fees, withdrawals, advances, refunds and chargebacks, from where
+         * @description Newest first. The request's environment (X-Environment, or the key's) and the account-level entries (API keys, KYC, fees, password, sign-in). Entries cannot be changed or deleted; they are kept AUDIT_RETENTION_DAYS (5 years by default). An API key needs the auditLog:read permission. With format=csv (or Accept: text/csv) the answer is every matching entry as a CSV file (text/csv, Content-Disposition: attachment), streamed: `;`-separated, UTF-8 with a BOM, CRLF lines, pt-BR header, dates dd/mm/aaaa HH:MM (America/Sao_Paulo), before and after as JSON.
+         */
+        get: operations["listAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3297,6 +3337,175 @@ export interface operations {
             };
             /** @description Request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Exact action, e.g. withdrawal.created */
+                action?: string;
+                actorType?: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                cursor?: string;
+                /** @description csv (or Accept: text/csv): every matching entry as a pt-BR CSV file, streamed; limit and cursor are then ignored */
+                format?: "json" | "csv";
+                /** @description Entries at or after this instant */
+                from?: string;
+                limit?: number;
+                objectId?: string;
+                objectType?: string;
+                orderDirection?: "asc" | "desc";
+                /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */
+                page?: number;
+                /** @description Entries at or before this instant */
+                to?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `entries` (origin-compatible envelope) */
+                        data: {
+                            /** @description e.g. withdrawal.created, api_key.revoked, webhook.secret_rotated (docs/audit.md lists them) */
+                            action: string;
+                            actor: {
+                                /** @description USER, OPERATOR: the user id; API_KEY: the key id; SYSTEM: null */
+                                id: string | null;
+                                ip: string | null;
+                                type: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                                userAgent: string | null;
+                            };
+                            /** @description The object after the change (secrets removed, documents masked) */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The object before the change (secrets removed, documents masked) */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The object's environment; null for account-level objects (API keys, KYC, fees, password, sign-in) */
+                            livemode: boolean | null;
+                            objectId: string | null;
+                            objectType: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The merchant whose object it is (null: a platform-wide operator action)
+                             */
+                            userId: string | null;
+                        }[];
+                        entries: {
+                            /** @description e.g. withdrawal.created, api_key.revoked, webhook.secret_rotated (docs/audit.md lists them) */
+                            action: string;
+                            actor: {
+                                /** @description USER, OPERATOR: the user id; API_KEY: the key id; SYSTEM: null */
+                                id: string | null;
+                                ip: string | null;
+                                type: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                                userAgent: string | null;
+                            };
+                            /** @description The object after the change (secrets removed, documents masked) */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The object before the change (secrets removed, documents masked) */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The object's environment; null for account-level objects (API keys, KYC, fees, password, sign-in) */
+                            livemode: boolean | null;
+                            objectId: string | null;
+                            objectType: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The merchant whose object it is (null: a platform-wide operator action)
+                             */
+                            userId: string | null;
+                        }[];
+                        message: string;
+                        pagination: {
+                            cursor: string | null;
+                            hasMore: boolean;
+                            limit: number;
+                            nextCursor: string | null;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9302,7 +9511,7 @@ export interface operations {
                     environment: "DEVELOPMENT" | "PRODUCTION";
                     name: string;
                     /** @description Omitted: all permissions */
-                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write")[];
+                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write" | "auditLog:read")[];
                 };
             };
         };
@@ -15428,6 +15637,174 @@ export interface operations {
                          */
                         success: true;
                     };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Exact action, e.g. withdrawal.created */
+                action?: string;
+                actorType?: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                cursor?: string;
+                /** @description csv (or Accept: text/csv): every matching entry as a pt-BR CSV file, streamed; limit and cursor are then ignored */
+                format?: "json" | "csv";
+                /** @description Entries at or after this instant */
+                from?: string;
+                limit?: number;
+                objectId?: string;
+                objectType?: string;
+                orderDirection?: "asc" | "desc";
+                /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */
+                page?: number;
+                /** @description Entries at or before this instant */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `entries` (origin-compatible envelope) */
+                        data: {
+                            /** @description e.g. withdrawal.created, api_key.revoked, webhook.secret_rotated (docs/audit.md lists them) */
+                            action: string;
+                            actor: {
+                                /** @description USER, OPERATOR: the user id; API_KEY: the key id; SYSTEM: null */
+                                id: string | null;
+                                ip: string | null;
+                                type: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                                userAgent: string | null;
+                            };
+                            /** @description The object after the change (secrets removed, documents masked) */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The object before the change (secrets removed, documents masked) */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The object's environment; null for account-level objects (API keys, KYC, fees, password, sign-in) */
+                            livemode: boolean | null;
+                            objectId: string | null;
+                            objectType: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The merchant whose object it is (null: a platform-wide operator action)
+                             */
+                            userId: string | null;
+                        }[];
+                        entries: {
+                            /** @description e.g. withdrawal.created, api_key.revoked, webhook.secret_rotated (docs/audit.md lists them) */
+                            action: string;
+                            actor: {
+                                /** @description USER, OPERATOR: the user id; API_KEY: the key id; SYSTEM: null */
+                                id: string | null;
+                                ip: string | null;
+                                type: "USER" | "API_KEY" | "OPERATOR" | "SYSTEM";
+                                userAgent: string | null;
+                            };
+                            /** @description The object after the change (secrets removed, documents masked) */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The object before the change (secrets removed, documents masked) */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The object's environment; null for account-level objects (API keys, KYC, fees, password, sign-in) */
+                            livemode: boolean | null;
+                            objectId: string | null;
+                            objectType: string;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The merchant whose object it is (null: a platform-wide operator action)
+                             */
+                            userId: string | null;
+                        }[];
+                        message: string;
+                        pagination: {
+                            cursor: string | null;
+                            hasMore: boolean;
+                            limit: number;
+                            nextCursor: string | null;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Default Response */

@@ -10,6 +10,7 @@ import { Link } from '../components/Link.tsx';
 import { useKycStatus } from '../components/NeedsKyc.tsx';
 import { ApiAction, AsyncList, Checkboxes, FormCard, useFields } from '../components/Resource.tsx';
 import { Badge, CopyButton, ErrorState, Field, Loading, Select } from '../components/ui.tsx';
+import { AuditLog } from '../components/AuditLog.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
@@ -315,6 +316,7 @@ export function Developers({ route }: { route: string }) {
         ['webhooks', 'Webhooks', Webhooks, 'kyc'],
         ['entregas', 'Entregas', Deliveries, 'kyc'],
         ['eventos', 'Eventos', Events, 'kyc'],
+        ['atividades', 'Registro de atividades', () => <AuditLog />],
       ]}
       footer={
         <p class="muted">

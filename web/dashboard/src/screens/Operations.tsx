@@ -1,6 +1,7 @@
 // Operação (operators, role ADMIN): KYC submissions to review (data and documents, approve or reject
 // with a reason), pending advances to approve or reject, production withdrawals (held ones approved,
 // any settled by hand) under the automatic payouts' health, and each merchant's negotiated fees.
+import { AuditLog } from '../components/AuditLog.tsx';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json } from '../api/json.ts';
@@ -288,6 +289,7 @@ export function Operations({ route }: { route: string }) {
         ['antecipacoes', 'Antecipações', AdvanceQueue],
         ['saques', 'Saques', WithdrawalQueue],
         ['taxas', 'Taxas por lojista', MerchantFees],
+        ['auditoria', 'Auditoria', () => <AuditLog admin />],
       ]}
     />
   );
