@@ -69,7 +69,7 @@ function TwoFactor() {
   const status = useAsync(async () => (await ok(api.GET('/api/auth/mfa', {}))).mfa, []);
   const [codes, setCodes] = useState<string[] | null>(null);
   const { busy, error, submit } = useSubmit();
-  let body;
+  let body: preact.ComponentChildren;
   if (codes) body = <RecoveryCodes codes={codes} close={() => setCodes(null)} />;
   else if (status.loading && !status.data) body = <Loading />;
   else if (status.error) body = <ErrorState error={status.error} retry={status.reload} />;
