@@ -26,6 +26,9 @@ import subscriptionRoutes from './modules/subscriptions/routes.ts';
 import advanceRoutes from './modules/advances/routes.ts';
 import affiliateRoutes from './modules/affiliates/routes.ts';
 import authRoutes from './modules/auth/routes.ts';
+import securityRoutes from './modules/auth/security-routes.ts';
+import { checkSecondFactor } from './modules/auth/second-factor.ts';
+import { installSecondFactor } from './http/second-factor.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import cardRoutes from './modules/cards/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
@@ -159,6 +162,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   installCompat(app, originCompat(deps.db));
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
+  // Before the idempotency store: a refused second factor is not an answer to replay.
+  installSecondFactor(app, (userId, code) => checkSecondFactor({ db: deps.db, keys: deps.accountKeys, limiter: deps.limiter }, userId, code));
   // Before compression: the idempotency store reads the JSON text of each response.
   installIdempotency(app, database.db);
   await app.register(compress, { encodings: ['br', 'gzip'], threshold: 1024 });
@@ -216,6 +221,7 @@ async function installApiDocs(app: App, baseUrl: string) {
 async function registerRoutes(app: App, deps: Deps) {
   await app.register(healthRoutes, deps);
   await app.register(authRoutes, deps);
+  await app.register(securityRoutes, deps);
   await app.register(credentialRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(productRoutes, deps);

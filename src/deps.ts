@@ -16,6 +16,7 @@ import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
+import { accountKeys, type AccountKeys } from './modules/auth/account-keys.ts';
 import { PageCache } from './http/page-cache.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
@@ -58,6 +59,8 @@ export interface Deps {
   log: Logger;
   limiter: RateLimiter;
   auth: Authenticator;
+  /** Seal TOTP secrets and key the hash of short codes (derived from JWT_SECRET). */
+  accountKeys: AccountKeys;
   cursors: Cursors;
   /** Each merchant's fees: the platform's, or an operator's overrides. */
   fees: FeeSchedule;
@@ -144,6 +147,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     log,
     limiter: opts.limiter,
     auth: new Authenticator({ db, jwtSecret: config.jwtSecret, limiter: opts.limiter, perUserPerMinute: opts.perUserPerMinute ?? config.rateLimitPerMinute }),
+    accountKeys: accountKeys(config.jwtSecret),
     cursors,
     fees,
     events,

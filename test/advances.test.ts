@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { settleDue } from '../src/modules/transactions/service.ts';
-import { call, merchant, operator, type Merchant } from './helpers.ts';
+import { call, emailedCode, merchant, operator, type Merchant } from './helpers.ts';
 import { assert400, assertMessageOnly, UUID } from './kit/assert.ts';
 import { ready, useApp, useBefore } from './kit/app.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
@@ -337,7 +337,8 @@ describe('production: reviewed by an operator', () => {
 describe('permissions and isolation', () => {
   test('withdrawals:read simulates, lists and reads; withdrawals:write requests and cancels; the token does everything', async () => {
     const { m } = await withReceivables(undefined, { live: true });
-    const mk = async (permissions: string[], environment = 'PRODUCTION') => (await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'k', environment, permissions } })).body.key as string;
+    const mk = async (permissions: string[], environment = 'PRODUCTION') =>
+      (await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'k', environment, permissions }, headers: { 'x-second-factor': await emailedCode(ctx.app, m.token, m.id) } })).body.key as string;
     await paidCard(ctx.app, { key: m.liveKey! }, 30_000, 2);
     const reader = { key: await mk(['withdrawals:read']) };
     const writer = { key: await mk(['withdrawals:write']) };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { releaseDue } from '../src/modules/affiliates/commissions.ts';
 import { applyChargeback } from '../src/modules/transactions/chargeback.ts';
-import { approveKyc, call, cpf, merchant, onPostgres, secondInstance, uniqueEmail } from './helpers.ts';
+import { approveKyc, call, emailedCode, cpf, merchant, onPostgres, secondInstance, uniqueEmail } from './helpers.ts';
 import { CONTEST, ctx, dispute, get, ledgerBalanced, m, openChargeback, paidCard, report, sandbox, simulate, useChargebacksApp } from './chargebacks-kit.ts';
 import { commissionApi } from './affiliate-commissions-kit.ts';
 
@@ -106,7 +106,7 @@ describe('production', () => {
     const reg = await call(ctx.app, 'POST', '/api/auth/register', { body: { name: 'Loja Indicada', email: uniqueEmail('indicada'), password: 'correct horse battery', referralCode: code } });
     assert.equal(reg.status, 201, reg.raw);
     await approveKyc(ctx.app, reg.body.user.id);
-    const key = (await call(ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'live', environment: 'PRODUCTION' } })).body.key as string;
+    const key = (await call(ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(ctx.app, reg.body.token, reg.body.user.id) } })).body.key as string;
     const sale = await paidCard(key, 150_000);
     const rewards = () => ctx.database.db.selectFrom('referral_rewards').select(['kind', 'status', 'reason']).where('transaction_id', '=', sale.id).orderBy('kind').execute();
     assert.ok((await rewards()).length > 0, 'the sale earned the referrer a reward');

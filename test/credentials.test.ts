@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import type { App } from '../src/deps.ts';
 import { PERMISSIONS } from '../src/http/auth.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { appOver, approveKyc, call, merchant, uniqueEmail } from './helpers.ts';
+import { appOver, approveKyc, call, emailedCode, merchant, uniqueEmail } from './helpers.ts';
 import { useApp } from './kit/app.ts';
 
 const ctx = useApp();
@@ -17,8 +17,14 @@ async function register(app: App = ctx.app): Promise<{ token: string; id: string
   return { token: res.body.token, id: res.body.user.id };
 }
 
+/** Creates a key from the dashboard; a production one with an e-mailed second factor (test/account-security covers refusals). */
 async function createKey(token: string, body: Record<string, unknown>) {
-  return call(ctx.app, 'POST', '/api/credentials', { token, body });
+  const headers: Record<string, string> = body.environment === 'PRODUCTION' ? { 'x-second-factor': await emailedCode(ctx.app, token, await userIdOf(token)) } : {};
+  return call(ctx.app, 'POST', '/api/credentials', { token, body, headers });
+}
+
+async function userIdOf(token: string): Promise<string> {
+  return (await call(ctx.app, 'GET', '/api/auth/me', { token })).body.user.id;
 }
 
 describe('POST /api/credentials', () => {

@@ -17,6 +17,7 @@ import { MemoryLimiter, createLimiter, type RateLimiter } from '../src/http/rate
 import type { Permission } from '../src/http/auth.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { createUser } from '../src/modules/auth/service.ts';
+import { base32Decode, totp } from '../src/modules/auth/totp.ts';
 import { specBody } from './envelope.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL || null;
@@ -204,7 +205,7 @@ export async function merchant(app: App, opts: { permissions?: Permission[]; liv
   const m: Merchant = { id: reg.body.user.id, email, password, token, devKey: dev.body.key };
   if (opts.live) {
     await approveKyc(app, m.id); // production keys need approved KYC
-    const live = await call(app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' } });
+    const live = await call(app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(app, token, m.id) } });
     if (live.status !== 201) throw new Error(`live credential failed: ${live.status} ${live.raw}`);
     m.liveKey = live.body.key;
   }
@@ -238,13 +239,41 @@ export async function approveKyc(app: App, userId: string): Promise<void> {
     .execute();
 }
 
-/** An operator (role ADMIN, as `cli admin create` makes one) and its dashboard token. */
-export async function operator(app: App): Promise<{ id: string; token: string }> {
+/**
+ * An operator (role ADMIN, as `cli admin create` makes one) and its dashboard token, with two-factor
+ * authentication on (operators cannot act without it): `secret` makes its codes.
+ */
+export async function operator(app: App): Promise<{ id: string; token: string; email: string; secret: string }> {
   const email = uniqueEmail('operator');
   const user = await createUser(app.deps.db, { name: 'Operator', email, password: 'operator password', role: 'ADMIN' });
   const res = await call(app, 'POST', '/api/auth/login', { body: { email, password: 'operator password' } });
   if (res.status !== 200) throw new Error(`operator login failed: ${res.status} ${res.raw}`);
-  return { id: user.id, token: res.body.token };
+  const { secret } = await enrolMfa(app, res.body.token);
+  return { id: user.id, token: res.body.token, email, secret };
+}
+
+/** The current TOTP code of a base32 secret (at `ms`, default now). */
+export const totpCode = (secret: string, ms = Date.now()) => totp(base32Decode(secret), ms);
+
+/**
+ * Turns two-factor authentication on for the token's account through the API: its secret and
+ * recovery codes. The confirming code is the previous step's (accepted within the ±1 step window),
+ * so the current step stays free for the test's own first code.
+ */
+export async function enrolMfa(app: App, token: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const start = await call(app, 'POST', '/api/auth/mfa/enrol', { token });
+  if (start.status !== 201) throw new Error(`enrol failed: ${start.status} ${start.raw}`);
+  const confirm = await call(app, 'POST', '/api/auth/mfa/confirm', { token, body: { code: totpCode(start.body.secret, Date.now() - 30_000) } });
+  if (confirm.status !== 200) throw new Error(`confirm failed: ${confirm.status} ${confirm.raw}`);
+  return { secret: start.body.secret, recoveryCodes: confirm.body.recoveryCodes };
+}
+
+/** Asks for an e-mailed second-factor code (an account without TOTP) and reads it from the outbox. */
+export async function emailedCode(app: App, token: string, userId: string): Promise<string> {
+  const sent = await call(app, 'POST', '/api/auth/second-factor', { token });
+  if (sent.status !== 202) throw new Error(`second factor failed: ${sent.status} ${sent.raw}`);
+  const mail = await app.deps.db.selectFrom('emails').select('text_body').where('user_id', '=', userId).where('template', '=', 'second_factor_code').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
+  return /\b(\d{6})\b/.exec(mail.text_body)![1];
 }
 
 /** A valid CPF from a seeded generator (deterministic per call order). */

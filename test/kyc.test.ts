@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { call, merchant, operator, type Merchant } from './helpers.ts';
+import { call, emailedCode, merchant, operator, type Merchant } from './helpers.ts';
 import { assert400, assertMessageOnly, UUID } from './kit/assert.ts';
 import { ready, useApp, useBefore } from './kit/app.ts';
 import { doc, eventsOf, JPEG, kycBody, PDF, PNG, WEBP } from './wallet-helpers.ts';
@@ -167,7 +167,7 @@ describe('review', () => {
   test('approve: SUBMITTED -> APPROVED once, kyc.approved in both environments; then production keys can be created', async () => {
     const m = await merchant(ctx.app);
     const k = (await submit(m, kycBody())).body.kyc;
-    assertMessageOnly(await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' } }), 403);
+    assertMessageOnly(await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(ctx.app, m.token, m.id) } }), 403);
     const res = await admin('POST', `/api/admin/kyc/${k.id}/approve`);
     assert.equal(res.status, 200, res.raw);
     assert.equal(res.body.data.status, 'APPROVED');
@@ -180,7 +180,7 @@ describe('review', () => {
     assert400(await admin('POST', `/api/admin/kyc/${k.id}/reject`, { reason: 'late' }), 'INVALID_STATE_TRANSITION');
     // Approved: no resubmission; production keys now work.
     assert400(await submit(m, kycBody()), 'INVALID_STATE_TRANSITION', ['status']);
-    const live = await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' } });
+    const live = await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(ctx.app, m.token, m.id) } });
     assert.equal(live.status, 201, live.raw);
     assert.equal((await call(ctx.app, 'GET', '/api/v1/products', { key: live.body.key })).status, 200);
   });
@@ -210,7 +210,7 @@ describe('review', () => {
     const rejected = (await eventsOf(ctx, m.id)).filter((e) => e.type === 'kyc.rejected');
     assert.equal(rejected.length, 2);
     assert.equal(rejected[0].data.reason, 'Selfie ilegível');
-    assertMessageOnly(await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' } }), 403);
+    assertMessageOnly(await call(ctx.app, 'POST', '/api/credentials', { token: m.token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(ctx.app, m.token, m.id) } }), 403);
     const again = await submit(m, kycBody());
     assert.equal(again.status, 201, again.raw);
     assert.notEqual(again.body.kyc.id, k.id);

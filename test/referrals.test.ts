@@ -12,7 +12,7 @@ import { monthsAfter as commissionUntil } from '../src/modules/affiliates/commis
 import { commissionOfFee, releaseDueRewards } from '../src/modules/referrals/service.ts';
 import { processPayouts } from '../src/modules/withdrawals/payouts.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { approveKyc, call, merchant, onPostgres, uniqueEmail, type Merchant } from './helpers.ts';
+import { approveKyc, call, emailedCode, merchant, onPostgres, uniqueEmail, type Merchant } from './helpers.ts';
 import { useApp, useMerchant } from './kit/app.ts';
 import { DAY, paidCard, paidPix, payoutConnectors, settleAll } from './wallet-helpers.ts';
 
@@ -29,7 +29,7 @@ async function referred(code: string): Promise<Merchant & { liveKey: string }> {
   assert.equal(reg.status, 201, reg.raw);
   const token = reg.body.token;
   await approveKyc(ctx.app, reg.body.user.id);
-  const live = await call(ctx.app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' } });
+  const live = await call(ctx.app, 'POST', '/api/credentials', { token, body: { name: 'live', environment: 'PRODUCTION' }, headers: { 'x-second-factor': await emailedCode(ctx.app, token, reg.body.user.id) } });
   assert.equal(live.status, 201, live.raw);
   const dev = await call(ctx.app, 'POST', '/api/credentials', { token, body: { name: 'dev', environment: 'DEVELOPMENT' } });
   return { id: reg.body.user.id, email, password, token, devKey: dev.body.key, liveKey: live.body.key };

@@ -122,6 +122,14 @@ export const OBJECTS: Record<string, ObjectFixture> = {
     },
   },
   '/api/affiliate/join/{programId}': { create: async (d, o, env) => ({ programId: await program(d, o, env) }) },
+  '/api/auth/sessions/{id}': {
+    accountLevel: 'dashboard sessions belong to the account',
+    async create(d, o) {
+      const res = await call(d.ctx.app, 'POST', '/api/auth/login', { body: { email: o.email, password: o.password } });
+      assert.equal(res.status, 200, res.raw);
+      return { id: JSON.parse(Buffer.from(res.body.token.split('.')[1], 'base64url').toString()).jti };
+    },
+  },
   '/api/credentials/{id}': {
     accountLevel: 'API keys belong to the account; each key has its environment',
     async create(d, o) {
@@ -183,6 +191,9 @@ export const PUBLIC: Record<string, string> = {
   '/ready': 'readiness probe',
   '/api/auth/register': 'creates the account the credentials will belong to',
   '/api/auth/login': 'obtains the dashboard token',
+  '/api/auth/login/mfa': 'the second step of a login with two-factor authentication (the challenge is the credential)',
+  '/api/auth/password/forgot': 'a merchant who forgot the password has no credential (always 202 alike, rate limited)',
+  '/api/auth/password/reset': 'the e-mailed single-use token is the credential',
   '/api/subscriptions/public/': 'public plan page (spec: P)',
   '/api/subscriptions/checkout': 'a customer subscribes without an account (spec: P)',
   '/api/subscriptions/self/': "the subscriber's own page: the subscription id in the e-mailed link is the capability",

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { PERMISSIONS, type Permission } from '../src/http/auth.ts';
-import { call, merchant, operator, type Merchant, type Res } from './helpers.ts';
+import { call, emailedCode, merchant, operator, type Merchant, type Res } from './helpers.ts';
 import { ready, useApp, useMerchant } from './kit/app.ts';
 import { documentedRoutes, fillPath, objectPath, sampleBody, sampleQuery, servedRoutes, type Route } from './kit/routes.ts';
 import { BODIES, canonical, HIDDEN, OBJECTS, PERMISSION_EXCEPTIONS, PUBLIC, RESOURCE_OF, SANDBOX_ONLY, SHARED } from './security-fixtures.ts';
@@ -50,10 +50,16 @@ const isAdmin = (r: Route) => r.path.startsWith('/api/admin/');
 const routeKey = (r: Route) => `${r.method} ${canonical(r.path)}`;
 const wellFormedKey = () => `cofre_test_${randomBytes(32).toString('base64url')}`;
 
-function send(r: Route, cred: Cred, values: Record<string, string> = {}): Promise<Res> {
+async function send(r: Route, cred: Cred, values: Record<string, string> = {}): Promise<Res> {
   const override = BODIES[routeKey(r)];
   const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : override ? override(values) : sampleBody(r.op);
   const headers: Record<string, string> = cred.env ? { 'x-environment': cred.env } : {};
+  // A money-moving route asks a token for a second factor (test/second-factor.test.ts checks the refusals): give one.
+  if (cred.token && r.op.parameters?.some((p) => p.in === 'header' && p.name === 'x-second-factor')) {
+    const userId = JSON.parse(Buffer.from(cred.token.split('.')[1], 'base64url').toString()).sub as string;
+    await ctx.limiter.reset(`second-factor:mail:${userId}`);
+    headers['x-second-factor'] = await emailedCode(ctx.app, cred.token, userId);
+  }
   return call(ctx.app, r.method, fillPath(r.path, values) + sampleQuery(r.op), { key: cred.key, token: cred.token, headers, body });
 }
 
@@ -82,6 +88,8 @@ function permissionOf(r: Route): Permission | null {
 /** A dashboard token of `m` for a check that may end its session (logout, password): a fresh login for /api/auth routes. */
 async function tokenFor(r: Route, m: Merchant): Promise<string> {
   if (!r.path.startsWith('/api/auth/')) return m.token;
+  // Ending every other session would end the shared merchants' tokens: a merchant of its own.
+  if (r.path === '/api/auth/sessions/others') return (await merchant(ctx.app)).token;
   const res = await call(ctx.app, 'POST', '/api/auth/login', { body: { email: m.email, password: m.password } });
   assert.equal(res.status, 200, res.raw);
   return res.body.token;

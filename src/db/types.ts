@@ -7,6 +7,7 @@ import type { SavedCardsTable } from './types/cards.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
 import type { CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
+import type { LoginChallengesTable, PasswordResetsTable, RecoveryCodesTable, SecondFactorCodesTable, TotpFactorsTable } from './types/security.ts';
 import type { AdvanceItemsTable, AdvancesTable, KycDocumentsTable, KycSubmissionsTable, WithdrawalsTable } from './types/wallet.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './types/webhooks.ts';
 
@@ -19,11 +20,17 @@ export type * from './types/wallet.ts';
 export type * from './types/affiliates.ts';
 export type * from './types/subscriptions.ts';
 export type * from './types/cards.ts';
+export type * from './types/security.ts';
 
 export interface DB {
   users: UsersTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  login_challenges: LoginChallengesTable;
+  password_resets: PasswordResetsTable;
+  second_factor_codes: SecondFactorCodesTable;
   products: ProductsTable;
   clients: ClientsTable;
   transactions: TransactionsTable;

@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import { UUID, uuidv7 } from '../db/ids.ts';
-import { inTx, type Db, type Trx } from '../db/index.ts';
-import { forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
+import { inTx, type Db, type Executor, type Trx } from '../db/index.ts';
+import { AppError, forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
 import { enforce, type RateLimiter } from './ratelimit.ts';
 
 export const PERMISSIONS = [
@@ -84,6 +84,20 @@ interface CachedKey {
  */
 const KEY_CACHE_MS = 4000;
 
+const LAST_USED_EVERY_MS = 60_000;
+
+/** Whether the user has two-factor authentication (TOTP) switched on (modules/auth/mfa.ts enrols). */
+export async function totpEnabled(db: Executor, userId: string): Promise<boolean> {
+  const row = await db.selectFrom('totp_factors').select('enabled_at').where('user_id', '=', userId).executeTakeFirst();
+  return !!row?.enabled_at;
+}
+
+/** Where a dashboard session was opened from (shown in its owner's session list). */
+export interface SessionOrigin {
+  userAgent?: string;
+  ip?: string;
+}
+
 /** pg_notify channel of revocations; the payload is the key's hash. */
 export const REVOKED_CHANNEL = 'cofre_key_revoked';
 
@@ -114,7 +128,7 @@ export class Authenticator {
    * login racing a password change gets no session (null) rather than one that outlives the change.
    * `opened` runs in the session's transaction once the row is written (the sign-in's audit entry).
    */
-  async startSession(user: { id: string; role: string; password_hash: string }, ttlSeconds: number, opened?: (trx: Trx, sessionId: string) => Promise<void>): Promise<string | null> {
+  async startSession(user: { id: string; role: string; password_hash: string }, ttlSeconds: number, from: SessionOrigin = {}, opened?: (trx: Trx, sessionId: string) => Promise<void>): Promise<string | null> {
     const now = new Date();
     const id = uuidv7(now.getTime());
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
@@ -124,11 +138,19 @@ export class Authenticator {
     const row = await inTx(db, async (trx) => {
       const opening = await trx
         .insertInto('sessions')
-        .columns(['user_id', 'id', 'created_at', 'expires_at'])
+        .columns(['user_id', 'id', 'created_at', 'expires_at', 'last_used_at', 'user_agent', 'ip'])
         .expression(
           trx
             .selectFrom('users')
-            .select((eb) => ['id', eb.val(id).as('sid'), eb.val(now).as('created'), eb.val(expiresAt).as('expires')])
+            .select((eb) => [
+              'id',
+              eb.val(id).as('sid'),
+              eb.val(now).as('created'),
+              eb.val(expiresAt).as('expires'),
+              eb.val(now).as('used'),
+              eb.val(from.userAgent?.slice(0, 512) ?? null).as('ua'),
+              eb.val(from.ip ?? null).as('addr'),
+            ])
             .where('id', '=', user.id)
             .where('password_hash', '=', user.password_hash),
         )
@@ -231,11 +253,16 @@ export class Authenticator {
     const row = await this.deps.db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.expires_at', 'sessions.revoked_at', 'users.role'])
+      .select(['sessions.expires_at', 'sessions.revoked_at', 'sessions.last_used_at', 'users.role'])
       .where('sessions.user_id', '=', sub)
       .where('sessions.id', '=', jti)
       .executeTakeFirst();
-    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= Date.now()) return null;
+    const now = Date.now();
+    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= now) return null;
+    // "Last used" is written at most once a minute per session: a dashboard makes many requests.
+    if (!row.last_used_at || new Date(row.last_used_at).getTime() < now - LAST_USED_EVERY_MS) {
+      await this.deps.db.updateTable('sessions').set({ last_used_at: new Date(now) }).where('user_id', '=', sub).where('id', '=', jti).execute();
+    }
     return { userId: sub, sessionId: jti, role: row.role };
   }
 
@@ -264,6 +291,9 @@ export class Authenticator {
     const claims = await this.verifyToken(credential);
     if (!claims) throw unauthorized('Invalid or expired token');
     if (spec.admin && claims.role !== 'ADMIN') throw forbidden('Operator (ADMIN) role required');
+    if (spec.admin && !(await totpEnabled(this.deps.db, claims.userId))) {
+      throw new AppError(403, 'Operators must turn on two-factor authentication (POST /api/auth/mfa/enrol) before using operator routes', null, [], { 'X-Error-Code': 'MFA_ENROLMENT_REQUIRED' });
+    }
     return { userId: claims.userId, livemode: environmentOf(req), via: 'token', keyId: null, sessionId: claims.sessionId, role: claims.role };
   }
 }

@@ -9,6 +9,7 @@ import { uuidv7 } from '../db/ids.ts';
 import type { Scope } from '../http/scope.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { render, type MailMessage } from './templates.ts';
+import { ACCOUNT_TEMPLATES, type AccountMessage } from './account-templates.ts';
 import type { Mailer } from './transport.ts';
 
 /** Waits before retry n (1-based): 1 min, 5 min, 30 min, 2 h, 6 h; then the message is FAILED. */
@@ -23,7 +24,7 @@ export interface MailDeps {
 }
 
 /** Queues a message to `to` in the caller's transaction; returns its id. */
-export async function queueEmail(db: Executor, scope: Scope, to: string, message: MailMessage, relatedId: string | null, now: Date): Promise<string> {
+export async function queueEmail(db: Executor, scope: Scope, to: string, message: MailMessage | AccountMessage, relatedId: string | null, now: Date): Promise<string> {
   const { subject, text, html } = render(message);
   const id = uuidv7(now.getTime());
   await db
@@ -54,13 +55,15 @@ export async function sendDueEmails(deps: MailDeps, now: Date, batch = 50): Prom
     .where('id', 'in', (eb) =>
       eb.selectFrom('emails').select('id').where('status', '=', 'QUEUED').where('next_attempt_at', '<=', now).orderBy('next_attempt_at').limit(batch).forUpdate().skipLocked(),
     )
-    .returning(['id', 'to_address', 'subject', 'text_body', 'html_body', 'attempts'])
+    .returning(['id', 'template', 'to_address', 'subject', 'text_body', 'html_body', 'attempts'])
     .execute();
   for (const m of claimed) {
     try {
       const messageId = await deps.mailer.send({ to: m.to_address, subject: m.subject, text: m.text_body, html: m.html_body });
       const status = deps.mailer.kind === 'smtp' ? 'SENT' : 'STORED';
-      await deps.db.updateTable('emails').set({ status, message_id: messageId, sent_at: now, next_attempt_at: null, last_error: null }).where('id', '=', m.id).execute();
+      // A message carrying an account secret is not kept once a server took it.
+      const blank = deps.mailer.kind === 'smtp' && ACCOUNT_TEMPLATES.includes(m.template) ? { text_body: '', html_body: '' } : {};
+      await deps.db.updateTable('emails').set({ status, message_id: messageId, sent_at: now, next_attempt_at: null, last_error: null, ...blank }).where('id', '=', m.id).execute();
     } catch (err) {
       const last = m.attempts > MAIL_RETRY_MS.length;
       const error = String((err as Error).message ?? err).slice(0, 500);

@@ -8,6 +8,7 @@ import { forbidden } from '../http/errors.ts';
 import { createdAtPage } from '../http/pagination.ts';
 import { CursorPagination, CursorQuery, errors, Nullable, Timestamp, Uuid } from '../http/schemas.ts';
 import type { Email } from '../db/types.ts';
+import { ACCOUNT_TEMPLATES } from './account-templates.ts';
 
 const EmailView = Type.Object({
   id: Uuid,
@@ -67,7 +68,8 @@ export default async function emailRoutes(app: HttpApp, deps: EmailRouteDeps) {
     },
     async (req) => {
       if (req.auth.livemode) throw forbidden('The e-mail log is only available in development');
-      let q = db.selectFrom('emails').selectAll().where('user_id', '=', req.auth.userId).where('livemode', '=', false);
+      // Messages to the merchant about the account (reset links, codes) are not the customers' mail.
+      let q = db.selectFrom('emails').selectAll().where('user_id', '=', req.auth.userId).where('livemode', '=', false).where('template', 'not in', ACCOUNT_TEMPLATES);
       if (req.query.to) q = q.where('to_address', '=', req.query.to.trim().toLowerCase());
       if (req.query.relatedId) q = q.where('related_id', '=', req.query.relatedId);
       const { rows, pagination } = await createdAtPage(cursors.of('emails', req.auth), q, req.query);

@@ -2,6 +2,7 @@
 // Pure functions: the outbox renders a message when it is queued, so what is stored is exactly
 // what is (or would be) sent. Every interpolated value of the HTML goes through escapeHtml.
 import { escapeHtml as e } from '../http/sanitize.ts';
+import { renderAccount, type AccountMessage } from './account-templates.ts';
 
 const brl = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const money = (cents: number) => brl.format(cents / 100);
@@ -84,8 +85,11 @@ ${body}
 }
 
 /** Subject, text and HTML of a message. */
-export function render(m: MailMessage): Rendered {
+export function render(m: MailMessage | AccountMessage): Rendered {
   switch (m.kind) {
+    case 'password_reset':
+    case 'second_factor_code':
+      return renderAccount(m);
     case 'welcome': {
       // Sent as the client subscribes: with a trial it has begun; without one, its first payment is
       // still to be confirmed (a PIX or boleto to pay, a card being charged).

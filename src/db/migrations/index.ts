@@ -33,6 +33,7 @@ import * as m031 from './031_chargebacks.ts';
 import * as m032 from './032_card_attempts.ts';
 import * as m033 from './033_saved_cards.ts';
 import * as m034 from './034_payouts.ts';
+import * as m035 from './035_account_security.ts';
 import * as m036 from './036_audit_log.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -69,5 +70,6 @@ export const migrations: Record<string, Migration> = {
   '032_card_attempts': m032,
   '033_saved_cards': m033,
   '034_payouts': m034,
+  '035_account_security': m035,
   '036_audit_log': m036,
 };

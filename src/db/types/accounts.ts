@@ -25,6 +25,11 @@ export interface SessionsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** What the owner sees in the session list (migrations/035_account_security.ts). */
+  user_agent: string | null;
+  ip: string | null;
+  /** Updated at most once a minute (http/auth.ts). */
+  last_used_at: NullableTimestamp;
 }
 
 export interface ApiKeysTable {

@@ -14,6 +14,7 @@ import { requiredText } from '../../http/sanitize.ts';
 import { likePattern } from '../../http/scope.ts';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
 import type { AdminMerchantsQuery } from './schemas.ts';
+import { revokeSessions } from './sessions.ts';
 
 // A hash of a random password, verified when the e-mail is unknown so both paths cost the same.
 const DUMMY_HASH = await hash('cofre-timing-equaliser-' + Math.random());
@@ -101,9 +102,10 @@ export async function createUser(
 }
 
 const HOUR = 3_600_000;
-const LOGIN_WINDOW_MS = 15 * 60_000;
-const LOGIN_MAX_FAILURES = 5;
-const LOGIN_MESSAGE = 'Too many failed login attempts; try again later';
+/** The login limits: per address across e-mails (hourly), and per e-mail + address (5 in 15 minutes). */
+export const LOGIN_LIMITS = { ipWindowMs: HOUR, pairWindowMs: 15 * 60_000, pairMax: 5, message: 'Too many failed login attempts; try again later' };
+/** The counter of one e-mail's attempts from one address (passwords and second-step codes alike). */
+export const loginPairKey = (email: string, ip: string) => `login:${email.trim().toLowerCase()}:${ip}`;
 
 /**
  * Registers an account under the per-IP hourly limit. What counts: an account created, and an
@@ -135,9 +137,9 @@ export async function register(db: Executor, limiter: RateLimiter, limits: AuthL
  * e-mails counts every attempt (a success cannot be told from a failure before verifying).
  */
 async function verifyPassword(limiter: RateLimiter, limits: AuthLimits, user: User | undefined, email: string, password: string, ip: string): Promise<boolean> {
-  await enforce(limiter, `login:ip:${ip}`, HOUR, limits.loginAttemptsPerIpPerHour, LOGIN_MESSAGE);
-  const pair = `login:${email.trim().toLowerCase()}:${ip}`;
-  await enforce(limiter, pair, LOGIN_WINDOW_MS, LOGIN_MAX_FAILURES, LOGIN_MESSAGE);
+  await enforce(limiter, `login:ip:${ip}`, LOGIN_LIMITS.ipWindowMs, limits.loginAttemptsPerIpPerHour, LOGIN_LIMITS.message);
+  const pair = loginPairKey(email, ip);
+  await enforce(limiter, pair, LOGIN_LIMITS.pairWindowMs, LOGIN_LIMITS.pairMax, LOGIN_LIMITS.message);
   const ok = await verify(user?.password_hash ?? DUMMY_HASH, password);
   if (ok && user) await limiter.reset(pair);
   return ok && !!user;
@@ -182,7 +184,7 @@ export async function changePassword(
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw validation('currentPassword', 'is not the current password');
-    await trx.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    await revokeSessions(trx, userId, null, now);
     // Account-level; the entry says the password changed (and every session ended), never a hash.
     await recordAudit(trx, actor, { userId, livemode: null, action: 'password.changed', objectType: 'user', objectId: userId });
     return updated;

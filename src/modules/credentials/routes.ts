@@ -32,7 +32,8 @@ export default async function credentialRoutes(app: HttpApp, deps: CredentialRou
     '/api/credentials',
     {
       // The key is shown once: its response is never stored for Idempotency-Key replays.
-      config: { auth: { token: true }, idempotency: 'off' },
+      // A production key moves real money: it needs the second factor.
+      config: { auth: { token: true }, idempotency: 'off', secondFactor: (req) => (req.body as { environment?: string }).environment === 'PRODUCTION' },
       schema: {
         tags: ['Credentials'],
         operationId: 'createCredential',

@@ -52,7 +52,8 @@ export default async function webhookRoutes(app: HttpApp, deps: WebhookRouteDeps
   app.post(
     '/api/v1/webhooks/subscriptions',
     {
-      config: writeSecret,
+      // Also from the dashboard, where a production endpoint needs the second factor: it would receive every sale.
+      config: { auth: { key: 'webhooks:write', token: true }, idempotency: 'off', secondFactor: 'production' },
       schema: {
         tags,
         operationId: 'createWebhookSubscription',

@@ -31,7 +31,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
   app.post(
     '/api/withdraws',
     {
-      config: { auth: { key: 'withdrawals:write', token: true } },
+      config: { auth: { key: 'withdrawals:write', token: true }, secondFactor: 'production' },
       schema: {
         tags,
         operationId: 'createWithdrawal',

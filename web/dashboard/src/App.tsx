@@ -7,11 +7,13 @@ import { NeedsKyc } from './components/NeedsKyc.tsx';
 import { Shell } from './components/Shell.tsx';
 import { ErrorState, Loading } from './components/ui.tsx';
 import { useAsync } from './lib/async.ts';
-import { match, navigate, pathOf, route as routeCell } from './lib/router.ts';
+import { match, navigate, pathOf, queryOf, route as routeCell } from './lib/router.ts';
 import { session } from './lib/session.ts';
 import { useCell } from './lib/state.ts';
 import { Account } from './screens/Account.tsx';
-import { Login, Signup } from './screens/Auth.tsx';
+import { ForgotPassword, Login, ResetPassword, Signup } from './screens/Auth.tsx';
+import { Security } from './screens/Security.tsx';
+import { SecondFactorPrompt } from './components/SecondFactor.tsx';
 import { Catalog } from './screens/Catalog.tsx';
 import { Developers } from './screens/Developers.tsx';
 import { Home } from './screens/Home.tsx';
@@ -28,7 +30,7 @@ const Referrals = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) =
 
 const TITLES: Record<string, string> = {
   '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
-  conta: 'Conta', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
+  conta: 'Conta', seguranca: 'Segurança', 'esqueci-senha': 'Esqueci minha senha', 'redefinir-senha': 'Nova senha', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
 };
 
 function Screen({ route }: { route: string }) {
@@ -41,6 +43,7 @@ function Screen({ route }: { route: string }) {
   if (match('/catalogo', path)) return <Catalog route={route} />;
   if (match('/dinheiro', path)) return <Money route={route} />;
   if (match('/conta', path)) return <Account />;
+  if (match('/seguranca', path)) return <Security />;
   if (match('/operacao', path)) return <Operations route={route} />;
   if ((p = match('/assinaturas/:id', path))) return <SubscriptionDetail id={p.id} />;
   if (match('/assinaturas', path)) return <Subscriptions route={route} />;
@@ -68,6 +71,7 @@ function LoggedIn({ route }: { route: string }) {
   return (
     <Shell route={route}>
       <Screen key={`${env}:${pathOf(route)}`} route={route} />
+      <SecondFactorPrompt />
     </Shell>
   );
 }
@@ -77,13 +81,18 @@ export function App() {
   const token = useCell(session.token);
   const path = pathOf(route);
   const publicPage = path === '/entrar' || path === '/cadastro';
+  // The password pages open from an e-mail: with or without a session.
+  const passwordPage = path === '/esqueci-senha' || path === '/redefinir-senha';
   useEffect(() => {
+    if (passwordPage) return;
     if (!token && !publicPage) navigate('/entrar', { replace: true });
     else if (token && publicPage) navigate('/', { replace: true });
-  }, [token, publicPage]);
+  }, [token, publicPage, passwordPage]);
   useEffect(() => {
     document.title = `${TITLES[path.split('/')[1] ?? ''] ?? 'Painel'} — Cofre`;
   }, [path]);
+  if (path === '/esqueci-senha') return <ForgotPassword />;
+  if (path === '/redefinir-senha') return <ResetPassword token={queryOf(route).get('token') ?? ''} />;
   if (!token) return path === '/cadastro' ? <Signup /> : <Login />;
   if (publicPage) return null;
   return <LoggedIn route={route} />;

@@ -9,6 +9,7 @@ import { KEY_ONLY_ROUTES } from './key-routes.ts';
 import { CODE_MESSAGES, fieldMessage, STATUS_MESSAGES } from './messages.ts';
 import type { paths } from './schema.d.ts';
 import { session, SESSION_KEY_NAME, type Environment } from '../lib/session.ts';
+import { secondFactorAsked, withSecondFactor } from '../lib/second-factor.ts';
 
 export const api = createClient<paths>({ baseUrl: '' });
 
@@ -50,7 +51,13 @@ function sessionKey(env: Environment): Promise<string> {
   if (!pending) {
     pending = (async () => {
       const headers = new Headers({ 'content-type': 'application/json', authorization: `Bearer ${session.token.value}` });
-      const res = await fetch('/api/credentials', { method: 'POST', headers, body: JSON.stringify({ name: SESSION_KEY_NAME, environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' }) });
+      const body0 = JSON.stringify({ name: SESSION_KEY_NAME, environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' });
+      const send = (code?: string) => {
+        if (code) headers.set('X-Second-Factor', code);
+        return fetch('/api/credentials', { method: 'POST', headers, body: body0 });
+      };
+      // A production key needs the second factor: asked once per session.
+      const res = await withSecondFactor(await send(), send);
       const body = await res.json().catch(() => undefined);
       if (res.status === 401) session.expire();
       if (!res.ok) {
@@ -82,21 +89,28 @@ const retries = new Map<string, Request>();
 api.use({
   async onRequest({ request, schemaPath, id }) {
     const via = await authorise(request.headers, request.method, schemaPath);
-    if (via === 'key') retries.set(id, request.clone());
+    // Kept for a retry: a key's request (the key may be renewed), a token's write (a second factor may be asked).
+    if (via === 'key' || request.method !== 'GET') retries.set(id, request.clone());
     return request;
   },
   async onResponse({ response, id }) {
     const again = retries.get(id);
     retries.delete(id);
-    if (response.status !== 401) return response;
-    if (again) {
-      // The session's key was revoked (from another device, or by hand): make a new one, once.
-      session.dropKey(session.env.value);
-      again.headers.set('API-Key', await sessionKey(session.env.value));
-      return fetch(again);
+    if (again && secondFactorAsked(response)) {
+      return withSecondFactor(response, (code) => {
+        const next = again.clone();
+        next.headers.set('X-Second-Factor', code);
+        return fetch(next);
+      });
     }
-    if (session.token.value) session.expire();
-    return response;
+    if (response.status !== 401 || !again?.headers.has('API-Key')) {
+      if (response.status === 401 && session.token.value) session.expire();
+      return response;
+    }
+    // The session's key was revoked (from another device, or by hand): make a new one, once.
+    session.dropKey(session.env.value);
+    again.headers.set('API-Key', await sessionKey(session.env.value));
+    return fetch(again);
   },
 });
 

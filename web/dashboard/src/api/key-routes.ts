@@ -58,7 +58,6 @@ export const KEY_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/v1/transactions/{id}/simulate',
   'POST /api/v1/webhooks/deliveries/{id}/retry',
   'POST /api/v1/webhooks/postback-secret/rotate',
-  'POST /api/v1/webhooks/subscriptions',
   'POST /api/v1/webhooks/subscriptions/{id}/rotate-secret',
   'POST /api/v1/webhooks/subscriptions/{id}/test',
   'PUT /api/v1/webhooks/subscriptions/{id}',

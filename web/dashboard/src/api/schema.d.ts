@@ -592,8 +592,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in and receive a dashboard token (JWT) */
+        /**
+         * Log in and receive a dashboard token (JWT)
+         * @description With two-factor authentication on, the answer is `{ mfaRequired: true, challenge }` instead of a token: send the challenge and a code to POST /api/auth/login/mfa within 5 minutes. Failed attempts are limited per e-mail and address (5 in 15 minutes) and per address (LOGIN_ATTEMPTS_PER_IP_PER_HOUR).
+         */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Second step of a login: the code of the authenticator app (or a recovery code)
+         * @description The challenge comes from POST /api/auth/login and works once. A TOTP code is accepted once (a replay in its 30-second window is refused); each recovery code works once. Wrong codes count against the login limits (429 past them); 401 for a wrong code or an expired challenge.
+         */
+        post: operations["loginMfa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -637,6 +660,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether two-factor authentication is on */
+        get: operations["getMfa"];
+        put?: never;
+        post?: never;
+        /**
+         * Turn two-factor authentication off
+         * @description Needs a current code of the app (or a recovery code) in X-Second-Factor. The recovery codes are deleted.
+         *
+         *     From a dashboard token this needs the `X-Second-Factor` header (TOTP code when two-factor authentication is on, else a code from POST /api/auth/second-factor): without it 403 with `X-Error-Code: SECOND_FACTOR_REQUIRED`, a wrong one 403 `SECOND_FACTOR_INVALID`. API keys are not asked.
+         */
+        delete: operations["disableMfa"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/mfa/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor authentication on with a first code
+         * @description Answers ten recovery codes, each usable once instead of a code, shown only in this response (stored hashed). From now on logins ask for a code.
+         */
+        post: operations["confirmMfaEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/mfa/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling an authenticator app (TOTP)
+         * @description Returns a new secret as a QR code, an otpauth:// URI and base32 text, shown only here. Nothing changes until POST /api/auth/mfa/confirm receives a code from the app; starting again replaces the secret. 409 while two-factor authentication is on.
+         */
+        post: operations["startMfaEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/password": {
         parameters: {
             query?: never;
@@ -657,6 +743,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a password reset link
+         * @description Always 202 with the same body, whether an account has this e-mail or not. When one does, a message in pt-BR carries a link to the dashboard (/dashboard/redefinir-senha?token=...) valid for 1 hour and once. Limited per address (LOGIN_ATTEMPTS_PER_IP_PER_HOUR) and to 5 per e-mail per hour.
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the e-mailed token
+         * @description The token works once and for 1 hour (400 VALIDATION_ERROR on `token` otherwise). Every dashboard session of the account ends; log in again (two-factor authentication, when on, is still asked). The password rules of registration apply.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/register": {
         parameters: {
             query?: never;
@@ -669,6 +795,86 @@ export interface paths {
         /** Create a merchant account */
         post: operations["register"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a code to confirm a money-moving action
+         * @description For accounts without two-factor authentication: a 6-digit code, valid 5 minutes, 5 tries and one use, goes to the account's e-mail; send it in X-Second-Factor. A new request replaces the previous code. 409 when two-factor authentication is on (use the app's code); 429 past 5 per hour.
+         */
+        post: operations["sendSecondFactorCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard sessions of the account
+         * @description Live sessions (not ended, not expired), most recently used first; `current` marks the one making the request. `lastUsedAt` is updated at most once a minute.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one session
+         * @description Its token is refused from the next request, on every instance (this one's too, when it is the current session). 404 for another account's session or one already ended.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End every session but this one
+         * @description Their tokens are refused from the next request, on every instance.
+         */
+        delete: operations["revokeOtherSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -781,7 +987,10 @@ export interface paths {
         /** List API keys (without their values) */
         get: operations["listCredentials"];
         put?: never;
-        /** Create an API key (its value is returned only in this response) */
+        /**
+         * Create an API key (its value is returned only in this response)
+         * @description From a dashboard token this needs the `X-Second-Factor` header (TOTP code when two-factor authentication is on, else a code from POST /api/auth/second-factor): without it 403 with `X-Error-Code: SECOND_FACTOR_REQUIRED`, a wrong one 403 `SECOND_FACTOR_INVALID`. API keys are not asked.
+         */
         post: operations["createCredential"];
         delete?: never;
         options?: never;
@@ -2334,6 +2543,8 @@ export interface paths {
         /**
          * Subscribe an HTTPS endpoint to event types
          * @description The URL must be HTTPS and resolve to a public address. The response carries `secret` (signs every delivery: X-Webhook-Signature); it is shown only here and on rotation.
+         *
+         *     From a dashboard token this needs the `X-Second-Factor` header (TOTP code when two-factor authentication is on, else a code from POST /api/auth/second-factor): without it 403 with `X-Error-Code: SECOND_FACTOR_REQUIRED`, a wrong one 403 `SECOND_FACTOR_INVALID`. API keys are not asked.
          */
         post: operations["createWebhookSubscription"];
         delete?: never;
@@ -2448,6 +2659,8 @@ export interface paths {
          * @description Alias of `POST /api/withdraws` (origin-compatible path): the same operation, request and response.
          *
          *     Moves amountCents from the available balance to reserved at once (400 INSUFFICIENT_BALANCE if it is not there). The payout sends netAmount = amountCents - feeCents. Production withdrawals need approved KYC.
+         *
+         *     From a dashboard token this needs the `X-Second-Factor` header (TOTP code when two-factor authentication is on, else a code from POST /api/auth/second-factor): without it 403 with `X-Error-Code: SECOND_FACTOR_REQUIRED`, a wrong one 403 `SECOND_FACTOR_INVALID`. API keys are not asked.
          */
         post: operations["createWithdrawalV1"];
         delete?: never;
@@ -2529,6 +2742,8 @@ export interface paths {
         /**
          * Request a withdrawal to a PIX key
          * @description Moves amountCents from the available balance to reserved at once (400 INSUFFICIENT_BALANCE if it is not there). The payout sends netAmount = amountCents - feeCents. Production withdrawals need approved KYC.
+         *
+         *     From a dashboard token this needs the `X-Second-Factor` header (TOTP code when two-factor authentication is on, else a code from POST /api/auth/second-factor): without it 403 with `X-Error-Code: SECOND_FACTOR_REQUIRED`, a wrong one 403 `SECOND_FACTOR_INVALID`. API keys are not asked.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -7967,6 +8182,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Single-use, valid for expiresIn seconds */
+                        challenge?: string;
+                        /** @description The same values as `token`, `expiresIn`, `user`, `mfaRequired`, `challenge` (origin-compatible envelope) */
+                        data: {
+                            /** @description Single-use, valid for expiresIn seconds */
+                            challenge?: string;
+                            /** @description Seconds the token (or, when mfaRequired, the challenge) is valid */
+                            expiresIn: number;
+                            /**
+                             * @description Two-factor authentication is on: send the code with POST /api/auth/login/mfa
+                             * @enum {boolean}
+                             */
+                            mfaRequired?: true;
+                            /** @description Absent when mfaRequired */
+                            token?: string;
+                            user?: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                referralCode: string;
+                                role: "USER" | "ADMIN";
+                            };
+                        };
+                        /** @description Seconds the token (or, when mfaRequired, the challenge) is valid */
+                        expiresIn: number;
+                        message: string;
+                        /**
+                         * @description Two-factor authentication is on: send the code with POST /api/auth/login/mfa
+                         * @enum {boolean}
+                         */
+                        mfaRequired?: true;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        /** @description Absent when mfaRequired */
+                        token?: string;
+                        user?: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            referralCode: string;
+                            role: "USER" | "ADMIN";
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    loginMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    challenge: string;
+                    /** @description The 6-digit code of the authenticator app, or one of the recovery codes */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         /** @description The same values as `token`, `expiresIn`, `user` (origin-compatible envelope) */
                         data: {
                             /** @description seconds */
@@ -8215,6 +8572,353 @@ export interface operations {
             };
         };
     };
+    getMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `mfa` (origin-compatible envelope) */
+                        data: {
+                            enabled: boolean;
+                            /** Format: date-time */
+                            enabledAt: string | null;
+                            /** @description Unused recovery codes (0 while two-factor authentication is off) */
+                            recoveryCodesLeft: number;
+                        };
+                        mfa: {
+                            enabled: boolean;
+                            /** Format: date-time */
+                            enabledAt: string | null;
+                            /** @description Unused recovery codes (0 while two-factor authentication is off) */
+                            recoveryCodesLeft: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableMfa: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Second factor of a dashboard token request: the current TOTP code, a recovery code or the e-mailed code */
+                "x-second-factor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmMfaEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The current 6-digit code of the authenticator app */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `recoveryCodes` (origin-compatible envelope) */
+                        data: string[];
+                        message: string;
+                        /** @description Ten single-use codes for when the phone is lost; shown only in this response */
+                        recoveryCodes: string[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startMfaEnrolment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `secret`, `otpauthUri`, `qrCode` (origin-compatible envelope) */
+                        data: {
+                            /** @description otpauth://totp/... (SHA-1, 6 digits, 30 s) */
+                            otpauthUri: string;
+                            /** @description The otpauth URI as a PNG QR code (data: URL) */
+                            qrCode: string;
+                            /** @description Base32, for typing into the app by hand; shown only in this response */
+                            secret: string;
+                        };
+                        message: string;
+                        /** @description otpauth://totp/... (SHA-1, 6 digits, 30 s) */
+                        otpauthUri: string;
+                        /** @description The otpauth URI as a PNG QR code (data: URL) */
+                        qrCode: string;
+                        /** @description Base32, for typing into the app by hand; shown only in this response */
+                        secret: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     changePassword: {
         parameters: {
             query?: never;
@@ -8293,6 +8997,185 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description At least 8 characters, not only spaces, not a common password */
+                    password: string;
+                    /** @description From the link e-mailed by POST /api/auth/password/forgot */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Request body larger than the size limit */
@@ -8422,6 +9305,320 @@ export interface operations {
             };
             /** @description Request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendSecondFactorCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `expiresIn` (origin-compatible envelope) */
+                        data: {
+                            /** @description seconds */
+                            expiresIn: number;
+                        };
+                        /** @description seconds */
+                        expiresIn: number;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `sessions` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The session of the token making this request */
+                            current: boolean;
+                            /** @description Browser and system read from the User-Agent, e.g. "Chrome · Windows" */
+                            device: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            ip: string | null;
+                            /** Format: date-time */
+                            lastUsedAt: string;
+                            userAgent: string | null;
+                        }[];
+                        sessions: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description The session of the token making this request */
+                            current: boolean;
+                            /** @description Browser and system read from the User-Agent, e.g. "Chrome · Windows" */
+                            device: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            ip: string | null;
+                            /** Format: date-time */
+                            lastUsedAt: string;
+                            userAgent: string | null;
+                        }[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `revoked` (origin-compatible envelope) */
+                        data: {
+                            revoked: number;
+                        };
+                        message: string;
+                        revoked: number;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9501,7 +10698,10 @@ export interface operations {
     createCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Second factor of a dashboard token request: the current TOTP code, a recovery code or the e-mailed code */
+                "x-second-factor"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29594,7 +30794,10 @@ export interface operations {
     createWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Second factor of a dashboard token request: the current TOTP code, a recovery code or the e-mailed code */
+                "x-second-factor"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30863,6 +32066,8 @@ export interface operations {
             header?: {
                 /** @description Retries with the same key and body replay the first response (24 h) */
                 "idempotency-key"?: string;
+                /** @description Second factor of a dashboard token request: the current TOTP code, a recovery code or the e-mailed code */
+                "x-second-factor"?: string;
             };
             path?: never;
             cookie?: never;
@@ -31511,6 +32716,8 @@ export interface operations {
             header?: {
                 /** @description Retries with the same key and body replay the first response (24 h) */
                 "idempotency-key"?: string;
+                /** @description Second factor of a dashboard token request: the current TOTP code, a recovery code or the e-mailed code */
+                "x-second-factor"?: string;
             };
             path?: never;
             cookie?: never;

@@ -18,6 +18,7 @@ const MENU: [string, string][] = [
   ['/indicacoes', 'Indicações'],
   ['/desenvolvedores', 'Desenvolvedores'],
   ['/conta', 'Conta'],
+  ['/seguranca', 'Segurança'],
 ];
 
 export function EnvSwitch() {

@@ -6,7 +6,7 @@ import { Link } from '../components/Link.tsx';
 import { Field, FormError } from '../components/ui.tsx';
 import { useSubmit } from '../lib/async.ts';
 import { navigate } from '../lib/router.ts';
-import { session } from '../lib/session.ts';
+import { session, type User } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 
 function AuthFrame({ title, children }: { title: string; children: preact.ComponentChildren }) {
@@ -27,8 +27,10 @@ function AuthFrame({ title, children }: { title: string; children: preact.Compon
 export function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [challenge, setChallenge] = useState<string | null>(null);
   const { busy, error, submit } = useSubmit();
   const expired = useCell(session.expired);
+  if (challenge) return <LoginCode challenge={challenge} restart={() => setChallenge(null)} />;
   return (
     <AuthFrame title="Entrar no painel">
       {expired && !error && <p class="notice">Sua sessão terminou. Entre de novo.</p>}
@@ -40,9 +42,8 @@ export function Login() {
               if (err.status === 401) err.message = 'E-mail ou senha incorretos.';
               throw err;
             });
-            session.start(r.token, r.user);
-            void revokeStaleSessionKeys().catch(() => {});
-            navigate('/', { replace: true });
+            if (r.mfaRequired && r.challenge) return setChallenge(r.challenge);
+            enter(r.token!, r.user!);
           });
         }}
         noValidate
@@ -55,7 +56,125 @@ export function Login() {
         </button>
       </form>
       <p class="auth-alt">
+        <Link to="/esqueci-senha">Esqueci minha senha</Link>
+      </p>
+      <p class="auth-alt">
         Ainda não tem conta? <Link to="/cadastro">Criar conta</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+function enter(token: string, user: User) {
+  session.start(token, user);
+  void revokeStaleSessionKeys().catch(() => {});
+  navigate('/', { replace: true });
+}
+
+/** The second step of a login with two-factor authentication: the app's code or a recovery code. */
+function LoginCode({ challenge, restart }: { challenge: string; restart: () => void }) {
+  const [code, setCode] = useState('');
+  const { busy, error, submit } = useSubmit();
+  return (
+    <AuthFrame title="Verificação em duas etapas">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit(async () => {
+            const r = await ok(api.POST('/api/auth/login/mfa', { body: { challenge, code: code.trim() } })).catch((err: ApiError) => {
+              if (err.status === 401) err.message = 'Código incorreto ou já usado. Se a verificação expirou, entre de novo.';
+              throw err;
+            });
+            enter(r.token, r.user);
+          });
+        }}
+        noValidate
+      >
+        <p>Digite o código de 6 dígitos do seu aplicativo autenticador. Sem o celular, use um dos códigos de recuperação.</p>
+        <FormError error={error} fields={['code']} />
+        <Field label="Código" name="code" inputMode="numeric" autoComplete="one-time-code" value={code} onValue={setCode} error={error} required />
+        <button class="btn btn-primary btn-block" type="submit" disabled={busy}>
+          {busy ? 'Verificando…' : 'Verificar'}
+        </button>
+      </form>
+      <p class="auth-alt">
+        <button type="button" class="linklike" onClick={restart}>
+          Voltar e entrar de novo
+        </button>
+      </p>
+    </AuthFrame>
+  );
+}
+
+export function ForgotPassword() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState(false);
+  const { busy, error, submit } = useSubmit();
+  return (
+    <AuthFrame title="Esqueci minha senha">
+      {sent ? (
+        <p class="notice" role="status">
+          Se houver uma conta com este e-mail, enviamos um link para criar uma nova senha. Ele vale por 1 hora.
+        </p>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit(async () => {
+              await ok(api.POST('/api/auth/password/forgot', { body: { email } }));
+              setSent(true);
+            });
+          }}
+          noValidate
+        >
+          <p>Informe o e-mail da conta. Enviaremos um link para você criar uma nova senha.</p>
+          <FormError error={error} fields={['email']} />
+          <Field label="E-mail" name="email" type="email" autoComplete="email" value={email} onValue={setEmail} error={error} required />
+          <button class="btn btn-primary btn-block" type="submit" disabled={busy}>
+            {busy ? 'Enviando…' : 'Enviar link'}
+          </button>
+        </form>
+      )}
+      <p class="auth-alt">
+        <Link to="/entrar">Voltar para entrar</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+export function ResetPassword({ token }: { token: string }) {
+  const [password, setPassword] = useState('');
+  const [done, setDone] = useState(false);
+  const { busy, error, submit } = useSubmit();
+  return (
+    <AuthFrame title="Criar nova senha">
+      {done ? (
+        <p class="notice" role="status">
+          Senha trocada. Todas as sessões abertas foram encerradas; entre com a nova senha.
+        </p>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            submit(async () => {
+              await ok(api.POST('/api/auth/password/reset', { body: { token, password } })).catch((err: ApiError) => {
+                if (err.fields.token) err.message = 'Este link expirou ou já foi usado. Peça um novo em "Esqueci minha senha".';
+                throw err;
+              });
+              setDone(true);
+            });
+          }}
+          noValidate
+        >
+          <FormError error={error} fields={['password']} />
+          <Field label="Nova senha" name="password" type="password" autoComplete="new-password" hint="Pelo menos 8 caracteres; evite senhas comuns." value={password} onValue={setPassword} error={error} required />
+          <button class="btn btn-primary btn-block" type="submit" disabled={busy}>
+            {busy ? 'Salvando…' : 'Salvar nova senha'}
+          </button>
+        </form>
+      )}
+      <p class="auth-alt">
+        <Link to="/entrar">Ir para entrar</Link>
       </p>
     </AuthFrame>
   );
@@ -78,9 +197,7 @@ export function Signup() {
           e.preventDefault();
           submit(async () => {
             const r = await ok(api.POST('/api/auth/register', { body: { name, email, password, ...(referralCode.trim() ? { referralCode: referralCode.trim() } : {}) } }));
-            session.start(r.token, r.user);
-            void revokeStaleSessionKeys().catch(() => {});
-            navigate('/', { replace: true });
+            enter(r.token, r.user);
           });
         }}
         noValidate
