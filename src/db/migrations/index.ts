@@ -33,6 +33,7 @@ import * as m031 from './031_chargebacks.ts';
 import * as m032 from './032_card_attempts.ts';
 import * as m033 from './033_saved_cards.ts';
 import * as m034 from './034_payouts.ts';
+import * as m037 from './037_new_destination_hold_and_erasure.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '032_card_attempts': m032,
   '033_saved_cards': m033,
   '034_payouts': m034,
+  '037_new_destination_hold_and_erasure': m037,
 };

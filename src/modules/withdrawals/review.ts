@@ -1,13 +1,36 @@
-// Production withdrawals an operator looks at before money leaves: one above the review threshold
+// Production withdrawals that wait before money leaves: one above the review threshold
 // (PAYOUT_REVIEW_ABOVE_CENTS), or one that takes the merchant past its daily limit
-// (PAYOUT_DAILY_LIMIT_CENTS, a São Paulo calendar day). A held withdrawal stays PENDING with its
-// funds reserved (the merchant may still cancel it) until approved; the payout job skips it.
+// (PAYOUT_DAILY_LIMIT_CENTS, a São Paulo calendar day), until an operator approves it; one to a
+// destination never paid out to (NEW_DESTINATION, new-destination.ts) until its hold_until, or an
+// operator's earlier approval. A held withdrawal stays PENDING with its funds reserved (the merchant
+// may still cancel it); the payout job skips it.
 import type { ReviewRules } from '../../config.ts';
 import { inTx, type Db, type Trx } from '../../db/index.ts';
 import type { Withdrawal, WithdrawalHold } from '../../db/types.ts';
 import { badRequest, notFound, ownAccount } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate, startOfSpDay } from '../../payments/calendar.ts';
+import type { DestinationColumns } from './destination.ts';
+import { paidBefore } from './new-destination.ts';
+
+/** What a new withdrawal waits for; `newDestination`: its owner is e-mailed. */
+export interface HoldDecision {
+  hold: WithdrawalHold | null;
+  holdUntil: Date | null;
+  newDestination: boolean;
+}
+
+/**
+ * The hold of a new withdrawal (development: none). An operator's review comes first (its approval
+ * also lets a new destination go); otherwise a new destination waits `newDestinationHours`.
+ */
+export async function decideHold(trx: Trx, scope: Scope, amountCents: number, destination: DestinationColumns, rules: ReviewRules, now: Date): Promise<HoldDecision> {
+  if (!scope.livemode) return { hold: null, holdUntil: null, newDestination: false };
+  const newDestination = rules.newDestinationHours > 0 && !(await paidBefore(trx, scope, destination));
+  const review = await holdFor(trx, scope, amountCents, rules, now);
+  if (review || !newDestination) return { hold: review, holdUntil: null, newDestination };
+  return { hold: 'NEW_DESTINATION', holdUntil: new Date(now.getTime() + rules.newDestinationHours * 3_600_000), newDestination };
+}
 
 /**
  * Why a new production withdrawal must wait, if it must. Called under the lock of the merchant's
@@ -27,7 +50,7 @@ export async function holdFor(trx: Trx, scope: Scope, amountCents: number, rules
   return Number(row.total) + amountCents > rules.dailyLimitCents ? 'DAILY_LIMIT' : null;
 }
 
-/** An operator lets a held withdrawal go: the payout job sends it on its next run. */
+/** An operator lets a held withdrawal go (a new destination's hold too, before its time): the payout job sends it on its next run. */
 export async function approveWithdrawal(deps: { db: Db }, operatorId: string, id: string): Promise<Withdrawal> {
   return inTx(deps.db, async (trx) => {
     const w = await trx.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
@@ -38,6 +61,6 @@ export async function approveWithdrawal(deps: { db: Db }, operatorId: string, id
       throw badRequest('INVALID_STATE_TRANSITION', 'This withdrawal is not waiting for approval', [{ field: 'status', message: `only a PENDING withdrawal held for review can be approved; ${why}` }]);
     }
     const now = new Date();
-    return trx.updateTable('withdrawals').set({ hold: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    return trx.updateTable('withdrawals').set({ hold: null, hold_until: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
   });
 }

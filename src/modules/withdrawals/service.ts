@@ -27,7 +27,8 @@ import { requireApprovedKyc } from '../kyc/service.ts';
 import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
 import { checkDestination, destinationLabel, failureCode, failureWords, maskedDestination } from './destination.ts';
 import type { ReviewRules } from '../../config.ts';
-import { holdFor } from './review.ts';
+import { alertOwner } from './new-destination.ts';
+import { decideHold } from './review.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -46,6 +47,7 @@ export function withdrawalView(w: Withdrawal) {
     failureReason: failureWords(w.failure_reason),
     failureCode: failureCode(w.failure_reason),
     holdReason: w.hold,
+    holdUntil: w.hold_until,
     approvedAt: w.approved_at,
     createdAt: w.created_at,
     updatedAt: w.updated_at,
@@ -81,6 +83,8 @@ export interface WithdrawalDeps {
   janitorGraceSeconds: number;
   /** Production withdrawals held for an operator: above `aboveCents` (0: none), or past `dailyLimitCents` a day (null: no limit). */
   review: ReviewRules;
+  /** The dashboard's address (BASE_URL/dashboard), for links in the merchant's e-mails. */
+  dashboardUrl: string;
   log: ConnectorLog;
 }
 
@@ -101,6 +105,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
       ]);
     }
     const now = new Date();
+    const held = await decideHold(trx, scope, input.amountCents, destination, deps.review, now);
     const w = await trx
       .insertInto('withdrawals')
       .values({
@@ -113,7 +118,8 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
         status: 'PENDING',
         ...destination,
         bank_account: destination.bank_account && JSON.stringify(destination.bank_account),
-        hold: scope.livemode ? await holdFor(trx, scope, input.amountCents, deps.review, now) : null,
+        hold: held.hold,
+        hold_until: held.holdUntil,
         description,
         created_at: now,
         updated_at: now,
@@ -131,6 +137,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
       ],
     });
     await deps.events.record(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
+    if (held.newDestination) await alertOwner(trx, scope, w, deps.dashboardUrl);
     return w;
   });
 }
@@ -183,7 +190,7 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: s
 export type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
 
 /** Columns written with the final status (what the PSP or the operator said of the payout). */
-export type FinalColumns = Partial<Pick<Withdrawal, 'provider' | 'processed_at' | 'external_id' | 'hold' | 'next_attempt_at' | 'last_error'>>;
+export type FinalColumns = Partial<Pick<Withdrawal, 'provider' | 'processed_at' | 'external_id' | 'hold' | 'hold_until' | 'next_attempt_at' | 'last_error'>>;
 
 /** Records a payout's outcome on a locked row: status (with `columns`), journal and event together. */
 export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome, columns: FinalColumns = {}): Promise<Withdrawal> {
@@ -279,6 +286,7 @@ async function settleNow(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome:
     processed_at: w.processed_at ?? new Date(),
     external_id: externalId || w.external_id || `${provider}_${w.id.replace(/-/g, '')}`,
     hold: null,
+    hold_until: null,
     next_attempt_at: null,
   });
 }
