@@ -32,6 +32,7 @@ import { installSecondFactor } from './http/second-factor.ts';
 import checkoutRoutes from './modules/checkout/routes.ts';
 import cardRoutes from './modules/cards/routes.ts';
 import clientRoutes from './modules/clients/routes.ts';
+import privacyRoutes from './modules/privacy/routes.ts';
 import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
@@ -226,6 +227,7 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(auditRoutes, deps);
   await app.register(productRoutes, deps);
   await app.register(clientRoutes, deps);
+  await app.register(privacyRoutes, deps);
   await app.register(cardRoutes, deps);
   await app.register(salesRoutes, deps);
   await app.register(transactionRoutes, deps);

@@ -114,6 +114,8 @@ export interface ReviewRules {
   aboveCents: number;
   /** Cents a merchant may withdraw a day without approval; null: no limit. */
   dailyLimitCents: number | null;
+  /** PAYOUT_NEW_DESTINATION_HOLD_HOURS: a withdrawal to a destination never paid out to waits this long (merchant e-mailed); 0: off. */
+  newDestinationHours: number;
 }
 
 export interface PayoutConfig {
@@ -313,7 +315,11 @@ function payoutConfig(env: Env, problems: string[]): PayoutConfig {
   return {
     sandboxDelayMs: int(env, 'SANDBOX_PAYOUT_DELAY_MS', 2000, 0, 600_000, problems),
     intervalMs: int(env, 'PAYOUT_INTERVAL_MS', 1000, 50, 3_600_000, problems),
-    review: { aboveCents: int(env, 'PAYOUT_REVIEW_ABOVE_CENTS', 500_000, 0, 1_000_000_000_000, problems), dailyLimitCents: limit },
+    review: {
+      aboveCents: int(env, 'PAYOUT_REVIEW_ABOVE_CENTS', 500_000, 0, 1_000_000_000_000, problems),
+      dailyLimitCents: limit,
+      newDestinationHours: int(env, 'PAYOUT_NEW_DESTINATION_HOLD_HOURS', 24, 0, 720, problems),
+    },
   };
 }
 

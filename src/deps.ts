@@ -121,7 +121,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const attempts = new AttemptWriter(db, ATTEMPT_BATCH[database.kind]);
   const transactions: TransactionDeps = { db, config, connectors, cursors, fees, events, ledger, hooks, log, creations, changes, attempts };
   const subscriptions = { db, config, events, cursors, transactions, log };
-  const withdrawals: WithdrawalDeps = { db, fees, events, ledger, connectors, log, janitorGraceSeconds: config.janitorGraceSeconds, review: config.payouts.review };
+  const withdrawals: WithdrawalDeps = { db, fees, events, ledger, connectors, log, janitorGraceSeconds: config.janitorGraceSeconds, review: config.payouts.review, dashboardUrl: `${config.baseUrl}/dashboard` };
   // What a connector's notifications and sweeps may do to the core: apply outcomes to its own payments.
   const core = (c: Connector): ConnectorCore => ({
     db,

@@ -21,7 +21,7 @@ describe('create', () => {
     assert.match(c.id, UUID);
     assert.deepEqual(
       { ...c, id: undefined, createdAt: undefined, updatedAt: undefined },
-      { id: undefined, name: 'Ana Souza', email: 'ana.souza@example.com', document: doc, phone: '+55 (11) 91234-5678', createdAt: undefined, updatedAt: undefined },
+      { id: undefined, name: 'Ana Souza', email: 'ana.souza@example.com', document: doc, phone: '+55 (11) 91234-5678', erasedAt: null, createdAt: undefined, updatedAt: undefined },
     );
     assert.ok(Math.abs(Date.parse(c.createdAt) - Date.now()) < 60_000);
     assert.equal(c.updatedAt, c.createdAt);

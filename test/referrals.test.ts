@@ -16,7 +16,7 @@ import { approveKyc, call, emailedCode, merchant, onPostgres, uniqueEmail, type 
 import { useApp, useMerchant } from './kit/app.ts';
 import { DAY, paidCard, paidPix, payoutConnectors, settleAll } from './wallet-helpers.ts';
 
-const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0' } });
+const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0' } });
 const referrer = useMerchant(ctx, { live: true });
 
 const codeOf = async (m: Merchant) => (await call(ctx.app, 'GET', '/api/referral/code', { token: m.token })).body.data.code as string;

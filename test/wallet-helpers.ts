@@ -8,7 +8,7 @@ import { buildRegistry } from '../src/payments/catalogue.ts';
 import type { PayoutRequest, PayoutSent, PayoutState } from '../src/payments/connector.ts';
 import type { ConnectorRegistry } from '../src/payments/registry.ts';
 import { SandboxConnector } from '../src/payments/sandbox/connector.ts';
-import { call, cpf, testConfig, type Res, type TestContext } from './helpers.ts';
+import { call, cpf, merchant, testConfig, type Res, type TestContext } from './helpers.ts';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const DAY = 86_400_000;
@@ -71,6 +71,14 @@ export async function liveFunds(ctx: TestContext, cred: Cred, amountCents: numbe
   const { net } = await paidCard(ctx.app, cred, amountCents, 1);
   await settleAll(ctx, 31);
   return net;
+}
+
+/** A merchant with approved KYC, its production key `lk` and about `funds` available in production. */
+export async function liveMerchantWithFunds(ctx: TestContext, funds = 200_000) {
+  const m = await merchant(ctx.app, { live: true });
+  const lk = { key: m.liveKey! };
+  await liveFunds(ctx, lk, funds);
+  return { m, lk };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PayoutRequest, PayoutSent, PayoutState } from '../src/payments/con
 import { applyPayout } from '../src/modules/withdrawals/payouts.ts';
 import { call, merchant, operator, startApp, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
-import { accounts, assert400, assertMessageOnly, balance, eventsOf, liveFunds, payoutConnectors, req, runPayouts, ScriptedProvider } from './wallet-helpers.ts';
+import { accounts, assert400, assertMessageOnly, balance, eventsOf, liveMerchantWithFunds, payoutConnectors, req, runPayouts, ScriptedProvider } from './wallet-helpers.ts';
 import { ctx, FEE, funded, W, wBody, withdraw } from './withdrawals-kit.ts';
 
 const account = (over: Record<string, unknown> = {}) => ({ ispb: '60701190', branch: '0001', account: '123456', accountType: 'checking', holderName: 'Loja Exemplo Ltda', holderDocument: '11.222.333/0001-81', ...over });
@@ -91,16 +91,11 @@ class Psp extends ScriptedProvider {
 describe('production payouts: review, limits, funds, notifications, health', () => {
   let live: TestContext;
   before(async () => {
-    live = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox', PAYOUT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '30000', PAYOUT_DAILY_LIMIT_CENTS: '50000' } });
+    live = await startApp({ env: { PAYMENT_PROVIDER: 'sandbox', PAYOUT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '30000', PAYOUT_DAILY_LIMIT_CENTS: '50000', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0' } });
   });
   after(() => live.close());
 
-  async function liveMerchant(funds = 200_000) {
-    const m = await merchant(live.app, { live: true });
-    const lk = { key: m.liveKey! };
-    await liveFunds(live, lk, funds);
-    return { m, lk };
-  }
+  const liveMerchant = (funds?: number) => liveMerchantWithFunds(live, funds);
 
   test('above the review threshold or past the daily limit: held (PENDING, not sent) until another operator approves', async () => {
     const { m, lk } = await liveMerchant();

@@ -36,4 +36,4 @@ export async function withdraw(cred: Cred, amountCents: number, over: Record<str
   return res.body.data;
 }
 
-export const SPEC_FIELDS = ['amountCents', 'approvedAt', 'bankAccount', 'completedAt', 'createdAt', 'description', 'externalId', 'failedAt', 'failureCode', 'failureReason', 'feeCents', 'holdReason', 'id', 'netAmount', 'pixKey', 'pixKeyType', 'processedAt', 'status', 'updatedAt', 'userId'];
+export const SPEC_FIELDS = ['amountCents', 'approvedAt', 'bankAccount', 'completedAt', 'createdAt', 'description', 'externalId', 'failedAt', 'failureCode', 'failureReason', 'feeCents', 'holdReason', 'holdUntil', 'id', 'netAmount', 'pixKey', 'pixKeyType', 'processedAt', 'status', 'updatedAt', 'userId'];

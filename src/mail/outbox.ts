@@ -8,7 +8,7 @@ import type { Executor, Db } from '../db/index.ts';
 import { uuidv7 } from '../db/ids.ts';
 import type { Scope } from '../http/scope.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import { render, type MailMessage } from './templates.ts';
+import { render, type MailMessage, type Rendered } from './templates.ts';
 import { ACCOUNT_TEMPLATES, type AccountMessage } from './account-templates.ts';
 import type { Mailer } from './transport.ts';
 
@@ -25,7 +25,11 @@ export interface MailDeps {
 
 /** Queues a message to `to` in the caller's transaction; returns its id. */
 export async function queueEmail(db: Executor, scope: Scope, to: string, message: MailMessage | AccountMessage, relatedId: string | null, now: Date): Promise<string> {
-  const { subject, text, html } = render(message);
+  return queueRendered(db, scope, to, message.kind, render(message), relatedId, now);
+}
+
+/** Queues an already rendered message (`template` names its kind in the log) in the caller's transaction. */
+export async function queueRendered(db: Executor, scope: Scope, to: string, template: string, { subject, text, html }: Rendered, relatedId: string | null, now: Date): Promise<string> {
   const id = uuidv7(now.getTime());
   await db
     .insertInto('emails')
@@ -33,7 +37,7 @@ export async function queueEmail(db: Executor, scope: Scope, to: string, message
       id,
       user_id: scope.userId,
       livemode: scope.livemode,
-      template: message.kind,
+      template,
       to_address: to,
       subject,
       text_body: text,

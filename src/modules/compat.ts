@@ -53,6 +53,8 @@ export const originCompat = (db: Db): CompatTable => ({
   'GET /api/clients/:id': { aliases: v1('/api/clients/:id') },
   'PATCH /api/clients/:id': { aliases: v1('/api/clients/:id') },
   'DELETE /api/clients/:id': { aliases: v1('/api/clients/:id') },
+  'GET /api/clients/:id/export': { aliases: v1('/api/clients/:id/export') },
+  'POST /api/clients/:id/erase': { aliases: v1('/api/clients/:id/erase') },
   'GET /api/withdraws': { aliases: v1('/api/withdraws') },
   'POST /api/withdraws': { aliases: v1('/api/withdraws'), spellings: withdrawalSpellings },
   'GET /api/withdraws/balance': { aliases: v1('/api/withdraws/balance') },

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { after, before, describe, skipBrowser, test } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 import { cardEnding } from '../fake-cielo/cards.ts';
 import { cieloEnv } from '../fake-cielo/env.ts';
 import { startFakeCielo, type FakeCielo } from '../fake-cielo/server.ts';
@@ -50,13 +50,8 @@ describe("a card sale's tries at the acquirers in the dashboard", { skip: skipBr
     // Two unanswered calls in a row open a connector's circuit: the adopted sale's and the timed-out one's.
     run = await startDashboard(errors, { env: { ...cieloEnv(cielo), ...eredeEnv(erede), CARD_PROVIDER: 'cielo,erede', CARD_BREAKER_FAILURES: '2' } });
     m = await merchant(run.ctx.app, { live: true });
-    const page = run.page;
-    await page.goto(`${run.base}/dashboard/entrar`);
-    await page.getByLabel('E-mail').fill(m.email);
-    await page.getByLabel('Senha').fill(m.password);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('heading', { name: 'Início' }).waitFor();
-    await page.getByRole('radio', { name: 'Produção' }).click();
+    await signIn(run, m);
+    await run.page.getByRole('radio', { name: 'Produção' }).click();
   });
   after(async () => {
     await run?.close();

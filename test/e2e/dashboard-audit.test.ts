@@ -17,7 +17,7 @@ let run: DashboardRun;
 let m: Merchant;
 const errors = { page: [] as string[], csp: [] as string[] };
 
-const login = (page: Page, email: string, password: string) => signIn(run, page, email, password);
+const login = (page: Page, email: string, password: string) => signIn(run, { email, password }, page);
 
 describe('the audit log in the dashboard', { skip: skipBrowser }, () => {
   before(async () => {

@@ -22,6 +22,15 @@ export interface DashboardRun {
   close(): Promise<void>;
 }
 
+/** Signs `who` in on the run's page (or `page`) and waits for Início. */
+export async function signIn(run: Pick<DashboardRun, 'base' | 'page'>, who: { email: string; password: string }, page: Page = run.page): Promise<void> {
+  await page.goto(`${run.base}/dashboard/entrar`);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Senha').fill(who.password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.getByRole('heading', { name: 'Início' }).waitFor();
+}
+
 /** `env`: the app's own settings on top of the kit's (a payout provider, review limits...). */
 export async function startDashboard(errors: { page: string[]; csp: string[] }, opts: { env?: Record<string, string> } = {}): Promise<DashboardRun> {
   await buildDashboard();
@@ -61,11 +70,3 @@ export async function startDashboard(errors: { page: string[]; csp: string[] }, 
   };
 }
 
-/** Signs `page` in through the login form and waits for the home screen. */
-export async function signIn(run: Pick<DashboardRun, 'base'>, page: Page, email: string, password: string) {
-  await page.goto(`${run.base}/dashboard/entrar`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Senha').fill(password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('heading', { name: 'Início' }).waitFor();
-}

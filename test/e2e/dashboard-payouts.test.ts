@@ -91,7 +91,7 @@ async function operatorSeesFundsLacking(p: Page) {
 describe('withdrawals to an account, failed and held, in the dashboard', { skip: skipBrowser }, () => {
   before(async () => {
     // Production withdrawals above R$ 300,00, or past R$ 500,00 in a day, wait for an operator.
-    run = await startDashboard(errors, { env: { PAYMENT_PROVIDER: 'sandbox', PAYOUT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '30000', PAYOUT_DAILY_LIMIT_CENTS: '50000' } });
+    run = await startDashboard(errors, { env: { PAYMENT_PROVIDER: 'sandbox', PAYOUT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '30000', PAYOUT_DAILY_LIMIT_CENTS: '50000', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0' } });
     m = await merchant(run.ctx.app, { live: true });
     await liveFunds(run.ctx, { key: m.devKey }, 100_000);
     await liveFunds(run.ctx, { key: m.liveKey! }, 200_000);

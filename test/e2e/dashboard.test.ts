@@ -73,7 +73,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await page.getByRole('heading', { name: 'Nova chave de API' }).waitFor();
     await checkScreen('developers-keys');
     await page.getByLabel('Nome').fill('Loja virtual');
-    // Everything is checked to start with: take webhooks:write and withdrawals:* away.
+    // Everything but withdrawals:write is checked to start with: take webhooks:write and withdrawals:* away.
     for (const p of ['webhooks:write', 'withdrawals:read', 'withdrawals:write']) await page.locator(`input[name=permissions][value="${p}"]`).uncheck();
     await page.getByRole('button', { name: 'Criar chave' }).click();
     const value = page.getByTestId('secret-value');

@@ -62,7 +62,7 @@ test('500 withdrawals through Efí with two workers, one killed, lost and forged
   cleanups.push(() => efi.close());
   efi.behaviour.settleAfterMs = null;
   const port = await freePort();
-  const env = { ...efiEnv(efi), BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '0', JANITOR_GRACE_SECONDS: '2' };
+  const env = { ...efiEnv(efi), BASE_URL: `http://127.0.0.1:${port}`, PAYMENT_PROVIDER: 'sandbox', PAYOUT_REVIEW_ABOVE_CENTS: '0', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0', JANITOR_GRACE_SECONDS: '2' };
   const ctx = await startApp({ env });
   cleanups.push(() => ctx.close());
   await ctx.app.listen({ port, host: '127.0.0.1' });

@@ -163,13 +163,13 @@ describe('sandbox payout connector', () => {
 
 describe('payout configuration', () => {
   const base = { JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789' };
-  it('defaults: no production payout connector, 2 s sandbox delay, 1 s payout job, review above R$ 5.000, no daily limit, 60 s janitor grace', async () => {
+  it('defaults: no production payout connector, 2 s sandbox delay, 1 s payout job, review above R$ 5.000, no daily limit, new destinations held 24 h, 60 s janitor grace', async () => {
     const { loadConfig } = await import('../../src/config.ts');
     const defaults = loadConfig(base);
-    const review = { aboveCents: 500_000, dailyLimitCents: null };
+    const review = { aboveCents: 500_000, dailyLimitCents: null, newDestinationHours: 24 };
     assert.deepEqual([defaults.payouts, defaults.connectors.PAYOUT, defaults.janitorGraceSeconds], [{ sandboxDelayMs: 2000, intervalMs: 1000, review }, [], 60]);
-    const set = loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '5', PAYOUT_INTERVAL_MS: '250', PAYOUT_REVIEW_ABOVE_CENTS: '0', PAYOUT_DAILY_LIMIT_CENTS: '1000000' });
-    assert.deepEqual([set.payouts, set.connectors.PAYOUT, set.janitorGraceSeconds], [{ sandboxDelayMs: 0, intervalMs: 250, review: { aboveCents: 0, dailyLimitCents: 1_000_000 } }, ['sandbox'], 5]);
+    const set = loadConfig({ ...base, PAYOUT_PROVIDER: 'sandbox', SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '5', PAYOUT_INTERVAL_MS: '250', PAYOUT_REVIEW_ABOVE_CENTS: '0', PAYOUT_DAILY_LIMIT_CENTS: '1000000', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0' });
+    assert.deepEqual([set.payouts, set.connectors.PAYOUT, set.janitorGraceSeconds], [{ sandboxDelayMs: 0, intervalMs: 250, review: { aboveCents: 0, dailyLimitCents: 1_000_000, newDestinationHours: 0 } }, ['sandbox'], 5]);
   });
   it('refuses an unknown provider and bad numbers', async () => {
     const { loadConfig, ConfigError } = await import('../../src/config.ts');
@@ -178,5 +178,6 @@ describe('payout configuration', () => {
     assert.throws(() => loadConfig({ ...base, JANITOR_GRACE_SECONDS: '0' }), /JANITOR_GRACE_SECONDS/);
     assert.throws(() => loadConfig({ ...base, PAYOUT_REVIEW_ABOVE_CENTS: '-5' }), /PAYOUT_REVIEW_ABOVE_CENTS/);
     assert.throws(() => loadConfig({ ...base, PAYOUT_DAILY_LIMIT_CENTS: 'lots' }), /PAYOUT_DAILY_LIMIT_CENTS/);
+    assert.throws(() => loadConfig({ ...base, PAYOUT_NEW_DESTINATION_HOLD_HOURS: '-1' }), /PAYOUT_NEW_DESTINATION_HOLD_HOURS/);
   });
 });

@@ -35,6 +35,7 @@ import * as m033 from './033_saved_cards.ts';
 import * as m034 from './034_payouts.ts';
 import * as m035 from './035_account_security.ts';
 import * as m036 from './036_audit_log.ts';
+import * as m037 from './037_new_destination_hold_and_erasure.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '034_payouts': m034,
   '035_account_security': m035,
   '036_audit_log': m036,
+  '037_new_destination_hold_and_erasure': m037,
 };

@@ -30,6 +30,8 @@ export interface ClientsTable {
   document: string;
   phone: string | null;
   deleted_at: NullableTimestamp;
+  /** Its personal data was erased (LGPD): the row stays, anonymised; new charges are refused. */
+  erased_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -20,8 +20,11 @@ export interface BankAccount {
   holderDocument: string;
 }
 
-/** ABOVE_REVIEW_THRESHOLD: more than PAYOUT_REVIEW_ABOVE_CENTS; DAILY_LIMIT: past PAYOUT_DAILY_LIMIT_CENTS today. */
-export type WithdrawalHold = 'ABOVE_REVIEW_THRESHOLD' | 'DAILY_LIMIT';
+/**
+ * ABOVE_REVIEW_THRESHOLD: more than PAYOUT_REVIEW_ABOVE_CENTS; DAILY_LIMIT: past PAYOUT_DAILY_LIMIT_CENTS
+ * today (both until an operator approves); NEW_DESTINATION: a key or account never paid out to, until hold_until.
+ */
+export type WithdrawalHold = 'ABOVE_REVIEW_THRESHOLD' | 'DAILY_LIMIT' | 'NEW_DESTINATION';
 
 export interface WithdrawalsTable {
   id: string;
@@ -40,6 +43,8 @@ export interface WithdrawalsTable {
   payout_ref: string | null;
   /** Production only: why it waits for an operator's approval (null: it does not, or was approved). */
   hold: WithdrawalHold | null;
+  /** NEW_DESTINATION: when the hold ends by itself (the payout job sends it from then on). */
+  hold_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   approved_at: NullableTimestamp;
   approved_by: string | null;
   /** The platform's account at the PSP lacked funds: sent again from then on. */

@@ -12,7 +12,7 @@ import type { Scope } from '../../http/scope.ts';
 import { validateCard } from '../../payments/card.ts';
 import type { CardToken, Connector } from '../../payments/connector.ts';
 import type { ConnectorRegistry } from '../../payments/registry.ts';
-import { getClient } from '../clients/service.ts';
+import { getClient, refuseErased } from '../clients/service.ts';
 import type { ListCardsQuery, SaveCardBody } from './schemas.ts';
 
 export interface CardDeps {
@@ -34,6 +34,7 @@ export async function saveCard(deps: CardDeps, scope: Scope, body: Static<typeof
   const checked = validateCard(body.card, now);
   if (!checked.ok) throw validation(`card.${checked.field}`, checked.reason);
   const client = await getClient(deps.db, scope, body.clientId.toLowerCase());
+  refuseErased(client);
   const connector = deps.connectors.forNew(scope.livemode, 'CARD');
   if (!connector.tokenizeCard) throw noSavedCards(connector);
   const kept = await connector.tokenizeCard(body.card, { email: client.email });
@@ -93,7 +94,8 @@ export async function listSavedCards(db: Executor, scope: Scope, q: Static<typeo
 export async function savedCardFor(db: Executor, scope: Scope, cardId: string, client: { id?: string; document: string }): Promise<SavedCard> {
   const card = await findSavedCard(db, scope, cardId);
   if (!card) throw validation('cardId', 'is not a saved card of this merchant and environment');
-  const owner = await db.selectFrom('clients').select(['id', 'document']).where('id', '=', card.client_id).where('deleted_at', 'is', null).executeTakeFirst();
+  const owner = await db.selectFrom('clients').select(['id', 'document', 'erased_at']).where('id', '=', card.client_id).where('deleted_at', 'is', null).executeTakeFirst();
+  if (owner) refuseErased(owner, 'cardId');
   const same = client.id ? owner?.id === client.id : owner?.document === client.document;
   if (!same) throw validation('cardId', "is another client's card: a saved card pays only for its own client");
   return card;

@@ -27,6 +27,7 @@ export const ClientView = Type.Object({
   email: Type.String(),
   document: Type.String(),
   phone: Nullable(Type.String()),
+  erasedAt: Nullable(Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', description: 'When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged' })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -12,7 +12,7 @@ import { onlyDigitsAndLetters, validateDocument } from '../../payments/documents
 import type { CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 
 export function clientView(c: Client) {
-  return { id: c.id, name: c.name, email: c.email, document: c.document, phone: c.phone, createdAt: c.created_at, updatedAt: c.updated_at };
+  return { id: c.id, name: c.name, email: c.email, document: c.document, phone: c.phone, erasedAt: c.erased_at, createdAt: c.created_at, updatedAt: c.updated_at };
 }
 
 /** Normalises a CPF/CNPJ or throws 400 INVALID_DOCUMENT naming the field. */
@@ -20,6 +20,15 @@ export function normalizeDocument(document: string, field = 'document'): string 
   const result = validateDocument(document);
   if (!result.ok) throw badRequest('INVALID_DOCUMENT', 'Invalid CPF or CNPJ', [{ field, message: result.reason }]);
   return result.normalized;
+}
+
+/** 400 CLIENT_ERASED on `field` for a client whose personal data was erased (privacy/erasure.ts): nothing new is made for it. */
+export function refuseErased(client: Pick<Client, 'erased_at'>, field = 'clientId'): void {
+  if (client.erased_at) {
+    throw badRequest('CLIENT_ERASED', "This client's personal data was erased: it cannot be charged or changed", [
+      { field, message: 'names a client whose data was erased (LGPD); create the client again to sell to this person' },
+    ]);
+  }
 }
 
 /** The sanitised name; a name that was only markup is refused like an empty one (as for products). */
@@ -94,7 +103,7 @@ export async function getClient(db: Executor, scope: Scope, id: string, opts: { 
 }
 
 export async function updateClient(db: Executor, scope: Scope, id: string, input: Static<typeof UpdateClientBody>): Promise<Client> {
-  await getClient(db, scope, id);
+  refuseErased(await getClient(db, scope, id), 'id');
   const name = input.name !== undefined ? requiredText(input.name, 'name') : undefined;
   const document = input.document !== undefined ? normalizeDocument(input.document) : undefined;
   if (document) {

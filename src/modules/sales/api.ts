@@ -11,7 +11,7 @@ import { AppError, validation } from '../../http/errors.ts';
 import { keyStored } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { chargeSavedCard } from '../cards/charge.ts';
-import { getClient, normalizeEmail } from '../clients/service.ts';
+import { getClient, normalizeEmail, refuseErased } from '../clients/service.ts';
 import { onlyDigitsAndLetters } from '../../payments/documents.ts';
 import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
@@ -110,6 +110,9 @@ async function clientFields(db: Db, req: FastifyRequest, b: Record<string, unkno
     if (archived) return archived;
     throw validation('clientId', 'is not a client of this merchant and environment');
   });
+  // A retry of a creation made before the erasure still replays its stored answer (idempotency hook).
+  const key = req.headers['idempotency-key'];
+  if (client.erased_at && !(typeof key === 'string' && (await keyStored(db, req.auth, key)))) refuseErased(client);
   b.clientName = client.name;
   b.clientEmail = client.email;
   b.clientDocument = client.document;

@@ -12,7 +12,7 @@ import { DAY_MS } from '../../payments/calendar.ts';
 import type { CardHolder, CardToken } from '../../payments/connector.ts';
 import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { savedCardToken } from '../cards/service.ts';
-import { normalizeDocument, normalizeEmail, upsertClientSql } from '../clients/service.ts';
+import { normalizeDocument, normalizeEmail, refuseErased, upsertClientSql } from '../clients/service.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
 import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
 import { noStoredCards, type CardGuard } from '../transactions/service.ts';
@@ -85,6 +85,7 @@ async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPl
   if (input.clientId) {
     const found = await deps.db.selectFrom('clients').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', input.clientId).where('deleted_at', 'is', null).executeTakeFirst();
     if (!found) throw validation('clientId', 'is not a client of this merchant and environment');
+    refuseErased(found);
     client = { id: found.id, name: found.name, email: found.email, document: found.document, phone: found.phone };
   } else {
     const c = input.client!;

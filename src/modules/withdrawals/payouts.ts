@@ -20,8 +20,8 @@ const payoutRef = (id: string) => `w${id.replace(/-/g, '')}`;
 export const heldBackoffMs = (attempts: number) => Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 15 * 60_000);
 
 /**
- * One sweep: claims up to `batch` PENDING withdrawals that are not held for review nor waiting out
- * a backoff, marks them PROCESSING with the connector that takes them and commits; then sends each.
+ * One sweep: claims up to `batch` PENDING withdrawals that are not held (a new destination's hold
+ * past its hold_until is released here) nor waiting out a backoff, marks them PROCESSING with the connector that takes them and commits; then sends each.
  * Development withdrawals use the sandbox; production ones only when PAYOUT_PROVIDER is configured
  * (otherwise they wait for an operator). Safe with any number of workers (FOR UPDATE SKIP LOCKED).
  */
@@ -32,7 +32,7 @@ export async function processPayouts(deps: WithdrawalDeps, now = new Date(), bat
       .selectFrom('withdrawals')
       .selectAll()
       .where('status', '=', 'PENDING')
-      .where('hold', 'is', null)
+      .where((eb) => eb.or([eb('hold', 'is', null), eb.and([eb('hold', '=', 'NEW_DESTINATION'), eb('hold_until', '<=', now)])]))
       .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]));
     if (!connectors.offers(true, 'PAYOUT')) q = q.where('livemode', '=', false);
     const rows = await q.orderBy('created_at').limit(batch).forUpdate().skipLocked().execute();
@@ -45,7 +45,7 @@ export async function processPayouts(deps: WithdrawalDeps, now = new Date(), bat
       out.push(
         await trx
           .updateTable('withdrawals')
-          .set((eb) => ({ status: 'PROCESSING', provider: connector.name, processed_at: at, payout_ref: ref, external_id: w.external_id ?? ref, payout_attempts: eb('payout_attempts', '+', 1), updated_at: at }))
+          .set((eb) => ({ status: 'PROCESSING', hold: null, provider: connector.name, processed_at: at, payout_ref: ref, external_id: w.external_id ?? ref, payout_attempts: eb('payout_attempts', '+', 1), updated_at: at }))
           .where('id', '=', w.id)
           .returningAll()
           .executeTakeFirstOrThrow(),

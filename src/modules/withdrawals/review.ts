@@ -1,13 +1,35 @@
-// Production withdrawals an operator looks at before money leaves: one above the review threshold
+// Production withdrawals that wait before money leaves: one above the review threshold
 // (PAYOUT_REVIEW_ABOVE_CENTS), or one that takes the merchant past its daily limit
-// (PAYOUT_DAILY_LIMIT_CENTS, a São Paulo calendar day). A held withdrawal stays PENDING with its
-// funds reserved (the merchant may still cancel it) until approved (service.ts approveWithdrawal);
-// the payout job skips it.
+// (PAYOUT_DAILY_LIMIT_CENTS, a São Paulo calendar day), until an operator approves it; one to a
+// destination never paid out to (NEW_DESTINATION, new-destination.ts) until its hold_until, or an
+// operator's earlier approval. A held withdrawal stays PENDING with its funds reserved (the merchant
+// may still cancel it); the payout job skips it.
 import type { ReviewRules } from '../../config.ts';
 import type { Trx } from '../../db/index.ts';
 import type { WithdrawalHold } from '../../db/types.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate, startOfSpDay } from '../../payments/calendar.ts';
+import type { DestinationColumns } from './destination.ts';
+import { paidBefore } from './new-destination.ts';
+
+/** What a new withdrawal waits for; `newDestination`: its owner is e-mailed. */
+export interface HoldDecision {
+  hold: WithdrawalHold | null;
+  holdUntil: Date | null;
+  newDestination: boolean;
+}
+
+/**
+ * The hold of a new withdrawal (development: none). An operator's review comes first (its approval
+ * also lets a new destination go); otherwise a new destination waits `newDestinationHours`.
+ */
+export async function decideHold(trx: Trx, scope: Scope, amountCents: number, destination: DestinationColumns, rules: ReviewRules, now: Date): Promise<HoldDecision> {
+  if (!scope.livemode) return { hold: null, holdUntil: null, newDestination: false };
+  const newDestination = rules.newDestinationHours > 0 && !(await paidBefore(trx, scope, destination));
+  const review = await holdFor(trx, scope, amountCents, rules, now);
+  if (review || !newDestination) return { hold: review, holdUntil: null, newDestination };
+  return { hold: 'NEW_DESTINATION', holdUntil: new Date(now.getTime() + rules.newDestinationHours * 3_600_000), newDestination };
+}
 
 /**
  * Why a new production withdrawal must wait, if it must. Called under the lock of the merchant's

@@ -121,7 +121,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
         tags: withdrawalTags,
         operationId: 'adminApproveWithdrawal',
         summary: 'Approve a production withdrawal held for review (the payout job sends it)',
-        description: 'Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS (holdReason). Not your own account (403).',
+        description: 'Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS, or to a new destination before its holdUntil (holdReason). Not your own account (403).',
         params: IdParams,
         body: Type.Object({}, { additionalProperties: false }),
         response: { 200: Type.Object({ message: Type.String(), data: AdminWithdrawalView }), ...errors(400, 401, 403, 404) },

@@ -33,7 +33,7 @@ export const CreateWithdrawalBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const WITHDRAWAL_HOLDS = ['ABOVE_REVIEW_THRESHOLD', 'DAILY_LIMIT'] as const;
+export const WITHDRAWAL_HOLDS = ['ABOVE_REVIEW_THRESHOLD', 'DAILY_LIMIT', 'NEW_DESTINATION'] as const;
 export const PAYOUT_FAILURE_CODES = ['PIX_KEY_NOT_FOUND', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_CLOSED', 'DOCUMENT_MISMATCH', 'PAYOUT_REJECTED'] as const;
 
 /** The spec's Withdrawal fields (netAmount is in cents), plus the description given at creation. */
@@ -51,7 +51,8 @@ export const WithdrawalView = Type.Object({
   externalId: Nullable(Type.String({ description: "The payout's reference: the Pix end-to-end id once the PSP gives it, else ours (set when processing starts)" })),
   failureReason: Nullable(Type.String({ description: "Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words" })),
   failureCode: Nullable(Type.Union(PAYOUT_FAILURE_CODES.map((r) => Type.Literal(r)), { description: 'The same, for code: PIX_KEY_NOT_FOUND, ACCOUNT_NOT_FOUND, ACCOUNT_CLOSED, DOCUMENT_MISMATCH or PAYOUT_REJECTED; null when an operator failed it by hand' })),
-  holdReason: Nullable(Type.Union(WITHDRAWAL_HOLDS.map((h) => Type.Literal(h)), { description: 'Production: waits for an operator to approve it (above the review threshold, or past the daily limit); null once approved' })),
+  holdReason: Nullable(Type.Union(WITHDRAWAL_HOLDS.map((h) => Type.Literal(h)), { description: 'Production: waits for an operator to approve it (above the review threshold, or past the daily limit), or, for a Pix key or account never paid out to, until holdUntil (NEW_DESTINATION; an operator may approve it earlier); null once approved or released' })),
+  holdUntil: Nullable(Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', description: 'NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends' })),
   approvedAt: Nullable(Timestamp),
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -28,7 +28,8 @@ import { requireApprovedKyc } from '../kyc/service.ts';
 import { getBalance, lockAccount, originBalanceNames, type Ledger } from '../ledger/service.ts';
 import { checkDestination, destinationLabel, failureCode, failureWords, maskedDestination } from './destination.ts';
 import type { ReviewRules } from '../../config.ts';
-import { holdFor } from './review.ts';
+import { alertOwner } from './new-destination.ts';
+import { decideHold } from './review.ts';
 import type { AdminWithdrawalsQuery, CreateWithdrawalBody, ListWithdrawalsQuery } from './schemas.ts';
 
 export function withdrawalView(w: Withdrawal) {
@@ -47,6 +48,7 @@ export function withdrawalView(w: Withdrawal) {
     failureReason: failureWords(w.failure_reason),
     failureCode: failureCode(w.failure_reason),
     holdReason: w.hold,
+    holdUntil: w.hold_until,
     approvedAt: w.approved_at,
     createdAt: w.created_at,
     updatedAt: w.updated_at,
@@ -88,6 +90,8 @@ export interface WithdrawalDeps {
   janitorGraceSeconds: number;
   /** Production withdrawals held for an operator: above `aboveCents` (0: none), or past `dailyLimitCents` a day (null: no limit). */
   review: ReviewRules;
+  /** The dashboard's address (BASE_URL/dashboard), for links in the merchant's e-mails. */
+  dashboardUrl: string;
   log: ConnectorLog;
 }
 
@@ -108,6 +112,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
       ]);
     }
     const now = new Date();
+    const held = await decideHold(trx, scope, input.amountCents, destination, deps.review, now);
     const w = await trx
       .insertInto('withdrawals')
       .values({
@@ -120,7 +125,8 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
         status: 'PENDING',
         ...destination,
         bank_account: destination.bank_account && JSON.stringify(destination.bank_account),
-        hold: scope.livemode ? await holdFor(trx, scope, input.amountCents, deps.review, now) : null,
+        hold: held.hold,
+        hold_until: held.holdUntil,
         description,
         created_at: now,
         updated_at: now,
@@ -139,6 +145,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
     });
     await deps.events.record(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
     await auditWithdrawal(trx, actor, 'withdrawal.created', null, w);
+    if (held.newDestination) await alertOwner(trx, scope, w, deps.dashboardUrl);
     return w;
   });
 }
@@ -192,7 +199,7 @@ export async function cancelWithdrawal(deps: WithdrawalDeps, scope: Scope, id: s
 export type Outcome = { status: 'COMPLETED' } | { status: 'FAILED'; reason: string };
 
 /** Columns written with the final status (what the PSP or the operator said of the payout). */
-export type FinalColumns = Partial<Pick<Withdrawal, 'provider' | 'processed_at' | 'external_id' | 'hold' | 'next_attempt_at' | 'last_error'>>;
+export type FinalColumns = Partial<Pick<Withdrawal, 'provider' | 'processed_at' | 'external_id' | 'hold' | 'hold_until' | 'next_attempt_at' | 'last_error'>>;
 
 /** Records a payout's outcome on a locked row: status (with `columns`), journal and event together. */
 export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome: Outcome, columns: FinalColumns = {}): Promise<Withdrawal> {
@@ -237,6 +244,7 @@ export async function finish(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outc
 // Operators
 
 /** An operator lets a held withdrawal go: the payout job sends it on its next run. */
+/** An operator lets a held withdrawal go (a new destination's hold too, before its time): the payout job sends it on its next run. */
 export async function approveWithdrawal(deps: { db: Db }, actor: Actor & { id: string }, id: string): Promise<Withdrawal> {
   const operatorId = actor.id;
   return inTx(deps.db, async (trx) => {
@@ -248,7 +256,7 @@ export async function approveWithdrawal(deps: { db: Db }, actor: Actor & { id: s
       throw badRequest('INVALID_STATE_TRANSITION', 'This withdrawal is not waiting for approval', [{ field: 'status', message: `only a PENDING withdrawal held for review can be approved; ${why}` }]);
     }
     const now = new Date();
-    const approved = await trx.updateTable('withdrawals').set({ hold: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
+    const approved = await trx.updateTable('withdrawals').set({ hold: null, hold_until: null, approved_at: now, approved_by: operatorId, updated_at: now }).where('id', '=', w.id).returningAll().executeTakeFirstOrThrow();
     await auditWithdrawal(trx, actor, 'withdrawal.approved', w, approved);
     return approved;
   });
@@ -310,6 +318,7 @@ async function settleNow(deps: WithdrawalDeps, trx: Trx, w: Withdrawal, outcome:
     processed_at: w.processed_at ?? new Date(),
     external_id: externalId || w.external_id || `${provider}_${w.id.replace(/-/g, '')}`,
     hold: null,
+    hold_until: null,
     next_attempt_at: null,
   });
 }

@@ -20,6 +20,7 @@ import { Home } from './screens/Home.tsx';
 import { Money } from './screens/Money.tsx';
 import { Operations } from './screens/Operations.tsx';
 import { SaleDetail } from './screens/SaleDetail.tsx';
+import { ClientDetail } from './screens/ClientDetail.tsx';
 import { Sales } from './screens/Sales.tsx';
 
 // Loaded when first opened (their own chunks).
@@ -30,7 +31,7 @@ const Referrals = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) =
 
 const TITLES: Record<string, string> = {
   '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
-  conta: 'Conta', seguranca: 'Segurança', 'esqueci-senha': 'Esqueci minha senha', 'redefinir-senha': 'Nova senha', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
+  conta: 'Conta', clientes: 'Cliente', seguranca: 'Segurança', 'esqueci-senha': 'Esqueci minha senha', 'redefinir-senha': 'Nova senha', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
 };
 
 function Screen({ route }: { route: string }) {
@@ -41,6 +42,7 @@ function Screen({ route }: { route: string }) {
   if (match('/vendas', path)) return <NeedsKyc title="Vendas"><Sales route={route} /></NeedsKyc>;
   if (match('/desenvolvedores', path)) return <Developers route={route} />;
   if (match('/catalogo', path)) return <Catalog route={route} />;
+  if ((p = match('/clientes/:id', path))) return <NeedsKyc title="Cliente"><ClientDetail id={p.id} /></NeedsKyc>;
   if (match('/dinheiro', path)) return <Money route={route} />;
   if (match('/conta', path)) return <Account />;
   if (match('/seguranca', path)) return <Security />;

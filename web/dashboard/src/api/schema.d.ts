@@ -260,7 +260,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a production withdrawal held for review (the payout job sends it)
-         * @description Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS (holdReason). Not your own account (403).
+         * @description Held: above PAYOUT_REVIEW_ABOVE_CENTS or past PAYOUT_DAILY_LIMIT_CENTS, or to a new destination before its holdUntil (holdReason). Not your own account (403).
          */
         post: operations["adminApproveWithdrawal"];
         delete?: never;
@@ -955,6 +955,46 @@ export interface paths {
         head?: never;
         /** Update a client */
         patch: operations["updateClient"];
+        trace?: never;
+    };
+    "/api/clients/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a client's personal data (LGPD)
+         * @description Anonymises the client's name, e-mail, document, phone and address everywhere Cofre stored them (the client, its transactions, subscriptions, saved cards, checkout orders, coupon uses, events, webhook deliveries, stored API answers and e-mails), in one commit; amounts, dates, ids and the ledger stay. The client then shows erasedAt and cannot be charged (400 CLIENT_ERASED). Idempotent: erasing again answers the same. 409 while one of its subscriptions is still billing (cancel it first). 404 for another merchant's or environment's client.
+         */
+        post: operations["eraseClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/clients/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything stored about a client (LGPD)
+         * @description The client, its transactions, subscriptions, saved cards (brand, last 4, expiry, holder; never the token), hosted checkout orders, e-mails sent to it and the webhook deliveries that named it. Archived clients too. 404 for another merchant's or environment's client.
+         */
+        get: operations["exportClient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/coupons/validate": {
@@ -1724,6 +1764,50 @@ export interface paths {
          * @description Alias of `PATCH /api/clients/{id}` (origin-compatible path): the same operation, request and response.
          */
         patch: operations["updateClientV1"];
+        trace?: never;
+    };
+    "/api/v1/clients/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a client's personal data (LGPD)
+         * @description Alias of `POST /api/clients/{id}/erase` (origin-compatible path): the same operation, request and response.
+         *
+         *     Anonymises the client's name, e-mail, document, phone and address everywhere Cofre stored them (the client, its transactions, subscriptions, saved cards, checkout orders, coupon uses, events, webhook deliveries, stored API answers and e-mails), in one commit; amounts, dates, ids and the ledger stay. The client then shows erasedAt and cannot be charged (400 CLIENT_ERASED). Idempotent: erasing again answers the same. 409 while one of its subscriptions is still billing (cancel it first). 404 for another merchant's or environment's client.
+         */
+        post: operations["eraseClientV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clients/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything stored about a client (LGPD)
+         * @description Alias of `GET /api/clients/{id}/export` (origin-compatible path): the same operation, request and response.
+         *
+         *     The client, its transactions, subscriptions, saved cards (brand, last 4, expiry, holder; never the token), hosted checkout orders, e-mails sent to it and the webhook deliveries that named it. Archived clients too. 404 for another merchant's or environment's client.
+         */
+        get: operations["exportClientV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/coupons": {
@@ -4997,7 +5081,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -5142,7 +5231,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -5311,7 +5405,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -5480,7 +5579,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -9912,6 +10016,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -9925,6 +10034,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10034,6 +10148,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10047,6 +10166,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10159,6 +10283,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10172,6 +10301,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10361,6 +10495,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10374,6 +10513,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -10437,6 +10581,709 @@ export interface operations {
             };
             /** @description Request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description The same value as `client` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `export` (origin-compatible envelope) */
+                        data: {
+                            checkoutOrders: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                recoveredAt: string | null;
+                                /** Format: uuid */
+                                transactionId: string | null;
+                            }[];
+                            client: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                                 */
+                                erasedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            emails: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                                status: string;
+                                subject: string;
+                                template: string;
+                                text: string;
+                                to: string;
+                            }[];
+                            /** Format: date-time */
+                            exportedAt: string;
+                            savedCards: {
+                                brand: string;
+                                /** Format: uuid */
+                                clientId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                expMonth: number;
+                                /** @description Four digits */
+                                expYear: number;
+                                holderName: string;
+                                /** Format: uuid */
+                                id: string;
+                                last4: string;
+                            }[];
+                            subscriptions: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                address?: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                };
+                                amountCents: number;
+                                /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                                attempts?: {
+                                    /** @description The card connector asked (a CARD_PROVIDER name) */
+                                    connector: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    latencyMs: number | null;
+                                    /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                    outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                    /** @description A decline reason, or why the connector was not used */
+                                    reason: string | null;
+                                    /** @description The connector's own answer code, when it gave one */
+                                    returnCode: string | null;
+                                }[];
+                                /** Format: date-time */
+                                authorizedAt: string | null;
+                                boleto?: {
+                                    /** @description 44 digits */
+                                    barcode: string;
+                                    /** @description 47 digits (linha digitável) */
+                                    digitableLine: string;
+                                    /** Format: date */
+                                    dueDate: string;
+                                    /** @description Printable boleto page */
+                                    url: string;
+                                };
+                                /** Format: date-time */
+                                cancelledAt: string | null;
+                                /** Format: date-time */
+                                capturedAt: string | null;
+                                card?: {
+                                    brand: string | null;
+                                    installmentCents: number;
+                                    interestCents: number;
+                                    last4: string | null;
+                                };
+                                /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                                chargeback?: {
+                                    /** @description What the acquirer took back (at most what was left of the payment) */
+                                    amountCents: number;
+                                    /** @description The acquirer's case id (quote it to the acquirer) */
+                                    caseId: string;
+                                    /** Format: date-time */
+                                    closedAt: string | null;
+                                    evidence: {
+                                        /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                        files: {
+                                            bytes: number;
+                                            contentType: string;
+                                            name: string;
+                                        }[];
+                                        text: string;
+                                    } | null;
+                                    /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                    feeReturnedCents: number;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: date-time */
+                                    openedAt: string;
+                                    reason: string | null;
+                                    /** @description The card scheme's reason code as the acquirer gave it */
+                                    reasonCode: string | null;
+                                    /** Format: date-time */
+                                    respondBy: string | null;
+                                    /** Format: date-time */
+                                    respondedAt: string | null;
+                                    response: ("ACCEPTED" | "CONTESTED") | null;
+                                    /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                    status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                                };
+                                /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                                chargedCents: number;
+                                client: {
+                                    document: string;
+                                    email: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    phone: string | null;
+                                };
+                                /** Format: uuid */
+                                couponId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                                discountCents: number;
+                                displayId: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                failureReason: string | null;
+                                feeCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                installments: number;
+                                livemode: boolean;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description chargedCents - feeCents: what the merchant receives */
+                                netAmountCents: number;
+                                /** Format: date-time */
+                                paidAt: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string | null;
+                                paymentMethod: "PIX" | "CARD" | "BOLETO";
+                                /** @description Hosted page where the customer pays (cards without card data) */
+                                paymentUrl?: string;
+                                pix?: {
+                                    /**
+                                     * Format: date
+                                     * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                     */
+                                    dueDate?: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    latePayment?: {
+                                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                        daysAfterDue: number;
+                                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                        fineBp: number;
+                                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                        interestMonthlyBp: number;
+                                    };
+                                    /** @description BR Code (copia e cola) */
+                                    qrCode: string;
+                                    /** @description URL of the QR code PNG */
+                                    qrCodeImage: string;
+                                    txid: string;
+                                };
+                                postbackUrl: string | null;
+                                product: string;
+                                /** Format: date-time */
+                                refundedAt: string | null;
+                                refundedCents: number;
+                                /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                                refunds?: {
+                                    amountCents: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                    failureReason: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                    status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                                status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                                /** Format: uuid */
+                                subscriptionId?: string;
+                                trackingParams: {
+                                    [key: string]: string;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            webhookDeliveries: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                eventId: string;
+                                eventType: string;
+                                /** Format: uuid */
+                                id: string;
+                                status: string;
+                                url: string;
+                            }[];
+                        };
+                        export: {
+                            checkoutOrders: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                recoveredAt: string | null;
+                                /** Format: uuid */
+                                transactionId: string | null;
+                            }[];
+                            client: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                                 */
+                                erasedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            emails: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                                status: string;
+                                subject: string;
+                                template: string;
+                                text: string;
+                                to: string;
+                            }[];
+                            /** Format: date-time */
+                            exportedAt: string;
+                            savedCards: {
+                                brand: string;
+                                /** Format: uuid */
+                                clientId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                expMonth: number;
+                                /** @description Four digits */
+                                expYear: number;
+                                holderName: string;
+                                /** Format: uuid */
+                                id: string;
+                                last4: string;
+                            }[];
+                            subscriptions: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                address?: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                };
+                                amountCents: number;
+                                /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                                attempts?: {
+                                    /** @description The card connector asked (a CARD_PROVIDER name) */
+                                    connector: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    latencyMs: number | null;
+                                    /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                    outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                    /** @description A decline reason, or why the connector was not used */
+                                    reason: string | null;
+                                    /** @description The connector's own answer code, when it gave one */
+                                    returnCode: string | null;
+                                }[];
+                                /** Format: date-time */
+                                authorizedAt: string | null;
+                                boleto?: {
+                                    /** @description 44 digits */
+                                    barcode: string;
+                                    /** @description 47 digits (linha digitável) */
+                                    digitableLine: string;
+                                    /** Format: date */
+                                    dueDate: string;
+                                    /** @description Printable boleto page */
+                                    url: string;
+                                };
+                                /** Format: date-time */
+                                cancelledAt: string | null;
+                                /** Format: date-time */
+                                capturedAt: string | null;
+                                card?: {
+                                    brand: string | null;
+                                    installmentCents: number;
+                                    interestCents: number;
+                                    last4: string | null;
+                                };
+                                /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                                chargeback?: {
+                                    /** @description What the acquirer took back (at most what was left of the payment) */
+                                    amountCents: number;
+                                    /** @description The acquirer's case id (quote it to the acquirer) */
+                                    caseId: string;
+                                    /** Format: date-time */
+                                    closedAt: string | null;
+                                    evidence: {
+                                        /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                        files: {
+                                            bytes: number;
+                                            contentType: string;
+                                            name: string;
+                                        }[];
+                                        text: string;
+                                    } | null;
+                                    /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                    feeReturnedCents: number;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: date-time */
+                                    openedAt: string;
+                                    reason: string | null;
+                                    /** @description The card scheme's reason code as the acquirer gave it */
+                                    reasonCode: string | null;
+                                    /** Format: date-time */
+                                    respondBy: string | null;
+                                    /** Format: date-time */
+                                    respondedAt: string | null;
+                                    response: ("ACCEPTED" | "CONTESTED") | null;
+                                    /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                    status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                                };
+                                /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                                chargedCents: number;
+                                client: {
+                                    document: string;
+                                    email: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    phone: string | null;
+                                };
+                                /** Format: uuid */
+                                couponId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                                discountCents: number;
+                                displayId: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                failureReason: string | null;
+                                feeCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                installments: number;
+                                livemode: boolean;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description chargedCents - feeCents: what the merchant receives */
+                                netAmountCents: number;
+                                /** Format: date-time */
+                                paidAt: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string | null;
+                                paymentMethod: "PIX" | "CARD" | "BOLETO";
+                                /** @description Hosted page where the customer pays (cards without card data) */
+                                paymentUrl?: string;
+                                pix?: {
+                                    /**
+                                     * Format: date
+                                     * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                     */
+                                    dueDate?: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    latePayment?: {
+                                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                        daysAfterDue: number;
+                                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                        fineBp: number;
+                                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                        interestMonthlyBp: number;
+                                    };
+                                    /** @description BR Code (copia e cola) */
+                                    qrCode: string;
+                                    /** @description URL of the QR code PNG */
+                                    qrCodeImage: string;
+                                    txid: string;
+                                };
+                                postbackUrl: string | null;
+                                product: string;
+                                /** Format: date-time */
+                                refundedAt: string | null;
+                                refundedCents: number;
+                                /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                                refunds?: {
+                                    amountCents: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                    failureReason: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                    status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                                status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                                /** Format: uuid */
+                                subscriptionId?: string;
+                                trackingParams: {
+                                    [key: string]: string;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            webhookDeliveries: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                eventId: string;
+                                eventType: string;
+                                /** Format: uuid */
+                                id: string;
+                                status: string;
+                                url: string;
+                            }[];
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18042,6 +18889,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18055,6 +18907,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18164,6 +19021,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18177,6 +19039,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18289,6 +19156,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18302,6 +19174,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18491,6 +19368,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18504,6 +19386,11 @@ export interface operations {
                             createdAt: string;
                             document: string;
                             email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
                             /** Format: uuid */
                             id: string;
                             name: string;
@@ -18567,6 +19454,709 @@ export interface operations {
             };
             /** @description Request body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseClientV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description The same value as `client` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                             */
+                            erasedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            phone: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportClientV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `export` (origin-compatible envelope) */
+                        data: {
+                            checkoutOrders: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                recoveredAt: string | null;
+                                /** Format: uuid */
+                                transactionId: string | null;
+                            }[];
+                            client: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                                 */
+                                erasedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            emails: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                                status: string;
+                                subject: string;
+                                template: string;
+                                text: string;
+                                to: string;
+                            }[];
+                            /** Format: date-time */
+                            exportedAt: string;
+                            savedCards: {
+                                brand: string;
+                                /** Format: uuid */
+                                clientId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                expMonth: number;
+                                /** @description Four digits */
+                                expYear: number;
+                                holderName: string;
+                                /** Format: uuid */
+                                id: string;
+                                last4: string;
+                            }[];
+                            subscriptions: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                address?: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                };
+                                amountCents: number;
+                                /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                                attempts?: {
+                                    /** @description The card connector asked (a CARD_PROVIDER name) */
+                                    connector: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    latencyMs: number | null;
+                                    /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                    outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                    /** @description A decline reason, or why the connector was not used */
+                                    reason: string | null;
+                                    /** @description The connector's own answer code, when it gave one */
+                                    returnCode: string | null;
+                                }[];
+                                /** Format: date-time */
+                                authorizedAt: string | null;
+                                boleto?: {
+                                    /** @description 44 digits */
+                                    barcode: string;
+                                    /** @description 47 digits (linha digitável) */
+                                    digitableLine: string;
+                                    /** Format: date */
+                                    dueDate: string;
+                                    /** @description Printable boleto page */
+                                    url: string;
+                                };
+                                /** Format: date-time */
+                                cancelledAt: string | null;
+                                /** Format: date-time */
+                                capturedAt: string | null;
+                                card?: {
+                                    brand: string | null;
+                                    installmentCents: number;
+                                    interestCents: number;
+                                    last4: string | null;
+                                };
+                                /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                                chargeback?: {
+                                    /** @description What the acquirer took back (at most what was left of the payment) */
+                                    amountCents: number;
+                                    /** @description The acquirer's case id (quote it to the acquirer) */
+                                    caseId: string;
+                                    /** Format: date-time */
+                                    closedAt: string | null;
+                                    evidence: {
+                                        /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                        files: {
+                                            bytes: number;
+                                            contentType: string;
+                                            name: string;
+                                        }[];
+                                        text: string;
+                                    } | null;
+                                    /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                    feeReturnedCents: number;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: date-time */
+                                    openedAt: string;
+                                    reason: string | null;
+                                    /** @description The card scheme's reason code as the acquirer gave it */
+                                    reasonCode: string | null;
+                                    /** Format: date-time */
+                                    respondBy: string | null;
+                                    /** Format: date-time */
+                                    respondedAt: string | null;
+                                    response: ("ACCEPTED" | "CONTESTED") | null;
+                                    /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                    status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                                };
+                                /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                                chargedCents: number;
+                                client: {
+                                    document: string;
+                                    email: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    phone: string | null;
+                                };
+                                /** Format: uuid */
+                                couponId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                                discountCents: number;
+                                displayId: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                failureReason: string | null;
+                                feeCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                installments: number;
+                                livemode: boolean;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description chargedCents - feeCents: what the merchant receives */
+                                netAmountCents: number;
+                                /** Format: date-time */
+                                paidAt: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string | null;
+                                paymentMethod: "PIX" | "CARD" | "BOLETO";
+                                /** @description Hosted page where the customer pays (cards without card data) */
+                                paymentUrl?: string;
+                                pix?: {
+                                    /**
+                                     * Format: date
+                                     * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                     */
+                                    dueDate?: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    latePayment?: {
+                                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                        daysAfterDue: number;
+                                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                        fineBp: number;
+                                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                        interestMonthlyBp: number;
+                                    };
+                                    /** @description BR Code (copia e cola) */
+                                    qrCode: string;
+                                    /** @description URL of the QR code PNG */
+                                    qrCodeImage: string;
+                                    txid: string;
+                                };
+                                postbackUrl: string | null;
+                                product: string;
+                                /** Format: date-time */
+                                refundedAt: string | null;
+                                refundedCents: number;
+                                /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                                refunds?: {
+                                    amountCents: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                    failureReason: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                    status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                                status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                                /** Format: uuid */
+                                subscriptionId?: string;
+                                trackingParams: {
+                                    [key: string]: string;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            webhookDeliveries: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                eventId: string;
+                                eventType: string;
+                                /** Format: uuid */
+                                id: string;
+                                status: string;
+                                url: string;
+                            }[];
+                        };
+                        export: {
+                            checkoutOrders: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string | null;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                recoveredAt: string | null;
+                                /** Format: uuid */
+                                transactionId: string | null;
+                            }[];
+                            client: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When its personal data was erased (POST /api/v1/clients/{id}/erase): the fields above are anonymised and it cannot be charged
+                                 */
+                                erasedAt: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                            emails: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                                status: string;
+                                subject: string;
+                                template: string;
+                                text: string;
+                                to: string;
+                            }[];
+                            /** Format: date-time */
+                            exportedAt: string;
+                            savedCards: {
+                                brand: string;
+                                /** Format: uuid */
+                                clientId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                expMonth: number;
+                                /** @description Four digits */
+                                expYear: number;
+                                holderName: string;
+                                /** Format: uuid */
+                                id: string;
+                                last4: string;
+                            }[];
+                            subscriptions: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                address?: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                };
+                                amountCents: number;
+                                /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                                attempts?: {
+                                    /** @description The card connector asked (a CARD_PROVIDER name) */
+                                    connector: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    latencyMs: number | null;
+                                    /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                    outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                    /** @description A decline reason, or why the connector was not used */
+                                    reason: string | null;
+                                    /** @description The connector's own answer code, when it gave one */
+                                    returnCode: string | null;
+                                }[];
+                                /** Format: date-time */
+                                authorizedAt: string | null;
+                                boleto?: {
+                                    /** @description 44 digits */
+                                    barcode: string;
+                                    /** @description 47 digits (linha digitável) */
+                                    digitableLine: string;
+                                    /** Format: date */
+                                    dueDate: string;
+                                    /** @description Printable boleto page */
+                                    url: string;
+                                };
+                                /** Format: date-time */
+                                cancelledAt: string | null;
+                                /** Format: date-time */
+                                capturedAt: string | null;
+                                card?: {
+                                    brand: string | null;
+                                    installmentCents: number;
+                                    interestCents: number;
+                                    last4: string | null;
+                                };
+                                /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                                chargeback?: {
+                                    /** @description What the acquirer took back (at most what was left of the payment) */
+                                    amountCents: number;
+                                    /** @description The acquirer's case id (quote it to the acquirer) */
+                                    caseId: string;
+                                    /** Format: date-time */
+                                    closedAt: string | null;
+                                    evidence: {
+                                        /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                        files: {
+                                            bytes: number;
+                                            contentType: string;
+                                            name: string;
+                                        }[];
+                                        text: string;
+                                    } | null;
+                                    /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                    feeReturnedCents: number;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: date-time */
+                                    openedAt: string;
+                                    reason: string | null;
+                                    /** @description The card scheme's reason code as the acquirer gave it */
+                                    reasonCode: string | null;
+                                    /** Format: date-time */
+                                    respondBy: string | null;
+                                    /** Format: date-time */
+                                    respondedAt: string | null;
+                                    response: ("ACCEPTED" | "CONTESTED") | null;
+                                    /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                    status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                                };
+                                /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                                chargedCents: number;
+                                client: {
+                                    document: string;
+                                    email: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    phone: string | null;
+                                };
+                                /** Format: uuid */
+                                couponId: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                                discountCents: number;
+                                displayId: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                                failureReason: string | null;
+                                feeCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                installments: number;
+                                livemode: boolean;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description chargedCents - feeCents: what the merchant receives */
+                                netAmountCents: number;
+                                /** Format: date-time */
+                                paidAt: string | null;
+                                /** Format: uuid */
+                                paymentLinkId: string | null;
+                                paymentMethod: "PIX" | "CARD" | "BOLETO";
+                                /** @description Hosted page where the customer pays (cards without card data) */
+                                paymentUrl?: string;
+                                pix?: {
+                                    /**
+                                     * Format: date
+                                     * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                     */
+                                    dueDate?: string;
+                                    /** Format: date-time */
+                                    expiresAt: string;
+                                    latePayment?: {
+                                        /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                        daysAfterDue: number;
+                                        /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                        fineBp: number;
+                                        /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                        interestMonthlyBp: number;
+                                    };
+                                    /** @description BR Code (copia e cola) */
+                                    qrCode: string;
+                                    /** @description URL of the QR code PNG */
+                                    qrCodeImage: string;
+                                    txid: string;
+                                };
+                                postbackUrl: string | null;
+                                product: string;
+                                /** Format: date-time */
+                                refundedAt: string | null;
+                                refundedCents: number;
+                                /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                                refunds?: {
+                                    amountCents: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                    failureReason: string | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                    status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                }[];
+                                status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                                /** Format: uuid */
+                                subscriptionId?: string;
+                                trackingParams: {
+                                    [key: string]: string;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            webhookDeliveries: {
+                                attempts: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: uuid */
+                                eventId: string;
+                                eventType: string;
+                                /** Format: uuid */
+                                id: string;
+                                status: string;
+                                url: string;
+                            }[];
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31975,7 +33565,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -32137,7 +33732,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -32292,7 +33892,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -32625,7 +34230,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -32787,7 +34397,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -32942,7 +34557,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */
@@ -33182,7 +34802,12 @@ export interface operations {
                             /** @description Why it failed, in pt-BR words a merchant understands (the key was not found, the account is closed, the holder's document does not match...), or an operator's own words */
                             failureReason: string | null;
                             feeCents: number;
-                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT") | null;
+                            holdReason: ("ABOVE_REVIEW_THRESHOLD" | "DAILY_LIMIT" | "NEW_DESTINATION") | null;
+                            /**
+                             * Format: date-time
+                             * @description NEW_DESTINATION: when the hold ends by itself and the payout is sent; kept after it ends
+                             */
+                            holdUntil: string | null;
                             /** Format: uuid */
                             id: string;
                             /** @description cents: amountCents - feeCents, what reaches the PIX key */

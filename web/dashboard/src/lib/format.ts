@@ -1,7 +1,7 @@
 // pt-BR formatting: money R$ 1.234,56 (the hosted pages' formatter), dates dd/mm/aaaa in
 // America/Sao_Paulo, and money typed by a person ("1.234,56") to cents.
 import { DECLINE_PT } from '../../../../src/payments/declines.ts';
-import { formatDocument } from '../../../../src/payments/documents.ts';
+import { formatDocument, maskDocument } from '../../../../src/payments/documents.ts';
 import { formatBRL } from '../../../../src/web/format.ts';
 
 export const TZ = 'America/Sao_Paulo';
@@ -61,6 +61,13 @@ export const percent = (rate: number | null | undefined) =>
 
 /** A CPF (000.000.000-00) or CNPJ (00.000.000/0000-00, letters allowed in the first 12) as people write it: the gateway's own formatDocument. */
 export const documentText = (doc: string | null | undefined): string => (doc ? formatDocument(doc) : '—');
+
+/**
+ * A client's CPF/CNPJ as every list and page shows it: masked as webhooks carry it (***.456.789-**),
+ * whatever the API answered; one already masked (a subscription's) is shown as it is. The full
+ * document is in the client's data export.
+ */
+export const clientDocumentText = (doc: string | null | undefined): string => (!doc ? '—' : doc.includes('*') ? doc : maskDocument(doc));
 
 /** A Brazilian phone as (11) 99999-0000 (with or without +55); anything else as it is. */
 export function phoneText(phone: string | null | undefined): string {

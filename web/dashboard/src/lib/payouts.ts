@@ -67,12 +67,21 @@ export function destinationText(w: Pick<Withdrawal, 'pixKey' | 'pixKeyType' | 'b
 export const HOLD_TEXT: Record<HoldReason, string> = {
   ABOVE_REVIEW_THRESHOLD: 'Em análise pela equipe (valor acima do limite de revisão)',
   DAILY_LIMIT: 'Em análise pela equipe (limite diário)',
+  NEW_DESTINATION: 'Destino novo: por segurança, o envio espera',
 };
+
+/** The merchant's line for a held withdrawal: a new destination says when it goes and what to do if it was not them. */
+export function holdText(w: Pick<Withdrawal, 'holdReason' | 'holdUntil'>, when: (at: string) => string): string | null {
+  if (!w.holdReason) return null;
+  if (w.holdReason === 'NEW_DESTINATION' && w.holdUntil) return `Destino novo: por segurança, será enviado em ${when(w.holdUntil)}. Se não foi você, cancele o saque e troque sua senha.`;
+  return HOLD_TEXT[w.holdReason];
+}
 
 /** The same, as operators read it in their queue. */
 export const HOLD_OPERATOR_TEXT: Record<HoldReason, string> = {
   ABOVE_REVIEW_THRESHOLD: 'Retido para revisão: acima do limite de revisão',
   DAILY_LIMIT: 'Retido para revisão: passa do limite diário do lojista',
+  NEW_DESTINATION: 'Retido: primeiro saque para este destino (sai sozinho ao fim da espera; aprovar envia antes)',
 };
 
 /** GET /api/admin/payouts/health's problems (English, src/modules/withdrawals/health.ts) in pt-BR. */

@@ -10,7 +10,7 @@ import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../compo
 import { Action, Badge, CopyButton, Field, Loading, Select } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
-import { brl, date, documentText, moneyInput, phoneText } from '../lib/format.ts';
+import { brl, date, clientDocumentText, moneyInput, phoneText } from '../lib/format.ts';
 
 type Product = paths['/api/v1/products/{id}']['get']['responses'][200]['content']['application/json']['product'];
 type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
@@ -211,11 +211,16 @@ function Clients() {
         {(c) => (
           <>
             <div class="grow">
-              <strong>{c.name}</strong>
-              <p class="muted">
-                {c.email} · {documentText(c.document)}
-                {c.phone ? ` · ${phoneText(c.phone)}` : ''}
-              </p>
+              <strong>
+                <Link to={`/clientes/${c.id}`}>{c.name}</Link>
+              </strong>{' '}
+              {c.erasedAt && <span class="badge badge-off">Dados apagados</span>}
+              {!c.erasedAt && (
+                <p class="muted">
+                  {c.email} · {clientDocumentText(c.document)}
+                  {c.phone ? ` · ${phoneText(c.phone)}` : ''}
+                </p>
+              )}
             </div>
             <Link class="btn btn-secondary btn-small" to={`/vendas?cliente=${c.id}&clienteNome=${encodeURIComponent(c.name)}`}>
               Ver vendas

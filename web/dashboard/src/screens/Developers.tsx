@@ -77,6 +77,9 @@ const RESOURCES: [string, string][] = [
   ['affiliates', 'Afiliados'],
 ];
 const ALL_PERMISSIONS = RESOURCES.flatMap(([r]) => [`${r}:read`, `${r}:write`]) as Permission[];
+/** The permission that moves money out (withdrawals and advances): off unless the merchant ticks it. */
+const CAN_WITHDRAW: Permission = 'withdrawals:write' as Permission;
+const DEFAULT_PERMISSIONS = ALL_PERMISSIONS.filter((p) => p !== CAN_WITHDRAW);
 
 /** A secret the API shows only once (an API key, a webhook signing secret), with a copy button. */
 function ShownOnce({ title, note, value, copyLabel, close }: { title: string; note: ComponentChildren; value: string; copyLabel: string; close: () => void }) {
@@ -102,13 +105,13 @@ const PERMISSION_ROWS = RESOURCES.map(([r, label]): [string, [Permission, string
 function NewKey({ created }: { created: () => void }) {
   const env = useCell(session.env);
   const { values: f, set, reset } = useFields({ name: '', environment: env === 'production' ? 'PRODUCTION' : 'DEVELOPMENT' });
-  const [perms, setPerms] = useState<Permission[]>(ALL_PERMISSIONS);
+  const [perms, setPerms] = useState<Permission[]>(DEFAULT_PERMISSIONS);
   const [value, setValue] = useState<string | null>(null);
   // Production keys only once the account is verified (403 before): until then, development only.
   const kyc = useKycStatus();
   const closed = kyc.data !== undefined && kyc.data !== 'APPROVED';
   const environment = closed ? 'DEVELOPMENT' : f.environment;
-  if (value) return <ShownOnce title="Chave criada" note={<><strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.</>} value={value} copyLabel="Copiar chave" close={() => (setValue(null), reset())} />;
+  if (value) return <ShownOnce title="Chave criada" note={<><strong>Copie agora:</strong> por segurança, este valor não será mostrado de novo.</>} value={value} copyLabel="Copiar chave" close={() => (setValue(null), reset(), setPerms(DEFAULT_PERMISSIONS))} />;
   return (
     <FormCard title="Nova chave de API" label="Criar chave" busyLabel="Criando…" fields={['name', 'environment', 'permissions']}
       submit={async () => {
@@ -127,6 +130,11 @@ function NewKey({ created }: { created: () => void }) {
             </p>
           )}
           <Checkboxes legend="Permissões" name="permissions" class="perms" rows={PERMISSION_ROWS} value={perms} onValue={setPerms} error={error} />
+          <p class={perms.includes(CAN_WITHDRAW) ? 'hold' : 'muted'} role="note">
+            {perms.includes(CAN_WITHDRAW)
+              ? 'Atenção: com “Saques e antecipações: escrever”, esta chave pode sacar o seu saldo. Dê essa permissão só a um sistema que precise sacar.'
+              : 'Esta chave não poderá sacar: marque “Saques e antecipações: escrever” só se a sua integração precisar pedir saques.'}
+          </p>
         </>
       )}
     </FormCard>
@@ -158,6 +166,11 @@ function Keys() {
           <>
             <div>
               <strong>{c.name}</strong> <span class={c.environment === 'PRODUCTION' ? 'badge badge-ok' : 'badge badge-sandbox'}>{c.environment === 'PRODUCTION' ? 'Produção' : 'Desenvolvimento'}</span>
+              {c.permissions.includes(CAN_WITHDRAW) && !c.revokedAt && (
+                <span class="badge badge-bad" title="Esta chave pode pedir saques e antecipações">
+                  Pode sacar
+                </span>
+              )}
               {c.revokedAt && <span class="badge badge-off">Revogada</span>}
               <p class="mono muted">{c.prefix}…</p>
               <p class="muted">

@@ -8,7 +8,7 @@ import { DeliveryLog } from '../components/Deliveries.tsx';
 import { Link } from '../components/Link.tsx';
 import { Badge, CopyButton, ErrorState, FormError, Loading, PageHeader } from '../components/ui.tsx';
 import { useAsync, useSubmit } from '../lib/async.ts';
-import { brl, date, dateTime, documentText, failureText, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
+import { brl, date, dateTime, clientDocumentText, failureText, METHOD_LABELS, moneyInput, phoneText, STATUS_LABELS } from '../lib/format.ts';
 import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 import { SaleAttempts } from './SaleAttempts.tsx';
@@ -254,7 +254,7 @@ function ClientFacts({ client }: { client: Tx['client'] }) {
         <dt>E-mail</dt>
         <dd>{client.email}</dd>
         <dt>Documento</dt>
-        <dd>{documentText(client.document)}</dd>
+        <dd>{clientDocumentText(client.document)}</dd>
         {client.phone && (
           <>
             <dt>Telefone</dt>

@@ -10,7 +10,7 @@ import { ApiAction, AsyncList, FormCard, useFields } from '../../components/Reso
 import { Badge, Field, Select } from '../../components/ui.tsx';
 import { type Async, useAsync } from '../../lib/async.ts';
 import { brl, dateTime } from '../../lib/format.ts';
-import { ACCOUNT_TYPES, type AccountType, BANKS, destinationText, HOLD_TEXT, PIX_KEY_TYPES } from '../../lib/payouts.ts';
+import { ACCOUNT_TYPES, type AccountType, BANKS, destinationText, holdText, PIX_KEY_TYPES } from '../../lib/payouts.ts';
 
 type Withdrawal = paths['/api/v1/withdraws']['get']['responses'][200]['content']['application/json']['data'][number];
 type Values = ReturnType<typeof useWithdrawalFields>['values'];
@@ -123,7 +123,7 @@ function WithdrawalItem({ w, reload }: { w: Withdrawal; reload: () => void }) {
         <p class="muted">
           {destinationText(w)} · tarifa {brl(w.feeCents)} · {dateTime(w.createdAt)}
         </p>
-        {w.holdReason && <p class="hold">{HOLD_TEXT[w.holdReason]}</p>}
+        {w.holdReason && <p class="hold">{holdText(w, dateTime)}</p>}
         {failure && (
           <p class="field-message">
             {failure}

@@ -5,7 +5,7 @@ import { Link } from '../../components/Link.tsx';
 import { StatusTag } from '../../components/StatusTag.tsx';
 import { CopyButton, Empty, ErrorState, Loading, PageHeader } from '../../components/ui.tsx';
 import { useAsync } from '../../lib/async.ts';
-import { brl, date, dateTime, documentText } from '../../lib/format.ts';
+import { brl, clientDocumentText, date, dateTime } from '../../lib/format.ts';
 import { type Plan, type Subscription, every, methodLabel, reasonLabel, allPlans } from './common.ts';
 import { SubscriptionActions } from './Actions.tsx';
 
@@ -63,7 +63,7 @@ function Facts({ s, plan, pending }: { s: Subscription; plan: Plan | undefined; 
       <dd>{plan ? `${plan.name} · ${brl(plan.amountCents)} ${every(plan.interval, plan.intervalCount)}` : '—'}</dd>
       <dt>Cliente</dt>
       <dd>
-        {s.client.email} · {documentText(s.client.document)}
+        {s.client.email} · {clientDocumentText(s.client.document)}
       </dd>
       {pending && (
         <>
