@@ -3,7 +3,7 @@
 // answers, KYC, fees, operators' decisions, the password and sign-in.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, merchant, operator, type Merchant } from './helpers.ts';
+import { call, enrolMfa, merchant, operator, totpCode, type Merchant } from './helpers.ts';
 import { ctx, entries, keyId, one, send, useAuditApp } from './audit-kit.ts';
 import { kycBody, liveFunds, paidCard, paidPix } from './wallet-helpers.ts';
 
@@ -177,16 +177,44 @@ describe('KYC, fees, password and sign-in', () => {
   test('a password change and a sign-in are recorded; a wrong password writes nothing', async () => {
     const m = await merchant(ctx.app);
     const login = (password: string) => call(ctx.app, 'POST', '/api/auth/login', { body: { email: m.email, password }, headers: { 'user-agent': 'AuditTest/1.0 (Chromium)' } });
+    // The session its registration opened is recorded too.
+    const opened = (await entries(m.id, 'session.created')).length;
     assert.equal((await login('not the password')).status, 401);
-    assert.equal((await entries(m.id, 'session.created')).length, 0);
+    assert.equal((await entries(m.id, 'session.created')).length, opened);
     assert.equal((await login(m.password)).status, 200);
-    const signIn = await one(m.id, 'session.created', { type: 'USER', id: m.id });
-    assert.equal(signIn.livemode, null);
+    const signIns = await entries(m.id, 'session.created');
+    assert.equal(signIns.length, opened + 1);
+    const signIn = signIns.at(-1)!;
+    assert.deepEqual([signIn.actor_type, signIn.actor_id, signIn.ip, signIn.user_agent, signIn.livemode], ['USER', m.id, '127.0.0.1', 'AuditTest/1.0 (Chromium)', null]);
     assert.equal((await send('POST', '/api/auth/password', { token: m.token }, { currentPassword: 'wrong one here', newPassword: 'uma senha nova e longa' })).status, 400);
     assert.equal((await send('POST', '/api/auth/password', { token: m.token }, { currentPassword: m.password, newPassword: 'uma senha nova e longa' })).status, 200);
     const changed = await one(m.id, 'password.changed', { type: 'USER', id: m.id });
     assert.equal(changed.before, null);
     assert.equal(changed.after, null);
+  });
+
+  test('two-factor authentication on and off, sessions ended: one entry each, no secret nor code in any', async () => {
+    const m = await merchant(ctx.app);
+    const { secret, recoveryCodes } = await enrolMfa(ctx.app, m.token);
+    const actorOf = async (action: string) => (await entries(m.id, action)).map((e) => [e.actor_type, e.actor_id, e.object_id]);
+    assert.deepEqual(await actorOf('mfa.enabled'), [['USER', m.id, m.id]]);
+    const second = await call(ctx.app, 'POST', '/api/auth/login', { body: { email: m.email, password: m.password } });
+    assert.equal(second.body.mfaRequired, true, second.raw);
+    const mfa = await call(ctx.app, 'POST', '/api/auth/login/mfa', { body: { challenge: second.body.challenge, code: totpCode(secret) } });
+    assert.equal(mfa.status, 200, mfa.raw);
+    const sessions = await call(ctx.app, 'GET', '/api/auth/sessions', { token: m.token });
+    const other = sessions.body.sessions.find((s: { current: boolean }) => !s.current);
+    assert.equal((await send('DELETE', `/api/auth/sessions/${other.id}`, { token: m.token })).status, 200);
+    assert.equal((await one(m.id, 'session.revoked', { type: 'USER', id: m.id })).object_id, other.id);
+    assert.equal((await send('DELETE', '/api/auth/sessions/others', { token: m.token })).status, 200);
+    await one(m.id, 'sessions.revoked', { type: 'USER', id: m.id });
+    // Turning it off needs a code: refused without one, and nothing written.
+    assert.equal((await send('DELETE', '/api/auth/mfa', { token: m.token })).status, 403);
+    assert.equal((await entries(m.id, 'mfa.disabled')).length, 0);
+    assert.equal((await call(ctx.app, 'DELETE', '/api/auth/mfa', { token: m.token, headers: { 'x-second-factor': recoveryCodes[0] } })).status, 200);
+    assert.deepEqual(await actorOf('mfa.disabled'), [['USER', m.id, m.id]]);
+    const all = JSON.stringify(await entries(m.id));
+    for (const s of [secret, ...recoveryCodes]) assert.ok(!all.includes(s));
   });
 });
 

@@ -139,7 +139,7 @@ export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
     },
     async (req) => {
       await enforce(limiter, `reset:ip:${req.ip}`, 3_600_000, config.authLimits.loginAttemptsPerIpPerHour, 'Too many password resets; try again later');
-      await resetPassword(db, req.body.token, req.body.password);
+      await resetPassword(db, req.body.token, req.body.password, (trx, userId) => recordAudit(trx, actorOf(req, userId), { userId, livemode: null, action: 'password.reset', objectType: 'user', objectId: userId }));
       return { message: 'Password changed; log in with the new password' };
     },
   );

@@ -2,7 +2,9 @@
 // confirm, turn off), the sessions of the account, and the e-mailed second-factor code.
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
-import type { Db } from '../../db/index.ts';
+import type { FastifyRequest } from 'fastify';
+import { inTx, type Db, type Trx } from '../../db/index.ts';
+import { actorOf, recordAudit } from '../audit/service.ts';
 import type { RateLimiter } from '../../http/ratelimit.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import type { AccountKeys } from './account-keys.ts';
@@ -23,6 +25,13 @@ const tags = ['Auth: security'];
 
 export default async function securityRoutes(app: HttpApp, deps: SecurityRouteDeps) {
   const { db, accountKeys: keys, limiter } = deps;
+  /** Runs `work` and its account-level audit entry in one transaction. */
+  const audited = <T>(req: FastifyRequest, action: string, objectType: string, objectId: string, work: (trx: Trx) => Promise<T>) =>
+    inTx(db, async (trx) => {
+      const done = await work(trx);
+      await recordAudit(trx, actorOf(req), { userId: req.auth.userId, livemode: null, action, objectType, objectId });
+      return done;
+    });
 
   app.get(
     '/api/auth/mfa',
@@ -63,7 +72,10 @@ export default async function securityRoutes(app: HttpApp, deps: SecurityRouteDe
         response: { 200: RecoveryCodesResponse, ...errors(400, 401, 409) },
       },
     },
-    async (req) => ({ message: 'Two-factor authentication is on; keep the recovery codes somewhere safe', recoveryCodes: await confirmEnrolment({ db, keys }, req.auth.userId, req.body.code) }),
+    async (req) => ({
+      message: 'Two-factor authentication is on; keep the recovery codes somewhere safe',
+      recoveryCodes: await audited(req, 'mfa.enabled', 'user', req.auth.userId, (trx) => confirmEnrolment({ db: trx, keys }, req.auth.userId, req.body.code)),
+    }),
   );
 
   app.delete(
@@ -79,7 +91,7 @@ export default async function securityRoutes(app: HttpApp, deps: SecurityRouteDe
       },
     },
     async (req) => {
-      await disableMfa(db, req.auth.userId);
+      await audited(req, 'mfa.disabled', 'user', req.auth.userId, (trx) => disableMfa(trx, req.auth.userId));
       return { message: 'Two-factor authentication is off' };
     },
   );
@@ -130,7 +142,7 @@ export default async function securityRoutes(app: HttpApp, deps: SecurityRouteDe
       },
     },
     async (req) => {
-      const revoked = await revokeSessions(db, req.auth.userId, req.auth.sessionId);
+      const revoked = await audited(req, 'sessions.revoked', 'user', req.auth.userId, (trx) => revokeSessions(trx, req.auth.userId, req.auth.sessionId));
       return { message: 'Every other session was ended', revoked };
     },
   );
@@ -149,7 +161,7 @@ export default async function securityRoutes(app: HttpApp, deps: SecurityRouteDe
       },
     },
     async (req) => {
-      await revokeSession(db, req.auth.userId, req.params.id);
+      await audited(req, 'session.revoked', 'session', req.params.id, (trx) => revokeSession(trx, req.auth.userId, req.params.id));
       return { message: 'Session ended' };
     },
   );

@@ -2,7 +2,7 @@
 // authentication (5 minutes, used once, by a valid code), and the password reset by e-mail (a link
 // valid 1 hour, used once, that ends every session).
 import { hash } from '@node-rs/argon2';
-import type { Db, Executor } from '../../db/index.ts';
+import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { AuthLimits } from '../../config.ts';
 import type { User } from '../../db/types.ts';
 import { hashKey } from '../../http/auth.ts';
@@ -69,7 +69,7 @@ export async function forgotPassword(deps: { db: Db; limiter: RateLimiter; limit
  * account), and every dashboard session ends, in one transaction. 400 for a token that is unknown,
  * used or expired. Two-factor authentication stays on: the next login still asks for the code.
  */
-export async function resetPassword(db: Db, token: string, password: string, now = new Date()): Promise<void> {
+export async function resetPassword(db: Db, token: string, password: string, audit: (trx: Trx, userId: string) => Promise<void>, now = new Date()): Promise<void> {
   assertPasswordAllowed(password, 'password');
   const passwordHash = await hash(password);
   await db.transaction().execute(async (trx) => {
@@ -85,5 +85,6 @@ export async function resetPassword(db: Db, token: string, password: string, now
     await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', row.user_id).where('used_at', 'is', null).execute();
     await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', row.user_id).execute();
     await revokeSessions(trx, row.user_id, null, now);
+    await audit(trx, row.user_id);
   });
 }
