@@ -76,7 +76,13 @@ async function liveMerchant(ctx: Context, gw: Child, i: number): Promise<{ userI
      VALUES (gen_random_uuid(), $1, 'APPROVED', 'PF', 'Loja Cartao', $2, '1990-01-01', $3, 'approved by the benchmark', now(), now(), now())`,
     [userId, ctx.cpfs[i], JSON.stringify(address)],
   );
-  const cred = await api(gw.url, 'POST', '/api/credentials', { name: 'bench live', environment: 'PRODUCTION' }, { authorization: `Bearer ${reg.body.token}` });
+  // A production key from the dashboard asks for a second factor: the code e-mailed to the merchant.
+  const auth = { authorization: `Bearer ${reg.body.token}` };
+  const sent = await api(gw.url, 'POST', '/api/auth/second-factor', {}, auth);
+  if (sent.status !== 202) throw new Error(`second factor failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+  const { rows } = await ctx.admin.query(`SELECT text_body FROM emails WHERE user_id = $1 AND template = 'second_factor_code' ORDER BY created_at DESC, id DESC LIMIT 1`, [userId]);
+  const code = /\b(\d{6})\b/.exec(rows[0]?.text_body ?? '')?.[1] ?? '';
+  const cred = await api(gw.url, 'POST', '/api/credentials', { name: 'bench live', environment: 'PRODUCTION' }, { ...auth, 'x-second-factor': code });
   if (cred.status !== 201) throw new Error(`production credential failed: ${cred.status} ${JSON.stringify(cred.body)}`);
   return { userId, key: cred.body.key };
 }

@@ -76,7 +76,7 @@ export async function payoutScenario(opts: { databaseUrl: string; schema: string
   // registration does not call the webhook URL first.
   efi.behaviour.notify = 'none';
   efi.behaviour.pingOnRegister = false;
-  const env = { ...efiEnv(efi), DATABASE_URL: opts.databaseUrl, DATABASE_SCHEMA: opts.schema, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '8', PAYOUT_REVIEW_ABOVE_CENTS: '0', BASE_URL: 'http://127.0.0.1:9' };
+  const env = { ...efiEnv(efi), DATABASE_URL: opts.databaseUrl, DATABASE_SCHEMA: opts.schema, JWT_SECRET, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: '8', PAYOUT_REVIEW_ABOVE_CENTS: '0', PAYOUT_NEW_DESTINATION_HOLD_HOURS: '0', BASE_URL: 'http://127.0.0.1:9' };
   const database = await connect({ url: opts.databaseUrl, schema: opts.schema, poolSize: 8 });
   const app = await appOver(appConfig({ ...env, PAYMENT_PROVIDER: 'sandbox' }), database, { limiter: new MemoryLimiter() });
   const ctx = { app, database } as Parameters<typeof settleAll>[0];
