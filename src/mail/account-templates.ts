@@ -2,7 +2,7 @@
 // pt-BR. They carry a secret (a reset link, a confirmation code): GET /api/v1/emails never lists
 // them, and once an SMTP server took one its stored body is blanked (outbox.ts).
 import { escapeHtml as e } from '../http/sanitize.ts';
-import type { Rendered } from './templates.ts';
+import type { Rendered } from './rendered.ts';
 
 export type AccountMessage =
   | { kind: 'password_reset'; name: string; resetUrl: string; minutes: number }

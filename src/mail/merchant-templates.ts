@@ -1,7 +1,7 @@
 // Messages the platform sends to a merchant about its own account, in pt-BR (text and HTML).
 // Pure functions; every interpolated value of the HTML goes through escapeHtml.
 import { escapeHtml as e } from '../http/sanitize.ts';
-import type { Rendered } from './templates.ts';
+import type { Rendered } from './rendered.ts';
 
 const brl = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const spDateTime = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });

@@ -3,6 +3,7 @@
 // what is (or would be) sent. Every interpolated value of the HTML goes through escapeHtml.
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { renderAccount, type AccountMessage } from './account-templates.ts';
+import type { Rendered } from './rendered.ts';
 
 const brl = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });
 const money = (cents: number) => brl.format(cents / 100);
@@ -42,11 +43,7 @@ export type MailMessage =
 
 export type MailKind = MailMessage['kind'];
 
-export interface Rendered {
-  subject: string;
-  text: string;
-  html: string;
-}
+export type { Rendered } from './rendered.ts';
 
 /** A paragraph is text; `link` renders as a button in HTML and a bare URL in text. */
 type Block = { p: string } | { code: string; label: string } | { link: string; label: string };
