@@ -174,11 +174,11 @@ describe('GET /api/v1/audit-log', () => {
     assert.equal(second.body.pagination.hasMore, false);
     const urls = [...first.body.entries, ...second.body.entries].map((e: { after: { url: string } }) => e.after.url);
     assert.deepEqual(urls, ['http://localhost:9/3', 'http://localhost:9/2', 'http://localhost:9/1']);
-    // Production's entry is in production's list; account-level entries (the key) in both.
+    // Production's entry is in production's list; account-level entries (the keys, the session its sign-up opened) in both.
     const live = await send('GET', A, { token: m.token, env: 'production' });
-    assert.deepEqual(live.body.entries.map((e: { action: string }) => e.action).sort(), ['api_key.created', 'api_key.created', 'webhook.created']);
+    assert.deepEqual(live.body.entries.map((e: { action: string }) => e.action).sort(), ['api_key.created', 'api_key.created', 'session.created', 'webhook.created']);
     const byActor = await send('GET', `${A}?actorType=USER`, { token: m.token });
-    assert.deepEqual(byActor.body.entries.map((e: { action: string }) => e.action), ['api_key.created', 'api_key.created']);
+    assert.deepEqual(byActor.body.entries.map((e: { action: string }) => e.action).sort(), ['api_key.created', 'api_key.created', 'session.created']);
     const future = await send('GET', `${A}?from=${new Date(Date.now() + DAY).toISOString()}`, { token: m.token });
     assert.deepEqual(future.body.entries, []);
     assert.equal((await send('GET', `${A}?cursor=forged.cursor`, { token: m.token })).status, 400);
