@@ -168,6 +168,7 @@ export const RESOURCE_OF: Record<string, string> = {
   '/api/cart-abandonments': 'paymentLinks',
   '/api/coupons': 'coupons',
   '/api/affiliate': 'affiliates',
+  '/api/audit-log': 'auditLog',
 };
 
 /** Routes whose permission is not the method's: the permission and why. */

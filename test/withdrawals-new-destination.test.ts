@@ -132,7 +132,7 @@ describe('PAYOUT_NEW_DESTINATION_HOLD_HOURS', () => {
       await liveFunds(off, lk, 50_000);
       const w = (await req(off.app, 'POST', W, lk, wBody(10_000, { pixKey: 'sem-espera@example.com' }))).body.data;
       assert.equal(w.holdReason, null);
-      const queued = await off.database.db.selectFrom('emails').select('id').where('user_id', '=', m.id).execute();
+      const queued = await off.database.db.selectFrom('emails').select('id').where('user_id', '=', m.id).where('template', '=', 'withdrawal_new_destination').execute();
       assert.equal(queued.length, 0);
     } finally {
       await off.close();
