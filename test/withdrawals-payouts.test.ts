@@ -2,7 +2,7 @@
 // an operator settles by hand), webhooks, permissions (helpers and the app in withdrawals-kit.ts).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { call, merchant, operator, approveKyc, startApp } from './helpers.ts';
+import { call, emailedCode, merchant, operator, approveKyc, startApp } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import {
   accounts,
@@ -157,12 +157,14 @@ describe('production', () => {
   test('needs approved KYC (403 {message}), then the production balance', async () => {
     const m = await merchant(ctx.app);
     const prod = { token: m.token, env: 'production' as const };
-    const res = await req(ctx.app, 'POST', W, prod, wBody(1000));
+    // From the dashboard a production withdrawal asks for the second factor first (security.md).
+    const code = async () => ({ 'x-second-factor': await emailedCode(ctx.app, m.token, m.id) });
+    const res = await req(ctx.app, 'POST', W, prod, wBody(1000), await code());
     assertMessageOnly(res, 403);
     assert.match(res.body.message, /KYC/);
     await approveKyc(ctx.app, m.id);
     // Balance first: nothing in production yet.
-    assert400(await req(ctx.app, 'POST', W, prod, wBody(1000)), 'INSUFFICIENT_BALANCE');
+    assert400(await req(ctx.app, 'POST', W, prod, wBody(1000), await code()), 'INSUFFICIENT_BALANCE');
   });
 
   test('an operator completes or fails production withdrawals by hand; development ones and final states are refused', async () => {
