@@ -272,6 +272,11 @@ export async function enrolMfa(app: App, token: string): Promise<{ secret: strin
 export async function emailedCode(app: App, token: string, userId: string): Promise<string> {
   const sent = await call(app, 'POST', '/api/auth/second-factor', { token });
   if (sent.status !== 202) throw new Error(`second factor failed: ${sent.status} ${sent.raw}`);
+  return lastEmailedCode(app, userId);
+}
+
+/** The code of the last second-factor e-mail to `userId`, as its owner reads it in the mailbox. */
+export async function lastEmailedCode(app: App, userId: string): Promise<string> {
   const mail = await app.deps.db.selectFrom('emails').select('text_body').where('user_id', '=', userId).where('template', '=', 'second_factor_code').orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirstOrThrow();
   return /\b(\d{6})\b/.exec(mail.text_body)![1];
 }

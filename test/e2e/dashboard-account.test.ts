@@ -5,8 +5,8 @@
 // Every screen checked with axe-core at 390 px and desktop; screenshots in test-output/dashboard/.
 import assert from 'node:assert/strict';
 import { describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
-import { createUser } from '../../src/modules/auth/service.ts';
-import { call, uniqueEmail } from '../helpers.ts';
+import { call } from '../helpers.ts';
+import { confirmSecondFactor, operatorSignsIn } from './dashboard-kit.ts';
 import { skipBrowser } from './browser.ts';
 import { account, base, checkScreen, context, ctx, go, page, run, story, useDashboardStory } from './dashboard-story.ts';
 
@@ -171,14 +171,9 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await closed.waitFor();
     // An operator approves the KYC sent from Conta, in Operação (another browser session).
-    const operator = { email: uniqueEmail('operador'), password: 'operador-cofre-2026' };
-    await createUser(ctx.database.db, { name: 'Olga Operadora', email: operator.email, password: operator.password, role: 'ADMIN' });
     const { context: opContext, page: op } = await run.newSession();
     try {
-      await op.goto(`${base}/dashboard/entrar`);
-      await op.getByLabel('E-mail').fill(operator.email);
-      await op.getByLabel('Senha').fill(operator.password);
-      await op.getByRole('button', { name: 'Entrar' }).click();
+      await operatorSignsIn(run, op);
       await op.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Operação' }).click();
       const submission = op.locator('.cards-list li', { hasText: 'Aurora Campos' });
       await submission.getByRole('button', { name: /Aurora Campos/ }).click();
@@ -194,6 +189,9 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
       await opContext.close();
     }
     await go('/vendas');
+    // The session's production key is made now: a money-moving action, so the second factor is asked.
+    const { id } = await ctx.database.db.selectFrom('users').select('id').where('email', '=', account.email).executeTakeFirstOrThrow();
+    await confirmSecondFactor(run, id);
     await page.getByText('Você ainda não tem vendas neste ambiente.').waitFor();
     assert.equal(await page.locator('.sandbox-bar').count(), 0);
     await checkScreen('sales-production');

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { after, before, describe, skipBrowser, test } from './browser.ts';
-import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { signIn, startDashboard, toProduction, type DashboardRun } from './dashboard-kit.ts';
 import { cardEnding } from '../fake-cielo/cards.ts';
 import { cieloEnv } from '../fake-cielo/env.ts';
 import { startFakeCielo, type FakeCielo } from '../fake-cielo/server.ts';
@@ -51,7 +51,7 @@ describe("a card sale's tries at the acquirers in the dashboard", { skip: skipBr
     run = await startDashboard(errors, { env: { ...cieloEnv(cielo), ...eredeEnv(erede), CARD_PROVIDER: 'cielo,erede', CARD_BREAKER_FAILURES: '2' } });
     m = await merchant(run.ctx.app, { live: true });
     await signIn(run, m);
-    await run.page.getByRole('radio', { name: 'Produção' }).click();
+    await toProduction(run, m.id);
   });
   after(async () => {
     await run?.close();

@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { createUser } from '../../src/modules/auth/service.ts';
-import { call, merchant, uniqueEmail, type Merchant } from '../helpers.ts';
+import { call, merchant, type Merchant } from '../helpers.ts';
 import { paidPix } from '../wallet-helpers.ts';
 import { after, before, describe, skipBrowser, test } from './browser.ts';
-import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 let m: Merchant;
@@ -60,10 +59,8 @@ describe('the audit log in the dashboard', { skip: skipBrowser }, () => {
   });
 
   test("an operator's Auditoria lists every account's entries", async () => {
-    const op = { email: uniqueEmail('operadora'), password: 'operadora-cofre-2026' };
-    await createUser(run.ctx.database.db, { name: 'Olga Operadora', email: op.email, password: op.password, role: 'ADMIN' });
     const { page } = await run.newSession();
-    await login(page, op.email, op.password);
+    await operatorSignsIn(run, page);
     await page.goto(`${run.base}/dashboard/operacao?aba=auditoria`);
     await page.getByLabel('Conta (id)').fill(m.id);
     const withdrawal = page.locator('.cards-list li', { hasText: 'Saque pedido' });

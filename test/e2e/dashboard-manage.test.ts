@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Locator, Page } from 'playwright-core';
-import { createUser } from '../../src/modules/auth/service.ts';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 const errors = { page: [] as string[], csp: [] as string[] };
@@ -21,14 +20,6 @@ let apiKey = '';
 
 const checkScreen = (name: string, on?: Page) => run.check(name, on);
 const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name }).click();
-
-async function login(p: Page, email: string, password: string) {
-  await p.goto(`${run.base}/dashboard/entrar`);
-  await p.getByLabel('E-mail').fill(email);
-  await p.getByLabel('Senha').fill(password);
-  await p.getByRole('button', { name: 'Entrar' }).click();
-  await p.getByRole('heading', { name: 'Início' }).waitFor();
-}
 
 /** The message shown under a field, and that the field is marked invalid and tied to it. */
 async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
@@ -50,7 +41,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
     assert.equal(key.status, 201, key.raw);
     apiKey = key.body.key;
-    await login(run.page, account.email, account.password);
+    await signIn(run, account);
   });
   after(async () => {
     await run?.close();
@@ -220,11 +211,9 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
   });
 
   test('Operação: an operator finds the merchant and sets its fees; the merchant\'s fees follow', async () => {
-    const op = { email: uniqueEmail('operadora'), password: 'operadora-cofre-2026' };
-    await createUser(run.ctx.database.db, { name: 'Olga Operadora', email: op.email, password: op.password, role: 'ADMIN' });
     const { context: opContext, page: p } = await run.newSession();
+    const op = await operatorSignsIn(run, p);
     try {
-      await login(p, op.email, op.password);
       await menu(p, 'Operação');
       await p.getByRole('link', { name: 'Taxas por lojista' }).click();
       await p.getByLabel('Buscar lojista').fill(account.email);
@@ -255,7 +244,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     const fees = await call(run.ctx.app, 'GET', '/api/v1/fees', { key: apiKey });
     assert.equal(fees.body.fees.pixPercentBp, 50);
     assert.equal(fees.body.fees.withdrawalCents, 100);
-    const described = await call(run.ctx.app, 'GET', `/api/admin/merchants/${userId}/fees`, { token: (await call(run.ctx.app, 'POST', '/api/auth/login', { body: op })).body.token });
+    const described = await call(run.ctx.app, 'GET', `/api/admin/merchants/${userId}/fees`, { token: op.token });
     assert.deepEqual(described.body.overrides, { pixPercentBp: 50, withdrawalCents: 100 });
     // The merchant sees them under Dinheiro › Taxas.
     await run.page.goto(`${run.base}/dashboard/dinheiro?aba=taxas`);

@@ -6,12 +6,11 @@
 // screenshots (test-output/dashboard/). Skips when Chromium is absent.
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { createUser } from '../../src/modules/auth/service.ts';
-import { call, merchant, uniqueEmail, type Merchant } from '../helpers.ts';
+import { call, merchant, type Merchant } from '../helpers.ts';
 import type { PayoutSent } from '../../src/payments/connector.ts';
 import { liveFunds, payoutConnectors, runPayouts, ScriptedProvider } from '../wallet-helpers.ts';
 import { after, before, describe, skipBrowser, test } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { operatorSignsIn, signIn, startDashboard, toProduction, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 let m: Merchant;
@@ -19,14 +18,6 @@ let m: Merchant;
 let availableBefore = 0;
 const errors = { page: [] as string[], csp: [] as string[] };
 const W = '/api/v1/withdraws';
-
-async function login(page: Page, email: string, password: string) {
-  await page.goto(`${run.base}/dashboard/entrar`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Senha').fill(password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.getByRole('heading', { name: 'Início' }).waitFor();
-}
 
 /** The message under a field, found by its label. */
 async function messageOf(page: Page, label: string) {
@@ -42,9 +33,7 @@ function withdrawalsOf(key: string) {
 
 /** An operator's queue: the two held ones with where they go, under the payouts' card; one approved. */
 async function operatorApproves(p: Page) {
-  const op = { email: uniqueEmail('operadora'), password: 'operadora-cofre-2026' };
-  await createUser(run.ctx.database.db, { name: 'Olga Operadora', email: op.email, password: op.password, role: 'ADMIN' });
-  await login(p, op.email, op.password);
+  await operatorSignsIn(run, p);
   await p.goto(`${run.base}/dashboard/operacao?aba=saques`);
   const card = p.getByRole('region', { name: 'Pagamentos automáticos' });
   await card.getByText('2 pendente(s) (2 em análise) · 0 em processamento').waitFor();
@@ -95,7 +84,7 @@ describe('withdrawals to an account, failed and held, in the dashboard', { skip:
     m = await merchant(run.ctx.app, { live: true });
     await liveFunds(run.ctx, { key: m.devKey }, 100_000);
     await liveFunds(run.ctx, { key: m.liveKey! }, 200_000);
-    await login(run.page, m.email, m.password);
+    await signIn(run, m);
   });
   after(async () => {
     await run?.close();
@@ -164,7 +153,7 @@ describe('withdrawals to an account, failed and held, in the dashboard', { skip:
     assert.equal(more.body.data?.holdReason, 'DAILY_LIMIT', more.raw);
 
     const page = run.page;
-    await page.getByRole('radio', { name: 'Produção' }).click();
+    await toProduction(run, m.id);
     await page.goto(`${run.base}/dashboard/dinheiro?aba=saques`);
     await page.locator('.cards-list li', { hasText: 'R$ 400,00' }).getByText('Em análise pela equipe (valor acima do limite de revisão)').waitFor();
     await page.locator('.cards-list li', { hasText: 'R$ 200,00' }).getByText('Em análise pela equipe (limite diário)').waitFor();
