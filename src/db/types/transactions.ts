@@ -86,7 +86,7 @@ export interface ReportDaysTable {
   user_id: string;
   livemode: boolean;
   day: string;
-  method: PaymentMethod | 'REFUND';
+  method: PaymentMethod | 'REFUND' | 'CHARGEBACK';
   slot: number;
   paid_count: number;
   gross_cents: number;
@@ -97,6 +97,8 @@ export interface ReportDaysTable {
   card_approved: number;
   refund_count: number;
   refunded_cents: number;
+  chargeback_count: number;
+  chargeback_cents: number;
 }
 
 /** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */

@@ -58,6 +58,8 @@ function emptyTotals(): Totals {
     averageTicketCents: 0,
     refundedCents: 0,
     refundCount: 0,
+    chargebackCents: 0,
+    chargebackCount: 0,
     card: { attempted: 0, approved: 0, approvalRate: null },
     pix: { issued: 0, paid: 0, conversionRate: null },
     boleto: { issued: 0, paid: 0, conversionRate: null },
@@ -66,7 +68,7 @@ function emptyTotals(): Totals {
 }
 
 interface SummaryRow {
-  method: PaymentMethod | 'REFUND';
+  method: PaymentMethod | 'REFUND' | 'CHARGEBACK';
   current: boolean;
   paid: unknown;
   gross: unknown;
@@ -77,6 +79,8 @@ interface SummaryRow {
   approved: unknown;
   refunds: unknown;
   refunded: unknown;
+  chargebacks: unknown;
+  charged_back: unknown;
 }
 
 /**
@@ -90,7 +94,8 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
            sum(paid_count) AS paid, sum(gross_cents) AS gross, sum(fee_cents) AS fees,
            sum(created_count) AS created, sum(created_paid) AS created_paid,
            sum(card_attempted) AS attempted, sum(card_approved) AS approved,
-           sum(refund_count) AS refunds, sum(refunded_cents) AS refunded
+           sum(refund_count) AS refunds, sum(refunded_cents) AS refunded,
+           sum(chargeback_count) AS chargebacks, sum(chargeback_cents) AS charged_back
       FROM report_days
      WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${previous.from}::date AND day <= ${period.to}::date
      GROUP BY 1, 2
@@ -104,6 +109,11 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
       t.refundedCents = n(r.refunded);
       continue;
     }
+    if (r.method === 'CHARGEBACK') {
+      t.chargebackCount = n(r.chargebacks);
+      t.chargebackCents = n(r.charged_back);
+      continue;
+    }
     t.byMethod[r.method] = { grossCents: n(r.gross), paidCount: n(r.paid) };
     t.grossCents += n(r.gross);
     t.feeCents += n(r.fees);
@@ -112,7 +122,7 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
     else t[r.method === 'PIX' ? 'pix' : 'boleto'] = { issued: n(r.created), paid: n(r.created_paid), conversionRate: null };
   }
   for (const t of [totals.current, totals.previous]) {
-    t.netCents = t.grossCents - t.feeCents - t.refundedCents;
+    t.netCents = t.grossCents - t.feeCents - t.refundedCents - t.chargebackCents;
     t.averageTicketCents = t.paidCount === 0 ? 0 : Math.floor((2 * t.grossCents + t.paidCount) / (2 * t.paidCount));
     t.card.approvalRate = rate(t.card.approved, t.card.attempted);
     t.pix.conversionRate = rate(t.pix.paid, t.pix.issued);
@@ -126,7 +136,7 @@ export async function reportTimeseries(db: Executor, scope: Scope, period: Perio
   const { rows } = await sql<{ day: string; method: PaymentMethod; count: unknown; gross: unknown }>`
     SELECT to_char(day, 'YYYY-MM-DD') AS day, method, sum(paid_count) AS count, sum(gross_cents) AS gross
       FROM report_days
-     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${period.from}::date AND day <= ${period.to}::date AND method <> 'REFUND'
+     WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${period.from}::date AND day <= ${period.to}::date AND method NOT IN ('REFUND', 'CHARGEBACK')
      GROUP BY 1, 2
   `.execute(db);
   const days = new Map<string, { date: string; PIX: number; CARD: number; BOLETO: number; paidCount: number }>();

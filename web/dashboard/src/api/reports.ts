@@ -16,6 +16,8 @@ export interface Totals {
   averageTicketCents: number;
   refundedCents: number;
   refundCount: number;
+  chargebackCents: number;
+  chargebackCount: number;
   card: { attempted: number; approved: number; approvalRate: number | null };
   pix: { issued: number; paid: number; conversionRate: number | null };
   boleto: { issued: number; paid: number; conversionRate: number | null };

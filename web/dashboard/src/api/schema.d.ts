@@ -23157,11 +23157,14 @@ export interface operations {
                                     /** @description Card payments created in the period for which a card was tried */
                                     attempted: number;
                                 };
+                                /** @description Chargebacks opened in the period (of payments of any day), by the day the acquirer opened them; a case the merchant won is left out (the money came back) */
+                                chargebackCents: number;
+                                chargebackCount: number;
                                 /** @description Fees of those payments */
                                 feeCents: number;
                                 /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
-                                /** @description grossCents - feeCents - refundedCents */
+                                /** @description grossCents - feeCents - refundedCents - chargebackCents */
                                 netCents: number;
                                 paidCount: number;
                                 pix: {
@@ -23215,11 +23218,14 @@ export interface operations {
                                     /** @description Card payments created in the period for which a card was tried */
                                     attempted: number;
                                 };
+                                /** @description Chargebacks opened in the period (of payments of any day), by the day the acquirer opened them; a case the merchant won is left out (the money came back) */
+                                chargebackCents: number;
+                                chargebackCount: number;
                                 /** @description Fees of those payments */
                                 feeCents: number;
                                 /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
-                                /** @description grossCents - feeCents - refundedCents */
+                                /** @description grossCents - feeCents - refundedCents - chargebackCents */
                                 netCents: number;
                                 paidCount: number;
                                 pix: {

@@ -80,6 +80,12 @@ function Figures({ cur, prev }: { cur: Totals; prev: Totals }) {
         <span class="muted">{integer(cur.refundCount)} estorno(s)</span>
         <Delta now={cur.refundedCents} before={prev.refundedCents} money />
       </div>
+      <div class="card stat">
+        <h2>Chargebacks</h2>
+        <p class="stat-value">{brl(cur.chargebackCents)}</p>
+        <span class="muted">{integer(cur.chargebackCount)} aberto(s) no período</span>
+        <Delta now={cur.chargebackCents} before={prev.chargebackCents} money />
+      </div>
     </div>
   );
 }
