@@ -82,14 +82,19 @@ export async function confirmSecondFactor(run: Pick<DashboardRun, 'page' | 'ctx'
     await prompt.getByText('Código enviado.').waitFor();
     await prompt.getByLabel('Código').fill(await lastEmailedCode(run.ctx.app, who.id));
   }
+  // The prompt closes before the request it confirms is sent again with the code: its answer is awaited.
+  const answered = page.waitForResponse((r) => r.request().headers()['x-second-factor'] !== undefined);
   await prompt.getByRole('button', { name: 'Confirmar' }).click();
   await prompt.waitFor({ state: 'detached' });
+  await (await answered).finished();
 }
 
 /** Switches the dashboard to Produção, which makes the session's production key: the second factor is asked. */
 export async function toProduction(run: Pick<DashboardRun, 'page' | 'ctx'>, who: { id: string; totpSecret?: string }, page: Page = run.page): Promise<void> {
   await page.getByRole('radio', { name: 'Produção' }).click();
   await confirmSecondFactor(run, who, page);
+  // Kept once its answer is read (lib/session.ts): a page left before then would ask again.
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('cofre.keys') ?? '{}').production);
 }
 
 /** `env`: the app's own settings on top of the kit's (a payout provider, review limits...). */
