@@ -243,13 +243,14 @@ export async function approveKyc(app: App, userId: string): Promise<void> {
  * An operator (role ADMIN, as `cli admin create` makes one) and its dashboard token, with two-factor
  * authentication on (operators cannot act without it): `secret` makes its codes.
  */
-export async function operator(app: App): Promise<{ id: string; token: string; email: string; secret: string }> {
+export async function operator(app: App, name = 'Operator'): Promise<{ id: string; token: string; email: string; password: string; secret: string }> {
   const email = uniqueEmail('operator');
-  const user = await createUser(app.deps.db, { name: 'Operator', email, password: 'operator password', role: 'ADMIN' });
-  const res = await call(app, 'POST', '/api/auth/login', { body: { email, password: 'operator password' } });
+  const password = 'operator password';
+  const user = await createUser(app.deps.db, { name, email, password, role: 'ADMIN' });
+  const res = await call(app, 'POST', '/api/auth/login', { body: { email, password } });
   if (res.status !== 200) throw new Error(`operator login failed: ${res.status} ${res.raw}`);
   const { secret } = await enrolMfa(app, res.body.token);
-  return { id: user.id, token: res.body.token, email, secret };
+  return { id: user.id, token: res.body.token, email, password, secret };
 }
 
 /** The current TOTP code of a base32 secret (at `ms`, default now). */

@@ -190,8 +190,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     }
     await go('/vendas');
     // The session's production key is made now: a money-moving action, so the second factor is asked.
-    const { id } = await ctx.database.db.selectFrom('users').select('id').where('email', '=', account.email).executeTakeFirstOrThrow();
-    await confirmSecondFactor(run, id);
+    await confirmSecondFactor(run, { id: story.userId });
     await page.getByText('Você ainda não tem vendas neste ambiente.').waitFor();
     assert.equal(await page.locator('.sandbox-bar').count(), 0);
     await checkScreen('sales-production');

@@ -51,7 +51,7 @@ describe("a card sale's tries at the acquirers in the dashboard", { skip: skipBr
     run = await startDashboard(errors, { env: { ...cieloEnv(cielo), ...eredeEnv(erede), CARD_PROVIDER: 'cielo,erede', CARD_BREAKER_FAILURES: '2' } });
     m = await merchant(run.ctx.app, { live: true });
     await signIn(run, m);
-    await toProduction(run, m.id);
+    await toProduction(run, m);
   });
   after(async () => {
     await run?.close();

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { call, merchant, type Merchant } from '../helpers.ts';
 import { paidPix } from '../wallet-helpers.ts';
 import { after, before, describe, skipBrowser, test } from './browser.ts';
@@ -16,7 +15,6 @@ let run: DashboardRun;
 let m: Merchant;
 const errors = { page: [] as string[], csp: [] as string[] };
 
-const login = (page: Page, email: string, password: string) => signIn(run, { email, password }, page);
 
 describe('the audit log in the dashboard', { skip: skipBrowser }, () => {
   before(async () => {
@@ -33,7 +31,7 @@ describe('the audit log in the dashboard', { skip: skipBrowser }, () => {
 
   test("a merchant's Registro de atividades: the entries, one opened, a filter and the CSV", async () => {
     const page = run.page;
-    await login(page, m.email, m.password);
+    await signIn(run, m);
     await page.goto(`${run.base}/dashboard/desenvolvedores?aba=atividades`);
     const withdrawal = page.locator('.cards-list li', { hasText: 'Saque pedido' });
     await withdrawal.waitFor();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from './browser.ts';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 import { settleAll } from '../wallet-helpers.ts';
 
 let run: DashboardRun;
@@ -32,11 +32,7 @@ describe('a chargeback in the dashboard', { skip: skipBrowser }, () => {
     assert.equal(reg.status, 201, reg.raw);
     const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
     apiKey = key.body.key;
-    await run.page.goto(`${run.base}/dashboard/entrar`);
-    await run.page.getByLabel('E-mail').fill(account.email);
-    await run.page.getByLabel('Senha').fill(account.password);
-    await run.page.getByRole('button', { name: 'Entrar' }).click();
-    await run.page.getByRole('heading', { name: 'Início' }).waitFor();
+    await signIn(run, account);
   });
   after(async () => {
     await run?.close();

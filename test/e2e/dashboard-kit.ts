@@ -4,10 +4,12 @@
 // collected and whose confirmations are answered yes.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
-import { createUser } from '../../src/modules/auth/service.ts';
-import { call, enrolMfa, lastEmailedCode, totpCode, uniqueEmail, type TestContext } from '../helpers.ts';
+import { STEP_SECONDS, stepAt } from '../../src/modules/auth/totp.ts';
+import { lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 import { checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
+
+const STEP_MS = STEP_SECONDS * 1000;
 
 export interface DashboardRun {
   ctx: TestContext;
@@ -24,53 +26,75 @@ export interface DashboardRun {
 }
 
 /**
- * Signs `who` in on the run's page (or `page`) and waits for Início; with `totpSecret`, through the
- * login's second step (the authenticator app's current code).
+ * The authenticator app's code for `userId` a step the server has not taken yet: each 30-second
+ * step's code works once (replay), so a sign-in and a prompt within one step need the next one,
+ * accepted a step early (clock drift); waits when even that is ahead.
  */
-export async function signIn(run: Pick<DashboardRun, 'base' | 'page'>, who: { email: string; password: string; totpSecret?: string }, page: Page = run.page): Promise<void> {
+async function unusedTotpCode(ctx: TestContext, userId: string, secret: string): Promise<string> {
+  const factor = await ctx.app.deps.db.selectFrom('totp_factors').select('last_step').where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const step = Math.max(stepAt(Date.now()), factor.last_step === null ? 0 : Number(factor.last_step) + 1);
+  const early = (step - 1) * STEP_MS - Date.now();
+  if (early > 0) await new Promise((r) => setTimeout(r, early + 50));
+  return totpCode(secret, step * STEP_MS);
+}
+
+/**
+ * Signs `who` in on the run's page (or `page`) and waits for Início; with `totpSecret` (two-factor
+ * authentication on), through the login's second step with the authenticator app's code.
+ */
+export async function signIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, who: { email: string; password: string; totpSecret?: string }, page: Page = run.page): Promise<void> {
   await page.goto(`${run.base}/dashboard/entrar`);
   await page.getByLabel('E-mail').fill(who.email);
   await page.getByLabel('Senha').fill(who.password);
   await page.getByRole('button', { name: 'Entrar' }).click();
   if (who.totpSecret) {
     await page.getByRole('heading', { name: 'Verificação em duas etapas' }).waitFor();
-    await page.getByLabel('Código').fill(totpCode(who.totpSecret));
+    const user = await run.ctx.app.deps.db.selectFrom('users').select('id').where('email', '=', who.email).executeTakeFirstOrThrow();
+    await page.getByLabel('Código').fill(await unusedTotpCode(run.ctx, user.id, who.totpSecret));
     await page.getByRole('button', { name: 'Verificar' }).click();
   }
   await page.getByRole('heading', { name: 'Início' }).waitFor();
 }
 
 /**
- * An operator (ADMIN) signed in on `page`: made in the database as `cli admin create` does, with
- * two-factor authentication turned on through the API (operators cannot act without it), then
- * through both steps of the login form.
+ * An operator (ADMIN) signed in on `page`: made as `cli admin create` does, with two-factor
+ * authentication turned on through the API (operators cannot act without it, helpers.ts operator()),
+ * then through both steps of the login form.
  */
-export async function operatorSignsIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, page: Page): Promise<{ id: string; email: string; token: string }> {
-  const who = { email: uniqueEmail('operadora'), password: 'operadora-cofre-2026' };
-  const user = await createUser(run.ctx.database.db, { name: 'Olga Operadora', email: who.email, password: who.password, role: 'ADMIN' });
-  const login = await call(run.ctx.app, 'POST', '/api/auth/login', { body: who });
-  const { secret } = await enrolMfa(run.ctx.app, login.body.token);
-  await signIn(run, { ...who, totpSecret: secret }, page);
-  return { id: user.id, email: who.email, token: login.body.token };
+export async function operatorSignsIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, page: Page): Promise<Awaited<ReturnType<typeof operator>>> {
+  const op = await operator(run.ctx.app, 'Olga Operadora');
+  await signIn(run, { ...op, totpSecret: op.secret }, page);
+  return op;
 }
 
 /**
- * Answers the "Confirme que é você" prompt of a money-moving action for `userId` (two-factor
- * authentication off): asks for the e-mailed code and types it, as read from the outbox.
+ * Answers the "Confirme que é você" prompt of a money-moving action as user `who.id` would: with
+ * `totpSecret` (two-factor authentication on), the authenticator app's code; otherwise it asks for
+ * the e-mailed code and types it as read from the outbox.
  */
-export async function confirmSecondFactor(run: Pick<DashboardRun, 'page' | 'ctx'>, userId: string, page: Page = run.page): Promise<void> {
+export async function confirmSecondFactor(run: Pick<DashboardRun, 'page' | 'ctx'>, who: { id: string; totpSecret?: string }, page: Page = run.page): Promise<void> {
   const prompt = page.getByRole('dialog', { name: 'Confirme que é você' });
-  await prompt.getByRole('button', { name: 'Enviar código por e-mail' }).click();
-  await prompt.getByText('Código enviado.').waitFor();
-  await prompt.getByLabel('Código').fill(await lastEmailedCode(run.ctx.app, userId));
+  if (who.totpSecret) {
+    await prompt.getByText('aplicativo autenticador').waitFor();
+    await prompt.getByLabel('Código').fill(await unusedTotpCode(run.ctx, who.id, who.totpSecret));
+  } else {
+    await prompt.getByRole('button', { name: 'Enviar código por e-mail' }).click();
+    await prompt.getByText('Código enviado.').waitFor();
+    await prompt.getByLabel('Código').fill(await lastEmailedCode(run.ctx.app, who.id));
+  }
+  // The prompt closes before the request it confirms is sent again with the code: its answer is awaited.
+  const answered = page.waitForResponse((r) => r.request().headers()['x-second-factor'] !== undefined);
   await prompt.getByRole('button', { name: 'Confirmar' }).click();
   await prompt.waitFor({ state: 'detached' });
+  await (await answered).finished();
 }
 
 /** Switches the dashboard to Produção, which makes the session's production key: the second factor is asked. */
-export async function toProduction(run: Pick<DashboardRun, 'page' | 'ctx'>, userId: string, page: Page = run.page): Promise<void> {
+export async function toProduction(run: Pick<DashboardRun, 'page' | 'ctx'>, who: { id: string; totpSecret?: string }, page: Page = run.page): Promise<void> {
   await page.getByRole('radio', { name: 'Produção' }).click();
-  await confirmSecondFactor(run, userId, page);
+  await confirmSecondFactor(run, who, page);
+  // Kept once its answer is read (lib/session.ts): a page left before then would ask again.
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('cofre.keys') ?? '{}').production);
 }
 
 /** `env`: the app's own settings on top of the kit's (a payout provider, review limits...). */

@@ -153,7 +153,7 @@ describe('withdrawals to an account, failed and held, in the dashboard', { skip:
     assert.equal(more.body.data?.holdReason, 'DAILY_LIMIT', more.raw);
 
     const page = run.page;
-    await toProduction(run, m.id);
+    await toProduction(run, m);
     await page.goto(`${run.base}/dashboard/dinheiro?aba=saques`);
     await page.locator('.cards-list li', { hasText: 'R$ 400,00' }).getByText('Em análise pela equipe (valor acima do limite de revisão)').waitFor();
     await page.locator('.cards-list li', { hasText: 'R$ 200,00' }).getByText('Em análise pela equipe (limite diário)').waitFor();

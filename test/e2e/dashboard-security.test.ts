@@ -6,10 +6,12 @@ import assert from 'node:assert/strict';
 import { approveKyc, call, merchant, totpCode, type Merchant } from '../helpers.ts';
 import { join } from 'node:path';
 import { after, before, DESKTOP, describe, PHONE, SHOTS, skipBrowser, test } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { confirmSecondFactor, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 let m: Merchant;
+/** The authenticator secret the merchant enrols with in the first test. */
+let secret = '';
 const errors = { page: [] as string[], csp: [] as string[] };
 
 describe('Segurança in Chromium', { skip: skipBrowser }, () => {
@@ -24,16 +26,12 @@ describe('Segurança in Chromium', { skip: skipBrowser }, () => {
 
   test('enrol 2FA (QR, confirm, recovery codes once), see the sessions, log out and log in with the code', async () => {
     const page = run.page;
-    await page.goto(`${run.base}/dashboard/entrar`);
-    await page.getByLabel('E-mail').fill(m.email);
-    await page.getByLabel('Senha').fill(m.password);
-    await page.getByRole('button', { name: 'Entrar' }).click();
-    await page.getByRole('heading', { name: 'Início' }).waitFor();
+    await signIn(run, m);
     await page.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Segurança' }).click();
     await page.getByRole('button', { name: 'Ativar verificação em duas etapas' }).click();
     await page.locator('img.qr').waitFor();
     assert.match((await page.locator('img.qr').getAttribute('src')) ?? '', /^data:image\/png;base64,/);
-    const secret = (await page.locator('p', { hasText: 'Digite a chave' }).locator('.mono').innerText()).trim();
+    secret = (await page.locator('p', { hasText: 'Digite a chave' }).locator('.mono').innerText()).trim();
     assert.match(secret, /^[A-Z2-7]{32}$/);
     await run.check('security-enrol');
     await page.getByLabel('Código do aplicativo').fill(totpCode(secret, Date.now() - 30_000));
@@ -65,8 +63,6 @@ describe('Segurança in Chromium', { skip: skipBrowser }, () => {
   test('a production API key asks for the code in a prompt and goes through with it', async () => {
     const page = run.page;
     await approveKyc(run.ctx.app, m.id);
-    const secret = await run.ctx.app.deps.db.selectFrom('totp_factors').select('secret_enc').where('user_id', '=', m.id).executeTakeFirstOrThrow();
-    const plain = run.ctx.app.deps.accountKeys.open(secret.secret_enc);
     await page.goto(`${run.base}/dashboard/vendas`);
     // Production lists are read with the session's production API key: making it asks for the code.
     await page.getByRole('radio', { name: 'Produção' }).click();
@@ -77,9 +73,7 @@ describe('Segurança in Chromium', { skip: skipBrowser }, () => {
       await page.setViewportSize(size);
       await page.screenshot({ path: join(SHOTS, `second-factor-prompt-${label}.png`) });
     }
-    await prompt.getByLabel('Código').fill(totpCode(plain, Date.now() + 30_000));
-    await prompt.getByRole('button', { name: 'Confirmar' }).click();
-    await prompt.waitFor({ state: 'detached' });
+    await confirmSecondFactor(run, { id: m.id, totpSecret: secret });
     const keys = await call(run.ctx.app, 'GET', '/api/credentials', { token: m.token });
     assert.ok(keys.body.credentials.some((c: { environment: string }) => c.environment === 'PRODUCTION'));
   });

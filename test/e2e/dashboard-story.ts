@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { call, uniqueEmail, type TestContext } from '../helpers.ts';
 import type { Receiver } from '../webhook-receiver.ts';
 import { after, before } from './browser.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 export let ctx: TestContext;
 export let base: string;
@@ -18,8 +18,8 @@ const pageErrors: string[] = [];
 const cspViolations: string[] = [];
 
 export const account = { name: 'Ateliê Aurora', email: uniqueEmail('aurora'), password: 'aurora-vende-bem-2026' };
-/** What the story made: its API key, its sale. */
-export const story = { apiKey: '', saleId: '' };
+/** What the story made: the account's id, its API key, its sale. */
+export const story = { userId: '', apiKey: '', saleId: '' };
 
 /** Every screen: no serious/critical axe violation, nothing wider than a phone, screenshots at both sizes. */
 export const checkScreen = (name: string, on?: Page) => run.check(name, on);
@@ -41,7 +41,7 @@ export function useDashboardStory(opts: { signedIn?: boolean } = {}) {
   before(async () => {
     run = await startDashboard({ page: pageErrors, csp: cspViolations });
     ({ ctx, base, context, page, receiver } = run);
-    if (opts.signedIn) await signIn();
+    if (opts.signedIn) await registeredAndSignedIn();
   });
   after(async () => {
     await run?.close();
@@ -60,17 +60,13 @@ async function madeSale() {
   for (const amountCents of [23456, 100000]) assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${story.saleId}/refund`, { key: story.apiKey, body: { amountCents } })).status, 200);
 }
 
-async function signIn() {
+async function registeredAndSignedIn() {
   const reg = await call(ctx.app, 'POST', '/api/auth/register', { body: account });
   assert.equal(reg.status, 201, reg.raw);
+  story.userId = reg.body.user.id;
   const key = await call(ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'loja', environment: 'DEVELOPMENT' } });
   assert.equal(key.status, 201, key.raw);
   story.apiKey = key.body.key;
   await madeSale();
-  await go('/entrar');
-  await page.getByLabel('E-mail').fill(account.email);
-  await page.getByLabel('Senha').fill(account.password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL(`${base}/dashboard`);
-  await page.getByRole('heading', { name: 'Início' }).waitFor();
+  await signIn(run, account);
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Page } from 'playwright-core';
 import { call, uniqueEmail } from '../helpers.ts';
-import { startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 export let run: DashboardRun;
 export const errors = { page: [] as string[], csp: [] as string[] };
@@ -29,19 +29,11 @@ export async function register(a: { name: string; email: string; password: strin
   return r.body;
 }
 
-export async function login(p: Page, a: { email: string; password: string }) {
-  await p.goto(`${run.base}/dashboard/entrar`);
-  await p.getByLabel('E-mail').fill(a.email);
-  await p.getByLabel('Senha').fill(a.password);
-  await p.getByRole('button', { name: 'Entrar' }).click();
-  await p.getByRole('heading', { name: 'Início' }).waitFor();
-}
-
 /** A second browser session (the affiliate's), logged in, that may read the clipboard. */
 export async function loggedIn(a: { email: string; password: string }): Promise<Page> {
   const { context, page: p } = await run.newSession();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: run.base });
-  await login(p, a);
+  await signIn(run, a, p);
   return p;
 }
 
@@ -63,7 +55,7 @@ export function useOwnerDashboard() {
     owner.key = key.body.key;
     affiliate.token = (await register(affiliate)).token;
     page = run.page;
-    await login(page, owner);
+    await signIn(run, owner);
   });
   after(async () => {
     await run?.close();

@@ -33,11 +33,14 @@ export function SecondFactorPrompt() {
         }}
       >
         <h2 id="sf-title">Confirme que é você</h2>
-        <p>
-          {mfa
-            ? 'Digite o código de 6 dígitos do seu aplicativo autenticador (ou um código de recuperação).'
-            : 'Esta operação movimenta dinheiro. Enviamos um código de 6 dígitos para o seu e-mail; ele vale por 5 minutos.'}
-        </p>
+        {/* Said once the account's factor is known: nothing is e-mailed until the button asks. */}
+        {mfa !== null && (
+          <p>
+            {mfa
+              ? 'Digite o código de 6 dígitos do seu aplicativo autenticador (ou um código de recuperação).'
+              : 'Esta operação movimenta dinheiro. Peça um código de 6 dígitos por e-mail e digite-o abaixo; ele vale por 5 minutos.'}
+          </p>
+        )}
         {ask.invalid && (
           <p class="form-error" role="alert">
             Código incorreto, expirado ou já usado. Tente de novo.
