@@ -73,6 +73,8 @@ function expectedTotals({ txs, refunds }: Awaited<ReturnType<typeof rowsOf>>, fr
     // This file's sales have no chargebacks (test/reports-chargebacks.test.ts has).
     chargebackCents: 0,
     chargebackCount: 0,
+    chargebackWonCents: 0,
+    chargebackWonCount: 0,
     card: { attempted: tried.length, approved, approvalRate: tried.length ? approved / tried.length : null },
     pix: funnel('PIX'),
     boleto: funnel('BOLETO'),
@@ -313,9 +315,9 @@ describe('reports', () => {
   test('the migrations total existing transactions as the triggers do (down, then up again)', async () => {
     const before = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));
     const summary = await call(ctx.app, 'GET', `${S}?from=${FROM}&to=${TO}`, { key: m.devKey });
-    // 018 made the totals; 023, 025 and 029 changed their triggers (029 also the stored gross), 038 added chargebacks: down
-    // through all of them, and up again.
-    const chain = ['018_report_days', '023_report_days_per_statement', '025_report_days_slot_per_statement', '029_report_gross_charged', '038_report_chargebacks'].map((n) => migrations[n]);
+    // 018 made the totals; 023, 025 and 029 changed their triggers (029 also the stored gross), 038 and
+    // 039 added chargebacks: down through all of them, and up again.
+    const chain = ['018_report_days', '023_report_days_per_statement', '025_report_days_slot_per_statement', '029_report_gross_charged', '038_report_chargebacks', '039_report_chargebacks_won'].map((n) => migrations[n]);
     for (const step of [...chain].reverse()) await step.down!(ctx.database.db);
     for (const step of chain) await step.up(ctx.database.db);
     const after = await Promise.all([m, other].map((who) => call(ctx.app, 'GET', `${TS}?from=2026-03-01&to=2026-03-31`, { key: who.devKey })));

@@ -1,7 +1,8 @@
 // A card sale's chargeback in the dashboard, in Chromium: the sandbox's acquirer opens one (the badge
 // in Portuguese, the case in the summary), the merchant's defence refused when too short (beside its
 // field) then sent, the sandbox decides it for the merchant (Paga again); and a chargeback larger
-// than the available balance shown on Início as a negative amount in BRL. Every screen: axe-core,
+// than the available balance shown on Início as a negative amount in BRL, with the day's chargebacks
+// (opened, and won back) in their figure. Every screen: axe-core,
 // a 390 px phone, screenshots (test-output/dashboard/). Skips when Chromium is absent.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from './browser.ts';
@@ -79,6 +80,9 @@ describe('a chargeback in the dashboard', { skip: skipBrowser }, () => {
     const shown = (await available.innerText()).replace(/\s/g, ' ');
     const reais = (-after.body.availableCents / 100).toLocaleString('pt-BR', { minimumFractionDigits: 2 });
     assert.equal(shown, `-R$ ${reais}`);
+    // Today's chargebacks: this one and the first test's (won today, so also back in its line).
+    const figures = (await run.page.locator('.card.stat', { has: run.page.getByRole('heading', { name: 'Chargebacks' }) }).innerText()).replace(/\s+/g, ' ');
+    assert.match(figures, /R\$ 1\.150,00 2 contestação\(ões\) aberta\(s\) .* Revertidos: R\$ 150,00 \(1\)/);
     await run.check('home-negative-balance');
   });
 });

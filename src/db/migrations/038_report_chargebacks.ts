@@ -5,6 +5,25 @@ import { runSql } from './run-sql.ts';
 // amount), kept by a row trigger on chargebacks as refunds are by theirs (018). A case the merchant
 // won leaves the figures (the money came back), as a failed refund does; an open, contested or lost
 // one stays. The reports subtract it from net (reports/service.ts). Existing cases are counted here.
+// 039 counts a won case on its opening day and again, as won, on the day it was won.
+
+/**
+ * The row trigger's function: an UPDATE for which `unchanged` holds (nothing counted changed) moves
+ * nothing; any other write takes the old row's shares out and puts the new row's in.
+ */
+export function onChargeback(create: 'CREATE' | 'CREATE OR REPLACE', unchanged: string): string {
+  return `${create} FUNCTION report_days_on_chargeback() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'UPDATE' AND ${unchanged} THEN
+        RETURN NULL;
+      END IF;
+      IF TG_OP <> 'INSERT' THEN PERFORM report_days_chargeback(OLD, -1); END IF;
+      IF TG_OP <> 'DELETE' THEN PERFORM report_days_chargeback(NEW, 1); END IF;
+      RETURN NULL;
+    END
+    $$;`;
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -19,17 +38,11 @@ export async function up(db: Kysely<any>): Promise<void> {
         SET chargeback_count = d.chargeback_count + excluded.chargeback_count, chargeback_cents = d.chargeback_cents + excluded.chargeback_cents
     $$;
 
-    CREATE FUNCTION report_days_on_chargeback() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP = 'UPDATE' AND NEW.opened_at = OLD.opened_at AND NEW.amount_cents = OLD.amount_cents
-         AND (NEW.status = 'WON') = (OLD.status = 'WON') AND NEW.user_id = OLD.user_id AND NEW.livemode = OLD.livemode THEN
-        RETURN NULL;
-      END IF;
-      IF TG_OP <> 'INSERT' THEN PERFORM report_days_chargeback(OLD, -1); END IF;
-      IF TG_OP <> 'DELETE' THEN PERFORM report_days_chargeback(NEW, 1); END IF;
-      RETURN NULL;
-    END
-    $$;
+    ${onChargeback(
+      'CREATE',
+      `NEW.opened_at = OLD.opened_at AND NEW.amount_cents = OLD.amount_cents
+         AND (NEW.status = 'WON') = (OLD.status = 'WON') AND NEW.user_id = OLD.user_id AND NEW.livemode = OLD.livemode`,
+    )}
 
     CREATE TRIGGER chargebacks_report_days AFTER INSERT OR UPDATE OR DELETE ON chargebacks FOR EACH ROW EXECUTE FUNCTION report_days_on_chargeback();
 

@@ -37,6 +37,7 @@ import * as m035 from './035_account_security.ts';
 import * as m036 from './036_audit_log.ts';
 import * as m037 from './037_new_destination_hold_and_erasure.ts';
 import * as m038 from './038_report_chargebacks.ts';
+import * as m039 from './039_report_chargebacks_won.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '036_audit_log': m036,
   '037_new_destination_hold_and_erasure': m037,
   '038_report_chargebacks': m038,
+  '039_report_chargebacks_won': m039,
 };

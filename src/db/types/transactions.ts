@@ -99,6 +99,8 @@ export interface ReportDaysTable {
   refunded_cents: number;
   chargeback_count: number;
   chargeback_cents: number;
+  chargeback_won_count: number;
+  chargeback_won_cents: number;
 }
 
 /** A refund sent (or to be sent) to the payment's provider; the money moved when it was created. */

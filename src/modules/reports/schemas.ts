@@ -32,14 +32,16 @@ const MethodSales = Type.Object({ grossCents: Type.Integer(), paidCount: Type.In
 
 export const Totals = Type.Object({
   grossCents: Type.Integer({ description: 'Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not' }),
-  netCents: Type.Integer({ description: 'grossCents - feeCents - refundedCents - chargebackCents' }),
+  netCents: Type.Integer({ description: 'grossCents - feeCents - refundedCents - chargebackCents + chargebackWonCents' }),
   feeCents: Type.Integer({ description: 'Fees of those payments' }),
   paidCount: Type.Integer(),
   averageTicketCents: Type.Integer({ description: 'grossCents / paidCount rounded half up; 0 when none' }),
   refundedCents: Type.Integer({ description: 'Refunds made in the period (of payments of any day), failed ones left out' }),
   refundCount: Type.Integer(),
-  chargebackCents: Type.Integer({ description: 'Chargebacks opened in the period (of payments of any day), by the day the acquirer opened them; a case the merchant won is left out (the money came back)' }),
+  chargebackCents: Type.Integer({ description: 'Chargebacks opened in the period (of payments of any day), by the São Paulo day the acquirer opened them, whatever their outcome later' }),
   chargebackCount: Type.Integer(),
+  chargebackWonCents: Type.Integer({ description: 'Chargebacks decided for the merchant in the period (opened any day), by the day of the decision: the debit came back' }),
+  chargebackWonCount: Type.Integer(),
   card: Type.Object({
     attempted: Type.Integer({ description: 'Card payments created in the period for which a card was tried' }),
     approved: Type.Integer({ description: 'Of those, approved by the issuer (authorised or paid, even if captured, voided or refunded later)' }),

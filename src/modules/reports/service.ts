@@ -60,6 +60,8 @@ function emptyTotals(): Totals {
     refundCount: 0,
     chargebackCents: 0,
     chargebackCount: 0,
+    chargebackWonCents: 0,
+    chargebackWonCount: 0,
     card: { attempted: 0, approved: 0, approvalRate: null },
     pix: { issued: 0, paid: 0, conversionRate: null },
     boleto: { issued: 0, paid: 0, conversionRate: null },
@@ -81,6 +83,8 @@ interface SummaryRow {
   refunded: unknown;
   chargebacks: unknown;
   charged_back: unknown;
+  won: unknown;
+  won_back: unknown;
 }
 
 /**
@@ -95,7 +99,8 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
            sum(created_count) AS created, sum(created_paid) AS created_paid,
            sum(card_attempted) AS attempted, sum(card_approved) AS approved,
            sum(refund_count) AS refunds, sum(refunded_cents) AS refunded,
-           sum(chargeback_count) AS chargebacks, sum(chargeback_cents) AS charged_back
+           sum(chargeback_count) AS chargebacks, sum(chargeback_cents) AS charged_back,
+           sum(chargeback_won_count) AS won, sum(chargeback_won_cents) AS won_back
       FROM report_days
      WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND day >= ${previous.from}::date AND day <= ${period.to}::date
      GROUP BY 1, 2
@@ -112,6 +117,8 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
     if (r.method === 'CHARGEBACK') {
       t.chargebackCount = n(r.chargebacks);
       t.chargebackCents = n(r.charged_back);
+      t.chargebackWonCount = n(r.won);
+      t.chargebackWonCents = n(r.won_back);
       continue;
     }
     t.byMethod[r.method] = { grossCents: n(r.gross), paidCount: n(r.paid) };
@@ -122,7 +129,7 @@ export async function reportSummary(db: Executor, scope: Scope, period: Period) 
     else t[r.method === 'PIX' ? 'pix' : 'boleto'] = { issued: n(r.created), paid: n(r.created_paid), conversionRate: null };
   }
   for (const t of [totals.current, totals.previous]) {
-    t.netCents = t.grossCents - t.feeCents - t.refundedCents - t.chargebackCents;
+    t.netCents = t.grossCents - t.feeCents - t.refundedCents - t.chargebackCents + t.chargebackWonCents;
     t.averageTicketCents = t.paidCount === 0 ? 0 : Math.floor((2 * t.grossCents + t.paidCount) / (2 * t.paidCount));
     t.card.approvalRate = rate(t.card.approved, t.card.attempted);
     t.pix.conversionRate = rate(t.pix.paid, t.pix.issued);

@@ -18,6 +18,8 @@ export interface Totals {
   refundCount: number;
   chargebackCents: number;
   chargebackCount: number;
+  chargebackWonCents: number;
+  chargebackWonCount: number;
   card: { attempted: number; approved: number; approvalRate: number | null };
   pix: { issued: number; paid: number; conversionRate: number | null };
   boleto: { issued: number; paid: number; conversionRate: number | null };

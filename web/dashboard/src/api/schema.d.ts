@@ -23157,14 +23157,17 @@ export interface operations {
                                     /** @description Card payments created in the period for which a card was tried */
                                     attempted: number;
                                 };
-                                /** @description Chargebacks opened in the period (of payments of any day), by the day the acquirer opened them; a case the merchant won is left out (the money came back) */
+                                /** @description Chargebacks opened in the period (of payments of any day), by the São Paulo day the acquirer opened them, whatever their outcome later */
                                 chargebackCents: number;
                                 chargebackCount: number;
+                                /** @description Chargebacks decided for the merchant in the period (opened any day), by the day of the decision: the debit came back */
+                                chargebackWonCents: number;
+                                chargebackWonCount: number;
                                 /** @description Fees of those payments */
                                 feeCents: number;
                                 /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
-                                /** @description grossCents - feeCents - refundedCents - chargebackCents */
+                                /** @description grossCents - feeCents - refundedCents - chargebackCents + chargebackWonCents */
                                 netCents: number;
                                 paidCount: number;
                                 pix: {
@@ -23218,14 +23221,17 @@ export interface operations {
                                     /** @description Card payments created in the period for which a card was tried */
                                     attempted: number;
                                 };
-                                /** @description Chargebacks opened in the period (of payments of any day), by the day the acquirer opened them; a case the merchant won is left out (the money came back) */
+                                /** @description Chargebacks opened in the period (of payments of any day), by the São Paulo day the acquirer opened them, whatever their outcome later */
                                 chargebackCents: number;
                                 chargebackCount: number;
+                                /** @description Chargebacks decided for the merchant in the period (opened any day), by the day of the decision: the debit came back */
+                                chargebackWonCents: number;
+                                chargebackWonCount: number;
                                 /** @description Fees of those payments */
                                 feeCents: number;
                                 /** @description Sum of what was charged (chargedCents: card interest and a late PIX fine included) for the payments that became PAID in the period (by paidAt), refunded later or not */
                                 grossCents: number;
-                                /** @description grossCents - feeCents - refundedCents - chargebackCents */
+                                /** @description grossCents - feeCents - refundedCents - chargebackCents + chargebackWonCents */
                                 netCents: number;
                                 paidCount: number;
                                 pix: {

@@ -83,8 +83,11 @@ function Figures({ cur, prev }: { cur: Totals; prev: Totals }) {
       <div class="card stat">
         <h2>Chargebacks</h2>
         <p class="stat-value">{brl(cur.chargebackCents)}</p>
-        <span class="muted">{integer(cur.chargebackCount)} aberto(s) no período</span>
+        <span class="muted">{integer(cur.chargebackCount)} contestação(ões) aberta(s)</span>
         <Delta now={cur.chargebackCents} before={prev.chargebackCents} money />
+        <span class="muted">
+          Revertidos: {brl(cur.chargebackWonCents)} ({integer(cur.chargebackWonCount)})
+        </span>
       </div>
     </div>
   );
