@@ -31,7 +31,8 @@ export interface Config {
   cursorSecret: string;
   fees: Fees;
   pix: { key: string; merchantName: string; merchantCity: string; ttlSeconds: number };
-  boleto: { bankCode: string; defaultDueDays: number };
+  /** BOLETO_DUE_DAYS: the due date when a boleto names none; BOLETO_DAYS_AFTER_DUE: how long it stays payable after it. */
+  boleto: { bankCode: string; defaultDueDays: number; daysAfterDue: number };
   /** Card instalments: plans up to interestFreeInstallments carry no interest; beyond, the Price table at monthlyInterestBp. */
   card: { interestFreeInstallments: number; monthlyInterestBp: number; authorizationTtlDays: number };
   /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
@@ -271,7 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       merchantCity: env.PIX_MERCHANT_CITY?.trim() || 'SAO PAULO',
       ttlSeconds: pixTtlSeconds,
     },
-    boleto: { bankCode, defaultDueDays: 3 },
+    boleto: { bankCode, defaultDueDays: int(env, 'BOLETO_DUE_DAYS', 3, 1, 60, problems), daysAfterDue: int(env, 'BOLETO_DAYS_AFTER_DUE', 0, 0, 60, problems) },
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     connectors,

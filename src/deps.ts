@@ -11,6 +11,7 @@
 //     routes and sweeps reach the payment core through the ConnectorCore port built here (payment
 //     outcomes, refund answers, Pix Automático mandates, chargebacks).
 // buildApp (HTTP), the worker (main.ts) and the tests all start from buildDeps.
+import { recordBoleto } from './modules/transactions/boleto-issued.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
@@ -128,6 +129,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     log,
     baseUrl: config.baseUrl,
     applyEvents: (tx, events) => applyProviderEvents(transactions, { userId: tx.user_id, livemode: tx.livemode }, c.name, events),
+    recordBoleto: (transactionId, ref, issued) => recordBoleto(transactions, c.name, transactionId, ref, issued),
     recordRefund: async (refundId, transactionId, result) => {
       await recordRefund(transactions, refundId, transactionId, result);
     },

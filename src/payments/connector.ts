@@ -8,34 +8,17 @@
 import type { Db } from '../db/index.ts';
 import type { Transaction } from '../db/types.ts';
 import { AppError } from '../http/errors.ts';
+import type { AuthorizationRequest, CardChargeRequest, CardHolder, CardResult, CardToken, ChargebackReport, DisputeRequest, TokenChargeRequest } from './card-rail.ts';
 import type { CardInput } from './card.ts';
 import type { LatePayment } from './late-payment.ts';
-import { FINAL_DEBIT_REASONS } from './pix-automatico.ts';
 import type { PayoutRail, PayoutState } from './payout.ts';
 
+export { ACQUIRER_SOCKETS, HARD_DECLINES } from './card-rail.ts';
+export type { AuthorizationRequest, CardChargeRequest, CardDeclineReason, CardHolder, CardResult, CardToken, ChargebackReport, DisputeRequest, TokenChargeKind, TokenChargeRequest } from './card-rail.ts';
 export type { BankAccount, PayoutDestination, PayoutFailureReason, PayoutHealth, PayoutRail, PayoutRequest, PayoutSent, PayoutState } from './payout.ts';
 
 export const RAILS = ['PIX', 'CARD', 'BOLETO', 'PIX_AUTOMATICO', 'PAYOUT'] as const;
 export type Rail = (typeof RAILS)[number];
-
-export type CardDeclineReason =
-  | 'CARD_DECLINED'
-  | 'INSUFFICIENT_FUNDS'
-  | 'EXPIRED_CARD'
-  | 'INCORRECT_CVV'
-  | 'PROCESSING_ERROR'
-  | 'STOLEN_CARD'
-  /** The issuer suspects fraud (ABECS 59): card schemes forbid retrying it. */
-  | 'SUSPECTED_FRAUD'
-  /** The card's number or data is wrong (ABECS 12, 14, 56): no retry of that card can succeed. */
-  | 'INVALID_CARD';
-
-/**
- * Declines that no retry can turn into an approval (the issuer blocked the card, it expired, its
- * data is wrong, or the issuer suspects fraud; a Pix Automático debit the PSP rejected for good): a
- * subscription's dunning does not retry them.
- */
-export const HARD_DECLINES: ReadonlySet<string> = new Set<string>([...(['STOLEN_CARD', 'EXPIRED_CARD', 'SUSPECTED_FRAUD', 'INVALID_CARD'] satisfies CardDeclineReason[]), ...FINAL_DEBIT_REASONS]);
 
 /** Who pays, as connectors need it on a charge (the document normalised: digits, or CNPJ letters). */
 export interface Payer {
@@ -80,37 +63,38 @@ export interface PixCharge {
   recurrenceId?: string;
 }
 
+/** A payer's address, as a registered boleto needs it (the checkout's address shape). */
+export interface PayerAddress {
+  street: string;
+  number: string;
+  complement?: string;
+  neighborhood: string;
+  city: string;
+  /** UF, two capital letters. */
+  state: string;
+  /** CEP, eight digits. */
+  zipCode: string;
+}
+
 export interface BoletoRequest {
+  /** Our transaction id: a connector derives its own number of the boleto from it, so a retry issues none twice. */
   transactionId: string;
   amountCents: number;
   /** São Paulo calendar date, YYYY-MM-DD. */
   dueDate: string;
+  /** Calendar days after dueDate the boleto can still be paid (BOLETO_DAYS_AFTER_DUE). */
+  daysAfterDue: number;
   payer: Payer;
+  /** The payer's address; required by connectors with `needsPayerAddress`. */
+  address: PayerAddress | null;
+  description: string;
 }
 
+/** An issued boleto: its numbers and, for a hybrid boleto, the Pix code that pays it too. */
 export interface BoletoCharge {
   barcode: string;
   digitableLine: string;
-}
-
-export interface CardChargeRequest {
-  /** Our reference for this charge: the transaction id, chosen before the call, an idempotency key (never charged twice). */
-  reference: string;
-  card: CardInput;
-  /** What the customer pays in total (instalment interest included). */
-  amountCents: number;
-  installments: number;
-  /** false: authorise only; the money is taken by captureCard later (or released by voidCard). */
-  capture: boolean;
-}
-
-/** A card authorisation to capture (all or part) or to void, by the references of its charge. */
-export interface AuthorizationRequest {
-  transactionId: string;
-  /** The connector's reference of the authorisation (CardResult.reference). */
-  paymentReference: string | null;
-  /** For a capture: how much to take (at most what was authorised). */
-  amountCents?: number;
+  pixCode: string | null;
 }
 
 /** A pending PIX or boleto charge to withdraw (the merchant cancelled the order). */
@@ -119,44 +103,11 @@ export interface CancelRequest {
   paymentMethod: 'PIX' | 'BOLETO';
   /** The PIX charge id. */
   txid: string | null;
+  /** A boleto's id at its bank (boleto_ref), when it has one. */
+  boletoRef?: string | null;
 }
 
 export type ProviderResult = { ok: true } | { ok: false; reason: string; message: string };
-
-/** A card kept by the connector for later charges (subscriptions): the PAN and CVV stay with it. */
-export interface CardToken {
-  token: string;
-  brand: string;
-  last4: string;
-  expMonth: number;
-  /** Four digits. */
-  expYear: number;
-}
-
-/**
- * Why a stored card is charged, as card schemes want it told (Mastercard's initiator indicator,
- * e.Rede's `subscription`): `ONE_CLICK` the shopper pays now with a card saved earlier
- * (customer-initiated); `SIGNUP` a subscription's first charge while the subscriber signs up
- * (customer-initiated, recurring); `RENEWAL` a later charge the merchant makes on its schedule
- * (merchant-initiated, recurring).
- */
-export type TokenChargeKind = 'ONE_CLICK' | 'SIGNUP' | 'RENEWAL';
-
-export interface TokenChargeRequest {
-  /** As CardChargeRequest.reference: the transaction id, an idempotency key. */
-  reference: string;
-  token: string;
-  amountCents: number;
-  kind: TokenChargeKind;
-}
-
-/** Who the kept card belongs to, for a connector whose vault wants it (e.Rede's token service asks an e-mail). */
-export interface CardHolder {
-  email: string;
-}
-
-/** `code`: the connector's own answer code, when it has one (kept on the charge's attempt, e.g. e.Rede's returnCode). */
-export type CardResult = { approved: true; reference: string; code?: string } | { approved: false; reason: CardDeclineReason; message: string; code?: string };
 
 /**
  * A charge as its connector holds it, asked by our reference (the transaction id): how the core
@@ -200,42 +151,8 @@ export interface ProviderEvent {
   amountCents?: number;
   /** For PAID, when reported: when the payer paid. */
   paidAt?: Date;
-}
-
-/**
- * A chargeback as an acquirer reports it (a notification, a lookup, the sandbox), applied by the
- * payment core with ConnectorCore.applyChargeback. OPENED: the cardholder disputed the payment and
- * the acquirer debited `amountCents`; WON / LOST: the acquirer's decision after the merchant's
- * answer (or without one). Reports are idempotent by `caseId`: the same report again changes
- * nothing, and an outcome for a case never reported opened opens it first.
- */
-export interface ChargebackReport {
-  /** Our transaction id (the charge's reference). */
-  transactionId: string;
-  /** The acquirer's own id of the dispute case, as its chargeback API or notification gives it (1-100 characters). */
-  caseId: string;
-  status: 'OPENED' | 'WON' | 'LOST';
-  /** What the acquirer debited (capped at what is left of the payment; absent: all that is left). */
-  amountCents?: number;
-  /** The card scheme's reason code as the acquirer gives it (e.g. Visa 10.4, Mastercard 4837). */
-  reasonCode?: string;
-  /** Its text, for the merchant. */
-  reason?: string;
-  /** Until when the acquirer takes the merchant's answer. */
-  respondBy?: Date;
-}
-
-/** A merchant's answer to an open chargeback, forwarded by CardRail.disputeChargeback. */
-export interface DisputeRequest {
-  transactionId: string;
-  caseId: string;
-  /** The connector's reference of the payment (CardResult.reference). */
-  paymentReference: string | null;
-  action: 'ACCEPT' | 'CONTEST';
-  /** CONTEST: the merchant's case (what was sold, delivered, agreed). */
-  text?: string;
-  /** CONTEST: evidence documents (PDF, PNG, JPEG), passed through, never stored. */
-  files?: { name: string; contentType: 'application/pdf' | 'image/png' | 'image/jpeg'; content: Buffer }[];
+  /** For a PAID boleto: paid by its barcode or by its Pix code (a hybrid boleto). */
+  paidWith?: 'BOLETO' | 'PIX';
 }
 
 /** How the core settles what it never recorded: a charging connector answers by our references. */
@@ -254,7 +171,11 @@ export interface PixRail extends Lookups {
   refund(req: RefundRequest): Promise<RefundResult>;
 }
 export interface BoletoRail extends Lookups {
-  createBoleto(req: BoletoRequest): Promise<BoletoCharge>;
+  /**
+   * The boleto's numbers at once, or null when its bank issues it after the transaction is stored:
+   * the boleto is ISSUING until the connector's own sweep records it (ConnectorCore.recordBoleto).
+   */
+  createBoleto(req: BoletoRequest): Promise<BoletoCharge | null>;
   cancelCharge(req: CancelRequest): Promise<ProviderResult>;
   refund(req: RefundRequest): Promise<RefundResult>;
 }
@@ -306,6 +227,12 @@ export interface ConnectorCore {
   applyEvents(tx: Pick<Transaction, 'user_id' | 'livemode'>, events: ProviderEvent[]): Promise<Transaction[]>;
   /** Records what the connector says about a refund (SUCCEEDED, still PENDING, or FAILED and undone). */
   recordRefund(refundId: string, transactionId: string, result: RefundResult): Promise<void>;
+  /**
+   * Records what a bank says of a boleto it issues after the transaction was stored: its id there
+   * (`ref`), then its numbers once it has them (the boleto becomes ISSUED; transaction.updated).
+   * Only a PENDING boleto of this connector changes; returns whether it did.
+   */
+  recordBoleto(transactionId: string, ref: string, issued: BoletoCharge | null): Promise<boolean>;
   /** Applies a Pix Automático authorisation's state to its subscription. */
   applyMandate(report: { recurrenceId: string; status: string; cancelledBy?: string | null }): Promise<void>;
   /**
@@ -372,6 +299,10 @@ export interface Connector extends Partial<PixRail & BoletoRail & CardRail & Pix
   readonly refundWindowDays?: number;
   /** true: its pending charges are expired by its own sweep, which asks the provider first; the generic expiry leaves them. */
   readonly expiresOwnCharges?: boolean;
+  /** true: its boletos are registered with the payer's address (a production transaction by boleto must give clientAddress). */
+  readonly needsPayerAddress?: boolean;
+  /** A boleto's PDF as its bank renders it, by the bank's id (boleto_ref); absent: the printable page only. */
+  boletoPdf?(boletoRef: string): Promise<Buffer>;
   /** Its inbound routes and sweeps, over the core (built once by the registry). */
   edges?(core: ConnectorCore): ConnectorEdges;
   close?(): void;
@@ -384,10 +315,3 @@ export function railNotOffered(rail: Rail): AppError {
   const what = { PIX: 'PIX', BOLETO: 'Boleto', CARD: 'Card' }[rail];
   return new AppError(503, `${what} payments are not available in production yet: this gateway does not take them with its configured provider. Use a development key to test ${what} payments.`);
 }
-
-/**
- * Connections an acquirer's client keeps open at most. A card payment holds one for the acquirer's
- * whole answer (150 ms to seconds), so this, not the CPU, caps card payments per second: 50 allowed
- * only 333/s at 150 ms. The gateway's own HTTP concurrency is what bounds it in practice.
- */
-export const ACQUIRER_SOCKETS = 256;

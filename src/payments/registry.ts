@@ -71,6 +71,11 @@ export class ConnectorRegistry {
     return !livemode || this.production[rail].length > 0;
   }
 
+  /** Whether a new boleto in this environment must carry the payer's address (its bank registers it). */
+  needsPayerAddress(livemode: boolean): boolean {
+    return this.offers(livemode, 'BOLETO') && (livemode ? this.production.BOLETO[0] : this.sandbox).needsPayerAddress === true;
+  }
+
   /** The production connectors of `rail`, in order (failover order for cards). */
   chosen(rail: Rail): readonly Connector[] {
     return this.production[rail];

@@ -39,6 +39,7 @@ function recordingCore(baseUrl: string, log: ConnectorCore['log'], applied: Kit[
     log,
     baseUrl,
     applyEvents: notForPayouts,
+    recordBoleto: notForPayouts,
     recordRefund: notForPayouts,
     applyMandate: notForPayouts,
     applyChargeback: notForPayouts,

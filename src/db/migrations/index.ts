@@ -38,6 +38,7 @@ import * as m036 from './036_audit_log.ts';
 import * as m037 from './037_new_destination_hold_and_erasure.ts';
 import * as m038 from './038_report_chargebacks.ts';
 import * as m039 from './039_report_chargebacks_won.ts';
+import * as m040 from './040_boleto_issuing.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '037_new_destination_hold_and_erasure': m037,
   '038_report_chargebacks': m038,
   '039_report_chargebacks_won': m039,
+  '040_boleto_issuing': m040,
 };

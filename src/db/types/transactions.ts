@@ -42,6 +42,12 @@ export interface TransactionsTable {
   pix_qr_code: string | null;
   boleto_barcode: string | null;
   boleto_line: string | null;
+  /** The bank's id of an issued (or issuing) boleto, e.g. Inter's codigoSolicitacao; the sandbox's is null. */
+  boleto_ref: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A hybrid boleto's Pix code (copia e cola), once issued. */
+  boleto_pix: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A paid boleto: whether the payer paid its barcode (BOLETO) or its Pix QR (PIX). */
+  paid_with: ColumnType<'BOLETO' | 'PIX' | null, 'BOLETO' | 'PIX' | null | undefined, 'BOLETO' | 'PIX' | null>;
   due_date: ColumnType<string | null, string | null | undefined, string | null>;
   /** A PIX with a due date: its late-payment terms (payments/late-payment.ts), or null. */
   late_payment: ColumnType<LatePayment | null, string | null | undefined, string | null>;

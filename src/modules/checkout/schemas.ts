@@ -1,20 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField, Phone } from '../clients/schemas.ts';
-import { CardData, Method, Status, TrackingParams } from '../transactions/schemas.ts';
+import { Address, BoletoView, CardData, Method, Status, TrackingParams } from '../transactions/schemas.ts';
 
-export const Address = Type.Object(
-  {
-    zipCode: Type.String({ pattern: '^[0-9]{5}-?[0-9]{3}$', description: 'CEP' }),
-    street: Type.String({ minLength: 1, maxLength: 200 }),
-    number: Type.String({ minLength: 1, maxLength: 20 }),
-    complement: Type.Optional(Type.String({ maxLength: 100 })),
-    neighborhood: Type.String({ minLength: 1, maxLength: 100 }),
-    city: Type.String({ minLength: 1, maxLength: 100 }),
-    state: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'UF, two letters' }),
-  },
-  { additionalProperties: false },
-);
+export { Address };
 
 export const CheckoutBody = Type.Object(
   {
@@ -48,7 +37,8 @@ export const PublicTransaction = Type.Object({
   checkoutUrl: Type.String({ description: 'The payment step page of this transaction' }),
   redirectUrl: Nullable(Type.String()),
   pix: Type.Optional(Type.Object({ qrCode: Type.String(), qrCodeImage: Type.String(), expiresAt: Timestamp })),
-  boleto: Type.Optional(Type.Object({ digitableLine: Type.String(), barcode: Type.String(), dueDate: Type.String(), url: Type.String() })),
+  boleto: Type.Optional(BoletoView),
+  paidWith: Type.Optional(Type.Union([Type.Literal('BOLETO'), Type.Literal('PIX')])),
   card: Type.Optional(Type.Object({ brand: Nullable(Type.String()), last4: Nullable(Type.String()) })),
 });
 

@@ -5,12 +5,13 @@ import type { Static } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { Transaction } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
-import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { attributedLink, withBodyCode, type Click } from '../affiliates/attribution.ts';
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
+import { normalizeAddress } from '../transactions/draft.ts';
+import { boletoView } from '../transactions/view.ts';
 import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
 import type { CheckoutBody, PublicTransaction } from './schemas.ts';
 
@@ -74,11 +75,8 @@ export async function checkoutLink(
     amount = result.finalCents;
   }
 
-  const address = body.address
-    ? Object.fromEntries(
-        Object.entries({ ...body.address, zipCode: body.address.zipCode.replace('-', ''), state: body.address.state.toUpperCase() }).map(([k, v]) => [k, sanitizeText(v)]),
-      )
-    : null;
+  const address = body.address ? normalizeAddress(body.address, 'address') : null;
+  if (body.paymentMethod === 'BOLETO' && !address && deps.connectors.needsPayerAddress(link.livemode)) throw validation('address', "is required to pay by boleto: a registered boleto carries the payer's address");
   const input = {
     product: link.title,
     amountCents: amount,
@@ -118,9 +116,8 @@ export function publicTransactionView(tx: Transaction, config: Config, redirectU
   if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${config.baseUrl}/pix/${tx.pix_txid}/qr.png`, expiresAt: tx.expires_at ?? tx.created_at };
   }
-  if (tx.payment_method === 'BOLETO' && tx.boleto_barcode) {
-    view.boleto = { digitableLine: tx.boleto_line ?? '', barcode: tx.boleto_barcode, dueDate: tx.due_date ?? '', url: `${config.checkoutUrl}/boleto/${tx.id}` };
-  }
+  if (tx.payment_method === 'BOLETO') view.boleto = boletoView(tx, config);
+  if (tx.paid_with) view.paidWith = tx.paid_with;
   if (tx.payment_method === 'CARD') view.card = { brand: tx.card_brand, last4: tx.card_last4 };
   return view;
 }

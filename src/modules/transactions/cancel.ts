@@ -24,7 +24,7 @@ export async function cancelTransaction(deps: TransactionDeps, scope: Scope, id:
       ? await deps.connectors.of(tx.provider, 'CARD').voidCard({ transactionId: tx.id, paymentReference: tx.provider_ref })
       : tx.payment_method === 'CARD'
         ? { ok: true as const }
-        : await deps.connectors.of(tx.provider, tx.payment_method).cancelCharge({ transactionId: tx.id, paymentMethod: tx.payment_method, txid: tx.pix_txid });
+        : await deps.connectors.of(tx.provider, tx.payment_method).cancelCharge({ transactionId: tx.id, paymentMethod: tx.payment_method, txid: tx.pix_txid, boletoRef: tx.boleto_ref });
   if (!result.ok) throw badRequest('INVALID_STATE_TRANSITION', 'The provider refused to cancel this payment', [{ field: 'status', message: result.message }]);
   return changeStatus(deps, scope, id, { to: 'CANCELLED' });
 }

@@ -60,6 +60,7 @@ const COLUMNS = [
   ['pix_qr_code', 'text'],
   ['boleto_barcode', 'text'],
   ['boleto_line', 'text'],
+  ['boleto_pix', 'text'],
   ['due_date', 'date'],
   ['late_payment', 'jsonb'],
   ['expires_at', 'timestamptz'],

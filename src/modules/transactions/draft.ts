@@ -6,7 +6,7 @@ import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PaymentLink, Transaction } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
-import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
+import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
@@ -14,7 +14,7 @@ import { paymentFee } from '../../payments/fees.ts';
 import type { LatePayment } from '../../payments/late-payment.ts';
 import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/connector.ts';
 import { normalizeDocument, normalizeEmail } from '../clients/service.ts';
-import type { CreateTransactionBody } from './schemas.ts';
+import type { Address, CreateTransactionBody } from './schemas.ts';
 import { MAX_METADATA_BYTES } from './schemas.ts';
 
 export type CreateInput = Static<typeof CreateTransactionBody>;
@@ -90,7 +90,18 @@ function schedule(input: CreateInput, now: Date, config: Config): { expiresAt: D
   const dueDate = raw === undefined ? spDate(new Date(now.getTime() + config.boleto.defaultDueDays * DAY_MS)) : dateOnly ? raw : spDate(new Date(raw));
   if (dueDate < spDate(now)) throw validation('dueDate', 'must not be in the past');
   if (endOfSpDay(dueDate).getTime() > latest + DAY_MS) throw validation('dueDate', `must be within ${MAX_DUE_DAYS} days`);
-  return { expiresAt: endOfSpDay(dueDate), dueDate, latePayment: null };
+  return { expiresAt: new Date(endOfSpDay(dueDate).getTime() + config.boleto.daysAfterDue * DAY_MS), dueDate, latePayment: null };
+}
+
+const UFS = new Set('AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SP SE TO'.split(' '));
+
+/** An address as stored: CEP as 8 digits, the UF in capitals (a real one), text sanitised; `field` names it in a 400. */
+export function normalizeAddress(a: Static<typeof Address>, field: string): Record<string, string> {
+  const state = a.state.toUpperCase();
+  if (!UFS.has(state)) throw validation(`${field}.state`, 'is not a Brazilian state (UF, e.g. SP)');
+  const out = Object.entries({ ...a, zipCode: a.zipCode.replace('-', ''), state }).map(([k, v]) => [k, sanitizeText(v)]);
+  if (out.some(([k, v]) => k !== 'complement' && !v.trim())) throw validation(field, 'street, number, neighborhood and city must not be blank');
+  return Object.fromEntries(out);
 }
 
 /** Checks a creation request against the rules no schema can say, and normalises it. Throws 400s. */
@@ -189,6 +200,9 @@ export function buildDraft(args: {
     pix_qr_code: args.pix?.brCode ?? null,
     boleto_barcode: args.boleto?.barcode ?? null,
     boleto_line: args.boleto?.digitableLine ?? null,
+    boleto_ref: null,
+    boleto_pix: args.boleto?.pixCode ?? null,
+    paid_with: null,
     due_date: c.dueDate,
     late_payment: c.latePayment && (jsonbOrdered(c.latePayment) as LatePayment),
     expires_at: c.expiresAt,

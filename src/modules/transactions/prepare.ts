@@ -6,7 +6,8 @@ import { validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { RailConnector } from '../../payments/registry.ts';
-import { buildDraft, checkInput, type CheckoutExtras, type CreateInput } from './draft.ts';
+import type { Connector, PayerAddress } from '../../payments/connector.ts';
+import { buildDraft, checkInput, normalizeAddress, type CheckoutExtras, type CreateInput } from './draft.ts';
 import type { CreateOptions, TransactionDeps } from './types.ts';
 
 /** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
@@ -33,7 +34,19 @@ export async function prepare(deps: TransactionDeps, scope: Scope, input: Create
   const automatic = extras.pixAutomatico ? { automatic: extras.pixAutomatico } : {};
   const pix = input.paymentMethod === 'PIX' ? await (connector as RailConnector<'PIX'>).createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate, ...automatic }) : null;
   if (pix) pixCharged?.(pix);
-  const boleto = input.paymentMethod === 'BOLETO' ? await (connector as RailConnector<'BOLETO'>).createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, payer }) : null;
-  const draft = buildDraft({ id, scope, input, checked, fees, provider: connector.name, pix, boleto, extras: { ...extras, link: link ?? undefined }, now });
+  const address = boletoAddress(input, extras, connector);
+  const boleto =
+    input.paymentMethod === 'BOLETO'
+      ? await (connector as RailConnector<'BOLETO'>).createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, daysAfterDue: config.boleto.daysAfterDue, payer, address: address as PayerAddress | null, description: checked.product })
+      : null;
+  const draft = buildDraft({ id, scope, input, checked, fees, provider: connector.name, pix, boleto, extras: { ...extras, address, link: link ?? undefined }, now });
   return { draft, connector, card: input.card ?? null };
+}
+
+/** The payer's address: the checkout's, or the API's clientAddress (boletos only; required where the bank registers it). */
+function boletoAddress(input: CreateInput, extras: CheckoutExtras, connector: Connector): Record<string, string> | null {
+  if (input.clientAddress && input.paymentMethod !== 'BOLETO') throw validation('clientAddress', 'is only for paymentMethod BOLETO');
+  const address = input.clientAddress ? normalizeAddress(input.clientAddress, 'clientAddress') : (extras.address ?? null);
+  if (input.paymentMethod === 'BOLETO' && !address && connector.needsPayerAddress) throw validation('clientAddress', "is required for boletos with production keys: a registered boleto carries the payer's address");
+  return address;
 }

@@ -3,7 +3,7 @@
 // row lock with the state machine, hooks, ledger and events of states.ts.
 import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
-import { AppError, forbidden, notFound } from '../../http/errors.ts';
+import { AppError, forbidden, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';
 import type { ProviderEvent } from '../../payments/connector.ts';
@@ -39,7 +39,7 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
 export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, connector: string, events: ProviderEvent[]): Promise<Transaction[]> {
   const out: Transaction[] = [];
   for (const e of events) {
-    const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : { to: e.outcome };
+    const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : e.outcome === 'PAID' ? { to: 'PAID', paidWith: e.paidWith } : { to: e.outcome };
     const applied = await deps.changes.run(scope, async (trx) => {
       let change = reported;
       const tx = await lockTransaction(trx, scope, e.transactionId);
@@ -51,7 +51,7 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, c
       if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
         const late = tx.late_payment && tx.due_date && e.paidAt && explainsLatePayment(tx.charged_cents, tx.late_payment, tx.due_date, spDate(e.paidAt), e.amountCents);
         if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
-        change = { to: 'PAID', settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
+        change = { to: 'PAID', paidWith: e.paidWith, settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
       }
       return applyChange(deps, trx, tx, change, new Date(), e.outcome === 'PAID' ? (e.reference ?? null) : null);
     });
@@ -61,8 +61,16 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, c
 }
 
 /** Sandbox: the merchant plays the provider and reports an outcome (development keys only). */
-export async function simulate(deps: TransactionDeps, scope: Scope, id: string, outcome: 'PAID' | 'FAILED' | 'EXPIRED'): Promise<Transaction> {
+export async function simulate(deps: TransactionDeps, scope: Scope, id: string, outcome: 'PAID' | 'FAILED' | 'EXPIRED', paidWith?: 'BOLETO' | 'PIX'): Promise<Transaction> {
   if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
-  const [applied] = await applyProviderEvents(deps, scope, deps.connectors.sandbox.name, [{ transactionId: id, outcome, ...(outcome === 'FAILED' ? { reason: 'SIMULATED_FAILURE' } : {}) }]);
+  if (paidWith && (await lookupMethod(deps, scope, id)) !== 'BOLETO') throw validation('paidWith', 'is only for boletos (paid by barcode or by their Pix code)');
+  const [applied] = await applyProviderEvents(deps, scope, deps.connectors.sandbox.name, [{ transactionId: id, outcome, ...(outcome === 'FAILED' ? { reason: 'SIMULATED_FAILURE' } : {}), ...(paidWith ? { paidWith } : {}) }]);
   return applied;
+}
+
+/** The payment method of this scope's transaction `id` (404 when it is not this scope's). */
+async function lookupMethod(deps: TransactionDeps, scope: Scope, id: string): Promise<string> {
+  const row = await deps.db.selectFrom('transactions').select('payment_method').where('id', '=', id).where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).executeTakeFirst();
+  if (!row) throw notFound('Transaction');
+  return row.payment_method;
 }

@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import type { TransactionDeps } from './types.ts';
 import { emptyBodyIsObject, errors, IdempotencyHeader, IdParams } from '../../http/schemas.ts';
+import { validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';
 import { getTransaction, listTransactions, refundsOf } from './queries.ts';
@@ -141,8 +142,9 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       },
     },
     async (req) => {
-      const { outcome } = req.body;
-      const tx = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED' ? await simulate(transactions, req.auth, req.params.id, outcome) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
+      const { outcome, paidWith } = req.body;
+      if (paidWith && outcome !== 'PAID') throw validation('paidWith', 'goes with outcome PAID');
+      const tx = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED' ? await simulate(transactions, req.auth, req.params.id, outcome, paidWith) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
       return { message: `Transaction ${outcome}`, transaction: await withRefunds(tx, req.auth) };
     },
   );

@@ -43,6 +43,20 @@ export const LatePaymentBody = Type.Object(
 
 export const LatePaymentView = Type.Object(lateTerms);
 
+/** A Brazilian address: the checkout's, and a boleto payer's (clientAddress). */
+export const Address = Type.Object(
+  {
+    zipCode: Type.String({ pattern: '^[0-9]{5}-?[0-9]{3}$', description: 'CEP' }),
+    street: Type.String({ minLength: 1, maxLength: 200 }),
+    number: Type.String({ minLength: 1, maxLength: 20 }),
+    complement: Type.Optional(Type.String({ maxLength: 100 })),
+    neighborhood: Type.String({ minLength: 1, maxLength: 100 }),
+    city: Type.String({ minLength: 1, maxLength: 100 }),
+    state: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'UF, two letters' }),
+  },
+  { additionalProperties: false },
+);
+
 export const CreateTransactionBody = Type.Object(
   {
     product: Type.String({ minLength: 1, maxLength: 255, description: 'Name or description of what is sold' }),
@@ -71,6 +85,12 @@ export const CreateTransactionBody = Type.Object(
     trackingParams: Type.Optional(TrackingParams),
     postbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'HTTPS URL that receives this transaction\'s events (http only with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, local development)' })),
     card: Type.Optional(CardData),
+    clientAddress: Type.Optional(
+      Type.Object(Address.properties, {
+        additionalProperties: false,
+        description: "BOLETO only: the payer's address, which a registered boleto carries. Required for boletos with production keys (400 naming clientAddress without it)",
+      }),
+    ),
     latePayment: Type.Optional(LatePaymentBody),
     capture: Type.Optional(
       Type.Boolean({ description: 'Card only. false: authorise only (AUTHORIZED, nothing credited) and capture later with POST /api/v1/transactions/{id}/capture; default true' }),
@@ -122,6 +142,20 @@ export const AttemptView = Type.Object({
   createdAt: Timestamp,
 });
 
+/** A boleto as its payment shows it (the merchant's API and the public checkout). */
+export const BoletoView = Type.Object({
+    status: Type.Union([Type.Literal('ISSUING'), Type.Literal('ISSUED')], {
+      description: 'ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable',
+    }),
+    barcode: Type.Optional(Type.String({ description: '44 digits (ISSUED)' })),
+    digitableLine: Type.Optional(Type.String({ description: '47 digits, linha digitável (ISSUED)' })),
+    pixCode: Type.Optional(Type.String({ description: 'Hybrid boleto: the Pix copia-e-cola that pays the same charge at once' })),
+    pixQrCodeImage: Type.Optional(Type.String({ description: "URL of the Pix code's QR image (PNG)" })),
+    dueDate: Type.String({ format: 'date' }),
+    url: Type.String({ description: 'Printable boleto page' }),
+    pdfUrl: Type.Optional(Type.String({ description: "The bank's PDF of the boleto (production boletos)" })),
+  });
+
 export const TransactionView = Type.Object({
   id: Uuid,
   displayId: Type.String(),
@@ -167,14 +201,8 @@ export const TransactionView = Type.Object({
       latePayment: Type.Optional(LatePaymentView),
     }),
   ),
-  boleto: Type.Optional(
-    Type.Object({
-      barcode: Type.String({ description: '44 digits' }),
-      digitableLine: Type.String({ description: '47 digits (linha digitável)' }),
-      dueDate: Type.String({ format: 'date' }),
-      url: Type.String({ description: 'Printable boleto page' }),
-    }),
-  ),
+  boleto: Type.Optional(BoletoView),
+  paidWith: Type.Optional(Type.Union([Type.Literal('BOLETO'), Type.Literal('PIX')], { description: 'A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX)' })),
   card: Type.Optional(
     Type.Object({
       brand: Nullable(Type.String()),
@@ -239,6 +267,9 @@ export const SimulateBody = Type.Object(
       description:
         'PAID, FAILED, EXPIRED: a pending payment\'s outcome. CHARGEBACK: the acquirer opens a chargeback on a PAID or PARTIALLY_REFUNDED card payment (docs/sandbox.md). CHARGEBACK_WON: the acquirer decides a CONTESTED chargeback for you; CHARGEBACK_LOST: against you (OPEN or CONTESTED)',
     }),
+    paidWith: Type.Optional(
+      Type.Union([Type.Literal('BOLETO'), Type.Literal('PIX')], { description: "With outcome PAID, a boleto only: paid by its barcode (default) or by its Pix code (a hybrid boleto's QR)" }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -45,7 +45,7 @@ export type Change =
    * `settled`: the payment took another amount than charged, with the fee on it: a card
    * authorisation captured in part, or a PIX with a due date paid late (its fine and interest).
    */
-  | { to: 'PAID'; settled?: { chargedCents: number; feeCents: number } }
+  | { to: 'PAID'; settled?: { chargedCents: number; feeCents: number }; paidWith?: 'BOLETO' | 'PIX' }
   | { to: 'FAILED'; reason: string }
   | { to: 'EXPIRED' }
   | { to: 'CANCELLED' }
@@ -131,6 +131,7 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   set.paid_at = now;
+  if (tx.payment_method === 'BOLETO') set.paid_with = change.paidWith ?? 'BOLETO';
   if (tx.status === 'AUTHORIZED') {
     set.captured_at = now;
     set.expires_at = null;

@@ -4,7 +4,7 @@ import type { CardAttempt, Chargeback, Refund, Transaction, TransactionStatus } 
 import { maskDocument } from '../../payments/documents.ts';
 import { ADOPTED } from './attempts.ts';
 import type { ChargebackView } from './chargeback-schemas.ts';
-import type { AttemptView, RefundView, TransactionView } from './schemas.ts';
+import type { AttemptView, BoletoView, RefundView, TransactionView } from './schemas.ts';
 
 export interface Urls {
   baseUrl: string;
@@ -48,9 +48,8 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
     if (tx.late_payment && tx.due_date) Object.assign(view.pix, { dueDate: tx.due_date, latePayment: tx.late_payment });
   }
-  if (tx.payment_method === 'BOLETO' && tx.boleto_barcode) {
-    view.boleto = { barcode: tx.boleto_barcode, digitableLine: tx.boleto_line ?? '', dueDate: tx.due_date ?? '', url: `${urls.checkoutUrl}/boleto/${tx.id}` };
-  }
+  if (tx.payment_method === 'BOLETO') view.boleto = boletoView(tx, urls);
+  if (tx.paid_with) view.paidWith = tx.paid_with;
   if (tx.payment_method === 'CARD') {
     view.card = {
       brand: tx.card_brand,
@@ -90,6 +89,8 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     metadata: tx.metadata,
     trackingParams: tx.tracking_params,
     failureReason: tx.failure_reason,
+    ...(tx.payment_method === 'BOLETO' ? { boleto: { status: tx.boleto_barcode ? 'ISSUED' : 'ISSUING', barcode: tx.boleto_barcode, digitableLine: tx.boleto_line, dueDate: tx.due_date } } : {}),
+    ...(tx.paid_with ? { paidWith: tx.paid_with } : {}),
     livemode: tx.livemode,
     createdAt: tx.created_at.toISOString(),
     updatedAt: tx.updated_at.toISOString(),
@@ -99,6 +100,23 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     cancelledAt: tx.cancelled_at ? tx.cancelled_at.toISOString() : null,
     paidAt: tx.paid_at ? tx.paid_at.toISOString() : null,
     refundedAt: tx.refunded_at ? tx.refunded_at.toISOString() : null,
+  };
+}
+
+/**
+ * A boleto: ISSUING until its bank gave the numbers (a bank that issues after the transaction is
+ * stored), then ISSUED with the barcode, the line and, for a hybrid boleto, its Pix code and QR.
+ */
+export function boletoView(tx: Transaction, urls: Pick<Urls, 'checkoutUrl'>): Static<typeof BoletoView> {
+  const page = { dueDate: tx.due_date ?? '', url: `${urls.checkoutUrl}/boleto/${tx.id}` };
+  if (!tx.boleto_barcode) return { status: 'ISSUING', ...page };
+  return {
+    status: 'ISSUED',
+    barcode: tx.boleto_barcode,
+    digitableLine: tx.boleto_line ?? '',
+    ...page,
+    ...(tx.boleto_pix ? { pixCode: tx.boleto_pix, pixQrCodeImage: `${urls.checkoutUrl}/boleto/${tx.id}/qr.png` } : {}),
+    ...(tx.boleto_ref ? { pdfUrl: `${urls.checkoutUrl}/boleto/${tx.id}.pdf` } : {}),
   };
 }
 

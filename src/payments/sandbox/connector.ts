@@ -129,7 +129,10 @@ export class SandboxConnector implements Connector {
 
   async createBoleto(req: BoletoRequest): Promise<BoletoCharge> {
     const b = buildBoleto({ bankCode: this.config.boleto.bankCode, dueDate: req.dueDate, amountCents: req.amountCents, freeField: boletoFreeField(req.transactionId) });
-    return { barcode: b.barcode, digitableLine: b.digitableLine };
+    // A hybrid boleto, as banks issue them: its Pix code pays the same charge (txid: our id's 32 hex digits).
+    const { key, merchantName, merchantCity } = this.config.pix;
+    const pixCode = buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid: req.transactionId.replace(/-/g, '') });
+    return { barcode: b.barcode, digitableLine: b.digitableLine, pixCode };
   }
 
   async chargeCard(req: CardChargeRequest): Promise<CardResult> {

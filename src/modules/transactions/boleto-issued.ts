@@ -1,0 +1,30 @@
+// A boleto its bank issues after the transaction was stored (payments/inter): the bank's id of it
+// first, then its numbers. ISSUING -> ISSUED is not a status change (the payment stays PENDING), but
+// merchants wait for it, so it is told as transaction.updated with the boleto's numbers.
+import type { BoletoCharge } from '../../payments/connector.ts';
+import type { TransactionDeps } from './types.ts';
+import { eventData } from './view.ts';
+
+/**
+ * Records `ref` (and, once issued, the numbers) on a PENDING boleto of `connector` still without
+ * numbers, whose ref is unset or the same; returns whether it changed anything.
+ */
+export async function recordBoleto(deps: Pick<TransactionDeps, 'db' | 'events'>, connector: string, transactionId: string, ref: string, issued: BoletoCharge | null): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    const numbers = issued ? { boleto_barcode: issued.barcode, boleto_line: issued.digitableLine, boleto_pix: issued.pixCode } : {};
+    const row = await trx
+      .updateTable('transactions')
+      .set({ boleto_ref: ref, ...numbers, updated_at: new Date() })
+      .where('id', '=', transactionId)
+      .where('provider', '=', connector)
+      .where('payment_method', '=', 'BOLETO')
+      .where('status', '=', 'PENDING')
+      .where('boleto_barcode', 'is', null)
+      .where((eb) => eb.or([eb('boleto_ref', 'is', null), eb('boleto_ref', '=', ref)]))
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return false;
+    if (issued) await deps.events.record(trx, { userId: row.user_id, livemode: row.livemode }, [{ type: 'transaction.updated', data: eventData(row) }]);
+    return true;
+  });
+}
