@@ -6,7 +6,7 @@ import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, Coupo
 import type { SavedCardsTable } from './types/cards.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
-import type { CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
+import type { BoletoIssuingTable, CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
 import type { LoginChallengesTable, PasswordResetsTable, RecoveryCodesTable, SecondFactorCodesTable, TotpFactorsTable } from './types/security.ts';
 import type { AdvanceItemsTable, AdvancesTable, KycDocumentsTable, KycSubmissionsTable, WithdrawalsTable } from './types/wallet.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './types/webhooks.ts';
@@ -56,6 +56,7 @@ export interface DB {
   refunds: RefundsTable;
   chargebacks: ChargebacksTable;
   sandbox_operations: SandboxOperationsTable;
+  boleto_issuing: BoletoIssuingTable;
   card_attempts: CardAttemptsTable;
   report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;

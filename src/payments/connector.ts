@@ -299,6 +299,8 @@ export interface Connector extends Partial<PixRail & BoletoRail & CardRail & Pix
   readonly refundWindowDays?: number;
   /** true: its pending charges are expired by its own sweep, which asks the provider first; the generic expiry leaves them. */
   readonly expiresOwnCharges?: boolean;
+  /** true: a paid payment cannot be reversed here; its refund is a Pix to the payer's key (modules/transactions/pix-refund.ts). */
+  readonly refundsByPix?: boolean;
   /** true: its boletos are registered with the payer's address (a production transaction by boleto must give clientAddress). */
   readonly needsPayerAddress?: boolean;
   /** A boleto's PDF as its bank renders it, by the bank's id (boleto_ref); absent: the printable page only. */

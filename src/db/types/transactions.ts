@@ -122,6 +122,10 @@ export interface RefundsTable {
   provider: string;
   provider_ref: string | null;
   failure_reason: string | null;
+  /** A refund sent as a Pix to the payer (a boleto's): the payer's key, and the payout connector that sends it. */
+  pix_key_type: ColumnType<string | null, string | null | undefined, string | null>;
+  pix_key: ColumnType<string | null, string | null | undefined, string | null>;
+  payout_provider: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -188,3 +192,11 @@ export interface CardAttemptsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 export type CardAttempt = Selectable<CardAttemptsTable>;
+
+/** The boleto issuing sweep's claims (payments/boleto-issuing.ts). */
+export interface BoletoIssuingTable {
+  transaction_id: string;
+  lease_until: ColumnType<Date, Date | string, Date | string>;
+  tries: Generated<number>;
+  last_error: string | null;
+}

@@ -4,6 +4,7 @@
 // the connector made is applied, never charged again; a refund it never received is sent again
 // under the same id. Payouts have theirs in withdrawals (followPayouts). Safe on many processes:
 // every change is applied under the row's lock, to a row still PENDING.
+import { refunderOf } from './pix-refund.ts';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -83,7 +84,7 @@ export async function settleUnknownRefunds(deps: TransactionDeps, now = new Date
   const stuck = await stuckRefunds(deps.db, new Date(now.getTime() - deps.config.janitorGraceSeconds * 1000), batch);
   for (const r of stuck) {
     try {
-      const connector = deps.connectors.of(r.provider, r.payment_method);
+      const connector = refunderOf(deps, r);
       const req = refundRequest(r.id, { id: r.transaction_id, payment_method: r.payment_method, provider_ref: r.provider_ref }, r.amount_cents);
       const result = (await connector.findRefund(req)) ?? (await connector.refund(req));
       await recordRefund(deps, r.id, r.transaction_id, result);

@@ -141,7 +141,7 @@ export async function transactionStatus(db: Executor, id: string) {
 }
 
 /** A PENDING refund of a locked transaction, owed to the connector that made the payment. */
-export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date }): Promise<void> {
+export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date; pix: { pixKeyType: string; pixKey: string; payoutProvider: string } | null }): Promise<void> {
   await trx
     .insertInto('refunds')
     .values({
@@ -153,6 +153,9 @@ export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; tran
       fee_returned_cents: r.feeReturnedCents,
       status: 'PENDING',
       provider: r.transaction.provider,
+      pix_key_type: r.pix?.pixKeyType ?? null,
+      pix_key: r.pix?.pixKey ?? null,
+      payout_provider: r.pix?.payoutProvider ?? null,
       created_at: r.now,
       updated_at: r.now,
     })
@@ -203,9 +206,10 @@ export function stuckRefunds(db: Executor, before: Date, limit: number) {
   return db
     .selectFrom('refunds as r')
     .innerJoin('transactions as t', 't.id', 'r.transaction_id')
-    .select(['r.id', 'r.provider', 'r.amount_cents', 'r.transaction_id', 't.payment_method', 't.provider_ref'])
+    .select(['r.id', 'r.provider', 'r.amount_cents', 'r.transaction_id', 'r.livemode', 'r.pix_key_type', 'r.pix_key', 'r.payout_provider', 't.payment_method', 't.provider_ref', 't.display_id'])
     .where('r.status', '=', 'PENDING')
-    .where('r.provider_ref', 'is', null)
+    // A Pix refund's outcome is the payout's: followed here until it is settled (its notification goes to the payout's connector).
+    .where((eb) => eb.or([eb('r.provider_ref', 'is', null), eb('r.pix_key', 'is not', null)]))
     .where('r.updated_at', '<', before)
     .orderBy('r.updated_at')
     .limit(limit)

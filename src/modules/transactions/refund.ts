@@ -3,16 +3,24 @@
 // answers is recorded, and a refund it did not make is undone in one commit. A refund whose answer
 // never came is settled by the janitor (janitor.ts).
 import { uuidv7 } from '../../db/ids.ts';
-import type { Transaction } from '../../db/types.ts';
+import type { PixKeyType, Transaction } from '../../db/types.ts';
 import { badRequest, notFound } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
 import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundScope, setRefunded } from './queries.ts';
+import { pixDestination, refunderOf, type RefundRoute } from './pix-refund.ts';
 import { applyChange, feeReturned } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 import { eventData, refundView } from './view.ts';
+
+/** A refund's request: how much (omitted: all that is left) and, for a payment refunded by Pix, the payer's key. */
+export interface RefundInput {
+  amountCents?: number;
+  pixKey?: string;
+  pixKeyType?: PixKeyType;
+}
 
 /** What a connector is asked to refund (or looked up by), from the refund and its payment. */
 export function refundRequest(refundId: string, tx: Pick<Transaction, 'id' | 'payment_method' | 'provider_ref'>, amountCents: number): RefundRequest {
@@ -24,10 +32,12 @@ export function refundRequest(refundId: string, tx: Pick<Transaction, 'id' | 'pa
  * written in one database transaction; then the payment's provider is asked to send the money back
  * with the refund id as its idempotency key, and the row records what it answered.
  */
-export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, amountCents: number | undefined, actor: Actor): Promise<Transaction> {
-  const { tx, refundId, amount } = await deps.changes.run(scope, async (trx) => {
+export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, body: RefundInput, actor: Actor): Promise<Transaction> {
+  const amountCents = body.amountCents;
+  const { tx, refundId, amount, pix } = await deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, id);
     if (!locked) throw notFound('Transaction');
+    const pix = pixDestination(deps, locked, body);
     if (locked.status !== 'PAID' && locked.status !== 'PARTIALLY_REFUNDED') {
       throw badRequest('INVALID_STATE_TRANSITION', `A ${locked.status} transaction cannot be refunded`, [{ field: 'status', message: 'only PAID or PARTIALLY_REFUNDED transactions can be refunded' }]);
     }
@@ -43,23 +53,24 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     const refunded = await applyChange(deps, trx, locked, { to: amount === refundable ? 'REFUNDED' : 'PARTIALLY_REFUNDED', amountCents: amount });
     const now = new Date();
     const refundId = uuidv7(now.getTime());
-    await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now });
+    await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now, pix });
     const sale = (t: Transaction) => ({ transactionId: t.id, displayId: t.display_id, status: t.status, chargedCents: t.charged_cents, refundedCents: t.refunded_cents });
     const entry = { userId: scope.userId, livemode: scope.livemode, action: 'refund.created', objectType: 'refund', objectId: refundId };
     await recordAudit(trx, actor, { ...entry, before: sale(locked), after: { ...sale(refunded), refund: { id: refundId, amountCents: amount, status: 'PENDING' } } });
-    return { tx: refunded, refundId, amount };
+    return { tx: refunded, refundId, amount, pix };
   });
   // A provider that refuses at once undoes the refund: the answer is the transaction as that left it.
-  return (await sendRefund(deps, tx, refundId, amount)) ?? tx;
+  const route = { ...tx, pix_key_type: pix?.pixKeyType ?? null, pix_key: pix?.pixKey ?? null, payout_provider: pix?.payoutProvider ?? null };
+  return (await sendRefund(deps, route, refundId, amount)) ?? tx;
 }
 
 /**
  * Asks the payment's provider to return a recorded refund and records its answer on the refund row;
  * returns the transaction when the provider refused it (the refund undone), else null.
  */
-async function sendRefund(deps: TransactionDeps, tx: Transaction, refundId: string, amountCents: number): Promise<Transaction | null> {
+async function sendRefund(deps: TransactionDeps, tx: Transaction & RefundRoute, refundId: string, amountCents: number): Promise<Transaction | null> {
   try {
-    const result = await deps.connectors.of(tx.provider, tx.payment_method).refund(refundRequest(refundId, tx, amountCents));
+    const result = await refunderOf(deps, tx).refund(refundRequest(refundId, tx, amountCents));
     return await recordRefund(deps, refundId, tx.id, result);
   } catch (err) {
     deps.log.error({ err, refundId, transactionId: tx.id }, 'refund: no answer from the provider; the refund stays PENDING until the janitor asks it');

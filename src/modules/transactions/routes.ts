@@ -124,7 +124,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       // The body is optional: a POST without one means "refund everything left", like `{}`.
       preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body?.amountCents, actorOf(req)), req.auth) }),
+    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body ?? {}, actorOf(req)), req.auth) }),
   );
 
   app.post(

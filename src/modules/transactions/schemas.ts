@@ -257,7 +257,13 @@ export const ExportTransactionsQuery = Type.Object(
 export const TransactionListResponse = Type.Object({ message: Type.String(), transactions: Type.Array(TransactionView), pagination: CursorPagination });
 
 export const RefundBody = Type.Object(
-  { amountCents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000000, description: 'Omitted: everything not yet refunded' })) },
+  {
+    amountCents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000000, description: 'Omitted: everything not yet refunded' })),
+    pixKey: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "Production boletos only, and required there: a boleto cannot be reversed, so its refund is a Pix to this key of the payer (cpf/cnpj with check digits, e-mail, +55DD9XXXXXXXX, or a random key)" }),
+    ),
+    pixKeyType: Type.Optional(Type.Union((['cpf', 'cnpj', 'email', 'phone', 'random'] as const).map((s) => Type.Literal(s)), { description: 'Omitted: inferred from pixKey' })),
+  },
   { additionalProperties: false },
 );
 

@@ -129,9 +129,9 @@ export class SandboxConnector implements Connector {
 
   async createBoleto(req: BoletoRequest): Promise<BoletoCharge> {
     const b = buildBoleto({ bankCode: this.config.boleto.bankCode, dueDate: req.dueDate, amountCents: req.amountCents, freeField: boletoFreeField(req.transactionId) });
-    // A hybrid boleto, as banks issue them: its Pix code pays the same charge (txid: our id's 32 hex digits).
+    // A hybrid boleto, as banks issue them: its Pix code pays the same charge (a txid derived from our id).
     const { key, merchantName, merchantCity } = this.config.pix;
-    const pixCode = buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid: req.transactionId.replace(/-/g, '') });
+    const pixCode = buildBrCode({ pixKey: key, merchantName, merchantCity, amountCents: req.amountCents, txid: createHash('sha256').update(req.transactionId).digest('hex').slice(0, 25) });
     return { barcode: b.barcode, digitableLine: b.digitableLine, pixCode };
   }
 
