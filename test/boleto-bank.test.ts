@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { settleUnknownRefunds } from '../src/modules/transactions/service.ts';
 import { validateDigitableLine } from '../src/payments/boleto.ts';
+import { nextBusinessDay, spDate, startOfSpDay } from '../src/payments/calendar.ts';
 import { InterConnector } from '../src/payments/inter/connector.ts';
 import type { InterContext } from '../src/payments/inter/edges.ts';
 import { reconcile } from '../src/payments/inter/edges.ts';
@@ -138,6 +139,10 @@ describe('bank-issued boletos (inter connector over a bank in memory)', () => {
     const paid = await get(tx.id);
     assert.equal(paid.status, 'PAID');
     assert.equal(paid.paidWith, 'BOLETO');
+    // Paid by barcode: receivable until the bank credits it, the next business day.
+    const owed = await ctx.database.db.selectFrom('receivables').select(['amount_cents', 'settle_at', 'status']).where('transaction_id', '=', tx.id).execute();
+    assert.deepEqual(owed.map((r) => [r.amount_cents, r.status]), [[paid.netAmountCents, 'PENDING']]);
+    assert.equal(owed[0].settle_at.toISOString(), startOfSpDay(nextBusinessDay(spDate(new Date()))).toISOString());
     assert.equal((await get(odd.id)).status, 'PENDING');
     await assertLedgerBalanced(ctx.database.db);
   });

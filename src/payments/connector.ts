@@ -153,6 +153,8 @@ export interface ProviderEvent {
   paidAt?: Date;
   /** For a PAID boleto: paid by its barcode or by its Pix code (a hybrid boleto). */
   paidWith?: 'BOLETO' | 'PIX';
+  /** For PAID: when the money reaches the platform's account, if later (a boleto paid by barcode settles in business days): receivable until then. */
+  settlesAt?: Date;
 }
 
 /** How the core settles what it never recorded: a charging connector answers by our references. */

@@ -39,7 +39,7 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
 export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, connector: string, events: ProviderEvent[]): Promise<Transaction[]> {
   const out: Transaction[] = [];
   for (const e of events) {
-    const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : e.outcome === 'PAID' ? { to: 'PAID', paidWith: e.paidWith } : { to: e.outcome };
+    const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : e.outcome === 'PAID' ? { to: 'PAID', paidWith: e.paidWith, settlesAt: e.settlesAt } : { to: e.outcome };
     const applied = await deps.changes.run(scope, async (trx) => {
       let change = reported;
       const tx = await lockTransaction(trx, scope, e.transactionId);
@@ -51,7 +51,7 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, c
       if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
         const late = tx.late_payment && tx.due_date && e.paidAt && explainsLatePayment(tx.charged_cents, tx.late_payment, tx.due_date, spDate(e.paidAt), e.amountCents);
         if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
-        change = { to: 'PAID', paidWith: e.paidWith, settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
+        change = { to: 'PAID', paidWith: e.paidWith, settlesAt: e.settlesAt, settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
       }
       return applyChange(deps, trx, tx, change, new Date(), e.outcome === 'PAID' ? (e.reference ?? null) : null);
     });

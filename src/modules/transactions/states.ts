@@ -45,7 +45,7 @@ export type Change =
    * `settled`: the payment took another amount than charged, with the fee on it: a card
    * authorisation captured in part, or a PIX with a due date paid late (its fine and interest).
    */
-  | { to: 'PAID'; settled?: { chargedCents: number; feeCents: number }; paidWith?: 'BOLETO' | 'PIX' }
+  | { to: 'PAID'; settled?: { chargedCents: number; feeCents: number }; paidWith?: 'BOLETO' | 'PIX'; settlesAt?: Date }
   | { to: 'FAILED'; reason: string }
   | { to: 'EXPIRED' }
   | { to: 'CANCELLED' }
@@ -148,7 +148,9 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
     tx = { ...tx, charged_cents: chargedCents, fee_cents: feeCents };
   }
   const net = tx.charged_cents - tx.fee_cents;
-  const toAccount = tx.payment_method === 'CARD' ? 'receivable' : 'available';
+  // A card's instalments, and a payment whose money the bank credits later (a boleto paid by barcode), are receivable until they settle.
+  const later = tx.payment_method !== 'CARD' && change.settlesAt && change.settlesAt > now ? change.settlesAt : null;
+  const toAccount = tx.payment_method === 'CARD' || later ? 'receivable' : 'available';
   // Other accounts' shares of the sale (an affiliate's commission) leave the merchant's net in
   // this same journal, so the merchant is never credited money that is not its own.
   const splits: Split[] = [];
@@ -170,7 +172,7 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
     ],
   };
   await deps.ledger.postAll(trx, scope, [payment, ...journals], balanceEvents);
-  if (tx.payment_method === 'CARD' && kept > 0) {
+  if ((tx.payment_method === 'CARD' || later) && kept > 0) {
     const parts = split(kept, tx.installments);
     await trx
       .insertInto('receivables')
@@ -182,7 +184,7 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
           transaction_id: tx.id,
           installment_number: i + 1,
           amount_cents: amount,
-          settle_at: new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
+          settle_at: later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
           status: 'PENDING' as const,
           created_at: now,
         })),
@@ -216,7 +218,7 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
   const journals: JournalInput[] = [];
   for (const hook of deps.hooks) journals.push(...((await hook.refundJournals?.(trx, tx, amountCents, now)) ?? []));
   // Every account the refund's journals move, locked together (see refundPostings).
-  const own: AccountKind[] = ['available', 'fees', 'external', ...(tx.payment_method === 'CARD' ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
+  const own: AccountKind[] = ['available', 'fees', 'external', ...(mayHoldReceivables(tx) ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
   const accounts: AccountKey[] = [
     ...own.map((kind) => ({ userId: scope.userId, kind })),
     ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
@@ -237,6 +239,9 @@ export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' 
   return share(tx.refunded_cents + amount) - share(tx.refunded_cents);
 }
 
+/** Whether a paid transaction's net may still be receivable: a card's instalments, a boleto paid by barcode until the bank credits it. */
+const mayHoldReceivables = (tx: Transaction) => tx.payment_method === 'CARD' || tx.paid_with === 'BOLETO';
+
 /**
  * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
  * merchant gives back the rest, so a sale can always be refunded in full from its own net. The
@@ -248,7 +253,7 @@ async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: n
   const fee = feeReturned(tx, amount);
   let remaining = amount - fee;
   let fromReceivable = 0;
-  if (tx.payment_method === 'CARD') {
+  if (mayHoldReceivables(tx)) {
     const pending = await trx
       .selectFrom('receivables')
       .select(['id', 'amount_cents'])

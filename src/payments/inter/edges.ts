@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { Transaction } from '../../db/types.ts';
 import { AppError } from '../../http/errors.ts';
 import type { BoletoIssuer } from '../boleto-issuing.ts';
-import { DAY_MS } from '../calendar.ts';
+import { DAY_MS, nextBusinessDay, spDate, startOfSpDay } from '../calendar.ts';
 import type { ConnectorCore, ConnectorEdges, ConnectorLog, ProviderEvent } from '../connector.ts';
 import { INTER_PROVIDER, type InterBank, type InterCharge } from './bank.ts';
 
@@ -45,7 +45,9 @@ export async function settlePaid(ctx: InterContext, charge: InterCharge): Promis
     return false;
   }
   if (tx.status !== 'PENDING') return false;
-  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: charge.reference, amountCents: charge.paidCents, paidAt: charge.paidAt, paidWith: charge.paidWith };
+  // Paid by barcode, the money is credited on the next bank business day (compensação); by Pix, at once.
+  const settlesAt = charge.paidWith === 'PIX' ? undefined : startOfSpDay(nextBusinessDay(spDate(charge.paidAt ?? new Date())));
+  const event: ProviderEvent = { transactionId: tx.id, outcome: 'PAID', reference: charge.reference, amountCents: charge.paidCents, paidAt: charge.paidAt, paidWith: charge.paidWith, settlesAt };
   try {
     await ctx.core.applyEvents(tx, [event]);
     return true;
