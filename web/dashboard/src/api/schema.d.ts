@@ -9796,9 +9796,21 @@ export interface operations {
                             /** @description Price after the coupon, before card interest */
                             amountCents: number;
                             boleto?: {
-                                barcode: string;
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
                                 url: string;
                             };
                             card?: {
@@ -9815,6 +9827,7 @@ export interface operations {
                             id: string;
                             installmentCents: number | null;
                             installments: number;
+                            paidWith?: "BOLETO" | "PIX";
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
                             pix?: {
                                 /** Format: date-time */
@@ -9835,9 +9848,21 @@ export interface operations {
                             /** @description Price after the coupon, before card interest */
                             amountCents: number;
                             boleto?: {
-                                barcode: string;
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
                                 url: string;
                             };
                             card?: {
@@ -9854,6 +9879,7 @@ export interface operations {
                             id: string;
                             installmentCents: number | null;
                             installments: number;
+                            paidWith?: "BOLETO" | "PIX";
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
                             pix?: {
                                 /** Format: date-time */
@@ -10855,12 +10881,20 @@ export interface operations {
                                 /** Format: date-time */
                                 authorizedAt: string | null;
                                 boleto?: {
-                                    /** @description 44 digits */
-                                    barcode: string;
-                                    /** @description 47 digits (linha digitável) */
-                                    digitableLine: string;
+                                    /** @description 44 digits (ISSUED) */
+                                    barcode?: string;
+                                    /** @description 47 digits, linha digitável (ISSUED) */
+                                    digitableLine?: string;
                                     /** Format: date */
                                     dueDate: string;
+                                    /** @description The bank's PDF of the boleto (production boletos) */
+                                    pdfUrl?: string;
+                                    /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                    pixCode?: string;
+                                    /** @description URL of the Pix code's QR image (PNG) */
+                                    pixQrCodeImage?: string;
+                                    /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                    status: "ISSUING" | "ISSUED";
                                     /** @description Printable boleto page */
                                     url: string;
                                 };
@@ -10940,6 +10974,8 @@ export interface operations {
                                 netAmountCents: number;
                                 /** Format: date-time */
                                 paidAt: string | null;
+                                /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                                paidWith?: "BOLETO" | "PIX";
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -11102,12 +11138,20 @@ export interface operations {
                                 /** Format: date-time */
                                 authorizedAt: string | null;
                                 boleto?: {
-                                    /** @description 44 digits */
-                                    barcode: string;
-                                    /** @description 47 digits (linha digitável) */
-                                    digitableLine: string;
+                                    /** @description 44 digits (ISSUED) */
+                                    barcode?: string;
+                                    /** @description 47 digits, linha digitável (ISSUED) */
+                                    digitableLine?: string;
                                     /** Format: date */
                                     dueDate: string;
+                                    /** @description The bank's PDF of the boleto (production boletos) */
+                                    pdfUrl?: string;
+                                    /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                    pixCode?: string;
+                                    /** @description URL of the Pix code's QR image (PNG) */
+                                    pixQrCodeImage?: string;
+                                    /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                    status: "ISSUING" | "ISSUED";
                                     /** @description Printable boleto page */
                                     url: string;
                                 };
@@ -11187,6 +11231,8 @@ export interface operations {
                                 netAmountCents: number;
                                 /** Format: date-time */
                                 paidAt: string | null;
+                                /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                                paidWith?: "BOLETO" | "PIX";
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -12538,9 +12584,21 @@ export interface operations {
                             /** @description Price after the coupon, before card interest */
                             amountCents: number;
                             boleto?: {
-                                barcode: string;
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
                                 url: string;
                             };
                             card?: {
@@ -12557,6 +12615,7 @@ export interface operations {
                             id: string;
                             installmentCents: number | null;
                             installments: number;
+                            paidWith?: "BOLETO" | "PIX";
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
                             pix?: {
                                 /** Format: date-time */
@@ -12577,9 +12636,21 @@ export interface operations {
                             /** @description Price after the coupon, before card interest */
                             amountCents: number;
                             boleto?: {
-                                barcode: string;
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
                                 url: string;
                             };
                             card?: {
@@ -12596,6 +12667,7 @@ export interface operations {
                             id: string;
                             installmentCents: number | null;
                             installments: number;
+                            paidWith?: "BOLETO" | "PIX";
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
                             pix?: {
                                 /** Format: date-time */
@@ -19728,12 +19800,20 @@ export interface operations {
                                 /** Format: date-time */
                                 authorizedAt: string | null;
                                 boleto?: {
-                                    /** @description 44 digits */
-                                    barcode: string;
-                                    /** @description 47 digits (linha digitável) */
-                                    digitableLine: string;
+                                    /** @description 44 digits (ISSUED) */
+                                    barcode?: string;
+                                    /** @description 47 digits, linha digitável (ISSUED) */
+                                    digitableLine?: string;
                                     /** Format: date */
                                     dueDate: string;
+                                    /** @description The bank's PDF of the boleto (production boletos) */
+                                    pdfUrl?: string;
+                                    /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                    pixCode?: string;
+                                    /** @description URL of the Pix code's QR image (PNG) */
+                                    pixQrCodeImage?: string;
+                                    /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                    status: "ISSUING" | "ISSUED";
                                     /** @description Printable boleto page */
                                     url: string;
                                 };
@@ -19813,6 +19893,8 @@ export interface operations {
                                 netAmountCents: number;
                                 /** Format: date-time */
                                 paidAt: string | null;
+                                /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                                paidWith?: "BOLETO" | "PIX";
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -19975,12 +20057,20 @@ export interface operations {
                                 /** Format: date-time */
                                 authorizedAt: string | null;
                                 boleto?: {
-                                    /** @description 44 digits */
-                                    barcode: string;
-                                    /** @description 47 digits (linha digitável) */
-                                    digitableLine: string;
+                                    /** @description 44 digits (ISSUED) */
+                                    barcode?: string;
+                                    /** @description 47 digits, linha digitável (ISSUED) */
+                                    digitableLine?: string;
                                     /** Format: date */
                                     dueDate: string;
+                                    /** @description The bank's PDF of the boleto (production boletos) */
+                                    pdfUrl?: string;
+                                    /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                    pixCode?: string;
+                                    /** @description URL of the Pix code's QR image (PNG) */
+                                    pixQrCodeImage?: string;
+                                    /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                    status: "ISSUING" | "ISSUED";
                                     /** @description Printable boleto page */
                                     url: string;
                                 };
@@ -20060,6 +20150,8 @@ export interface operations {
                                 netAmountCents: number;
                                 /** Format: date-time */
                                 paidAt: string | null;
+                                /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                                paidWith?: "BOLETO" | "PIX";
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -27060,12 +27152,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -27145,6 +27245,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -27240,12 +27342,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -27325,6 +27435,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -27470,6 +27582,18 @@ export interface operations {
                      * @description One-click purchase: a saved card (POST /api/v1/cards) of this merchant, environment and client (the one with clientDocument) charged instead of `card` data; paymentMethod CARD, a single payment, captured at once. 400 on cardId for another client's card or an unknown one.
                      */
                     cardId?: string;
+                    /** @description BOLETO only: the payer's address, which a registered boleto carries. Required for boletos with production keys (400 naming clientAddress without it) */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                     clientDocument: string;
                     /** Format: email */
@@ -27558,12 +27682,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -27643,6 +27775,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -27732,12 +27866,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -27817,6 +27959,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28022,12 +28166,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -28107,6 +28259,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28196,12 +28350,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -28281,6 +28443,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28444,12 +28608,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -28529,6 +28701,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28618,12 +28792,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -28703,6 +28885,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28909,12 +29093,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -28994,6 +29186,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29083,12 +29277,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -29168,6 +29370,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29393,12 +29597,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -29478,6 +29690,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29567,12 +29781,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -29652,6 +29874,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29886,12 +30110,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -29971,6 +30203,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30060,12 +30294,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -30145,6 +30387,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30320,6 +30564,10 @@ export interface operations {
                 "application/json": {
                     /** @description Omitted: everything not yet refunded */
                     amountCents?: number;
+                    /** @description Production boletos only, and required there: a boleto cannot be reversed, so its refund is a Pix to this key of the payer (cpf/cnpj with check digits, e-mail, +55DD9XXXXXXXX, or a random key) */
+                    pixKey?: string;
+                    /** @description Omitted: inferred from pixKey */
+                    pixKeyType?: "cpf" | "cnpj" | "email" | "phone" | "random";
                 };
             };
         };
@@ -30360,12 +30608,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -30445,6 +30701,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30534,12 +30792,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -30619,6 +30885,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30785,6 +31053,8 @@ export interface operations {
                 "application/json": {
                     /** @description PAID, FAILED, EXPIRED: a pending payment's outcome. CHARGEBACK: the acquirer opens a chargeback on a PAID or PARTIALLY_REFUNDED card payment (docs/sandbox.md). CHARGEBACK_WON: the acquirer decides a CONTESTED chargeback for you; CHARGEBACK_LOST: against you (OPEN or CONTESTED) */
                     outcome: "PAID" | "FAILED" | "EXPIRED" | "CHARGEBACK" | "CHARGEBACK_WON" | "CHARGEBACK_LOST";
+                    /** @description With outcome PAID, a boleto only: paid by its barcode (default) or by its Pix code (a hybrid boleto's QR) */
+                    paidWith?: "BOLETO" | "PIX";
                 };
             };
         };
@@ -30825,12 +31095,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -30910,6 +31188,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30999,12 +31279,20 @@ export interface operations {
                             /** Format: date-time */
                             authorizedAt: string | null;
                             boleto?: {
-                                /** @description 44 digits */
-                                barcode: string;
-                                /** @description 47 digits (linha digitável) */
-                                digitableLine: string;
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
                                 /** Format: date */
                                 dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
                                 /** @description Printable boleto page */
                                 url: string;
                             };
@@ -31084,6 +31372,8 @@ export interface operations {
                             netAmountCents: number;
                             /** Format: date-time */
                             paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
