@@ -28,7 +28,7 @@ export interface ConnectorChoice {
 }
 
 /** The connectors this gateway has, per rail (checked again by the registry, which builds them). */
-const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'erede', 'sandbox'], BOLETO: ['sandbox'], PAYOUT: ['efi', 'sandbox'] };
+const KNOWN_CONNECTORS: Record<keyof ConnectorChoice, string[]> = { PIX: ['bcb-api', 'sandbox'], CARD: ['cielo', 'erede', 'sandbox'], BOLETO: ['inter', 'sandbox'], PAYOUT: ['efi', 'sandbox'] };
 
 
 /**

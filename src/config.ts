@@ -32,7 +32,7 @@ export interface Config {
   fees: Fees;
   pix: { key: string; merchantName: string; merchantCity: string; ttlSeconds: number };
   /** BOLETO_DUE_DAYS: the due date when a boleto names none; BOLETO_DAYS_AFTER_DUE: how long it stays payable after it. */
-  boleto: { bankCode: string; defaultDueDays: number; daysAfterDue: number };
+  boleto: { bankCode: string; defaultDueDays: number; daysAfterDue: number; reconcileMinutes: number };
   /** Card instalments: plans up to interestFreeInstallments carry no interest; beyond, the Price table at monthlyInterestBp. */
   card: { interestFreeInstallments: number; monthlyInterestBp: number; authorizationTtlDays: number };
   /** How often background jobs (expiry, settlement, clean-up) run, in ms. */
@@ -272,7 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
       merchantCity: env.PIX_MERCHANT_CITY?.trim() || 'SAO PAULO',
       ttlSeconds: pixTtlSeconds,
     },
-    boleto: { bankCode, defaultDueDays: int(env, 'BOLETO_DUE_DAYS', 3, 1, 60, problems), daysAfterDue: int(env, 'BOLETO_DAYS_AFTER_DUE', 0, 0, 60, problems) },
+    boleto: { bankCode, defaultDueDays: int(env, 'BOLETO_DUE_DAYS', 3, 1, 60, problems), daysAfterDue: int(env, 'BOLETO_DAYS_AFTER_DUE', 0, 0, 60, problems), reconcileMinutes: int(env, 'BOLETO_RECONCILE_MINUTES', 60, 1, 1440, problems) },
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     connectors,

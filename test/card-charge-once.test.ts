@@ -27,7 +27,7 @@ let provider: CountingProvider;
 let failNextPaid = false;
 
 before(async () => {
-  const config = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0 } };
+  const config = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0, reconcileMinutes: 60 } };
   ctx = await startApp({
     deps: {
       connectors: { sandbox: (db) => (provider = new CountingProvider(config, db, 0)) },

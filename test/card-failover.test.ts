@@ -16,7 +16,7 @@ import { assertLedgerBalanced } from './ledger-check.ts';
 const YEAR = new Date().getUTCFullYear();
 const CARD = { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12, expYear: YEAR + 3, cvv: '123' };
 const DECLINED = { ...CARD, number: '4000000000000002' };
-const PIX_CONFIG = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0 } };
+const PIX_CONFIG = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0, reconcileMinutes: 60 } };
 
 /** A sandbox under another name that counts its calls and fails on demand. */
 class Flaky extends SandboxConnector {

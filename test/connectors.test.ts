@@ -17,7 +17,7 @@ import { Writable } from 'node:stream';
 
 const YEAR = new Date().getUTCFullYear();
 const CARD = { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12, expYear: YEAR + 3, cvv: '123' };
-const PIX_CONFIG = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0 } };
+const PIX_CONFIG = { pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0, reconcileMinutes: 60 } };
 
 /** A sandbox under another name that counts what it is asked, and loses its answers on demand (after acting). */
 class Counted extends SandboxConnector {

@@ -225,7 +225,7 @@ describe('saved cards in the sandbox', () => {
 class Named extends SandboxConnector {
   override readonly name: string;
   constructor(name: string, db: Db, keeps = true) {
-    super({ pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0 } }, db, 0);
+    super({ pix: { key: 'pix@cofre.com.br', merchantName: 'COFRE', merchantCity: 'SAO PAULO', ttlSeconds: 3600 }, boleto: { bankCode: '000', defaultDueDays: 3, daysAfterDue: 0, reconcileMinutes: 60 } }, db, 0);
     this.name = name;
     if (!keeps) Object.defineProperty(this, 'tokenizeCard', { value: undefined });
   }
