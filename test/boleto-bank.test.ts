@@ -5,6 +5,7 @@
 // when the bank confirms it, once; the reconciliation pays what a lost callback left; the expiry and
 // the merchant's cancel ask the bank first; a paid boleto is refunded by Pix to the payer's key.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { settleUnknownRefunds } from '../src/modules/transactions/service.ts';
 import { validateDigitableLine } from '../src/payments/boleto.ts';
@@ -13,7 +14,8 @@ import { InterConnector } from '../src/payments/inter/connector.ts';
 import type { InterContext } from '../src/payments/inter/edges.ts';
 import { reconcile } from '../src/payments/inter/edges.ts';
 import { Books } from './boleto-bank-kit.ts';
-import { call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
+import { MemoryLimiter } from '../src/http/ratelimit.ts';
+import { appOver, call, cpf, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 
 const QUIET = { info() {}, warn() {}, error() {} };
@@ -222,5 +224,30 @@ describe('bank-issued boletos (inter connector over a bank in memory)', () => {
     assert.equal(wrong.body.errors[0].field, 'paidWith');
     const expired = await dev(`/api/v1/transactions/${b.id}/simulate`, { outcome: 'EXPIRED', paidWith: 'PIX' });
     assert.equal(expired.status, 400);
+  });
+
+  test('two instances issuing at once send each boleto once (claims on PostgreSQL)', async () => {
+    const other = await appOver(ctx.config, ctx.database, {
+      limiter: new MemoryLimiter(),
+      logStream: new Writable({ write: (_c, _e, cb) => cb() }),
+      connectors: { extra: [(db) => new InterConnector(bank, db, QUIET, { reconcileMinutes: 60, issuing: { pollMs: 1, backoffMs: 1, batch: 7 } })], production: { BOLETO: ['inter'], PAYOUT: ['sandbox'] } },
+    });
+    try {
+      bank.mode.polls = 2;
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push((await create()).body.transaction.id);
+      const runs = (app: typeof other) => (app.deps.connectors.edges('inter') as ReturnType<InterConnector['edges']>).sweeps.find((s) => s.name === 'issue')!;
+      for (let round = 0; round < 6; round++) {
+        await Promise.all([runs(ctx.app).run(new Date()), runs(other).run(new Date()), runs(other).run(new Date())]);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const sent = bank.calls.issue.filter((t) => ids.includes(t));
+      assert.equal(sent.length, ids.length, 'each sent once');
+      assert.equal(new Set(sent).size, ids.length);
+      const rows = await ctx.database.db.selectFrom('transactions').select('boleto_barcode').where('id', 'in', ids).execute();
+      assert.ok(rows.every((r) => r.boleto_barcode), 'all ISSUED');
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -92,6 +92,8 @@ export class BoletoIssuer {
 
   /** Claims up to a batch of this connector's ISSUING boletos whose lease is free (one statement: no two processes get one). */
   private async claim(now: Date): Promise<Transaction[]> {
+    // Claims of boletos settled otherwise meanwhile (cancelled, expired) are dropped first.
+    await sql`DELETE FROM boleto_issuing b USING transactions t WHERE t.id = b.transaction_id AND t.status <> 'PENDING'`.execute(this.core.db);
     const until = new Date(now.getTime() + this.opts.leaseMs);
     const ids = await sql<{ transaction_id: string }>`
       INSERT INTO boleto_issuing (transaction_id, lease_until)
