@@ -40,6 +40,8 @@ export interface IssuingOptions {
   backoffMs: number;
 }
 
+const MAX_RUNS = 4;
+
 export const DEFAULT_ISSUING: IssuingOptions = { batch: 50, leaseMs: 60_000, pollMs: 2_000, backoffMs: 5_000 };
 
 /** The request a stored boleto was created with. */
@@ -62,6 +64,8 @@ export class BoletoIssuer {
   private readonly core: ConnectorCore;
   private readonly opts: IssuingOptions;
   private nudged: NodeJS.Timeout | null = null;
+  /** Runs in flight in this process (a nudge adds one only below MAX_RUNS: the bank sees at most MAX_RUNS × batch calls at once). */
+  private running = 0;
   constructor(connector: string, bank: IssuingBank, core: ConnectorCore, opts: Partial<IssuingOptions> = {}) {
     this.connector = connector;
     this.bank = bank;
@@ -71,7 +75,7 @@ export class BoletoIssuer {
 
   /** A run soon (a boleto was just created), not waiting for the job runner's next tick. */
   nudge(): void {
-    if (this.nudged) return;
+    if (this.nudged || this.running >= MAX_RUNS) return;
     this.nudged = setTimeout(() => {
       this.nudged = null;
       this.run().catch((err) => this.core.log.error({ err: String(err) }, `${this.connector}: boleto issuing failed`));
@@ -85,9 +89,14 @@ export class BoletoIssuer {
 
   /** One batch: the boletos claimed, each sent or asked about; returns how many were ISSUED or failed. */
   async run(now = new Date()): Promise<number> {
-    const claimed = await this.claim(now);
-    const done = await Promise.all(claimed.map((tx) => this.work(tx)));
-    return done.filter(Boolean).length;
+    this.running += 1;
+    try {
+      const claimed = await this.claim(now);
+      const done = await Promise.all(claimed.map((tx) => this.work(tx)));
+      return done.filter(Boolean).length;
+    } finally {
+      this.running -= 1;
+    }
   }
 
   /** Claims up to a batch of this connector's ISSUING boletos whose lease is free (one statement: no two processes get one). */
