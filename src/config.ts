@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { efiConfig, type EfiConfig } from './config-efi.ts';
+import { interConfig, type InterConfig } from './config-inter.ts';
 import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -65,6 +66,8 @@ export interface Config {
   erede: EredeConfig | null;
   /** Efí's Pix send (PAYOUT_PROVIDER=efi, or EFI_API_URL set); null: not configured. */
   efi: EfiConfig | null;
+  /** Banco Inter's API Cobrança v3 (BOLETO_PROVIDER=inter, or INTER_API_URL set); null: not configured. */
+  inter: InterConfig | null;
   mail: MailConfig;
   referrals: ReferralConfig;
 }
@@ -152,6 +155,7 @@ export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 
 
 export type { CieloConfig, ConnectorChoice, EredeConfig, PixApiConfig } from './config-connectors.ts';
 export type { EfiConfig } from './config-efi.ts';
+export type { InterConfig } from './config-inter.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -206,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const bankCode = env.BOLETO_BANK_CODE?.trim() || '000';
   if (!/^\d{3}$/.test(bankCode)) problems.push(`BOLETO_BANK_CODE must be 3 digits (got "${bankCode}")`);
+  const boleto = { bankCode, defaultDueDays: int(env, 'BOLETO_DUE_DAYS', 3, 1, 60, problems), daysAfterDue: int(env, 'BOLETO_DAYS_AFTER_DUE', 0, 0, 60, problems), reconcileMinutes: int(env, 'BOLETO_RECONCILE_MINUTES', 60, 1, 1440, problems) };
 
 
   const jwtTtlSeconds = int(env, 'JWT_TTL_SECONDS', 86400, 60, 30 * 86400, problems);
@@ -245,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
   const cardBreaker = cardBreakerConfig(env, problems);
   const erede = eredeConfig(env, connectors.CARD.includes('erede'), problems);
   const efi = efiConfig(env, connectors.PAYOUT.includes('efi'), problems);
+  const inter = interConfig(env, connectors.BOLETO.includes('inter'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
   const auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 1825, 1, 36_500, problems);
   // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
@@ -272,7 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
       merchantCity: env.PIX_MERCHANT_CITY?.trim() || 'SAO PAULO',
       ttlSeconds: pixTtlSeconds,
     },
-    boleto: { bankCode, defaultDueDays: int(env, 'BOLETO_DUE_DAYS', 3, 1, 60, problems), daysAfterDue: int(env, 'BOLETO_DAYS_AFTER_DUE', 0, 0, 60, problems), reconcileMinutes: int(env, 'BOLETO_RECONCILE_MINUTES', 60, 1, 1440, problems) },
+    boleto,
     card: { interestFreeInstallments, monthlyInterestBp, authorizationTtlDays },
     jobIntervalMs,
     connectors,
@@ -292,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     cielo,
     erede,
     efi,
+    inter,
     mail: { smtpUrl, from: mailFrom },
     referrals,
   };

@@ -47,4 +47,6 @@ export interface InterBank {
   pdf(reference: string): Promise<Buffer>;
   /** PUT /cobranca/v3/cobrancas/webhook. */
   registerWebhook(url: string): Promise<void>;
+  /** Lets its connections go (the process stops). */
+  close?(): void;
 }

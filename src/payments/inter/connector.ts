@@ -79,6 +79,7 @@ export class InterConnector implements Connector {
 
   close(): void {
     this.issuer?.close();
+    this.bank.close?.();
   }
 }
 

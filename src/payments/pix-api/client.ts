@@ -69,8 +69,12 @@ export interface ClientOptions {
    * as Efí does). Absent: the API Pix's (PIX_API_SCOPES, and Pix Automático's with a receiver account).
    */
   scopes?: readonly string[] | null;
-  /** How the token request is written: a form (RFC 6749, the default) or JSON (Efí's `{"grant_type":"client_credentials"}`). */
-  tokenBody?: 'form' | 'json';
+  /**
+   * How the token request is written: a form with HTTP Basic credentials (RFC 6749, the default),
+   * JSON (Efí's `{"grant_type":"client_credentials"}`), or a form carrying client_id and
+   * client_secret itself (Banco Inter's).
+   */
+  tokenBody?: 'form' | 'json' | 'form-credentials';
   /** The settings a refused token request points at (its error message). */
   credentialsHint?: string;
 }
@@ -214,9 +218,10 @@ export class PixApiClient {
     const { clientId, clientSecret, tokenUrl } = this.config;
     const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64');
     const { scopes, tokenBody } = this.opts;
-    const fields = { grant_type: 'client_credentials', ...(scopes ? { scope: scopes.join(' ') } : {}) };
+    const inBody = tokenBody === 'form-credentials';
+    const fields = { ...(inBody ? { client_id: clientId, client_secret: clientSecret } : {}), grant_type: 'client_credentials', ...(scopes ? { scope: scopes.join(' ') } : {}) };
     const [type, payload] = tokenBody === 'json' ? ['application/json', JSON.stringify(fields)] : ['application/x-www-form-urlencoded', new URLSearchParams(fields).toString()];
-    const answer = await this.send('POST', tokenUrl, { authorization: `Basic ${basic}`, 'content-type': type }, payload);
+    const answer = await this.send('POST', tokenUrl, { ...(inBody ? {} : { authorization: `Basic ${basic}` }), 'content-type': type }, payload);
     if (answer.status >= 500) throw new PixApiError('unavailable', `token endpoint answered ${answer.status}`, answer.status);
     const b = answer.body as { access_token?: unknown; expires_in?: unknown } | null;
     if (answer.status !== 200 || typeof b?.access_token !== 'string') throw new PixApiError('auth', `token endpoint answered ${answer.status}: check ${this.opts.credentialsHint}`, answer.status);
