@@ -66,7 +66,7 @@ function cardBody(ctx: Context): string {
  * A merchant with a PRODUCTION key: registered through the API, its KYC approved in the table (what
  * an operator's review leaves, as test/helpers.ts approveKyc does: the review is not what G measures).
  */
-async function liveMerchant(ctx: Context, gw: Child, i: number): Promise<{ userId: string; key: string }> {
+export async function liveMerchant(ctx: Context, gw: Child, i: number): Promise<{ userId: string; key: string }> {
   const reg = await api(gw.url, 'POST', '/api/auth/register', { name: 'Loja Cartao', email: `bench.${runId}.card${i}@example.com`, password: 'correct horse battery' });
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const userId: string = reg.body.user.id;

@@ -2,6 +2,7 @@
 // the request bodies and API calls, and the preparation of a write measurement.
 import type pg from 'pg';
 import type { PayoutBenchResult } from './payouts.ts';
+import type { BoletoBenchResult } from './boleto.ts';
 import type { CardBenchResult } from './card.ts';
 import type { CheckoutBenchResult } from './checkout.ts';
 import { type LoadResult, waitForQuiet } from './load.ts';
@@ -47,6 +48,8 @@ export interface Results {
   list?: { rows: number; depthPages: number; offset: number; first: LoadResult; deep: LoadResult; plans: string[] };
   /** G: production card payments over the fake Cielo at 150 ms, 200 connections. */
   card?: CardBenchResult;
+  /** H: production boletos over the fake Inter at 300 ms, issued by one worker. */
+  boleto?: BoletoBenchResult;
   reports?: { rows: number; days: number; refunds: number; seedSeconds: number; migrationSeconds: number; dailyRows: number; writeCost: { with: number; without: number }; runs: LoadResult[]; indexUse: string[] };
 }
 

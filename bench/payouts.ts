@@ -34,7 +34,7 @@ export interface PayoutBenchResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function startWorker(env: Record<string, string>, name: string): Promise<ChildProcess> {
+export function startWorker(env: Record<string, string>, name: string): Promise<ChildProcess> {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'PORT', 'DATA_DIR', 'RUN_JOBS', 'SMTP_URL']) delete base[k];
   const child = spawn(process.execPath, [join(ROOT, 'src', 'main.ts'), 'worker'], { env: { ...base, ...env, PGAPPNAME: name }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -56,7 +56,7 @@ function startWorker(env: Record<string, string>, name: string): Promise<ChildPr
   });
 }
 
-async function stop(children: ChildProcess[]) {
+export async function stopWorkers(children: ChildProcess[]) {
   await Promise.all(
     children.map((c) => {
       if (c.exitCode !== null || c.signalCode !== null) return;
@@ -114,7 +114,7 @@ async function drain(efi: FakeEfi, env: Record<string, string>, workers: number,
   try {
     while (efi.sends.size < before + n) await sleep(200);
   } finally {
-    await stop(started);
+    await stopWorkers(started);
   }
   const times = [...efi.sends.values()].slice(before).map((s) => Date.parse(s.solicitacao)).sort((a, b) => a - b);
   const perSecond = (n - 1) / ((times[times.length - 1] - times[0]) / 1000);
@@ -135,7 +135,7 @@ async function requestToProcessing(app: Awaited<ReturnType<typeof appOver>>, env
     const done = () => database.db.selectFrom('withdrawals').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'in', ids).where('status', '=', 'COMPLETED').executeTakeFirstOrThrow();
     for (let i = 0; i < 300 && Number((await done()).n) < ids.length; i++) await sleep(100);
   } finally {
-    await stop([worker]);
+    await stopWorkers([worker]);
   }
   const rows = await database.db.selectFrom('withdrawals').select(['created_at', 'processed_at']).where('id', 'in', ids).execute();
   const waits = rows.map((r) => (r.processed_at ? r.processed_at.getTime() - r.created_at.getTime() : Infinity)).sort((a, b) => a - b);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { boletoLines } from './boleto.ts';
 import { cardLines } from './card.ts';
 import { CHECKOUT_TARGETS } from './checkout.ts';
 import type { GatewayResult, Results } from './context.ts';
@@ -57,6 +58,7 @@ export function report(results: Results, mach: Machine): string {
     ...subscriptionTable(results),
     ...payoutTable(results),
     ...reportsTable(results),
+    ...(results.boleto ? ['', `H. Production boletos over a fake Inter answering in ${results.boleto.bankMs} ms:`, '', ...boletoLines(results.boleto).map((l) => `- ${l}`)] : []),
     ...(results.card ? ['', `G. Production card payments over a fake Cielo answering in ${CARD.acquirerMs} ms, ${CARD.connections} connections, ${CARD.merchants === 1 ? 'one merchant' : `${CARD.merchants} merchants`}:`, '', ...cardLines(results.card).map((l) => `- ${l}`)] : []),
   ];
   if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));

@@ -15,6 +15,7 @@
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
 //   R  reports      GET /api/v1/reports/summary and /timeseries, 30 and 90 days, over 1M rows (a year)
 //   G  card         production card payments over a fake Cielo answering in 150 ms, 200 connections (bench/card.ts)
+//   H  boleto       2,000 production boletos created on an API instance, issued by one worker through a fake Inter at 300 ms (bench/boleto.ts)
 //   P  payouts      5,000 queued withdrawals sent through a fake Efí answering in 100 ms by 1, then 2 workers; request to PROCESSING (bench/payouts.ts)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
@@ -40,6 +41,7 @@ import pg from 'pg';
 import { connect, migrate } from '../src/db/index.ts';
 import { generateCpf } from '../src/payments/documents.ts';
 import { buildBrCode, newTxid } from '../src/payments/pix.ts';
+import { scenarioBoleto } from './boleto.ts';
 import { scenarioCard } from './card.ts';
 import { payoutScenario } from './payouts.ts';
 import { checkoutPageScenario } from './checkout.ts';
@@ -116,6 +118,7 @@ async function main() {
   if (SCENARIOS.includes('embedded')) await scenarioEmbedded(ctx);
   // A gateway of its own, pointed at the fake Cielo (after the others stopped: pools of 50).
   if (SCENARIOS.includes('card')) await scenarioCard(ctx);
+  if (SCENARIOS.includes('boleto')) await scenarioBoleto(ctx, positiveInt('BENCH_BOLETOS', 2000));
   // After the gateway stopped (its pool of 50 and the workers' would crowd max_connections).
   if (SCENARIOS.includes('subsrenewal')) {
     await settle(ctx);

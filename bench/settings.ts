@@ -11,7 +11,7 @@ export const SECONDS = positiveInt('BENCH_SECONDS', 20);
 export const LIST_SECONDS = positiveInt('BENCH_LIST_SECONDS', Math.min(10, SECONDS));
 export const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 export const WRITE_README = process.env.BENCH_WRITE_README !== '0';
-export const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports', 'card', 'payouts'];
+export const ALL_SCENARIOS = ['floor', 'floorsql', 'creation', 'interleaved', 'simulate', 'openloop', 'creation1', 'embedded', 'list', 'checkout', 'webhooks', 'subsmetrics', 'subsrenewal', 'reports', 'card', 'payouts', 'boleto'];
 export const SUBSCRIPTIONS = positiveInt('BENCH_SUBSCRIPTIONS', 100_000);
 export const SCENARIOS = (process.env.BENCH_SCENARIOS || ALL_SCENARIOS.join(',')).split(',').map((x) => x.trim());
 /** BENCH_PROFILE=1: a CPU profile of the gateway during B, F and G; =alloc / =promoted: an allocation profile (see child.ts). */

@@ -61,6 +61,9 @@ describe('bank-issued boletos (inter connector over a bank in memory)', () => {
     const pix = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: boletoBody({ paymentMethod: 'PIX' }) });
     assert.equal(pix.status, 400);
     assert.equal(pix.body.errors[0].field, 'clientAddress');
+    const small = await create({ amountCents: 249 });
+    assert.equal(small.status, 400);
+    assert.equal(small.body.errors[0].field, 'amountCents');
     assert.equal(bank.calls.issue.length, 0);
   });
 

@@ -38,11 +38,13 @@ export interface IssuingOptions {
   pollMs: number;
   /** The wait after a failed call, times 2^(tries-1), at most an hour. */
   backoffMs: number;
+  /** Whether a creation starts a run in this process at once: only where the background jobs run (an API-only process leaves the bank to the workers). */
+  nudge: boolean;
 }
 
 const MAX_RUNS = 4;
 
-export const DEFAULT_ISSUING: IssuingOptions = { batch: 50, leaseMs: 60_000, pollMs: 2_000, backoffMs: 5_000 };
+export const DEFAULT_ISSUING: IssuingOptions = { batch: 50, leaseMs: 60_000, pollMs: 2_000, backoffMs: 5_000, nudge: true };
 
 /** The request a stored boleto was created with. */
 export function requestOf(tx: Transaction): BoletoRequest {
@@ -75,7 +77,7 @@ export class BoletoIssuer {
 
   /** A run soon (a boleto was just created), not waiting for the job runner's next tick. */
   nudge(): void {
-    if (this.nudged || this.running >= MAX_RUNS) return;
+    if (!this.opts.nudge || this.nudged || this.running >= MAX_RUNS) return;
     this.nudged = setTimeout(() => {
       this.nudged = null;
       this.run().catch((err) => this.core.log.error({ err: String(err) }, `${this.connector}: boleto issuing failed`));
@@ -85,6 +87,11 @@ export class BoletoIssuer {
 
   close(): void {
     if (this.nudged) clearTimeout(this.nudged);
+  }
+
+  /** Boletos one run works on: a run that finished as many may have left more (the job runner runs it again). */
+  get batch(): number {
+    return this.opts.batch;
   }
 
   /** One batch: the boletos claimed, each sent or asked about; returns how many were ISSUED or failed. */

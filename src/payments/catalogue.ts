@@ -22,17 +22,17 @@ export interface RegistryOptions {
   production?: Partial<Config['connectors']>;
 }
 
-export function buildConnectors(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi'> & Partial<Pick<Config, 'cielo' | 'erede' | 'efi' | 'inter'>>, db: Db, log: ConnectorLog): Connector[] {
+export function buildConnectors(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi'> & Partial<Pick<Config, 'cielo' | 'erede' | 'efi' | 'inter' | 'runJobs'>>, db: Db, log: ConnectorLog): Connector[] {
   const list: Connector[] = [new SandboxConnector(config, db, config.payouts.sandboxDelayMs)];
   if (config.pixApi) list.push(new PixApiConnector(config.pixApi, config.pix.key, log));
   if (config.cielo) list.push(new CieloConnector(config.cielo, db, log));
   if (config.erede) list.push(new EredeConnector(config.erede, log));
   if (config.efi) list.push(new EfiConnector(config.efi, log));
-  if (config.inter) list.push(new InterConnector(new InterClient(config.inter), db, log, { reconcileMinutes: config.boleto.reconcileMinutes }));
+  if (config.inter) list.push(new InterConnector(new InterClient(config.inter), db, log, { reconcileMinutes: config.boleto.reconcileMinutes, issuing: { nudge: config.runJobs !== false } }));
   return list;
 }
 
-export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'> & Partial<Pick<Config, 'cardBreaker' | 'cielo' | 'erede' | 'efi' | 'inter'>>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
+export function buildRegistry(config: Pick<Config, 'pix' | 'boleto' | 'payouts' | 'pixApi' | 'connectors'> & Partial<Pick<Config, 'cardBreaker' | 'cielo' | 'erede' | 'efi' | 'inter' | 'runJobs'>>, db: Db, log: ConnectorLog, opts: RegistryOptions = {}): ConnectorRegistry {
   const sandbox = typeof opts.sandbox === 'function' ? opts.sandbox(db) : opts.sandbox;
   const built = buildConnectors(config, db, log).filter((c) => !(sandbox && c.name === sandbox.name));
   const extra = (opts.extra ?? []).map((c) => (typeof c === 'function' ? c(db) : c));

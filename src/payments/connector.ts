@@ -303,6 +303,8 @@ export interface Connector extends Partial<PixRail & BoletoRail & CardRail & Pix
   readonly expiresOwnCharges?: boolean;
   /** true: a paid payment cannot be reversed here; its refund is a Pix to the payer's key (modules/transactions/pix-refund.ts). */
   readonly refundsByPix?: boolean;
+  /** The smallest boleto its bank registers (cents); a smaller one is refused at creation (400), not failed later. */
+  readonly minBoletoCents?: number;
   /** true: its boletos are registered with the payer's address (a production transaction by boleto must give clientAddress). */
   readonly needsPayerAddress?: boolean;
   /** A boleto's PDF as its bank renders it, by the bank's id (boleto_ref); absent: the printable page only. */

@@ -28,7 +28,7 @@ export function chargeViolations(body: unknown): Violation[] {
   for (const k of Object.keys(body)) if (!TOP.includes(k)) bad(k, 'campo não reconhecido');
   if (!text(body.seuNumero, 15, true)) bad('seuNumero', 'obrigatório, de 1 a 15 caracteres');
   const valor = body.valorNominal;
-  if (typeof valor !== 'number' || valor < 2.5 || valor > 99_999_999.99 || Math.round(valor * 100) !== valor * 100) bad('valorNominal', 'deve estar entre 2.5 e 99999999.99, com até duas casas');
+  if (typeof valor !== 'number' || valor < 2.5 || valor > 99_999_999.99 || Math.abs(Math.round(valor * 100) - valor * 100) > 1e-6) bad('valorNominal', 'deve estar entre 2.5 e 99999999.99, com até duas casas');
   const venc = body.dataVencimento;
   if (typeof venc !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(venc) || Number.isNaN(Date.parse(venc))) bad('dataVencimento', 'formato YYYY-MM-DD');
   else if (venc < spToday()) bad('dataVencimento', 'não pode ser anterior a hoje');

@@ -35,6 +35,8 @@ export async function prepare(deps: TransactionDeps, scope: Scope, input: Create
   const pix = input.paymentMethod === 'PIX' ? await (connector as RailConnector<'PIX'>).createPix({ transactionId: id, amountCents: checked.chargedCents, expiresAt: checked.expiresAt!, payer, description: checked.product, ...pixDueDate, ...automatic }) : null;
   if (pix) pixCharged?.(pix);
   const address = boletoAddress(input, extras, connector);
+  const min = input.paymentMethod === 'BOLETO' ? connector.minBoletoCents : undefined;
+  if (min && checked.chargedCents < min) throw validation('amountCents', `a boleto must be at least R$ ${(min / 100).toFixed(2).replace('.', ',')} with this gateway's bank`);
   const boleto =
     input.paymentMethod === 'BOLETO'
       ? await (connector as RailConnector<'BOLETO'>).createBoleto({ transactionId: id, amountCents: checked.chargedCents, dueDate: checked.dueDate!, daysAfterDue: config.boleto.daysAfterDue, payer, address: address as PayerAddress | null, description: checked.product })

@@ -19,6 +19,8 @@ export class InterConnector implements Connector {
   readonly name = INTER_PROVIDER;
   readonly rails: readonly Rail[] = ['BOLETO'];
   readonly needsPayerAddress = true;
+  /** Inter's valorNominal starts at R$ 2,50. */
+  readonly minBoletoCents = 250;
   readonly expiresOwnCharges = true;
   /** A paid boleto goes back to the payer by Pix (the core asks the merchant for the payer's key). */
   readonly refundsByPix = true;

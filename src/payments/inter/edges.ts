@@ -155,7 +155,7 @@ export function interEdges(ctx: InterContext): ConnectorEdges & { context: Inter
     start: () => ensureWebhook(ctx),
     sweeps: [
       { name: 'webhook', batch: Infinity, run: async () => (await ensureWebhook(ctx), 0) },
-      { name: 'issue', batch: Infinity, run: (now) => ctx.issuer.run(now) },
+      { name: 'issue', batch: ctx.issuer.batch, run: (now) => ctx.issuer.run(now) },
       { name: 'reconcile', batch: Infinity, run: (now) => reconcile(ctx, now) },
       { name: 'expire', batch: 50, run: (now) => expireBoletos(ctx, now, 50) },
     ],
