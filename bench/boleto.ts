@@ -56,7 +56,12 @@ export async function scenarioBoleto(ctx: Context, n: number): Promise<void> {
     // A warm-up of 500 (their boletos issued too, so counted below), then the measured creations.
     const started = Date.now();
     await load('warm-up', opts(WARMUP), roles, true);
+    await gw.reset();
     const creation = await load('boleto creations', opts(n), roles);
+    const stats = await gw.stats();
+    const per = (v: number) => fmt(v / Math.max(1, creation.ok), 2);
+    const byKind = Object.entries(stats.queries).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${per(v)}`);
+    console.log(`  gateway: ${per(Object.values(stats.queries).reduce((a, b) => a + b, 0))} statements per creation (${byKind.join(', ')}); its CPU ${per(stats.cpuMs)} ms per creation`);
     const total = n + WARMUP;
     const worker = await startWorker({ ...env, DATABASE_URL, DATABASE_SCHEMA: SCHEMA, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', JOB_INTERVAL_MS: '100', LOG_LEVEL: 'info' }, 'boleto-worker');
     let issued = 0;
