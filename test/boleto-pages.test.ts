@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { App } from '../src/deps.ts';
 import { formatDigitableLine } from '../src/payments/boleto.ts';
+import { CHECKOUT_SCRIPT_URL } from '../src/web/assets.ts';
 import { call, cpf } from './helpers.ts';
 import { useApp, useMerchant } from './kit/app.ts';
 import { FakeBoletoBank, withFakeBank } from './kit/fake-boleto-bank.ts';
@@ -60,7 +61,7 @@ describe('sandbox boletos (hybrid: a Pix code too)', () => {
     assert.equal(res.statusCode, 200);
     const html = res.body;
     assert.match(html, /<h2 id="pix-title">Pague com Pix<\/h2>/);
-    assert.ok(html.includes(`<textarea id="pix-code" rows="4" readonly>${t.boleto.pixCode}</textarea>`), 'the copia e cola');
+    assert.ok(html.includes(`<textarea id="pix-code" rows="5" readonly>${t.boleto.pixCode}</textarea>`), 'the copia e cola');
     assert.match(html, /<button type="button" data-copy="pix-code" hidden>Copiar código Pix<\/button>/);
     assert.ok(html.includes(`<img class="qr" src="/boleto/${t.id}/qr.png"`), 'the QR, from the route above');
     assert.ok(html.indexOf('Pague com Pix') < html.indexOf('Linha digitável'), 'the Pix before the line: it is paid at once');
@@ -107,15 +108,19 @@ describe('sandbox boletos (hybrid: a Pix code too)', () => {
     assert.equal((await page(ctx.app, `/boleto/${t.id}`)).statusCode, 200);
   });
 
-  test('a boleto without its numbers yet (ISSUING): a 200 page that reloads itself in 5 s; one that ended so: "Boleto não emitido"', async () => {
+  test('a boleto without its numbers yet (ISSUING): a 200 page that polls its status (a 5 s meta refresh without JavaScript); one that ended so: "Boleto não emitido"', async () => {
     const t = await create();
     await ctx.database.db.updateTable('transactions').set({ boleto_barcode: null, boleto_line: null, boleto_pix: null }).where('id', '=', t.id).execute();
     const res = await page(ctx.app, `/boleto/${t.id}`);
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /<meta http-equiv="refresh" content="5">/);
+    // Refreshed by the script only once issued; every 5 s only where scripts do not run.
+    assert.match(res.body, /<noscript><meta http-equiv="refresh" content="5"><\/noscript>/);
+    assert.equal(res.body.match(/http-equiv="refresh"/g)?.length, 1);
+    assert.deepEqual(res.body.match(/<script[^>]*>/gi), [`<script src="${CHECKOUT_SCRIPT_URL}" defer>`], 'the hosted pages\' file, nothing inline (CSP)');
+    assert.ok(res.body.includes(`<div id="app" data-page="boleto-issuing" data-tx="${t.id}">`));
     assert.match(res.body, /Seu boleto está sendo registrado no banco/);
     assert.match(res.body, /R\$\s159,90/);
-    assert.ok(!res.body.includes('Linha digitável') && !/<script/i.test(res.body), 'no numbers, no script (CSP)');
+    assert.ok(!res.body.includes('Linha digitável'), 'no numbers yet');
     assert.equal(res.headers['cache-control'], 'private, no-cache');
     assert.deepEqual(await status(ctx.app, t.id), { status: 'PENDING', boleto: 'ISSUING' });
 
@@ -123,7 +128,7 @@ describe('sandbox boletos (hybrid: a Pix code too)', () => {
     const ended = await page(ctx.app, `/boleto/${t.id}`);
     assert.equal(ended.statusCode, 200);
     assert.match(ended.body, /Boleto não emitido/);
-    assert.ok(!ended.body.includes('http-equiv="refresh"'), 'nothing left to wait for');
+    assert.ok(!ended.body.includes('http-equiv="refresh"') && !ended.body.includes('data-page'), 'nothing left to wait for');
     assert.deepEqual(await status(ctx.app, (await create()).id), { status: 'PENDING', boleto: 'ISSUED' });
   });
 
@@ -131,7 +136,7 @@ describe('sandbox boletos (hybrid: a Pix code too)', () => {
     const t = await create();
     const html = (await page(ctx.app, `/checkout/${t.id}`)).body;
     assert.match(html, /<h1 id="heading" tabindex="-1">Pague com Pix ou boleto<\/h1>/);
-    assert.ok(html.includes(`<textarea id="boleto-pix" rows="4" readonly>${t.boleto.pixCode}</textarea>`));
+    assert.ok(html.includes(`<textarea id="boleto-pix" rows="5" readonly>${t.boleto.pixCode}</textarea>`));
     assert.ok(html.includes('data-copy="boleto-pix"') && html.includes(`src="/boleto/${t.id}/qr.png"`));
     assert.ok(html.indexOf('boleto-pix') < html.indexOf('boleto-line'));
     assert.ok(!html.includes('data-boleto='), 'issued: no wait for the bank');
@@ -203,6 +208,24 @@ describe('production boletos of a bank (address, ISSUING, the bank\'s PDF)', () 
     } finally {
       bank.pdfFails = false;
     }
+  });
+
+  test('the bank is asked for at most 20 PDFs a minute per address: then a 429 page with Retry-After, the bank left alone', async () => {
+    const t = await issue(await create());
+    const before = bank.pdfCalls.length;
+    const codes: number[] = [];
+    let refused: Awaited<ReturnType<typeof page>> | undefined;
+    for (let i = 0; i < 22; i++) {
+      const res = await page(ctx.app, `/boleto/${t.id}.pdf`);
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) refused ??= res;
+    }
+    assert.ok(codes.includes(200) && codes.at(-1) === 429, codes.join(' '));
+    assert.equal(bank.pdfCalls.length - before, codes.filter((c) => c === 200).length, 'a refused download never reaches the bank');
+    assert.ok(bank.pdfCalls.length <= 20, `the bank was asked ${bank.pdfCalls.length} times this minute`);
+    assert.match(String(refused!.headers['content-type']), /^text\/html/);
+    assert.match(refused!.body, /Muitos downloads seguidos/);
+    assert.ok(Number(refused!.headers['retry-after']) > 0);
   });
 
   test('a boleto paid at the bank by its Pix says so', async () => {

@@ -4,7 +4,9 @@
 // and print buttons come from the hosted pages' one script (/assets/checkout.js, CSP script-src
 // 'self'); without JavaScript they stay hidden and the page is complete. A hybrid boleto adds its
 // Pix (QR and copia e cola) while it is payable; a bank's boleto links to the bank's own PDF. A
-// boleto its bank is still registering gets a page that reloads itself (meta refresh, no script).
+// boleto its bank is still registering gets a page that reloads once the status poll says it is
+// issued: a meta refresh every few seconds would also re-read the page to a screen reader each time
+// (axe: meta-refresh), so it is only the fallback of a browser without JavaScript (<noscript>).
 import { escapeHtml } from '../http/sanitize.ts';
 import { formatDigitableLine, interleaved2of5 } from '../payments/boleto.ts';
 import { maskDocument } from '../payments/documents.ts';
@@ -48,7 +50,7 @@ export interface BoletoSummary {
 /** The boleto page's Content-Security-Policy: the hosted pages' one (no inline script, not framable). */
 export const BOLETO_CSP = PAGE_CSP;
 
-/** Seconds between reloads of the page of a boleto the bank is registering. */
+/** Seconds between reloads of the page of a boleto the bank is registering, in a browser without JavaScript. */
 export const ISSUING_REFRESH_SECONDS = 5;
 
 const STATUS_PT: Record<string, string> = {
@@ -69,22 +71,30 @@ const BOLETO_CSS = `
 .barcode svg{display:block;width:100%;height:auto}
 .instructions{margin:0;padding-left:20px}.instructions li+li{margin-top:6px}
 .actions{display:flex;flex-direction:column;gap:10px}.actions .button.secondary{width:100%;padding:12px}
-@media print{.barcode svg{width:103mm;height:13mm}.top{display:none}.qr{width:40mm;height:40mm}}
+@media print{.barcode svg{width:103mm;height:13mm}.top{display:none}.qr{width:40mm;height:40mm}.noprint{display:none!important}}
 `;
 
 const e = escapeHtml;
 const HEAD = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}${BOLETO_CSS}</style>`;
 
-/** A page of one message about a boleto (not found, being registered, not issued, no PDF). */
-export function boletoMessage(opts: { title: string; text: string; boleto?: BoletoSummary; refreshSeconds?: number; back?: boolean }): string {
+/**
+ * A page of one message about a boleto (not found, being registered, not issued, no PDF). `waiting`:
+ * the boleto is being registered; the page polls its status and reloads once it is issued.
+ */
+export function boletoMessage(opts: { title: string; text: string; boleto?: BoletoSummary; waiting?: boolean; back?: boolean }): string {
   const b = opts.boleto;
-  const refresh = opts.refreshSeconds ? `\n<meta http-equiv="refresh" content="${opts.refreshSeconds}">` : '';
+  const waiting = b && opts.waiting;
+  const poll = waiting
+    ? `\n<script src="${e(CHECKOUT_SCRIPT_URL)}" defer></script>\n<noscript><meta http-equiv="refresh" content="${ISSUING_REFRESH_SECONDS}"></noscript>`
+    : '';
   const what = b ? `<p class="muted">${e(b.product)} · pedido ${e(b.displayId)}</p><p class="amount">${e(formatBRL(b.amountCents))}</p>` : '';
   const back = b && opts.back ? `<a class="button secondary" href="/boleto/${e(b.id)}">Voltar ao boleto</a>` : '';
+  const spinner = waiting ? '<span class="spinner" aria-hidden="true"></span>' : '';
+  const card = `<div class="card center stack"><h1>${e(opts.title)}</h1>${what}${spinner}<p class="muted" role="status">${e(opts.text)}</p>${back}</div>`;
   return page({
     title: e(opts.title),
-    head: HEAD + refresh,
-    body: `${b ? top(b.merchantName, b.sandbox, 'Boleto bancário') : ''}<div class="card center stack"><h1>${e(opts.title)}</h1>${what}<p class="muted" role="status">${e(opts.text)}</p>${back}</div>`,
+    head: HEAD + poll,
+    body: `${b ? top(b.merchantName, b.sandbox, 'Boleto bancário') : ''}${waiting ? `<div id="app" data-page="boleto-issuing" data-tx="${e(b.id)}">${card}</div>` : card}`,
   });
 }
 
@@ -96,7 +106,7 @@ export function boletoIssuing(b: BoletoSummary): string {
     title: 'Seu boleto está sendo registrado no banco',
     text: 'Isso leva alguns segundos. Esta página se atualiza sozinha e mostra o boleto assim que o banco o registrar.',
     boleto: b,
-    refreshSeconds: ISSUING_REFRESH_SECONDS,
+    waiting: true,
   });
 }
 
@@ -113,7 +123,7 @@ function pixSection(d: BoletoPageData, amount: string): string {
   <h2 id="pix-title">Pague com Pix</h2>
   <div class="pix">
     <p class="muted">O mesmo boleto também pode ser pago com Pix, pelo app do seu banco: o pagamento é confirmado na hora.</p>
-    <div class="pix-copy noprint"><label for="pix-code">Pix copia e cola</label><textarea id="pix-code" rows="4" readonly>${e(d.pixCode)}</textarea>
+    <div class="pix-copy noprint"><label for="pix-code">Pix copia e cola</label><textarea id="pix-code" rows="5" readonly>${e(d.pixCode)}</textarea>
     <button type="button" data-copy="pix-code" hidden>Copiar código Pix</button></div>
     <img class="qr" src="/boleto/${e(d.id)}/qr.png" width="240" height="240" alt="QR Code Pix do boleto de ${amount}">
   </div>

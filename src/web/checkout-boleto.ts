@@ -22,7 +22,8 @@ export function boletoStep(tx: Transaction, amount: string): BoletoStep {
     return {
       heading: 'Gerando seu boleto',
       issuing: true,
-      step: `<p id="status" class="status" role="status" aria-live="polite">Seu boleto está sendo registrado no banco…</p>
+      step: `<p class="center"><span class="spinner" aria-hidden="true"></span></p>
+<p id="status" class="status" role="status" aria-live="polite">Seu boleto está sendo registrado no banco…</p>
 <p class="muted center">Isso leva alguns segundos. Esta página mostra o boleto assim que o banco o registrar.</p>`,
     };
   }
@@ -37,7 +38,7 @@ ${due}`;
     heading: 'Pague com Pix ou boleto',
     issuing: false,
     step: `<div class="pix"><p class="muted">Pague na hora com o Pix deste boleto, pelo app do seu banco, ou pague o boleto até o vencimento.</p>
-<div class="pix-copy"><label for="boleto-pix">Pix copia e cola</label><textarea id="boleto-pix" rows="4" readonly>${e(tx.boleto_pix)}</textarea>
+<div class="pix-copy"><label for="boleto-pix">Pix copia e cola</label><textarea id="boleto-pix" rows="5" readonly>${e(tx.boleto_pix)}</textarea>
 <button type="button" data-copy="boleto-pix">Copiar código Pix</button></div>
 <img class="qr" src="/boleto/${e(tx.id)}/qr.png" width="240" height="240" alt="QR Code Pix do boleto de ${amount}">
 </div>

@@ -41,6 +41,8 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 a.button.wide{width:100%}
 .or{margin-top:20px!important;padding-top:16px;border-top:1px solid #eef0f4}
 .fieldset-note{margin:0 0 4px}
+.spinner{display:inline-block;width:32px;height:32px;border:4px solid #d5ebe1;border-top-color:#0b6e4f;border-radius:50%;animation:spin 1s linear infinite}
+@keyframes spin{to{transform:rotate(360deg)}}@media (prefers-reduced-motion:reduce){.spinner{animation:none}}
 @media (min-width:641px) and (pointer:fine){.pix>.qr{order:1}.pix>.pix-copy{order:2}.pix>.after{order:3}}
 `;
 

@@ -144,7 +144,7 @@ export default async function webRoutes(app: HttpApp, deps: WebRouteDeps) {
       } catch (err) {
         req.log.warn({ err, transactionId: tx.id, provider: tx.provider }, "the bank did not render a boleto's PDF");
         reply.header('Retry-After', '60');
-        return html(reply, 503, boletoMessage({ title: 'O banco não respondeu', text: 'Não foi possível baixar o PDF do banco agora. Tente de novo em alguns minutos, ou imprima o boleto desta página.', boleto: summary(tx), back: true }));
+        return html(reply, 503, boletoMessage({ title: 'O banco não respondeu', text: 'Não foi possível baixar o PDF do banco agora. Tente de novo em alguns minutos, ou volte ao boleto e use “Imprimir ou salvar em PDF”.', boleto: summary(tx), back: true }));
       }
       return reply
         .type('application/pdf')

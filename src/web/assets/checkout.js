@@ -151,6 +151,12 @@
     mask('state', function (v) { return v.replace(/[^a-z]/gi, '').slice(0, 2).toUpperCase(); });
     cardMasks();
     var doc = $('document');
+    // A field marked wrong is unmarked as soon as it is edited (checked again on the next submit);
+    // the document has its own check as it is typed.
+    form.addEventListener('input', function (ev) {
+      var t = ev.target;
+      if (t !== doc && t.getAttribute && t.getAttribute('aria-invalid') === 'true') setError(t, '');
+    });
     // Checked as soon as the number is complete (not on blur: a message appearing then would move
     // the button under a finger that is already pressing it).
     doc.addEventListener('input', function () {
@@ -470,6 +476,20 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // /boleto/{id} while its bank registers it: shown again (with its numbers) once the status says it
+  // is issued, or that the payment ended; one reload, where a meta refresh would reload every time.
+  function boletoIssuingPage() {
+    var id = app.getAttribute('data-tx');
+    var timer = setInterval(function () {
+      if (document.visibilityState === 'hidden') return;
+      api('GET', '/api/checkout/transactions/' + encodeURIComponent(id) + '/status').then(function (res) {
+        if (res.status !== 200 || !res.body) return;
+        if (res.body.status !== 'PENDING' || res.body.boleto === 'ISSUED') { clearInterval(timer); window.location.reload(); }
+      }, function () {});
+    }, +(app.getAttribute('data-poll-ms') || 2500));
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // /subscribe/{planId}: subscribe, then go to the first payment (PIX, boleto) or the subscription page
   function subscribePage() {
     var planId = app.getAttribute('data-plan');
@@ -572,4 +592,5 @@
   else if (kind === 'subscribe') subscribePage();
   else if (kind === 'subscription') subscriptionPage();
   else if (kind === 'checkout') checkoutPage();
+  else if (kind === 'boleto-issuing') boletoIssuingPage();
 })();
