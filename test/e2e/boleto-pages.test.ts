@@ -41,6 +41,8 @@ async function check(page: Page, name: string) {
   await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
 }
 
+/** Waits until the QR image has loaded (a broken image has no natural width). */
+const qrShown = (page: Page) => page.waitForFunction(() => ((document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
 const top = async (page: Page, selector: string) => (await page.locator(selector).boundingBox())!.y;
 
 async function boleto(key: string, body: Record<string, unknown> = {}) {
@@ -73,7 +75,7 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
       const { page, errors, close } = await open(size);
       try {
         await page.goto(`${base}/boleto/${t.id}`);
-        await page.waitForFunction(() => (document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth! > 0);
+        await qrShown(page);
         const copy = page.locator('button[data-copy="pix-code"]');
         assert.ok(await copy.isVisible(), 'the copy button is shown once the script runs');
         const [copyTop, qrTop] = [await top(page, 'button[data-copy="pix-code"]'), await top(page, 'img.qr')];
@@ -111,7 +113,7 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
       await page.waitForSelector('#linha', { timeout: 10_000 });
       assert.equal(loads, 1, 'reloaded once');
       assert.match((await page.textContent('h1'))!, /Boleto bancário/);
-      await page.waitForFunction(() => (document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth! > 0);
+      await qrShown(page);
       const pdf = page.locator('a:text("Baixar PDF do banco")');
       assert.ok(await pdf.isVisible());
       const [download] = await Promise.all([page.waitForEvent('download'), pdf.click()]);
@@ -125,7 +127,7 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
     const d = await open(DESKTOP);
     try {
       await d.page.goto(`${base}/boleto/${t.id}`);
-      await d.page.waitForFunction(() => (document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth! > 0);
+      await qrShown(d.page);
       await check(d.page, 'boleto-bank-desktop');
       // The bank down: a page that says so, not a broken download.
       bank.pdfFails = true;
@@ -207,7 +209,7 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
       await issue(tx);
       await page.waitForSelector('#boleto-pix', { timeout: 10_000 });
       assert.equal(await page.textContent('#heading'), 'Pague com Pix ou boleto');
-      await page.waitForFunction(() => (document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth! > 0);
+      await qrShown(page);
       assert.ok((await top(page, 'button[data-copy="boleto-pix"]')) < (await top(page, 'img.qr')), 'phone: the Pix code before its QR');
       await check(page, 'checkout-boleto-issued-390');
       assert.deepEqual(
@@ -242,7 +244,7 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
       assert.equal(tx.address.complement, 'Conjunto 42');
       await issue(tx);
       await page.waitForSelector('#boleto-pix', { timeout: 10_000 });
-      await page.waitForFunction(() => (document.querySelector('img.qr') as HTMLImageElement | null)?.naturalWidth! > 0);
+      await qrShown(page);
       assert.ok((await top(page, 'img.qr')) < (await top(page, 'button[data-copy="boleto-pix"]')), 'desktop: the QR first');
       await check(page, 'checkout-boleto-issued-desktop');
     } finally {
