@@ -195,6 +195,9 @@ describe('production boletos of a bank (address, ISSUING, the bank\'s PDF)', () 
     assert.equal(res.headers['cache-control'], 'private, no-store');
     assert.ok(res.rawPayload.equals(Buffer.from('%PDF-1.4\n% boleto inter-codigo-123\n%%EOF\n')), 'the bytes the bank gave');
     assert.equal(bank.pdfCalls.at(-1), 'inter-codigo-123', "asked by the bank's id");
+    const asked = bank.pdfCalls.length;
+    assert.notEqual((await ctx.app.inject({ method: 'HEAD', url: path(t.boleto.pdfUrl) })).statusCode, 200);
+    assert.equal(bank.pdfCalls.length, asked, 'a HEAD (a link preview) does not ask the bank');
 
     bank.pdfFails = true;
     try {

@@ -117,6 +117,8 @@ export default async function webRoutes(app: HttpApp, deps: WebRouteDeps) {
   app.get(
     '/boleto/:id.pdf',
     {
+      // A HEAD (a link preview) would run the handler and ask the bank for a PDF it then drops.
+      exposeHeadRoute: false,
       schema: {
         tags: ['Public'],
         operationId: 'getBoletoPdf',
