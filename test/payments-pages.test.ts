@@ -2,7 +2,6 @@
 // and the printable boleto page. Runs on PGlite (default) and on PostgreSQL (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { inflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
 import { lineToBarcode, parseBarcode, validateDigitableLine } from '../src/payments/boleto.ts';
 import { CHECKOUT_SCRIPT_URL } from '../src/web/assets.ts';
@@ -10,6 +9,7 @@ import { parseBrCode } from '../src/payments/pix.ts';
 import { call, cpf } from './helpers.ts';
 import { assertFieldError } from './kit/assert.ts';
 import { useApp, useMerchant } from './kit/app.ts';
+import { pngEncodes } from './kit/qr.ts';
 
 const T = '/api/v1/transactions';
 const DAY = 86_400_000;
@@ -46,7 +46,7 @@ async function create(over: Record<string, unknown> = {}) {
 const spDate = (ms: number) => new Date(ms - SP_OFFSET).toISOString().slice(0, 10);
 
 // ---------------------------------------------------------------------------------------------
-// Independent helpers: CRC16-CCITT-FALSE, a PNG decoder, the boleto due factor, I2of5 decoding.
+// Independent helpers: CRC16-CCITT-FALSE, the boleto due factor, I2of5 decoding (the PNG decoder: kit/qr.ts).
 
 function crc16(text: string): string {
   let crc = 0xffff;
@@ -55,90 +55,6 @@ function crc16(text: string): string {
     for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-/** Decodes an 8-bit greyscale/RGB/RGBA non-interlaced PNG into a dark-pixel predicate. */
-function decodePng(png: Buffer) {
-  let pos = 8;
-  let width = 0;
-  let height = 0;
-  let colorType = 0;
-  let palette: Buffer | null = null;
-  const idat: Buffer[] = [];
-  while (pos < png.length) {
-    const len = png.readUInt32BE(pos);
-    const type = png.toString('ascii', pos + 4, pos + 8);
-    const data = png.subarray(pos + 8, pos + 8 + len);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      assert.equal(data[8], 8, 'bit depth 8');
-      colorType = data[9];
-      assert.equal(data[12], 0, 'not interlaced');
-    } else if (type === 'PLTE') palette = Buffer.from(data);
-    else if (type === 'IDAT') idat.push(data);
-    else if (type === 'IEND') break;
-    pos += 12 + len;
-  }
-  const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[colorType];
-  assert.ok(channels, `colour type ${colorType}`);
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const out = Buffer.alloc(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    for (let x = 0; x < stride; x++) {
-      const a = x >= channels ? out[y * stride + x - channels] : 0;
-      const b = y > 0 ? out[(y - 1) * stride + x] : 0;
-      const c = x >= channels && y > 0 ? out[(y - 1) * stride + x - channels] : 0;
-      const p = a + b - c;
-      const pa = Math.abs(p - a);
-      const pb = Math.abs(p - b);
-      const pc = Math.abs(p - c);
-      const paeth = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      const pred = [0, a, b, (a + b) >> 1, paeth][filter];
-      assert.ok(pred !== undefined, `filter ${filter}`);
-      out[y * stride + x] = (line[x] + pred) & 0xff;
-    }
-  }
-  const luminance = (x: number, y: number) => {
-    const i = y * stride + x * channels;
-    if (colorType === 3) return palette![out[i] * 3];
-    if (colorType === 0 || colorType === 4) return out[i];
-    return (out[i] + out[i + 1] + out[i + 2]) / 3;
-  };
-  return { width, height, dark: (x: number, y: number) => luminance(x, y) < 128 };
-}
-
-/** The QR modules read off the image: bounding box of dark pixels split into size x size cells. */
-function readModules(png: Buffer, size: number): boolean[] {
-  const img = decodePng(png);
-  let minX = img.width, minY = img.height, maxX = -1, maxY = -1;
-  for (let y = 0; y < img.height; y++) {
-    for (let x = 0; x < img.width; x++) {
-      if (!img.dark(x, y)) continue;
-      minX = Math.min(minX, x);
-      maxX = Math.max(maxX, x);
-      minY = Math.min(minY, y);
-      maxY = Math.max(maxY, y);
-    }
-  }
-  const cw = (maxX - minX + 1) / size;
-  const ch = (maxY - minY + 1) / size;
-  const modules: boolean[] = [];
-  for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) modules.push(img.dark(Math.floor(minX + (c + 0.5) * cw), Math.floor(minY + (r + 0.5) * ch)));
-  return modules;
-}
-
-/** True when the PNG is a QR symbol of exactly `text` (at any error-correction level). */
-function pngEncodes(png: Buffer, text: string): boolean {
-  return (['L', 'M', 'Q', 'H'] as const).some((level) => {
-    const symbol = QRCode.create(text, { errorCorrectionLevel: level });
-    const expected = Array.from(symbol.modules.data, (v) => !!v);
-    const got = readModules(png, symbol.modules.size);
-    return got.every((v, i) => v === expected[i]);
-  });
 }
 
 /** FEBRABAN due-date factor: days since 1997-10-07, restarting at 1000 on 2025-02-22. */
@@ -350,7 +266,9 @@ describe('BOLETO', () => {
     assert.ok(!html.includes(doc) && !html.includes(formattedDoc), 'the full document is not on a public page');
     // The one script is the hosted pages' own file; nothing the payer or merchant typed becomes markup.
     assert.deepEqual(html.match(/<script[^>]*>/gi), [`<script src="${CHECKOUT_SCRIPT_URL}" defer>`]);
-    assert.ok(!/<script>|onerror|<img/i.test(html), 'no injected markup');
+    assert.ok(!/<script>|onerror/i.test(html), 'no injected markup');
+    // The one image is the boleto's own Pix QR (a hybrid boleto, as the sandbox issues them).
+    assert.deepEqual(html.match(/<img\b[^>]*>/gi), [`<img class="qr" src="/boleto/${t.id}/qr.png" width="240" height="240" alt="QR Code Pix do boleto de R$\u00a01.234,56">`]);
     assert.match(String(res.headers['content-security-policy']), /script-src 'self'(;|$)/);
   });
 

@@ -12,4 +12,5 @@ export const DECLINE_PT: Record<string, string> = {
   INVALID_CARD: 'dados do cartão inválidos; confira o número e a validade',
   OUT_OF_STOCK: 'o produto esgotou antes da confirmação; nenhum valor será cobrado',
   SIMULATED_FAILURE: 'falha simulada (ambiente de testes)',
+  BOLETO_REFUSED: 'o banco não registrou o boleto; fale com o vendedor para pagar de outra forma',
 };

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import type { PaymentLinkSettings, Transaction } from '../db/types.ts';
 import type { CheckoutPageData } from '../modules/transactions/queries.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
-import { formatDigitableLine } from '../payments/boleto.ts';
 import { DECLINE_PT } from '../payments/declines.ts';
+import { boletoStep } from './checkout-boleto.ts';
 import { formatBRL } from './format.ts';
 import { page, PAGE_CSP } from './layout.ts';
 
@@ -38,6 +38,11 @@ textarea{width:100%;font:13px/1.4 ui-monospace,monospace;padding:10px;border:1px
 .stack>*+*{margin-top:10px}.center{text-align:center}
 .pix{display:flex;flex-direction:column;gap:10px}.pix>*{margin:0}.pix>.qr{align-self:center}
 .pix-copy{display:flex;flex-direction:column;gap:8px}.pix-copy label{margin:0}
+a.button.wide{width:100%}
+.or{margin-top:20px!important;padding-top:16px;border-top:1px solid #eef0f4}
+.fieldset-note{margin:0 0 4px}
+.spinner{display:inline-block;width:32px;height:32px;border:4px solid #d5ebe1;border-top-color:#0b6e4f;border-radius:50%;animation:spin 1s linear infinite}
+@keyframes spin{to{transform:rotate(360deg)}}@media (prefers-reduced-motion:reduce){.spinner{animation:none}}
 @media (min-width:641px) and (pointer:fine){.pix>.qr{order:1}.pix>.pix-copy{order:2}.pix>.after{order:3}}
 `;
 
@@ -116,6 +121,10 @@ export interface PayPageData {
   redirectUrl: string | null;
   pixelCode: string | null;
   sandbox: boolean;
+  /** The environment's boleto is registered with the payer's address (payments/registry.ts needsPayerAddress). */
+  needsPayerAddress: boolean;
+  /** BOLETO_DUE_DAYS: when a boleto made here falls due. */
+  boletoDueDays: number;
 }
 
 export const UNAVAILABLE_PT = {
@@ -126,6 +135,20 @@ export const UNAVAILABLE_PT = {
 
 export function field(id: string, label: string, attrs: string, hint = ''): string {
   return `<label for="${id}">${label}</label><input id="${id}" ${attrs} aria-describedby="${id}-error"><p id="${id}-error" class="field-error" hidden></p>${hint}`;
+}
+
+/**
+ * The address inputs (the checkout script reads them by id): a link's delivery address, or the
+ * payer's address a registered boleto carries. `note` says why it is asked.
+ */
+export function addressFields(legend: string, note = ''): string {
+  return `<fieldset><legend>${legend}</legend>${note ? `<p class="muted fieldset-note">${note}</p>` : ''}
+${field('zip', 'CEP', 'name="zipCode" inputmode="numeric" autocomplete="postal-code" maxlength="9" placeholder="00000-000" required')}
+${field('street', 'Rua', 'name="street" autocomplete="address-line1" maxlength="200" required')}
+<div class="row"><div class="narrow">${field('number', 'Número', 'name="number" maxlength="20" required')}</div><div>${field('complement', 'Complemento', 'name="complement" autocomplete="address-line2" maxlength="100" placeholder="opcional"')}</div></div>
+${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required')}
+<div class="row"><div>${field('city', 'Cidade', 'name="city" autocomplete="address-level2" maxlength="100" required')}</div><div class="narrow">${field('state', 'UF', 'name="state" autocomplete="address-level1" maxlength="2" required')}</div></div>
+</fieldset>`;
 }
 
 /** The card inputs of every page that takes a card (the checkout script reads them by id). */
@@ -143,15 +166,10 @@ export function payPage(d: PayPageData, assets: AssetRef): Rendered {
     ? `<ul class="items">${d.products.map((p) => `<li><span>${p.quantity} × ${e(p.name)}</span><span>${e(formatBRL(p.quantity * p.unitPriceCents))}</span></li>`).join('')}</ul>`
     : '';
   const phone = field('phone', `Celular${s.requirePhone ? '' : ' <span class="muted">(opcional)</span>'}`, `name="clientPhone" type="tel" inputmode="tel" autocomplete="tel" maxlength="16" placeholder="(11) 98765-4321"${s.requirePhone ? ' required' : ''}`);
-  const address = s.requireAddress
-    ? `<fieldset><legend>Endereço de entrega</legend>
-${field('zip', 'CEP', 'name="zipCode" inputmode="numeric" autocomplete="postal-code" maxlength="9" placeholder="00000-000" required')}
-${field('street', 'Rua', 'name="street" autocomplete="address-line1" maxlength="200" required')}
-<div class="row"><div class="narrow">${field('number', 'Número', 'name="number" maxlength="20" required')}</div><div>${field('complement', 'Complemento', 'name="complement" autocomplete="address-line2" maxlength="100" placeholder="opcional"')}</div></div>
-${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required')}
-<div class="row"><div>${field('city', 'Cidade', 'name="city" autocomplete="address-level2" maxlength="100" required')}</div><div class="narrow">${field('state', 'UF', 'name="state" autocomplete="address-level1" maxlength="2" required')}</div></div>
-</fieldset>`
-    : '';
+  const address = s.requireAddress ? addressFields('Endereço de entrega') : '';
+  // A registered boleto carries the payer's address: asked in the boleto's panel (shown, and
+  // checked, only when Boleto is picked), unless the link asks every buyer for it already.
+  const boletoAddress = s.boletoEnabled && d.needsPayerAddress && !s.requireAddress ? addressFields('Endereço do pagador', 'O banco registra o boleto com o endereço de quem paga.') : '';
   const tabs = methods
     .map((m) => `<label class="tab${m === first ? ' active' : ''}"><input type="radio" name="paymentMethod" value="${m}"${m === first ? ' checked' : ''}> ${METHOD_LABEL[m]}</label>`)
     .join('');
@@ -184,7 +202,7 @@ ${address}
 <fieldset><legend>Forma de pagamento</legend><div class="tabs">${tabs}</div></fieldset>
 ${s.pixEnabled ? `<div id="panel-PIX" class="panel"${first === 'PIX' ? '' : ' hidden'}><p class="muted">Pague na hora pelo app do seu banco: o QR Code aparece ao continuar.</p></div>` : ''}
 ${cardPanel}
-${s.boletoEnabled ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">O boleto vence em 3 dias; a confirmação leva até 2 dias úteis após o pagamento.</p></div>` : ''}
+${s.boletoEnabled ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">O boleto vence em ${d.boletoDueDays} ${d.boletoDueDays === 1 ? 'dia' : 'dias'}; a confirmação leva até 2 dias úteis após o pagamento.</p>${boletoAddress}</div>` : ''}
 <p id="form-error" class="err" role="alert"></p>
 <button type="submit" id="submit">Pagar ${e(formatBRL(d.totalCents))}</button>
 </form>
@@ -220,6 +238,7 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
   const amount = e(formatBRL(tx.charged_cents));
   let step = '';
   let heading = 'Pagamento';
+  let issuing = false;
   if (tx.status === 'PAID') {
     heading = 'Pagamento confirmado';
     step = confirmed(v.redirectUrl);
@@ -259,13 +278,8 @@ export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
 <img class="qr" src="/pix/${e(tx.pix_txid)}/qr.png" width="240" height="240" alt="QR Code PIX de ${amount}">
 <div class="after stack">${lateTerms(tx)}${tx.expires_at ? `<p class="muted center">Válido até ${e(dateTimeBR.format(tx.expires_at))}</p>` : ''}
 <p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p></div></div>`;
-  } else if (tx.payment_method === 'BOLETO' && tx.boleto_line) {
-    heading = 'Pague com boleto';
-    step = `<label for="boleto-line">Linha digitável</label><textarea id="boleto-line" rows="2" readonly>${e(formatDigitableLine(tx.boleto_line))}</textarea>
-<button type="button" data-copy="boleto-line">Copiar linha digitável</button>
-<a class="button secondary" style="width:100%" href="/boleto/${e(tx.id)}" target="_blank" rel="noopener">Abrir boleto para imprimir</a>
-${tx.due_date ? `<p class="muted center">Vencimento: ${e(tx.due_date.split('-').reverse().join('/'))}</p>` : ''}
-<p id="status" class="status" role="status" aria-live="polite">Aguardando pagamento…</p>`;
+  } else if (tx.payment_method === 'BOLETO') {
+    ({ heading, step, issuing } = boletoStep(tx, amount));
   } else if (tx.payment_method === 'CARD' && !tx.card_last4) {
     heading = 'Pague com cartão';
     const per = tx.installment_cents ?? tx.charged_cents;
@@ -282,7 +296,7 @@ ${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete
   }
   const poll = tx.status === 'PENDING' && (tx.payment_method !== 'CARD' || !!tx.card_last4);
   const body = `${top(v.merchantName, !tx.livemode)}
-<div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
+<div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${issuing ? ' data-boleto="ISSUING"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
 <section class="card stack" aria-labelledby="heading">
 <h1 id="heading" tabindex="-1">${heading}</h1>
 <p class="muted">${e(tx.product)} · pedido ${e(tx.display_id)}</p>

@@ -11,6 +11,7 @@ import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks 
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { findBySlug, linkTotal, unavailableReason } from '../modules/payment-links/service.ts';
+import type { ConnectorRegistry } from '../payments/registry.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
 import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_URL } from './assets.ts';
@@ -52,10 +53,12 @@ export interface CheckoutPageRouteDeps {
   config: Config;
   pages: PageCache;
   affiliates: AffiliateDeps;
+  /** Whether a link's environment registers boletos with the payer's address. */
+  connectors: ConnectorRegistry;
 }
 
 export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPageRouteDeps) {
-  const { db, config, pages, affiliates } = deps;
+  const { db, config, pages, affiliates, connectors } = deps;
   app.addHook('onClose', () => affiliates.clicks.flush());
 
   /**
@@ -126,6 +129,8 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
           redirectUrl: link.redirect_url,
           pixelCode: link.meta_pixel_code,
           sandbox: !link.livemode,
+          needsPayerAddress: connectors.needsPayerAddress(link.livemode),
+          boletoDueDays: config.boleto.defaultDueDays,
         },
         assets,
       );

@@ -16,7 +16,7 @@ import { findBySlug, publicView } from '../payment-links/service.ts';
 import { findForCheckoutPage, transactionStatus } from '../transactions/queries.ts';
 import { payPendingCard } from '../transactions/service.ts';
 import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';
-import { checkoutLink, publicTransactionView } from './service.ts';
+import { checkoutLink, publicTransactionView, statusView } from './service.ts';
 
 /** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
 const ABANDONMENTS_PER_MINUTE = 30;
@@ -137,12 +137,12 @@ export default async function checkoutRoutes(app: HttpApp, deps: CheckoutRouteDe
         tags,
         operationId: 'getCheckoutTransactionStatus',
         summary: 'Status of a transaction, for its payment page to poll (public)',
-        description: 'Only the status; nothing else about the payment.',
+        description: "Only the status (and a boleto's state at its bank); nothing else about the payment.",
         params: IdParams,
         response: { 200: StatusResponse, ...errors(404) },
       },
     },
-    async (req, reply) => reply.headers(noStore).send(await transactionStatus(db, req.params.id)),
+    async (req, reply) => reply.headers(noStore).send(statusView(await transactionStatus(db, req.params.id))),
   );
 
   app.post(

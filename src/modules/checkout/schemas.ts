@@ -43,5 +43,8 @@ export const PublicTransaction = Type.Object({
 });
 
 export const CheckoutResponse = Type.Object({ message: Type.String(), transaction: PublicTransaction });
-export const StatusResponse = Type.Object({ status: Status });
+export const StatusResponse = Type.Object({
+  status: Status,
+  boleto: Type.Optional(Type.Union([Type.Literal('ISSUING'), Type.Literal('ISSUED')], { description: "A boleto's state at its bank: ISSUING until the bank gives its numbers (the page then reloads)" })),
+});
 export const PayCardBody = Type.Object({ card: CardData }, { additionalProperties: false });

@@ -13,7 +13,7 @@ import { linkTotal } from '../payment-links/service.ts';
 import { normalizeAddress } from '../transactions/draft.ts';
 import { boletoView } from '../transactions/view.ts';
 import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
-import type { CheckoutBody, PublicTransaction } from './schemas.ts';
+import type { CheckoutBody, PublicTransaction, StatusResponse } from './schemas.ts';
 
 type Body = Static<typeof CheckoutBody>;
 
@@ -120,4 +120,10 @@ export function publicTransactionView(tx: Transaction, config: Config, redirectU
   if (tx.paid_with) view.paidWith = tx.paid_with;
   if (tx.payment_method === 'CARD') view.card = { brand: tx.card_brand, last4: tx.card_last4 };
   return view;
+}
+
+/** The polled status; a boleto's tells whether its bank has issued it yet (its page waits for the numbers). */
+export function statusView(row: Pick<Transaction, 'status' | 'payment_method' | 'boleto_barcode'>): Static<typeof StatusResponse> {
+  if (row.payment_method !== 'BOLETO') return { status: row.status };
+  return { status: row.status, boleto: row.boleto_barcode ? 'ISSUED' : 'ISSUING' };
 }

@@ -80,7 +80,7 @@ export async function pixCodeByTxid(db: Executor, txid: string): Promise<string 
   return row?.pix_qr_code ?? null;
 }
 
-/** A boleto transaction with its merchant's name, for the printable page. */
+/** A boleto transaction with its merchant's name, for the printable page, its Pix QR and its bank's PDF. */
 export function boletoForPage(db: Executor, id: string) {
   return db
     .selectFrom('transactions')
@@ -93,6 +93,10 @@ export function boletoForPage(db: Executor, id: string) {
       'transactions.status',
       'transactions.boleto_barcode',
       'transactions.boleto_line',
+      'transactions.boleto_ref',
+      'transactions.boleto_pix',
+      'transactions.paid_with',
+      'transactions.provider',
       'transactions.due_date',
       'transactions.client_name',
       'transactions.client_document',
@@ -134,8 +138,9 @@ export async function findForCheckoutPage(db: Executor, id: string): Promise<Che
   return { tx: tx as Transaction, merchantName: merchant_name, redirectUrl: link_redirect_url, pixelCode: link_pixel_code, refundPendingCents: Number(unconfirmed.cents) };
 }
 
+/** What a payment page polls: the status, and for a boleto whether its bank has given the numbers. */
 export async function transactionStatus(db: Executor, id: string) {
-  const row = await db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('transactions').select(['status', 'payment_method', 'boleto_barcode']).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('Transaction');
   return row;
 }

@@ -1,5 +1,5 @@
 // Cofre hosted checkout: masks, CPF/CNPJ check digits, coupon, instalments, submission, PIX/boleto
-// status polling, copy buttons (also on the printable boleto, with its print button), cart
+// status polling (a boleto the bank is registering: until it is issued), copy buttons (also on the printable boleto, with its print button), cart
 // abandonment. Plain browser JavaScript, no dependencies.
 (function () {
   'use strict';
@@ -151,6 +151,12 @@
     mask('state', function (v) { return v.replace(/[^a-z]/gi, '').slice(0, 2).toUpperCase(); });
     cardMasks();
     var doc = $('document');
+    // A field marked wrong is unmarked as soon as it is edited (checked again on the next submit);
+    // the document has its own check as it is typed.
+    form.addEventListener('input', function (ev) {
+      var t = ev.target;
+      if (t !== doc && t.getAttribute && t.getAttribute('aria-invalid') === 'true') setError(t, '');
+    });
     // Checked as soon as the number is complete (not on blur: a message appearing then would move
     // the button under a finger that is already pressing it).
     doc.addEventListener('input', function () {
@@ -270,6 +276,7 @@
       var req = form.querySelectorAll('fieldset input[required]');
       for (var i = 0; i < req.length; i++) {
         var el = req[i];
+        if (el.closest('[hidden]')) continue; // the boleto's payer address while another method is picked
         if (el.id === 'zip') need(el, digits(el.value).length === 8, 'CEP inválido');
         else if (el.id === 'state') need(el, /^[A-Z]{2}$/.test(el.value), 'UF inválida');
         else need(el, el.value.trim().length > 0, 'Campo obrigatório');
@@ -279,7 +286,7 @@
       return !first;
     }
 
-    var FIELD_IDS = { clientName: 'name', clientEmail: 'email', clientDocument: 'document', clientPhone: 'phone', 'card.number': 'card-number', 'card.holderName': 'card-name', 'card.expMonth': 'card-exp', 'card.expYear': 'card-exp', 'card.cvv': 'card-cvv' };
+    var FIELD_IDS = { clientName: 'name', clientEmail: 'email', clientDocument: 'document', clientPhone: 'phone', address: 'zip', 'card.number': 'card-number', 'card.holderName': 'card-name', 'card.expMonth': 'card-exp', 'card.expYear': 'card-exp', 'card.cvv': 'card-cvv' };
     var formError = $('form-error');
     function busy(on) { submit.disabled = on; if (on) submit.textContent = 'Processando…'; else refresh(); }
     function tracking() {
@@ -310,7 +317,7 @@
       };
       var phone = $('phone');
       if (phone && phone.value) body.clientPhone = digits(phone.value);
-      if ($('zip')) {
+      if ($('zip') && !$('zip').closest('[hidden]')) {
         body.address = { zipCode: digits($('zip').value), street: $('street').value.trim(), number: $('number').value.trim(), neighborhood: $('neighborhood').value.trim(), city: $('city').value.trim(), state: $('state').value };
         if ($('complement').value.trim()) body.address.complement = $('complement').value.trim();
       }
@@ -403,13 +410,16 @@
       track();
       setTimeout(function () { window.location.assign(redirect); }, 3000);
     }
+    var issuing = app.getAttribute('data-boleto') === 'ISSUING';
     if (app.getAttribute('data-poll')) {
       var timer = setInterval(function () {
         if (document.visibilityState === 'hidden') return;
         api('GET', '/api/checkout/transactions/' + encodeURIComponent(id) + '/status').then(function (res) {
           if (res.status !== 200 || !res.body) return;
           var s = res.body.status;
-          if (s === 'PAID') { clearInterval(timer); paid(); }
+          // A boleto its bank has just registered: the page, rendered again, shows its numbers and Pix.
+          if (s === 'PENDING' && issuing && res.body.boleto === 'ISSUED') { clearInterval(timer); window.location.reload(); }
+          else if (s === 'PAID') { clearInterval(timer); paid(); }
           else if (ENDED[s]) { clearInterval(timer); status.textContent = ENDED[s]; status.className = 'status err'; }
         }, function () {});
       }, +(app.getAttribute('data-poll-ms') || 2500));
@@ -463,6 +473,20 @@
   if (printer) {
     printer.hidden = false;
     printer.addEventListener('click', function () { window.print(); });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // /boleto/{id} while its bank registers it: shown again (with its numbers) once the status says it
+  // is issued, or that the payment ended; one reload, where a meta refresh would reload every time.
+  function boletoIssuingPage() {
+    var id = app.getAttribute('data-tx');
+    var timer = setInterval(function () {
+      if (document.visibilityState === 'hidden') return;
+      api('GET', '/api/checkout/transactions/' + encodeURIComponent(id) + '/status').then(function (res) {
+        if (res.status !== 200 || !res.body) return;
+        if (res.body.status !== 'PENDING' || res.body.boleto === 'ISSUED') { clearInterval(timer); window.location.reload(); }
+      }, function () {});
+    }, +(app.getAttribute('data-poll-ms') || 2500));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -568,4 +592,5 @@
   else if (kind === 'subscribe') subscribePage();
   else if (kind === 'subscription') subscriptionPage();
   else if (kind === 'checkout') checkoutPage();
+  else if (kind === 'boleto-issuing') boletoIssuingPage();
 })();

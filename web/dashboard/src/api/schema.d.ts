@@ -909,7 +909,7 @@ export interface paths {
         };
         /**
          * Status of a transaction, for its payment page to poll (public)
-         * @description Only the status; nothing else about the payment.
+         * @description Only the status (and a boleto's state at its bank); nothing else about the payment.
          */
         get: operations["getCheckoutTransactionStatus"];
         put?: never;
@@ -2914,8 +2914,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Printable boleto page (HTML) */
+        /**
+         * Printable boleto page (HTML)
+         * @description While the bank registers the boleto, a page that reloads itself every few seconds (200).
+         */
         get: operations["getBoletoPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boleto/{id}.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The boleto's PDF as its bank renders it (production boletos of a bank connector)
+         * @description 404 (HTML) when the boleto has no PDF at its bank (a sandbox boleto, one still being registered); 503 (HTML) when the bank does not answer.
+         */
+        get: operations["getBoletoPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boleto/{id}/qr.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** QR code image (PNG) of a hybrid boleto's Pix */
+        get: operations["getBoletoPixQrImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9984,8 +10024,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The same values as `status` (origin-compatible envelope) */
+                        /** @description A boleto's state at its bank: ISSUING until the bank gives its numbers (the page then reloads) */
+                        boleto?: "ISSUING" | "ISSUED";
+                        /** @description The same values as `status`, `boleto` (origin-compatible envelope) */
                         data: {
+                            /** @description A boleto's state at its bank: ISSUING until the bank gives its numbers (the page then reloads) */
+                            boleto?: "ISSUING" | "ISSUED";
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                         };
                         status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
@@ -35341,6 +35385,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": string;
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBoletoPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The boleto transaction's id (a UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PDF file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description HTML page */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description HTML page */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description HTML page */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+        };
+    };
+    getBoletoPixQrImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The boleto transaction's id (a UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PNG image */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
