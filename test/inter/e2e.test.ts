@@ -74,6 +74,10 @@ describe('boletos through the fake Inter (BOLETO_PROVIDER=inter)', () => {
     assert.equal(sent.valorNominal, 199.9);
     assert.deepEqual({ cep: sent.pagador.cep, uf: sent.pagador.uf, tipo: sent.pagador.tipoPessoa }, { cep: '04538133', uf: 'SP', tipo: 'FISICA' });
     assert.deepEqual(inter.violations, []);
+    const pdf = await call(ctx.app, 'GET', `/boleto/${tx.id}.pdf`);
+    assert.equal(pdf.status, 200);
+    assert.equal(pdf.headers['content-type'], 'application/pdf');
+    assert.match(pdf.raw, /^%PDF-1\.4[\s\S]*boleto /, "the bank's PDF, as Inter renders it");
     assert.ok(inter.requests.every((r) => r.path.startsWith('/oauth') || r.headers['x-conta-corrente'] === inter.account));
   });
 
