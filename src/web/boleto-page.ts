@@ -24,6 +24,8 @@ export interface BoletoPageData {
   barcode: string;
   digitableLine: string;
   dueDate: string;
+  /** The last São Paulo day it can be paid (the due date, or later with BOLETO_DAYS_AFTER_DUE). */
+  lastDay: string;
   payerName: string;
   payerDocument: string;
   merchantName: string;
@@ -166,7 +168,7 @@ ${top(d.merchantName, d.sandbox, 'Boleto bancário')}
   <h2 id="instr-title">Instruções</h2>
   <ul class="instructions">
     <li>Pague no app ou no internet banking do seu banco (opção “pagar boleto”: escaneie o código de barras ou cole a linha digitável), em casas lotéricas ou em agências bancárias.</li>
-    <li>Pague até ${due}. Não receber após o vencimento.</li>
+    <li>${d.lastDay > d.dueDate ? `Vencimento em ${due}; pode ser pago até ${e(formatDateBR(d.lastDay))}, depois não será recebido.` : `Pague até ${due}. Não receber após o vencimento.`}</li>
     <li>O banco confirma o pagamento após a compensação, normalmente em até 2 dias úteis.</li>
     <li>Dúvidas sobre o pedido: fale com ${e(d.merchantName)}.</li>
   </ul>

@@ -1,5 +1,6 @@
 // Public pages and assets that need no credentials: the PIX QR image, the printable boleto, its Pix
 // QR and its bank's PDF.
+import { spDate } from '../payments/calendar.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
@@ -184,6 +185,7 @@ export default async function webRoutes(app: HttpApp, deps: WebRouteDeps) {
           barcode: tx.boleto_barcode,
           digitableLine: tx.boleto_line,
           dueDate: tx.due_date,
+          lastDay: tx.expires_at ? spDate(tx.expires_at) : tx.due_date,
           payerName: tx.client_name,
           payerDocument: tx.client_document,
           pixCode: tx.boleto_pix,

@@ -98,6 +98,7 @@ export function boletoForPage(db: Executor, id: string) {
       'transactions.paid_with',
       'transactions.provider',
       'transactions.due_date',
+      'transactions.expires_at',
       'transactions.client_name',
       'transactions.client_document',
       'transactions.livemode',
