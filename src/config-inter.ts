@@ -27,8 +27,9 @@ export function interConfig(env: Env, chosen: boolean, problems: string[]): Inte
   const cert = pemFile(env, 'INTER_CERT_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
   const key = pemFile(env, 'INTER_KEY_FILE', /-----BEGIN (RSA |EC )?PRIVATE KEY-----/, 'private key', problems);
   const ca = pemFile(env, 'INTER_CA_FILE', /-----BEGIN CERTIFICATE-----/, 'certificate', problems);
-  const account = env.INTER_ACCOUNT?.trim() || null;
-  if (account && !/^\d{1,20}$/.test(account)) problems.push('INTER_ACCOUNT must be the account number, digits only');
+  // Inter's header takes the number without separators or leading zeros ([1-9][0-9]*): "0001234567-8" is 12345678.
+  const account = env.INTER_ACCOUNT?.replace(/[\s.-]/g, '').replace(/^0+/, '') || null;
+  if (account && !/^[1-9]\d{0,19}$/.test(account)) problems.push('INTER_ACCOUNT must be the account number (digits, with or without its dash)');
   if (problems.length > before || !apiUrl || !cert || !key) return null;
   return { url: apiUrl, tokenUrl, clientId: env.INTER_CLIENT_ID!.trim(), clientSecret: env.INTER_CLIENT_SECRET!, cert, key, ca, account };
 }

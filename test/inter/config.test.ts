@@ -37,6 +37,7 @@ test('BOLETO_PROVIDER=inter with its settings: Inter token URL by default, the a
   assert.equal(c.tokenUrl, 'https://cdpj.partners.bancointer.com.br/oauth/v2/token');
   assert.equal(c.account, null);
   assert.equal(loadConfig({ ...FULL, INTER_ACCOUNT: '12345678' }).inter?.account, '12345678');
+  assert.equal(loadConfig({ ...FULL, INTER_ACCOUNT: '0001234567-8' }).inter?.account, '12345678');
   assert.deepEqual(loadConfig(FULL).connectors.BOLETO, ['inter']);
 });
 
@@ -44,7 +45,7 @@ test('what is missing or wrong stops the start, named', () => {
   const { INTER_CLIENT_SECRET: _s, INTER_CERT_FILE: _c, ...missing } = FULL;
   assert.match(refused(missing), /BOLETO_PROVIDER=inter needs INTER_CLIENT_SECRET, INTER_CERT_FILE/);
   assert.match(refused({ ...FULL, INTER_API_URL: 'http://cdpj.partners.bancointer.com.br' }), /INTER_API_URL/);
-  assert.match(refused({ ...FULL, INTER_ACCOUNT: '12-3' }), /INTER_ACCOUNT/);
+  assert.match(refused({ ...FULL, INTER_ACCOUNT: '12a3' }), /INTER_ACCOUNT/);
   assert.match(refused({ ...FULL, INTER_KEY_FILE: cert.certFile }), /INTER_KEY_FILE/);
   assert.match(refused({ ...FULL, BOLETO_RECONCILE_MINUTES: '0' }), /BOLETO_RECONCILE_MINUTES/);
 });

@@ -9,7 +9,7 @@ import { BoletoRefused } from '../boleto-issuing.ts';
 import { spDate, DAY_MS } from '../calendar.ts';
 import type { BoletoRequest } from '../connector.ts';
 import { PixApiClient, PixApiError, type ClientOptions } from '../pix-api/client.ts';
-import type { InterBank, InterCharge } from './bank.ts';
+import { seuNumeroOf, type InterBank, type InterCharge } from './bank.ts';
 import { chargeOf, issueBody, type InterCobranca } from './mapping.ts';
 
 /** The scopes of the application: charges read and written (the webhook's calls take the same). */
@@ -40,15 +40,21 @@ export class InterClient implements InterBank {
     this.http.close();
   }
 
-  /** Sent once (Inter chooses the codigoSolicitacao): a lost answer is found by seuNumero before any second try. */
+  /**
+   * Sent once (Inter chooses the codigoSolicitacao): a lost answer is found by seuNumero before any
+   * second try. Inter refuses a repeat (same seuNumero, amount, due date and payer within 30
+   * minutes): a refusal is first checked against a charge of ours already there, which is adopted.
+   */
   async issue(req: BoletoRequest): Promise<string> {
     try {
       const answer = await this.http.call<{ codigoSolicitacao?: unknown }>('POST', BASE, issueBody(req), { retry: false, headers: this.headers });
       if (typeof answer?.codigoSolicitacao !== 'string' || !answer.codigoSolicitacao) throw new PixApiError('unavailable', 'Inter answered the issue without a codigoSolicitacao');
       return answer.codigoSolicitacao;
     } catch (err) {
-      if (err instanceof PixApiError && err.kind === 'refused') throw new BoletoRefused(`Inter refused the boleto (${err.status}): ${fieldsOf(err)}`);
-      throw err;
+      if (!(err instanceof PixApiError && err.kind === 'refused')) throw err;
+      const already = await this.findBySeuNumero(seuNumeroOf(req.transactionId), new Date());
+      if (already && already.state !== 'CANCELLED' && already.state !== 'EXPIRED') return already.reference;
+      throw new BoletoRefused(`Inter refused the boleto (${err.status}): ${fieldsOf(err)}`);
     }
   }
 
@@ -64,7 +70,9 @@ export class InterClient implements InterBank {
   async findBySeuNumero(seuNumero: string, createdAt: Date): Promise<InterCharge | null> {
     const from = new Date(createdAt.getTime() - DAY_MS);
     const found = await this.list({ dataInicial: spDate(from), dataFinal: spDate(new Date(Date.now() + DAY_MS)), filtrarDataPor: 'EMISSAO', seuNumero });
-    return found.find((c) => c.seuNumero === seuNumero) ?? null;
+    const mine = found.filter((c) => c.seuNumero === seuNumero);
+    // A live or paid charge before one cancelled under the same number.
+    return mine.find((c) => c.state !== 'CANCELLED' && c.state !== 'EXPIRED') ?? mine[0] ?? null;
   }
 
   async listPaid(from: Date, to: Date): Promise<InterCharge[]> {

@@ -1,8 +1,8 @@
 // Banco Inter's API Cobrança v3, as the connector writes and reads it. Field names from Inter's
-// public reference "API Cobrança (Boleto com Pix) v3" (developers.inter.co, Cobrança > Emitir
-// cobrança, Recuperar cobrança, Recuperar coleção de cobranças, Cancelar cobrança, Recuperar PDF,
-// Webhook) and the public clients that follow it (e.g. the divulgueregional/api-inter-v2 package's
-// v3 docs): POST /cobranca/v3/cobrancas { seuNumero ≤ 15, valorNominal 2.50 to 99,999,999.99,
+// public reference (developers.inter.co/references/cobranca-bolepix and /references/token: Emitir,
+// Recuperar, Recuperar coleção, Cancelar, PDF, Webhook), read through the OpenAPI documents copied in
+// github.com/unfoldingcx/inter.js (specs/cobranca.json, specs/token.json) and Inter's SDK
+// github.com/inter-co/pj-sdk-python: POST /cobranca/v3/cobrancas { seuNumero ≤ 15, valorNominal 2.50 to 99,999,999.99,
 // dataVencimento, numDiasAgenda 0-60, pagador { cpfCnpj, tipoPessoa FISICA|JURIDICA, nome, endereco,
 // numero, complemento, bairro, cidade, uf, cep, email }, multa, mora, mensagem { linha1..5 },
 // formasRecebimento } -> { codigoSolicitacao }; GET answers { cobranca { codigoSolicitacao,
@@ -58,7 +58,8 @@ export function issueBody(req: BoletoRequest) {
       cidade: line(a.city, 60),
       uf: a.state,
       cep: a.zipCode,
-      email: req.payer.email.slice(0, 50),
+      // Inter takes at most 50 characters: a longer address is left out rather than cut into another one.
+      ...(req.payer.email.length <= 50 ? { email: req.payer.email } : {}),
     },
     mensagem: { linha1: line(req.description, 78) },
     formasRecebimento: ['BOLETO', 'PIX'],
@@ -74,7 +75,8 @@ const STATES: Record<string, InterCharge['state']> = {
   ATRASADO: 'ISSUED',
   PROTESTO: 'ISSUED',
   RECEBIDO: 'PAID',
-  MARCADO_RECEBIDO: 'PAID',
+  // Marked received by hand at Inter: no money went through Inter, so nothing is credited here; it is no longer payable.
+  MARCADO_RECEBIDO: 'CANCELLED',
   CANCELADO: 'CANCELLED',
   EXPIRADO: 'EXPIRED',
   FALHA_EMISSAO: 'FAILED',
@@ -82,7 +84,7 @@ const STATES: Record<string, InterCharge['state']> = {
 
 /**
  * Inter's charge, normalised. A charge is ISSUED only with its numbers (Inter fills them once it
- * registered the boleto); MARCADO_RECEBIDO (marked paid by hand at Inter) counts as paid, by boleto.
+ * registered the boleto).
  */
 export function chargeOf(c: InterCobranca, reference: string): InterCharge {
   const situacao = c.cobranca?.situacao ?? 'EM_PROCESSAMENTO';
