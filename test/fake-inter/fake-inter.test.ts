@@ -88,6 +88,11 @@ test('reads are retried over 500s; the list finds by seuNumero and by payment da
   assert.equal((await client.charge(other))?.state, 'CANCELLED');
   assert.match((await client.pdf(ref)).toString('latin1'), /^%PDF-1\.4/);
   assert.equal(await client.charge('00000000-0000-0000-0000-000000000000'), null);
+  // A repeat of the same boleto within 30 minutes is refused by Inter: the client adopts the charge already there.
+  const again = request();
+  const first = await client.issue(again);
+  assert.equal(await client.issue(again), first);
+  assert.equal(inter.issuedBySeuNumero.get(inter.charges.get(first)!.seuNumero), 1);
 });
 
 test('without x-conta-corrente the fake refuses', async () => {

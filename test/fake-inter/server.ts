@@ -6,9 +6,10 @@
 // boleto-cobranca.write; the `x-conta-corrente` header) and the public clients that follow it.
 // Issuing is asynchronous as Inter's is: a charge is EM_PROCESSAMENTO, without numbers, until
 // `issueDelayMs` passed, then A_RECEBER with a FEBRABAN barcode (bank 077) and a Pix code.
-// Not confirmed in the pages read, so the fake's own choices: a second charge with a seuNumero
-// already used is taken (counted in `issuedBySeuNumero`, so tests can prove it never happens); the
-// list's `seuNumero` filter; the exact words of refusals. HTTPS on 127.0.0.1 requiring the client
+// A repeat (same seuNumero, amount, due date and payer within 30 minutes) is refused, as Inter's
+// reference says; another charge under a seuNumero already used is taken (counted in
+// `issuedBySeuNumero`, so tests can prove it never happens). Not confirmed, so the fake's own
+// choices: the list's `seuNumero` filter; the exact words of refusals. HTTPS on 127.0.0.1 requiring the client
 // certificate; misbehaviour on demand (500s, slow answers, an answer lost after the work was done).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -31,6 +32,7 @@ export interface FakeCharge {
   dataEmissao: string;
   dataSituacao: string;
   readyAt: number;
+  createdAt: number;
   boleto: { nossoNumero: string; codigoBarras: string; linhaDigitavel: string } | null;
   pix: { txid: string; pixCopiaECola: string } | null;
   valorTotalRecebido?: number;
@@ -178,9 +180,12 @@ function issue(fake: FakeInter, body: unknown): Answer {
     return problem(400, 'Requisição inválida', violacoes);
   }
   const request = body as Record<string, any>;
+  // Inter refuses a repeat: the same seuNumero, amount, due date and payer within 30 minutes.
+  const same = (c: FakeCharge) => c.seuNumero === request.seuNumero && c.request.valorNominal === request.valorNominal && c.request.dataVencimento === request.dataVencimento && c.request.pagador.cpfCnpj === request.pagador.cpfCnpj;
+  if ([...fake.charges.values()].some((c) => same(c) && Date.now() - c.createdAt < 30 * 60_000)) return problem(400, 'Cobrança duplicada: aguarde 30 minutos', [{ propriedade: 'seuNumero', razao: 'cobrança idêntica emitida há menos de 30 minutos' }]);
   const codigoSolicitacao = randomUUID();
   fake.issuedBySeuNumero.set(request.seuNumero, (fake.issuedBySeuNumero.get(request.seuNumero) ?? 0) + 1);
-  fake.charges.set(codigoSolicitacao, { codigoSolicitacao, seuNumero: request.seuNumero, request, situacao: 'EM_PROCESSAMENTO', dataEmissao: spToday(), dataSituacao: spToday(), readyAt: Date.now() + fake.behaviour.issueDelayMs, boleto: null, pix: null });
+  fake.charges.set(codigoSolicitacao, { codigoSolicitacao, seuNumero: request.seuNumero, request, situacao: 'EM_PROCESSAMENTO', dataEmissao: spToday(), dataSituacao: spToday(), readyAt: Date.now() + fake.behaviour.issueDelayMs, createdAt: Date.now(), boleto: null, pix: null });
   return { status: 200, body: { codigoSolicitacao } };
 }
 
