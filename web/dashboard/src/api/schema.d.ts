@@ -1225,7 +1225,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a client to a plan
-         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
+         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). BOLETO takes clientAddress (the payer's address, copied to every cycle's boleto), required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written. A production boleto is registered by the bank a few seconds after it is created: payment.boletoLine is null until then, and the subscriber is e-mailed once it is there. 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -1382,7 +1382,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to a plan (public)
-         * @description In the plan's environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. Refusals: 404 unknown plan; 400 PLAN_UNAVAILABLE, PLAN_FULL, INVALID_COUPON, VALIDATION_ERROR. Limited per IP, and production cards per IP and device (429 with Retry-After).
+         * @description In the plan's environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. BOLETO takes clientAddress, required where the bank registers boletos (production): each cycle's boleto carries it; such a boleto's boletoLine is null until the bank has registered it, and it is e-mailed then. Refusals: 404 unknown plan; 400 PLAN_UNAVAILABLE, PLAN_FULL, INVALID_COUPON, VALIDATION_ERROR. Limited per IP, and production cards per IP and device (429 with Retry-After).
          */
         post: operations["checkoutSubscription"];
         delete?: never;
@@ -2073,7 +2073,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a client to a plan
-         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
+         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). BOLETO takes clientAddress (the payer's address, copied to every cycle's boleto), required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written. A production boleto is registered by the bank a few seconds after it is created: payment.boletoLine is null until then, and the subscriber is e-mailed once it is there. 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
          */
         post: operations["createSubscriptionV1"];
         delete?: never;
@@ -13078,6 +13078,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13122,6 +13132,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13172,6 +13183,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13216,6 +13237,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13338,6 +13360,18 @@ export interface operations {
                         name: string;
                         phone?: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** Format: uuid */
                     clientId?: string;
                     couponCode?: string;
@@ -13378,6 +13412,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13422,6 +13466,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13466,6 +13511,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13510,6 +13565,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13662,6 +13718,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13706,6 +13772,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13750,6 +13817,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13794,6 +13871,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13927,6 +14005,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13971,6 +14059,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14015,6 +14104,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14059,6 +14158,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14248,6 +14348,16 @@ export interface operations {
                                     email: string;
                                     name: string;
                                 };
+                                /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                                clientAddress: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                } | null;
                                 /** Format: uuid */
                                 clientId: string;
                                 /** Format: uuid */
@@ -14292,6 +14402,7 @@ export interface operations {
                                 pausedAt: string | null;
                                 payment?: {
                                     amountCents: number;
+                                    /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                     boletoLine: string | null;
                                     paymentUrl: string;
                                     pixCode: string | null;
@@ -14338,6 +14449,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14382,6 +14503,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14544,6 +14666,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14588,6 +14720,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14632,6 +14765,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14676,6 +14819,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14832,6 +14976,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14876,6 +15030,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14920,6 +15075,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14964,6 +15129,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15120,6 +15286,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15164,6 +15340,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15208,6 +15385,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15252,6 +15439,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15412,6 +15600,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15456,6 +15654,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15500,6 +15699,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15544,6 +15753,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15682,6 +15892,18 @@ export interface operations {
                         /** @description Card number (digits; spaces allowed). Never stored. */
                         number: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                     clientDocument: string;
                     /** Format: email */
@@ -15721,6 +15943,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15752,6 +15975,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -16914,6 +17138,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -16945,6 +17170,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17066,6 +17292,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17097,6 +17324,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17244,6 +17472,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17275,6 +17504,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17411,6 +17641,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17442,6 +17673,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17578,6 +17810,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17609,6 +17842,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23566,6 +23800,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23610,6 +23854,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23660,6 +23905,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23704,6 +23959,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23826,6 +24082,18 @@ export interface operations {
                         name: string;
                         phone?: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** Format: uuid */
                     clientId?: string;
                     couponCode?: string;
@@ -23866,6 +24134,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23910,6 +24188,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23954,6 +24233,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23998,6 +24287,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24150,6 +24440,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24194,6 +24494,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24238,6 +24539,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24282,6 +24593,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24415,6 +24727,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24459,6 +24781,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24503,6 +24826,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24547,6 +24880,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24736,6 +25070,16 @@ export interface operations {
                                     email: string;
                                     name: string;
                                 };
+                                /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                                clientAddress: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                } | null;
                                 /** Format: uuid */
                                 clientId: string;
                                 /** Format: uuid */
@@ -24780,6 +25124,7 @@ export interface operations {
                                 pausedAt: string | null;
                                 payment?: {
                                     amountCents: number;
+                                    /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                     boletoLine: string | null;
                                     paymentUrl: string;
                                     pixCode: string | null;
@@ -24826,6 +25171,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24870,6 +25225,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25032,6 +25388,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25076,6 +25442,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25120,6 +25487,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25164,6 +25541,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25320,6 +25698,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25364,6 +25752,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25408,6 +25797,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25452,6 +25851,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25608,6 +26008,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25652,6 +26062,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25696,6 +26107,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25740,6 +26161,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25900,6 +26322,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25944,6 +26376,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25988,6 +26421,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -26032,6 +26475,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
