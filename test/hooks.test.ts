@@ -1,6 +1,7 @@
 // The hook contract (src/modules/transactions/hooks.ts): every hook deps.ts wires runs inside the
 // status change's database transaction and does database work only. Each hook is watched while a
-// sale is paid, refunded and expired; any network or file access made from inside one fails the test.
+// sale is paid, refunded and expired, and a bank's boleto gets its numbers; any network or file access
+// made from inside one fails the test.
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import dns from 'node:dns';
@@ -9,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { recordBoleto } from '../src/modules/transactions/boleto-issued.ts';
 import { call, cpf, merchant, onPostgres, startApp, type TestContext } from './helpers.ts';
 
 const inHook = new AsyncLocalStorage<string>();
@@ -71,6 +73,13 @@ test('no wired hook touches the network or files while payments are paid, refund
   assert.equal(paidCard.status, 'PAID');
   const declined = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: body('CARD', { card: { ...card, number: '4000000000000002' } }) });
   assert.equal(declined.body.transaction.status, 'FAILED');
+  // A boleto its bank registers later gets its numbers through recordBoleto (boletoIssued): the
+  // sandbox issues at once, so its numbers are taken off and recorded again as a bank's sweep would.
+  const late = (await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: body('BOLETO') })).body.transaction;
+  const db = ctx.app.deps.db;
+  const numbers = await db.selectFrom('transactions').select(['boleto_barcode', 'boleto_line']).where('id', '=', late.id).executeTakeFirstOrThrow();
+  await db.updateTable('transactions').set({ boleto_barcode: null, boleto_line: null }).where('id', '=', late.id).execute();
+  assert.ok(await recordBoleto(ctx.app.deps.transactions, 'sandbox', late.id, 'bank-ref', { barcode: numbers.boleto_barcode!, digitableLine: numbers.boleto_line!, pixCode: null }));
   const boleto = (await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: body('BOLETO') })).body.transaction;
   assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${boleto.id}/simulate`, { key: m.devKey, body: { outcome: 'EXPIRED' } })).status, 200);
 

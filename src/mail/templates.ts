@@ -102,12 +102,16 @@ export function render(m: MailMessage | AccountMessage): Rendered {
         { p: `Recebemos o pagamento de ${money(m.amountCents)} do plano ${m.planName} em ${dateBR(m.paidAt)}${m.cardLast4 ? ` (cartão final ${m.cardLast4})` : m.method === 'PIX' ? ' (PIX)' : ' (boleto)'}.` },
         { p: `Este pagamento cobre o período até ${dateBR(m.periodEnd)}.` },
       ]);
-    case 'charge_issued':
+    case 'charge_issued': {
+      // The subscriptions send it once the code exists (a bank's boleto: once registered); a code
+      // missing all the same is left out rather than shown empty: the link still leads to the payment.
+      const code = m.method === 'PIX' ? m.pixCode : m.boletoLine;
       return layout(m, `Sua cobrança de ${money(m.amountCents)} vence em ${dateBR(m.dueDate)}`, [
         { p: `A cobrança do plano ${m.planName}, de ${money(m.amountCents)}, vence em ${dateBR(m.dueDate)}.` },
-        m.method === 'PIX' ? { label: 'PIX copia e cola', code: m.pixCode ?? '' } : { label: 'Linha digitável do boleto', code: m.boletoLine ?? '' },
+        ...(code ? [{ label: m.method === 'PIX' ? 'PIX copia e cola' : 'Linha digitável do boleto', code }] : []),
         { link: m.payUrl, label: m.method === 'PIX' ? 'Pagar com PIX' : 'Ver boleto' },
       ]);
+    }
     case 'payment_failed':
       return layout(m, `Não conseguimos cobrar sua assinatura do plano ${m.planName}`, [
         { p: `A cobrança de ${money(m.amountCents)} não foi aprovada: ${DECLINES_PT[m.reason] ?? 'o pagamento não foi concluído'}.` },

@@ -23,6 +23,22 @@ export interface SubscribePageData {
   methods: SubscriptionMethod[];
   merchantName: string;
   sandbox: boolean;
+  /** The plan's environment registers boletos with the payer's address (payments/registry.ts needsPayerAddress). */
+  needsPayerAddress: boolean;
+}
+
+/**
+ * The address inputs of the payment-link checkout (same ids, labels and limits: the checkout script
+ * masks and checks them by id), here the payer's address a registered boleto carries.
+ */
+export function addressFields(legend: string, note = ''): string {
+  return `<fieldset><legend>${legend}</legend>${note ? `<p class="muted">${note}</p>` : ''}
+${field('zip', 'CEP', 'name="zipCode" inputmode="numeric" autocomplete="postal-code" maxlength="9" placeholder="00000-000" required')}
+${field('street', 'Rua', 'name="street" autocomplete="address-line1" maxlength="200" required')}
+<div class="row"><div class="narrow">${field('number', 'Número', 'name="number" maxlength="20" required')}</div><div>${field('complement', 'Complemento', 'name="complement" autocomplete="address-line2" maxlength="100" placeholder="opcional"')}</div></div>
+${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required')}
+<div class="row"><div>${field('city', 'Cidade', 'name="city" autocomplete="address-level2" maxlength="100" required')}</div><div class="narrow">${field('state', 'UF', 'name="state" autocomplete="address-level1" maxlength="2" required')}</div></div>
+</fieldset>`;
 }
 
 export function subscribePage(d: SubscribePageData, assets: AssetRef): Rendered {
@@ -31,6 +47,8 @@ export function subscribePage(d: SubscribePageData, assets: AssetRef): Rendered 
   const tabs = d.methods
     .map((m) => `<label class="tab${m === first ? ' active' : ''}"><input type="radio" name="paymentMethod" value="${m}"${m === first ? ' checked' : ''}> ${SUB_METHOD_LABEL[m]}</label>`)
     .join('');
+  // Asked in the boleto's panel only (shown, checked and sent only when Boleto is picked).
+  const address = d.needsPayerAddress ? addressFields('Endereço do pagador', 'O banco registra cada boleto com o endereço de quem paga.') : '';
   const trial = d.trialDays > 0 ? `<p class="status ok">${d.trialDays} ${d.trialDays === 1 ? 'dia' : 'dias'} grátis. A primeira cobrança é feita ao fim do teste.</p>` : '';
   const body = `${top(d.merchantName, d.sandbox)}
 <div id="app" data-page="subscribe" data-plan="${e(d.planId)}">
@@ -51,7 +69,7 @@ ${field('coupon', 'Cupom de desconto <span class="muted">(opcional)</span>', 'na
 ${d.methods.includes('CARD') ? `<div id="panel-CARD" class="panel"${first === 'CARD' ? '' : ' hidden'}>${cardFields()}<p class="muted">O cartão fica guardado com segurança pelo processador para as próximas cobranças.</p></div>` : ''}
 ${d.methods.includes('PIX') ? `<div id="panel-PIX" class="panel"${first === 'PIX' ? '' : ' hidden'}><p class="muted">A cada período você recebe por e-mail um PIX para pagar, alguns dias antes do vencimento.</p></div>` : ''}
 ${d.methods.includes('PIX_AUTOMATICO') ? `<div id="panel-PIX_AUTOMATICO" class="panel"${first === 'PIX_AUTOMATICO' ? '' : ' hidden'}><p class="muted">Você paga o primeiro PIX agora e, no mesmo QR Code, autoriza no app do seu banco os débitos das próximas cobranças. Cancele quando quiser, pelo seu banco ou aqui.</p></div>` : ''}
-${d.methods.includes('BOLETO') ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">A cada período você recebe o boleto por e-mail, alguns dias antes do vencimento.</p></div>` : ''}
+${d.methods.includes('BOLETO') ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">A cada período você recebe o boleto por e-mail, alguns dias antes do vencimento.</p>${address}</div>` : ''}
 <p id="form-error" class="err" role="alert"></p>
 <button type="submit" id="submit">${d.trialDays > 0 ? 'Começar teste grátis' : `Assinar por ${e(formatBRL(d.amountCents))}`}</button>
 </form>

@@ -40,7 +40,7 @@ export default async function subscriptionPageRoutes(app: HttpApp, deps: Subscri
         reply,
         200,
         subscribePage(
-          { planId: plan.id, name: plan.name, description: plan.description, amountCents: plan.amount_cents, cadence: { interval: plan.interval, intervalCount: plan.interval_count }, trialDays: plan.trial_days, methods: plan.payment_methods, merchantName: plan.merchant_name, sandbox: !plan.livemode },
+          { planId: plan.id, name: plan.name, description: plan.description, amountCents: plan.amount_cents, cadence: { interval: plan.interval, intervalCount: plan.interval_count }, trialDays: plan.trial_days, methods: plan.payment_methods, merchantName: plan.merchant_name, sandbox: !plan.livemode, needsPayerAddress: deps.subscriptions.transactions.connectors.needsPayerAddress(plan.livemode) },
           ASSETS,
         ),
       );

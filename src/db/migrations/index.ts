@@ -39,6 +39,7 @@ import * as m037 from './037_new_destination_hold_and_erasure.ts';
 import * as m038 from './038_report_chargebacks.ts';
 import * as m039 from './039_report_chargebacks_won.ts';
 import * as m040 from './040_boleto_issuing.ts';
+import * as m041 from './041_subscription_address.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '038_report_chargebacks': m038,
   '039_report_chargebacks_won': m039,
   '040_boleto_issuing': m040,
+  '041_subscription_address': m041,
 };

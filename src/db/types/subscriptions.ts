@@ -100,6 +100,8 @@ export interface SubscriptionsTable {
   updated_at: Timestamp;
   /** The affiliate link the subscription's checkout was attributed to: each of its charges carries it. */
   affiliate_link_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** BOLETO: the payer's address (transactions.address's shape), copied to each cycle's boleto; a bank that registers boletos needs it (migration 041). */
+  client_address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
 }
 export type Subscription = Selectable<SubscriptionsTable>;
 

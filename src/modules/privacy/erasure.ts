@@ -45,7 +45,7 @@ async function anonymiseCopies(trx: Trx, scope: Scope, client: Client, values: P
       .execute();
   }
   const subs = await trx.selectFrom('subscriptions').select(['id', 'metadata']).where('user_id', '=', mine.user_id).where('livemode', '=', mine.livemode).where('client_id', '=', client.id).execute();
-  for (const s of subs) await trx.updateTable('subscriptions').set({ ...copy, metadata: JSON.stringify(scrubJson(s.metadata, values)) }).where('id', '=', s.id).execute();
+  for (const s of subs) await trx.updateTable('subscriptions').set({ ...copy, client_address: null, metadata: JSON.stringify(scrubJson(s.metadata, values)) }).where('id', '=', s.id).execute();
   await trx.updateTable('saved_cards').set({ holder_name: ERASED_NAME }).where('user_id', '=', mine.user_id).where('livemode', '=', mine.livemode).where('client_id', '=', client.id).execute();
   const txIds = txs.map((t) => t.id);
   const { documents } = values;

@@ -11,7 +11,8 @@ import type { PixAutomaticoCharge } from '../../payments/connector.ts';
 import { findTransaction } from '../transactions/queries.ts';
 import { cancelTransaction, changeStatus, chargeStoredCard, createTransaction, redriveStoredCharge, type CreateInput } from '../transactions/service.ts';
 import { INCOMPLETE_TTL_MS, leaseEnd, PIX_AUTOMATICO_RETRY_WINDOW_DAYS } from './agenda.ts';
-import { endAttempt, endSubscription, lockSubscription, mail, planOf, recordEvent, reschedule, scopeOf, UNPAID, type EngineDeps } from './cycles.ts';
+import { endAttempt, endSubscription, lockSubscription, planOf, recordEvent, reschedule, scopeOf, UNPAID, type EngineDeps } from './cycles.ts';
+import { lockCharge, mailCharge } from './charge-mail.ts';
 import { markPaid } from './payment-hook.ts';
 import { pixPeriodicity } from './plans.ts';
 
@@ -61,6 +62,8 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     affiliateLinkId: sub.affiliate_link_id,
     // The coupon is redeemed (its use counted) by the first charge; later discounted charges carry only the discount.
     ...(cycle.discount_cents > 0 ? { discountCents: cycle.discount_cents, ...(cycle.number === 1 && sub.coupon_id ? { couponId: sub.coupon_id } : {}) } : {}),
+    // A boleto carries the payer's address given when subscribing (a bank that registers boletos refuses one without).
+    ...(sub.payment_method === 'BOLETO' && sub.client_address ? { address: sub.client_address } : {}),
   };
   if (sub.payment_method === 'CARD') {
     if (!sub.card_token) throw new Error(`subscription ${sub.id}: a card subscription without a card token`);
@@ -135,10 +138,13 @@ async function recordedMeanwhile(deps: EngineDeps, txId: string, err: unknown): 
 
 /**
  * Records an issued PIX / boleto on its cycle (ending the attempt) and e-mails it, once: a second
- * worker finishing the same attempt finds it ended and sends nothing.
+ * worker finishing the same attempt finds it ended and sends nothing. A boleto its bank has not
+ * registered yet (no line) is e-mailed when its numbers are recorded instead (charge-mail.ts).
  */
-async function attachIssued(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, tx: Transaction, now: Date, recurrenceId: string | null) {
+async function attachIssued(deps: EngineDeps, sub: Subscription, plan: SubscriptionPlan, cycle: SubscriptionCycle, created: Transaction, now: Date, recurrenceId: string | null) {
   await inTx(deps.db, async (trx) => {
+    // A boleto as it stands, under its lock: the bank's numbers may have been recorded meanwhile.
+    const tx = sub.payment_method === 'BOLETO' ? await lockCharge(trx, created.id) : created;
     if (!(await endAttempt(trx, cycle.id, tx.id, now))) return;
     if (recurrenceId) {
       // The authorisation exists from now (subscription.created, before the PSP was asked, had none).
@@ -147,15 +153,9 @@ async function attachIssued(deps: EngineDeps, sub: Subscription, plan: Subscript
     }
     // An automatic debit has nothing to pay by hand: the payer's bank tells them of it (Pix Automático rules).
     if (sub.payment_method === 'PIX_AUTOMATICO' && !tx.pix_qr_code) return;
-    await mail(deps, trx, sub, plan, now, {
-      kind: 'charge_issued',
-      amountCents: tx.charged_cents,
-      dueDate: tx.due_date ?? spDate(tx.expires_at ?? now),
-      method: sub.payment_method as 'PIX' | 'BOLETO',
-      pixCode: tx.pix_qr_code,
-      boletoLine: tx.boleto_line,
-      payUrl: sub.payment_method === 'PIX' ? `${deps.config.checkoutUrl}/checkout/${tx.id}` : `${deps.config.checkoutUrl}/boleto/${tx.id}`,
-    });
+    // A line that does not exist yet is not sent: the boletoIssued hook e-mails it with its numbers.
+    if (sub.payment_method === 'BOLETO' && !tx.boleto_line) return;
+    await mailCharge(deps, trx, sub, plan, tx, now);
   });
 }
 

@@ -1,6 +1,7 @@
 // What a cycle does when its transaction changes status (the transaction hook, wired in deps.ts),
 // inside that change's database transaction: paid, the cycle is paid and its subscription renewed
-// or made ACTIVE; failed or expired, the dunning starts or goes on.
+// or made ACTIVE; failed or expired, the dunning starts or goes on. And when a cycle's boleto gets
+// its numbers from its bank, it is e-mailed (charge-mail.ts).
 import type { Trx } from '../../db/index.ts';
 import type { Subscription, Transaction } from '../../db/types.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
@@ -8,6 +9,7 @@ import { HARD_DECLINES } from '../../payments/connector.ts';
 import { redeemSubscriptionCoupon } from '../coupons/service.ts';
 import type { TransactionHooks } from '../transactions/hooks.ts';
 import { retryDaysOf } from './agenda.ts';
+import { boletoIssuedHook } from './charge-mail.ts';
 import { lockSubscription, mail, planOf, recordEvent, reschedule, unpaidCycles, updateCardUrl, type EngineDeps } from './cycles.ts';
 import { manageUrl } from './links.ts';
 
@@ -88,9 +90,10 @@ async function markFailed(deps: Pick<EngineDeps, 'events' | 'config'>, trx: Trx,
   await reschedule(trx, sub.id, { sub: current, plans: new Map([[plan.id, plan]]) });
 }
 
-/** The hook: a subscription cycle's transaction was paid, failed or expired. */
+/** The hook: a subscription cycle's transaction was paid, failed or expired (or its boleto issued). */
 export function subscriptionHooks(deps: Pick<EngineDeps, 'events' | 'config'>): TransactionHooks {
   return {
+    ...boletoIssuedHook(deps),
     async afterChange(trx, before, after, now) {
       if (!after.subscription_cycle_id || before.status === after.status || before.status !== 'PENDING') return;
       // Lock order everywhere: the transaction (held by the caller), then the subscription, then its cycle.

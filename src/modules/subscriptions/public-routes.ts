@@ -111,7 +111,7 @@ export default async function publicSubscriptionRoutes(app: HttpApp, opts: Publi
         operationId: 'checkoutSubscription',
         summary: 'Subscribe to a plan (public)',
         description:
-          'In the plan\'s environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. ' +
+          'In the plan\'s environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. BOLETO takes clientAddress, required where the bank registers boletos (production): each cycle\'s boleto carries it; such a boleto\'s boletoLine is null until the bank has registered it, and it is e-mailed then. ' +
           'Refusals: 404 unknown plan; 400 PLAN_UNAVAILABLE, PLAN_FULL, INVALID_COUPON, VALIDATION_ERROR. Limited per IP, and production cards per IP and device (429 with Retry-After).',
         body: CheckoutSubscriptionBody,
         response: { 201: PublicSubscriptionResponse, ...errors(400, 404, 429, 503) },
@@ -130,6 +130,7 @@ export default async function publicSubscriptionRoutes(app: HttpApp, opts: Publi
           paymentMethod: b.paymentMethod,
           card: b.card,
           couponCode: b.couponCode,
+          clientAddress: b.clientAddress,
           affiliateClicks: withBodyCode(parseClicks(cookie(req, AFF_COOKIE)), b.affiliateCode, new Date()),
         },
         { cardGuard: cardGuard(limiter, config.checkoutLimits, req) },

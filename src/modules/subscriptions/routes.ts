@@ -62,6 +62,7 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
           summary: 'Subscribe a client to a plan',
           description:
             'clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). ' +
+            "BOLETO takes clientAddress (the payer's address, copied to every cycle's boleto), required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written. A production boleto is registered by the bank a few seconds after it is created: payment.boletoLine is null until then, and the subscriber is e-mailed once it is there. " +
             '400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.',
           body: CreateSubscriptionBody,
           response: { 201: SubscriptionResponse, ...errors(400, 401, 403, 503) },

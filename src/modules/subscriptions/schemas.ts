@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CursorPagination, CursorQuery, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField } from '../clients/schemas.ts';
-import { CardData as CardBody } from '../transactions/schemas.ts';
+import { Address, CardData as CardBody } from '../transactions/schemas.ts';
 
 const Phone = Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' });
 
@@ -124,6 +124,13 @@ export const PlanIdParams = Type.Object({ planId: Uuid });
 const SubscriptionStatus = Type.Union(['TRIALING', 'INCOMPLETE', 'ACTIVE', 'PAST_DUE', 'PAUSED', 'CANCELLED', 'EXPIRED'].map((v) => Type.Literal(v)));
 const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.Unknown(), { description: 'Your own data (at most 8 KB as JSON)' });
 
+/** The payer's address of a boleto subscription, copied to every cycle's boleto. */
+const ClientAddress = Type.Object(Address.properties, {
+  additionalProperties: false,
+  description:
+    "BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written",
+});
+
 const ClientIn = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -144,6 +151,7 @@ export const CreateSubscriptionBody = Type.Object(
     cardId: Type.Optional(Type.String({ format: 'uuid', description: "Instead of card: a saved card (POST /api/v1/cards) of the subscribing client (clientId, or the client with client.document); 400 on cardId otherwise" })),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
     metadata: Type.Optional(Metadata),
+    clientAddress: Type.Optional(ClientAddress),
   },
   { additionalProperties: false },
 );
@@ -159,6 +167,7 @@ export const CheckoutSubscriptionBody = Type.Object(
     card: Type.Optional(CardBody),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
     affiliateCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: "An affiliate's tracking code (or the cofre_aff cookie's clicks): attributes the subscription when the plan sells a product with an affiliate program." })),
+    clientAddress: Type.Optional(ClientAddress),
   },
   { additionalProperties: false },
 );
@@ -179,6 +188,12 @@ export const CycleView = Type.Object({
   transactionId: Nullable(Uuid),
   paidAt: Nullable(Timestamp),
 });
+
+/** The payer's address as stored (normalised). */
+export const ClientAddressView = Type.Object(
+  { zipCode: Type.String(), street: Type.String(), number: Type.String(), complement: Type.Optional(Type.String()), neighborhood: Type.String(), city: Type.String(), state: Type.String() },
+  { description: "BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise" },
+);
 
 export const SubscriptionView = Type.Object({
   id: Uuid,
@@ -208,6 +223,7 @@ export const SubscriptionView = Type.Object({
   endedAt: Nullable(Timestamp),
   pendingPlanId: Nullable(Uuid),
   couponId: Nullable(Uuid),
+  clientAddress: Nullable(ClientAddressView),
   metadata: Type.Record(Type.String(), Type.Unknown()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -220,7 +236,9 @@ export const SubscriptionView = Type.Object({
         status: Type.String(),
         amountCents: Type.Integer(),
         pixCode: Nullable(Type.String()),
-        boletoLine: Nullable(Type.String()),
+        boletoLine: Nullable(
+          Type.String({ description: "The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists)" }),
+        ),
         paymentUrl: Type.String(),
       }),
     ),

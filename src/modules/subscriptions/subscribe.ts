@@ -1,6 +1,7 @@
 // Subscribing a client to a plan (merchant API and public checkout): the request checked, the
 // coupon and the affiliate attributed, the card kept with the provider, the subscription written
 // with its seat, and its first charge issued after that commit.
+import type { Static } from '@sinclair/typebox';
 import { inTx, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Client, Subscription, SubscriptionCycle, SubscriptionMethod, SubscriptionPlan, Transaction } from '../../db/types.ts';
@@ -14,7 +15,8 @@ import { attributedLink, type Click } from '../affiliates/attribution.ts';
 import { savedCardToken } from '../cards/service.ts';
 import { normalizeDocument, normalizeEmail, refuseErased, upsertClientSql } from '../clients/service.ts';
 import { evaluateCoupon, INVALID_COUPON_MESSAGE, reserveSubscriptionCoupon } from '../coupons/service.ts';
-import { MAX_METADATA_BYTES } from '../transactions/schemas.ts';
+import { normalizeAddress } from '../transactions/draft.ts';
+import { MAX_METADATA_BYTES, type Address } from '../transactions/schemas.ts';
 import { noStoredCards, type CardGuard } from '../transactions/service.ts';
 import { cadenceLabel, period } from './calendar.ts';
 import { claimSeat, insertPeriodCycle, mail, planOf, recordEvent, reschedule, type EngineDeps } from './cycles.ts';
@@ -30,6 +32,8 @@ export interface SubscribeInput {
   cardId?: string;
   couponCode?: string;
   metadata?: Record<string, unknown>;
+  /** BOLETO: the payer's address, which every cycle's boleto carries (required where the bank registers boletos). */
+  clientAddress?: Static<typeof Address>;
   /** The buyer's affiliate clicks (the cofre_aff cookie and an affiliateCode as a click now). */
   affiliateClicks?: Click[];
 }
@@ -58,6 +62,8 @@ interface Order {
   method: SubscriptionMethod;
   client: Subscriber;
   metadata: Record<string, unknown>;
+  /** The payer's address (BOLETO), normalised as a transaction's. */
+  address: Record<string, string> | null;
   couponId: string | null;
   discountCents: number;
   affiliateLinkId: string | null;
@@ -66,7 +72,7 @@ interface Order {
 }
 
 /** The request's method, card, client and metadata, checked (a 400 or 503 names what is wrong). */
-async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPlan, input: SubscribeInput): Promise<Pick<Order, 'method' | 'client' | 'metadata'>> {
+async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPlan, input: SubscribeInput): Promise<Pick<Order, 'method' | 'client' | 'metadata' | 'address'>> {
   const method = normalizeMethod(input.paymentMethod);
   // 503 before anything is written when this environment has no connector for the method.
   const { connectors } = deps.transactions;
@@ -78,6 +84,7 @@ async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPl
   if (method === 'CARD' && !input.card && !input.cardId) throw validation('card', 'is required for paymentMethod CARD');
   if (method !== 'CARD' && input.card) throw validation('card', 'is only for paymentMethod CARD');
   if (input.cardId && (method !== 'CARD' || input.card)) throw validation('cardId', 'is only for paymentMethod CARD, instead of card');
+  const address = payerAddress(deps, scope, method, input);
   if (!input.clientId && !input.client) throw validation('client', 'send clientId or client');
   if (input.clientId && input.client) throw validation('client', 'send clientId or client, not both');
 
@@ -93,7 +100,21 @@ async function checkRequest(deps: EngineDeps, scope: Scope, plan: SubscriptionPl
   }
   const metadata = sanitizeJson(input.metadata ?? {}) as Record<string, unknown>;
   if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) throw validation('metadata', `must be at most ${MAX_METADATA_BYTES} bytes as JSON`);
-  return { method, client, metadata };
+  return { method, client, metadata, address };
+}
+
+/**
+ * The payer's address of a boleto subscription: checked here, before anything is written, as the
+ * transaction's clientAddress would be (prepare.ts), since every cycle's boleto is made with it and a
+ * renewal refused for want of it would fail months later, with nobody there to give it.
+ */
+function payerAddress(deps: EngineDeps, scope: Scope, method: SubscriptionMethod, input: SubscribeInput): Record<string, string> | null {
+  if (input.clientAddress && method !== 'BOLETO') throw validation('clientAddress', 'is only for paymentMethod BOLETO');
+  const address = input.clientAddress ? normalizeAddress(input.clientAddress, 'clientAddress') : null;
+  if (method === 'BOLETO' && !address && deps.transactions.connectors.needsPayerAddress(scope.livemode)) {
+    throw validation('clientAddress', "is required for boleto subscriptions with this environment's bank: each cycle's boleto is registered with the payer's address");
+  }
+  return address;
 }
 
 /** The coupon (its discount) and the affiliate link the subscription is sold with. */
@@ -194,6 +215,7 @@ async function insertSubscription(deps: EngineDeps, trx: Trx, scope: Scope, plan
       activated_at: trialEnd ? now : null,
       coupon_id: o.couponId,
       affiliate_link_id: o.affiliateLinkId,
+      client_address: o.address ? JSON.stringify(o.address) : null,
       metadata: JSON.stringify(o.metadata),
       created_at: now,
       updated_at: now,

@@ -1,6 +1,8 @@
 // How a subscription and its cycles are shown: to the merchant (API), and in event payloads.
+import type { Static } from '@sinclair/typebox';
 import type { Subscription, SubscriptionCycle, Transaction } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
+import type { ClientAddressView } from './schemas.ts';
 
 export function cycleView(c: SubscriptionCycle) {
   return {
@@ -51,6 +53,7 @@ export function subscriptionView(s: Subscription, extra: { cycles?: Subscription
     endedAt: s.ended_at,
     pendingPlanId: s.pending_plan_id,
     couponId: s.coupon_id,
+    clientAddress: s.client_address as Static<typeof ClientAddressView> | null,
     metadata: s.metadata,
     createdAt: s.created_at,
     updatedAt: s.updated_at,
@@ -75,8 +78,8 @@ export function subscriptionView(s: Subscription, extra: { cycles?: Subscription
   return out;
 }
 
-/** Event payload of a subscription: the API view without the document, metadata and pause/plan-change details. */
+/** Event payload of a subscription: the API view without the document, address, metadata and pause/plan-change details. */
 export function subscriptionEventData(s: Subscription) {
-  const { client: _client, metadata: _metadata, pausedAt: _p, resumesAt: _r, endedAt: _e, pendingPlanId: _pp, couponId: _c, createdAt: _ca, updatedAt: _ua, card, ...rest } = subscriptionView(s);
+  const { client: _client, clientAddress: _address, metadata: _metadata, pausedAt: _p, resumesAt: _r, endedAt: _e, pendingPlanId: _pp, couponId: _c, createdAt: _ca, updatedAt: _ua, card, ...rest } = subscriptionView(s);
   return { ...rest, clientEmail: s.client_email, ...(card ? { card: { brand: card.brand, last4: card.last4 } } : {}) };
 }

@@ -20,6 +20,11 @@ export interface TransactionHooks {
   /** After any status change is written (`after` is the row as stored). */
   afterChange?(trx: Trx, before: Transaction, after: Transaction, now: Date): Promise<unknown>;
   /**
+   * After a boleto its bank issued later got its numbers (boleto-issued.ts; `tx` as stored, still
+   * PENDING): once per boleto, in the commit that records them. Not a status change.
+   */
+  boletoIssued?(trx: Trx, tx: Transaction, now: Date): Promise<unknown>;
+  /**
    * Shares of a sale for other merchant accounts (an affiliate's commission), posted in the PAID
    * journal itself: taken from what the merchant is credited (`net`: charged less the fee), the
    * shares of all hooks together never more than it.

@@ -500,8 +500,26 @@
     var doc = $('document');
     mask('document', maskDocument);
     mask('phone', maskPhone);
+    mask('zip', function (v) { v = digits(v).slice(0, 8); return v.length > 5 ? v.slice(0, 5) + '-' + v.slice(5) : v; });
+    mask('state', function (v) { return v.replace(/[^a-z]/gi, '').slice(0, 2).toUpperCase(); });
     cardMasks();
     function method() { var c = form.querySelector('input[name=paymentMethod]:checked'); return c ? c.value : 'CARD'; }
+    // The payer's address: in the boleto's panel where the bank registers boletos, asked with Boleto only.
+    function withAddress() { return method() === 'BOLETO' && !!$('zip'); }
+    function addressValid(need) {
+      var req = $('panel-BOLETO').querySelectorAll('input[required]');
+      for (var i = 0; i < req.length; i++) {
+        var el = req[i];
+        if (el.id === 'zip') need(el, digits(el.value).length === 8, 'CEP inválido');
+        else if (el.id === 'state') need(el, /^[A-Z]{2}$/.test(el.value), 'UF inválida');
+        else need(el, el.value.trim().length > 0, 'Campo obrigatório');
+      }
+    }
+    function address() {
+      var a = { zipCode: digits($('zip').value), street: $('street').value.trim(), number: $('number').value.trim(), neighborhood: $('neighborhood').value.trim(), city: $('city').value.trim(), state: $('state').value };
+      if ($('complement').value.trim()) a.complement = $('complement').value.trim();
+      return a;
+    }
     form.addEventListener('change', function (ev) {
       if (ev.target.name !== 'paymentMethod') return;
       var tabs = form.querySelectorAll('.tab');
@@ -518,9 +536,11 @@
       need($('email'), /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test($('email').value.trim()), 'Informe um e-mail válido');
       need(doc, validDocument(doc.value), documentProblem(doc.value));
       if ($('phone').value) need($('phone'), digits($('phone').value).length >= 10, 'Informe um celular com DDD');
+      if (withAddress()) addressValid(need);
       if (method() === 'CARD' && !cardFieldsValid() && !first) first = $('card-number');
       if (first) { first.focus(); formError.textContent = 'Confira os campos destacados.'; return; }
       var body = { planId: planId, clientName: $('name').value.trim(), clientEmail: $('email').value.trim(), clientDocument: clean(doc.value), paymentMethod: method() };
+      if (withAddress()) body.clientAddress = address();
       if ($('phone').value) body.clientPhone = digits($('phone').value);
       if ($('coupon').value.trim()) body.couponCode = $('coupon').value.trim();
       if (body.paymentMethod === 'CARD') body.card = cardData();
@@ -541,6 +561,12 @@
         else if (b.code === 'PLAN_UNAVAILABLE') formError.textContent = 'Este plano não está mais disponível.';
         else if (b.code === 'INVALID_COUPON') { setError($('coupon'), 'Cupom inválido ou indisponível'); $('coupon').focus(); formError.textContent = 'Confira os campos destacados.'; }
         else if (b.code === 'INVALID_DOCUMENT') { setError(doc, 'CPF ou CNPJ inválido'); doc.focus(); formError.textContent = 'Confira os campos destacados.'; }
+        else if ($('zip') && b.errors && b.errors[0] && /^clientAddress/.test(b.errors[0].field)) {
+          var bad = b.errors[0].field === 'clientAddress.state' ? $('state') : $('zip');
+          setError(bad, bad.id === 'state' ? 'UF inválida' : 'Confira o endereço');
+          bad.focus();
+          formError.textContent = 'Confira o endereço do pagador.';
+        }
         else formError.textContent = 'Não foi possível concluir a assinatura. Confira os dados e tente novamente.';
       }, function () {
         submit.disabled = false;

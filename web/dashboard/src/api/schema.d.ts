@@ -1225,7 +1225,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a client to a plan
-         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
+         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). BOLETO takes clientAddress (the payer's address, copied to every cycle's boleto), required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written. A production boleto is registered by the bank a few seconds after it is created: payment.boletoLine is null until then, and the subscriber is e-mailed once it is there. 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -1382,7 +1382,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to a plan (public)
-         * @description In the plan's environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. Refusals: 404 unknown plan; 400 PLAN_UNAVAILABLE, PLAN_FULL, INVALID_COUPON, VALIDATION_ERROR. Limited per IP, and production cards per IP and device (429 with Retry-After).
+         * @description In the plan's environment. CARD (CREDIT_CARD accepted) needs card: kept as a provider token, charged at once unless the plan has a trial. PIX and BOLETO: the first charge is issued (payment.pixCode / boletoLine / paymentUrl) and e-mailed. BOLETO takes clientAddress, required where the bank registers boletos (production): each cycle's boleto carries it; such a boleto's boletoLine is null until the bank has registered it, and it is e-mailed then. Refusals: 404 unknown plan; 400 PLAN_UNAVAILABLE, PLAN_FULL, INVALID_COUPON, VALIDATION_ERROR. Limited per IP, and production cards per IP and device (429 with Retry-After).
          */
         post: operations["checkoutSubscription"];
         delete?: never;
@@ -2073,7 +2073,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a client to a plan
-         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
+         * @description clientId, or a nested client (created or matched by document). paymentMethod CARD (CREDIT_CARD accepted) with card, PIX or BOLETO. With a trial: TRIALING, nothing charged. Without: INCOMPLETE until the first charge is paid (a card is charged at once; a PIX or boleto is issued and e-mailed). BOLETO takes clientAddress (the payer's address, copied to every cycle's boleto), required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written. A production boleto is registered by the bank a few seconds after it is created: payment.boletoLine is null until then, and the subscriber is e-mailed once it is there. 400 PLAN_UNAVAILABLE (inactive plan), PLAN_FULL (maxSubscribers reached), INVALID_COUPON.
          */
         post: operations["createSubscriptionV1"];
         delete?: never;
@@ -13122,6 +13122,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13166,6 +13176,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13216,6 +13227,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13260,6 +13281,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13382,6 +13404,18 @@ export interface operations {
                         name: string;
                         phone?: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** Format: uuid */
                     clientId?: string;
                     couponCode?: string;
@@ -13422,6 +13456,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13466,6 +13510,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13510,6 +13555,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13554,6 +13609,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13706,6 +13762,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13750,6 +13816,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13794,6 +13861,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -13838,6 +13915,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -13971,6 +14049,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14015,6 +14103,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14059,6 +14148,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14103,6 +14202,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14292,6 +14392,16 @@ export interface operations {
                                     email: string;
                                     name: string;
                                 };
+                                /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                                clientAddress: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                } | null;
                                 /** Format: uuid */
                                 clientId: string;
                                 /** Format: uuid */
@@ -14336,6 +14446,7 @@ export interface operations {
                                 pausedAt: string | null;
                                 payment?: {
                                     amountCents: number;
+                                    /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                     boletoLine: string | null;
                                     paymentUrl: string;
                                     pixCode: string | null;
@@ -14382,6 +14493,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14426,6 +14547,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14588,6 +14710,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14632,6 +14764,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14676,6 +14809,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14720,6 +14863,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14876,6 +15020,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -14920,6 +15074,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -14964,6 +15119,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15008,6 +15173,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15164,6 +15330,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15208,6 +15384,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15252,6 +15429,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15296,6 +15483,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15456,6 +15644,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15500,6 +15698,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15544,6 +15743,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -15588,6 +15797,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15726,6 +15936,18 @@ export interface operations {
                         /** @description Card number (digits; spaces allowed). Never stored. */
                         number: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
                     clientDocument: string;
                     /** Format: email */
@@ -15765,6 +15987,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -15796,6 +16019,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -16958,6 +17182,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -16989,6 +17214,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17110,6 +17336,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17141,6 +17368,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17288,6 +17516,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17319,6 +17548,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17455,6 +17685,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17486,6 +17717,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17622,6 +17854,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -17653,6 +17886,7 @@ export interface operations {
                             manageUrl: string;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23610,6 +23844,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23654,6 +23898,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23704,6 +23949,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23748,6 +24003,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23870,6 +24126,18 @@ export interface operations {
                         name: string;
                         phone?: string;
                     };
+                    /** @description BOLETO only (400 otherwise): the payer's address, copied to every cycle's boleto (a registered boleto carries it). Required where the environment's bank registers boletos (production keys): 400 naming clientAddress without it, nothing written */
+                    clientAddress?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
                     /** Format: uuid */
                     clientId?: string;
                     couponCode?: string;
@@ -23910,6 +24178,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -23954,6 +24232,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -23998,6 +24277,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24042,6 +24331,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24194,6 +24484,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24238,6 +24538,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24282,6 +24583,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24326,6 +24637,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24459,6 +24771,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24503,6 +24825,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24547,6 +24870,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24591,6 +24924,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -24780,6 +25114,16 @@ export interface operations {
                                     email: string;
                                     name: string;
                                 };
+                                /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                                clientAddress: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                } | null;
                                 /** Format: uuid */
                                 clientId: string;
                                 /** Format: uuid */
@@ -24824,6 +25168,7 @@ export interface operations {
                                 pausedAt: string | null;
                                 payment?: {
                                     amountCents: number;
+                                    /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                     boletoLine: string | null;
                                     paymentUrl: string;
                                     pixCode: string | null;
@@ -24870,6 +25215,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -24914,6 +25269,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25076,6 +25432,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25120,6 +25486,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25164,6 +25531,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25208,6 +25585,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25364,6 +25742,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25408,6 +25796,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25452,6 +25841,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25496,6 +25895,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25652,6 +26052,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25696,6 +26106,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25740,6 +26151,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25784,6 +26205,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -25944,6 +26366,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -25988,6 +26420,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
@@ -26032,6 +26465,16 @@ export interface operations {
                                 email: string;
                                 name: string;
                             };
+                            /** @description BOLETO: the payer's address given when subscribing (CEP as 8 digits, UF in capitals), copied to every cycle's boleto; null otherwise */
+                            clientAddress: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            } | null;
                             /** Format: uuid */
                             clientId: string;
                             /** Format: uuid */
@@ -26076,6 +26519,7 @@ export interface operations {
                             pausedAt: string | null;
                             payment?: {
                                 amountCents: number;
+                                /** @description The boleto's linha digitável; null while its bank registers it (production boletos get it a few seconds after the charge is created; the subscriber's e-mail is sent once it exists) */
                                 boletoLine: string | null;
                                 paymentUrl: string;
                                 pixCode: string | null;
