@@ -10,6 +10,7 @@ import type { Db } from '../db/index.ts';
 import type { RateLimiter } from '../http/ratelimit.ts';
 import { boletoForPage, pixCodeByTxid } from '../modules/transactions/queries.ts';
 import type { ConnectorRegistry } from '../payments/registry.ts';
+import { send } from './checkout-routes.ts';
 import { BOLETO_CSP, boletoIssuing, boletoMessage, boletoNotFound, boletoNotIssued, formatBoletoDocument, type BoletoSummary } from './boleto-page.ts';
 
 /** Rendering a QR PNG costs ~4 ms of CPU: render on first request, then serve from memory. */
@@ -49,15 +50,8 @@ const PDFS_PER_IP_PER_MINUTE = 20;
 const HTML_PAGE = Type.String({ description: 'HTML page' });
 const BoletoId = Type.Object({ id: Type.String({ maxLength: 64, description: "The boleto transaction's id (a UUID)" }) });
 
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('Content-Security-Policy', BOLETO_CSP)
-    .header('Cache-Control', 'private, no-cache')
-    .serializer((x: unknown) => x as string)
-    .send(body);
-}
+/** An HTML page of the boleto's, with the hosted pages' headers and the boleto's CSP. */
+const html = (reply: FastifyReply, status: number, body: string) => send(reply, status, { html: body, csp: BOLETO_CSP });
 
 function summary(tx: BoletoRow): BoletoSummary {
   return { id: tx.id, displayId: tx.display_id, product: tx.product, amountCents: tx.charged_cents, status: tx.status, merchantName: tx.merchant_name, sandbox: !tx.livemode };

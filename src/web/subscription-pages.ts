@@ -5,7 +5,7 @@
 import type { SubscriptionMethod } from '../db/types.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { cadenceLabel, type Cadence } from '../modules/subscriptions/calendar.ts';
-import { cardFields, field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
+import { addressFields, cardFields, field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
 import { formatBRL } from './format.ts';
 
 /** Method names as the subscriber reads them (Pix Automático besides the checkout's). */
@@ -25,20 +25,6 @@ export interface SubscribePageData {
   sandbox: boolean;
   /** The plan's environment registers boletos with the payer's address (payments/registry.ts needsPayerAddress). */
   needsPayerAddress: boolean;
-}
-
-/**
- * The address inputs of the payment-link checkout (same ids, labels and limits: the checkout script
- * masks and checks them by id), here the payer's address a registered boleto carries.
- */
-export function addressFields(legend: string, note = ''): string {
-  return `<fieldset><legend>${legend}</legend>${note ? `<p class="muted">${note}</p>` : ''}
-${field('zip', 'CEP', 'name="zipCode" inputmode="numeric" autocomplete="postal-code" maxlength="9" placeholder="00000-000" required')}
-${field('street', 'Rua', 'name="street" autocomplete="address-line1" maxlength="200" required')}
-<div class="row"><div class="narrow">${field('number', 'Número', 'name="number" maxlength="20" required')}</div><div>${field('complement', 'Complemento', 'name="complement" autocomplete="address-line2" maxlength="100" placeholder="opcional"')}</div></div>
-${field('neighborhood', 'Bairro', 'name="neighborhood" maxlength="100" required')}
-<div class="row"><div>${field('city', 'Cidade', 'name="city" autocomplete="address-level2" maxlength="100" required')}</div><div class="narrow">${field('state', 'UF', 'name="state" autocomplete="address-level1" maxlength="2" required')}</div></div>
-</fieldset>`;
 }
 
 export function subscribePage(d: SubscribePageData, assets: AssetRef): Rendered {
