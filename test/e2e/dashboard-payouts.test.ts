@@ -137,6 +137,8 @@ describe('withdrawals to an account, failed and held, in the dashboard', { skip:
     const item = page.locator('.cards-list li', { hasText: 'R$ 250,00' });
     await item.getByText('A conta de destino está encerrada ou bloqueada para receber. O valor voltou para o seu saldo disponível.').waitFor();
     assert.equal((await call(run.ctx.app, 'GET', '/api/v1/balance', { key: m.devKey })).body.availableCents, availableBefore);
+    // The balance line loads after the list ("Disponível: …" until then): waited for, then read.
+    await page.getByText('Disponível:').filter({ hasText: brl(availableBefore) }).waitFor();
     assert.match(await page.getByText('Disponível:').innerText(), new RegExp(brl(availableBefore).replace(/[.$]/g, '\\$&')));
     assert.doesNotMatch(await item.innerText(), /ACCOUNT_CLOSED/);
     assert.equal(await item.getByRole('button', { name: 'Cancelar' }).count(), 0);
