@@ -42,6 +42,7 @@ import feeRoutes from './modules/fees/routes.ts';
 import healthRoutes from './modules/health/routes.ts';
 import kycRoutes from './modules/kyc/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
+import mediaRoutes from './modules/media/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import reportRoutes from './modules/reports/routes.ts';
@@ -251,5 +252,6 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(checkoutPageRoutes, deps);
   await app.register(subscriptionPageRoutes, deps);
   await app.register(webRoutes, deps);
+  await app.register(mediaRoutes, deps);
   await app.register(dashboardRoutes);
 }

@@ -4,6 +4,7 @@ import type { ApiKeysTable, AuditLogTable, EmailsTable, IdempotencyKeysTable, Se
 import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTable, AffiliateProgramsTable, ReferralRewardsTable } from './types/affiliates.ts';
 import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { SavedCardsTable } from './types/cards.ts';
+import type { MediaImagesTable } from './types/media.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
 import type { BoletoIssuingTable, CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
@@ -21,6 +22,7 @@ export type * from './types/affiliates.ts';
 export type * from './types/subscriptions.ts';
 export type * from './types/cards.ts';
 export type * from './types/security.ts';
+export type * from './types/media.ts';
 
 export interface DB {
   users: UsersTable;
@@ -71,4 +73,5 @@ export interface DB {
   subscription_pauses: SubscriptionPausesTable;
   saved_cards: SavedCardsTable;
   audit_log: AuditLogTable;
+  media_images: MediaImagesTable;
 }

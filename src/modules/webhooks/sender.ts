@@ -9,7 +9,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import type { WebhookConfig } from '../../config.ts';
 import { checkTarget, TargetRefused, type CheckedTarget, type Lookup, type ResolvedAddress } from '../../http/ssrf.ts';
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
+export const VERSION: string = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
 export const USER_AGENT = `Cofre-Webhooks/${VERSION}`;
 
 /** Response bodies are read up to this many bytes and discarded. */
@@ -52,7 +52,8 @@ export function pinnedLookup(address: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-function describe(err: NodeJS.ErrnoException): string {
+/** A failed connection in a few words, naming WEBHOOK_CA_FILE when the certificate is not trusted (media imports say it too). */
+export function describe(err: NodeJS.ErrnoException): string {
   const code = err.code ?? '';
   let text: string;
   switch (code) {

@@ -2998,6 +2998,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A merchant's image (logo, background, banner) shown on the hosted pages
+         * @description Public, no credentials. The bytes Cofre fetched once from the address the merchant gave, with the type read from them; they never change, so the answer may be cached for a year. 304 when If-None-Match names its ETag; 404 for an unknown id.
+         */
+        get: operations["getMediaImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay/{slug}": {
         parameters: {
             query?: never;
@@ -36011,6 +36031,53 @@ export interface operations {
                          */
                         success: true;
                     };
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMediaImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image (PNG, JPEG, WebP or GIF) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
