@@ -131,6 +131,8 @@ app.post('/floor-sql', async (req, reply) => {
     affiliate_link_id: null,
     discount_cents: 0,
     address: null,
+    items: null,
+    parent_transaction_id: null,
     metadata: {},
     tracking_params: {},
     postback_url: null,

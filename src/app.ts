@@ -43,6 +43,7 @@ import healthRoutes from './modules/health/routes.ts';
 import kycRoutes from './modules/kyc/routes.ts';
 import ledgerRoutes from './modules/ledger/routes.ts';
 import mediaRoutes from './modules/media/routes.ts';
+import checkoutsRoutes from './modules/checkouts/routes.ts';
 import paymentLinkRoutes from './modules/payment-links/routes.ts';
 import productRoutes from './modules/products/routes.ts';
 import reportRoutes from './modules/reports/routes.ts';
@@ -244,6 +245,7 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(subscriptionRoutes, deps);
   await app.register(publicSubscriptionRoutes, deps);
   await app.register(paymentLinkRoutes, deps);
+  await app.register(checkoutsRoutes, deps);
   await app.register(couponRoutes, deps);
   await app.register(affiliateRoutes, deps);
   await app.register(referralRoutes, deps);

@@ -38,6 +38,9 @@ import { subscriptionHooks } from './modules/subscriptions/payment-hook.ts';
 import type { SubscriptionDeps } from './modules/subscriptions/service.ts';
 import { recordLinkSale } from './modules/payment-links/sale.ts';
 import type { LinkDeps } from './modules/payment-links/service.ts';
+import type { ImageImporter } from './modules/branding/service.ts';
+import type { CheckoutDeps } from './modules/checkouts/service.ts';
+import { importImage } from './modules/media/service.ts';
 import type { TransactionHooks } from './modules/transactions/hooks.ts';
 import { ATTEMPT_BATCH, AttemptWriter } from './modules/transactions/attempts.ts';
 import { CHANGE_BATCH, ChangeWriter, type ChangeBatchOptions } from './modules/transactions/changes.ts';
@@ -79,6 +82,7 @@ export interface Deps {
   // What each module with collaborators is given (its functions take it as first argument).
   transactions: TransactionDeps;
   paymentLinks: LinkDeps;
+  checkouts: CheckoutDeps;
   kyc: KycDeps;
   withdrawals: WithdrawalDeps;
   advances: AdvanceDeps;
@@ -114,6 +118,12 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
   const events = new EventLog([webhookFanout]);
   const ledger = new Ledger(events);
   const pages = new PageCache();
+  const images: ImageImporter = (merchantId, url, field) => importImage({ db, config }, merchantId, url, field);
+  // A checkout's change shows on its link's page: the cached page is dropped.
+  const changedLink = async (linkId: string) => {
+    const link = await db.selectFrom('payment_links').select('slug').where('id', '=', linkId).executeTakeFirst();
+    if (link) pages.forget(link.slug);
+  };
   const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   // New transactions are written in batches (group commit), as suits the database (creation.ts).
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
@@ -158,7 +168,8 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     pages,
     webhooks: new Webhooks({ db, database, config, cursors, log }),
     transactions,
-    paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug) },
+    paymentLinks: { db, config, events, changed: (slug) => pages.forget(slug), images },
+    checkouts: { db, images, changedLink },
     kyc: { db, events },
     withdrawals,
     advances: { db, fees, events, ledger },

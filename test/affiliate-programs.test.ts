@@ -69,6 +69,7 @@ describe('programs', () => {
         attribution: 'LAST_CLICK',
         extendedCommission: false,
         extendedCommissionMonths: null,
+        commissionOnOrderBumps: false,
         commissionType: 'PERCENTAGE',
         commissionValue: 5000,
         approval: 'AUTO',

@@ -340,7 +340,7 @@ describe('GET /api/payment-links/public/slug/{slug}', () => {
     assert.equal(res.status, 200, res.raw);
     const v = res.body.paymentLink;
     assert.deepEqual(Object.keys(v).sort(), [
-      'amount', 'available', 'currency', 'description', 'expiresAt', 'merchantName', 'metaPixelCode', 'productDescription', 'products', 'redirectUrl', 'sandbox',
+      'amount', 'available', 'checkoutConfig', 'currency', 'description', 'expiresAt', 'merchantName', 'metaPixelCode', 'orderBumps', 'productDescription', 'products', 'redirectUrl', 'sandbox',
       'settings', 'slug', 'title', 'totalCents', 'unavailableReason',
     ]);
     assert.deepEqual(v.products, [{ name: p.name, quantity: 2, unitPriceCents: 3000 }]);

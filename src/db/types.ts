@@ -2,7 +2,7 @@
 // Columns with defaults are Generated; money is bigint in SQL, number here.
 import type { ApiKeysTable, AuditLogTable, EmailsTable, IdempotencyKeysTable, SessionsTable, UsersTable } from './types/accounts.ts';
 import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTable, AffiliateProgramsTable, ReferralRewardsTable } from './types/affiliates.ts';
-import type { CartAbandonmentsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
+import type { CartAbandonmentsTable, CheckoutOffersTable, CheckoutsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { SavedCardsTable } from './types/cards.ts';
 import type { MediaImagesTable } from './types/media.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
@@ -52,6 +52,8 @@ export interface DB {
   kyc_documents: KycDocumentsTable;
   payment_links: PaymentLinksTable;
   payment_link_products: PaymentLinkProductsTable;
+  checkouts: CheckoutsTable;
+  checkout_offers: CheckoutOffersTable;
   coupons: CouponsTable;
   coupon_redemptions: CouponRedemptionsTable;
   cart_abandonments: CartAbandonmentsTable;

@@ -28,6 +28,8 @@ export const PERMISSIONS = [
   'affiliates:read',
   'affiliates:write',
   'auditLog:read',
+  'checkouts:read',
+  'checkouts:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

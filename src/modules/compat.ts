@@ -3,7 +3,7 @@
 // modules declare them; a key that matches no route stops the app at start.
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/index.ts';
-import { canonicalMethod, takeAlias, type CompatTable } from '../http/compat.ts';
+import { canonicalMethod, takeAlias, type Alias, type CompatTable } from '../http/compat.ts';
 import { validation } from '../http/errors.ts';
 import { inferPixKeyType, pixKeyTypeSpelling } from '../payments/pix-keys.ts';
 import { listSpellings, transactionSpellings } from './sales/api.ts';
@@ -45,6 +45,35 @@ const subscriptionSpellings = (req: FastifyRequest) =>
 /** The /api/v1 twin of an unversioned route; its operationId is the route's with V1 appended. */
 const v1 = (url: string) => [{ url: url.replace(/^\/api\//, '/api/v1/'), operationIdSuffix: 'V1' }];
 
+/** Every checkouts route also under /api/..., and each PUT also as PATCH (both paths). */
+function checkoutAliases(): CompatTable {
+  const routes = [
+    'GET /api/v1/checkouts',
+    'POST /api/v1/checkouts',
+    'GET /api/v1/checkouts/:id',
+    'PUT /api/v1/checkouts/:id',
+    'DELETE /api/v1/checkouts/:id',
+    'GET /api/v1/checkouts/:id/order-bumps',
+    'POST /api/v1/checkouts/:id/order-bumps',
+    'PUT /api/v1/checkouts/:id/order-bumps/:bumpId',
+    'DELETE /api/v1/checkouts/:id/order-bumps/:bumpId',
+    'GET /api/v1/checkouts/:id/upsell',
+    'POST /api/v1/checkouts/:id/upsell',
+    'DELETE /api/v1/checkouts/:id/upsell',
+    'POST /api/v1/checkouts/:id/upsell/downsell',
+    'DELETE /api/v1/checkouts/:id/upsell/downsell',
+  ];
+  const table: CompatTable = {};
+  for (const route of routes) {
+    const [method, url] = route.split(' ');
+    const plain = url.replace(/^\/api\/v1\//, '/api/');
+    const aliases: Alias[] = [{ url: plain, operationIdSuffix: 'Unversioned' }];
+    if (method === 'PUT') aliases.push({ method: 'PATCH', url, operationIdSuffix: 'Patch' }, { method: 'PATCH', url: plain, operationIdSuffix: 'PatchUnversioned' });
+    table[route] = { aliases };
+  }
+  return table;
+}
+
 /** The table; `db` for the spellings that read (a transaction's clientId becomes the client's fields). */
 export const originCompat = (db: Db): CompatTable => ({
   // Clients and withdrawals are unversioned in the spec; origin clients call them under /api/v1.
@@ -74,4 +103,6 @@ export const originCompat = (db: Db): CompatTable => ({
   'POST /api/v1/payment-links': { spellings: linkSpellings },
   'PATCH /api/v1/payment-links/:id': { spellings: linkSpellings },
   'POST /api/payment-links/public/slug/:slug/checkout': { spellings: checkoutSpellings },
+  // Checkouts: the origin's clients call them under /api/v1 and /api, and send PATCH as well as PUT.
+  ...checkoutAliases(),
 });

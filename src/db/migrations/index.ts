@@ -40,6 +40,7 @@ import * as m038 from './038_report_chargebacks.ts';
 import * as m039 from './039_report_chargebacks_won.ts';
 import * as m040 from './040_boleto_issuing.ts';
 import * as m041 from './041_subscription_address.ts';
+import * as m042 from './042_checkouts.ts';
 import * as m043 from './043_media_images.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -83,5 +84,6 @@ export const migrations: Record<string, Migration> = {
   '039_report_chargebacks_won': m039,
   '040_boleto_issuing': m040,
   '041_subscription_address': m041,
+  '042_checkouts': m042,
   '043_media_images': m043,
 };

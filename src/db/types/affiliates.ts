@@ -18,6 +18,8 @@ export interface AffiliateProgramsTable {
   extended_commission: boolean;
   /** Renewals paid at most this many months after the first sale; null = no cap. */
   extended_months: number | null;
+  /** Commissions on the whole order, order bumps included. */
+  commission_on_bumps: Generated<boolean>;
   commission_type: 'PERCENTAGE' | 'FIXED';
   /** Basis points of the amount paid (PERCENTAGE) or cents (FIXED). */
   commission_value: number;

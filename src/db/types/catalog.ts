@@ -71,6 +71,8 @@ export interface PaymentLinksTable {
   stock_enabled: Generated<boolean>;
   stock_quantity: number | null;
   meta_pixel_code: string | null;
+  /** Branding (modules/branding StoredConfig). */
+  checkout_config: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   sales_count: Generated<number>;
   times_used: Generated<number>;
   deleted_at: NullableTimestamp;
@@ -148,6 +150,50 @@ export interface CartAbandonmentsTable {
   updated_at: Timestamp;
 }
 
+/** A checkout (modules/checkouts): the hosted page of at most one payment link. */
+export interface CheckoutsTable {
+  id: string;
+  user_id: string;
+  livemode: boolean;
+  name: string;
+  payment_link_id: string | null;
+  settings: Json<CheckoutSettings>;
+  /** modules/branding StoredCustomization and StoredConfig. */
+  customization: Json<Record<string, unknown>>;
+  checkout_config: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CheckoutSettings {
+  pixEnabled: boolean;
+  boletoEnabled: boolean;
+  creditCardEnabled: boolean;
+  maxInstallments: number;
+  requirePhone: boolean;
+  requireAddress: boolean;
+  showOrderBumps: boolean;
+}
+
+/** An order bump, an upsell or a downsell of a checkout. */
+export interface CheckoutOffersTable {
+  id: string;
+  checkout_id: string;
+  user_id: string;
+  kind: 'BUMP' | 'UPSELL' | 'DOWNSELL';
+  product_id: string;
+  title: string | null;
+  description: string | null;
+  discount_cents: number | null;
+  /** discountPercentage x 100. */
+  discount_bp: number | null;
+  position: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type Checkout = Selectable<CheckoutsTable>;
+export type CheckoutOffer = Selectable<CheckoutOffersTable>;
 export type PaymentLink = Selectable<PaymentLinksTable>;
 export type PaymentLinkProduct = Selectable<PaymentLinkProductsTable>;
 export type Coupon = Selectable<CouponsTable>;

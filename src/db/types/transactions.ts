@@ -17,6 +17,17 @@ export interface LatePayment {
 export type TransactionStatus = 'PENDING' | 'AUTHORIZED' | 'PAID' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED' | 'PARTIALLY_REFUNDED' | 'CHARGEBACK';
 export type PaymentMethod = 'PIX' | 'CARD' | 'BOLETO';
 
+/** One line of a hosted checkout's order; the lines' (unitPriceCents x quantity - discountCents) add up to amount_cents. */
+export interface TransactionItem {
+  kind: 'MAIN' | 'BUMP';
+  productId: string | null;
+  name: string;
+  quantity: number;
+  unitPriceCents: number;
+  /** The bump's own discount and the coupon's share on this line. */
+  discountCents: number;
+}
+
 export interface TransactionsTable {
   id: string;
   user_id: string;
@@ -59,6 +70,10 @@ export interface TransactionsTable {
   discount_cents: Generated<number>;
   /** Delivery address given at a checkout that requires one. */
   address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  /** What a hosted checkout sold (main product and ticked order bumps); null for other payments. */
+  items: ColumnType<TransactionItem[] | null, string | null | undefined, string | null>;
+  /** The payment an accepted upsell or downsell follows. */
+  parent_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
   metadata: Json<Record<string, unknown>>;
   tracking_params: Json<Record<string, string>>;
   postback_url: string | null;

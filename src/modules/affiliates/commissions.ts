@@ -15,6 +15,7 @@ import type { EventLog, EventType } from '../events/service.ts';
 import type { Ledger } from '../ledger/service.ts';
 import type { Split, TransactionHooks } from '../transactions/hooks.ts';
 import { SETTLEMENT_DAYS } from '../transactions/states.ts';
+import { lineCents } from '../transactions/view.ts';
 import type { ListCommissionsQuery } from './schemas.ts';
 import { commissionCents } from './service.ts';
 
@@ -162,14 +163,16 @@ export function commissionHooks(events: EventLog): TransactionHooks {
         .selectFrom('affiliate_links as l')
         .innerJoin('affiliate_programs as ap', 'ap.id', 'l.program_id')
         .innerJoin('users as u', 'u.id', 'l.user_id')
-        .select(['l.id', 'l.user_id', 'l.status as link_status', 'ap.id as program_id', 'ap.user_id as owner_id', 'ap.status', 'ap.deleted_at', 'ap.commission_type', 'ap.commission_value', 'ap.guarantee_days', 'ap.extended_commission', 'ap.extended_months', 'u.email'])
+        .select(['l.id', 'l.user_id', 'l.status as link_status', 'ap.id as program_id', 'ap.user_id as owner_id', 'ap.status', 'ap.deleted_at', 'ap.commission_type', 'ap.commission_value', 'ap.guarantee_days', 'ap.extended_commission', 'ap.extended_months', 'ap.commission_on_bumps', 'u.email'])
         .where('l.id', '=', tx.affiliate_link_id)
         .executeTakeFirst();
       // Blocked affiliates and closed programs are paid nothing for sales confirmed afterwards.
       if (!found || found.owner_id !== tx.user_id || found.link_status !== 'ACTIVE' || found.status !== 'ACTIVE' || found.deleted_at) return [];
       if (!(await paysOnSubscription(trx, tx, found))) return [];
       // Base: what the buyer paid for the product (a partial capture: what was taken); never more than the merchant's net.
-      const base = Math.min(tx.amount_cents, tx.charged_cents);
+      // An order with bumps pays on the main product's lines unless the program says the whole order.
+      const sold = tx.items && !found.commission_on_bumps ? tx.items.filter((l) => l.kind === 'MAIN').reduce((n, l) => n + lineCents(l), 0) : tx.amount_cents;
+      const base = Math.min(sold, tx.charged_cents);
       const amount = Math.min(commissionCents(found.commission_type, found.commission_value, base), net);
       const kyc = await trx.selectFrom('kyc_submissions').select('document').where('user_id', '=', found.user_id).execute();
       const buyerDoc = digits(tx.client_document);

@@ -53,6 +53,7 @@ export function programView(p: AffiliateProgram) {
     attribution: p.attribution,
     extendedCommission: p.extended_commission,
     extendedCommissionMonths: p.extended_months,
+    commissionOnOrderBumps: p.commission_on_bumps,
     commissionType: p.commission_type,
     commissionValue: p.commission_value,
     approval: p.approval,
@@ -119,6 +120,7 @@ export async function createProgram(db: Executor, scope: Scope, input: Static<ty
         sales_page: input.salesPage ?? null,
         cookie_days: input.cookieDays === undefined ? 30 : input.cookieDays,
         attribution: input.attribution ?? 'LAST_CLICK',
+        commission_on_bumps: input.commissionOnOrderBumps ?? false,
         ...terms,
         approval: input.approval ?? 'AUTO',
         guarantee_days: input.guaranteeDays ?? 7,
@@ -182,6 +184,7 @@ export async function updateProgram(db: Executor, scope: Scope, id: string, inpu
         ...(input.approval !== undefined && { approval: input.approval }),
         ...(input.guaranteeDays !== undefined && { guarantee_days: input.guaranteeDays }),
         ...(input.status !== undefined && { status: input.status }),
+        ...(input.commissionOnOrderBumps !== undefined && { commission_on_bumps: input.commissionOnOrderBumps }),
         ...terms,
         updated_at: new Date(),
       })

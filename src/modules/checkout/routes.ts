@@ -12,7 +12,7 @@ import { checkCouponLimits, cookie, hitCouponLimits } from '../coupons/limits.ts
 import { cardGuard, checkoutAdmission } from './limits.ts';
 import { recordAbandonment, recoverAbandonment } from '../payment-links/abandonments.ts';
 import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, RecoverBody, RecoverResponse, SlugParams } from '../payment-links/schemas.ts';
-import { findBySlug, publicView } from '../payment-links/service.ts';
+import { findBySlug, publicView } from '../payment-links/public.ts';
 import { findForCheckoutPage, transactionStatus } from '../transactions/queries.ts';
 import { payPendingCard } from '../transactions/service.ts';
 import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';

@@ -15,6 +15,7 @@ export const CheckoutBody = Type.Object(
     paymentMethod: Method,
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'Card only; at most the link\'s maxInstallments' })),
     couponCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    orderBumps: Type.Optional(Type.Array(Uuid, { maxItems: 5, description: "The order bumps the shopper ticked (ids from the link's orderBumps): paid in the same payment" })),
     affiliateCode: Type.Optional(
       Type.String({ minLength: 1, maxLength: 40, description: "An affiliate's tracking code (the ?aff= of the promotion URL): attributes the sale when it is an approved affiliate of this product's program; otherwise ignored." }),
     ),

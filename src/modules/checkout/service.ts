@@ -10,6 +10,8 @@ import { attributedLink, withBodyCode, type Click } from '../affiliates/attribut
 import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation } from '../coupons/service.ts';
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
+import { bumpExtras, chosenBumps } from '../checkouts/offers.ts';
+import { orderLines, spreadDiscount } from './order.ts';
 import { normalizeAddress } from '../transactions/draft.ts';
 import { boletoView } from '../transactions/view.ts';
 import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
@@ -31,6 +33,9 @@ export interface CheckoutGuards {
   card: CardGuard;
 }
 
+/** A transaction's largest amount (CreateTransactionBody amountCents). */
+const MAX_ORDER_CENTS = 100000000;
+
 const METHOD_SETTING = { PIX: 'pixEnabled', BOLETO: 'boletoEnabled', CARD: 'creditCardEnabled' } as const;
 
 /**
@@ -44,23 +49,28 @@ export async function checkoutLink(
   guard: CheckoutGuards,
   clicks: Click[] = [],
 ): Promise<{ tx: Transaction; redirectUrl: string | null }> {
-  const { link, products } = await payableLink(deps.db, slug);
+  const pl = await payableLink(deps.db, slug);
+  const { link, products } = pl;
   const settings = link.settings;
   if (!settings[METHOD_SETTING[body.paymentMethod]]) throw validation('paymentMethod', 'is not accepted by this payment link');
   if (settings.requirePhone && !body.clientPhone) throw validation('clientPhone', 'is required by this payment link');
   if (settings.requireAddress && !body.address) throw validation('address', 'is required by this payment link');
   if (body.paymentMethod === 'CARD' && !body.card) throw validation('card', 'is required for card payments');
 
-  const total = linkTotal(link, products);
-  let amount = total;
+  const bumps = chosenBumps(pl, body.orderBumps);
+  const extras = bumpExtras(bumps);
+  let lines = orderLines(pl, bumps);
+  let amount = linkTotal(link, products) + extras.reduce((n, x) => n + x.cents, 0);
+  if (amount > MAX_ORDER_CENTS) throw validation('orderBumps', `the order must be at most ${MAX_ORDER_CENTS} cents`);
   let coupon: { id: string; discountCents: number; reservation: string; affiliateLinkId: string | null } | null = null;
   const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
   if (body.couponCode !== undefined) {
     await guard.coupon.before();
+    const mainIds = products.map((p) => p.product_id);
     const result = await evaluateCoupon(
       deps.db,
       merchant,
-      { code: body.couponCode, amountCents: total, productIds: products.map((p) => p.product_id) },
+      { code: body.couponCode, amountCents: linkTotal(link, products), productIds: mainIds, extras },
       { document: body.clientDocument, email: body.clientEmail },
     );
     if (!result.ok) {
@@ -73,6 +83,9 @@ export async function checkoutLink(
     if (!reservation) throw invalidCoupon();
     coupon = { id: result.coupon.id, discountCents: result.discountCents, reservation, affiliateLinkId: result.coupon.affiliate_link_id };
     amount = result.finalCents;
+    const named = result.coupon.product_ids;
+    const mainCovered = !named.length || mainIds.some((id) => named.includes(id));
+    lines = spreadDiscount(lines, result.discountCents, (l) => (l.kind === 'MAIN' ? mainCovered : named.includes(l.productId ?? '')));
   }
 
   const address = body.address ? normalizeAddress(body.address, 'address') : null;
@@ -92,8 +105,8 @@ export async function checkoutLink(
   const now = new Date();
   // An affiliate coupon's affiliate wins over the cookie's and the body's clicks.
   const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), withBodyCode(clicks, body.affiliateCode, now), now, coupon?.affiliateLinkId ?? null);
-  const extras = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId };
-  const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, extras, { cardGuard: guard.card, recorded });
+  const checkout = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId, items: lines };
+  const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, checkout, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();
   return { tx, redirectUrl: link.redirect_url };
 }

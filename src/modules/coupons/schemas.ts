@@ -96,6 +96,7 @@ export const ValidateBody = Type.Object(
     amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000000, description: 'Alias of amountCents' })),
     productIds: Type.Optional(Type.Array(Uuid, { maxItems: 100 })),
     paymentLinkSlug: Type.Optional(Type.String({ maxLength: 80 })),
+    orderBumps: Type.Optional(Type.Array(Uuid, { maxItems: 5, description: "With paymentLinkSlug: the order bumps ticked; the coupon discounts one only when it names the bump's product, finalAmount includes them all" })),
     paymentLinkId: Type.Optional({ ...Uuid, description: 'With an API key only: a payment link of that key\'s merchant and environment, as paymentLinkSlug' }),
     clientDocument: Type.Optional(Type.String({ maxLength: 20 })),
     clientEmail: Type.Optional(Type.String({ maxLength: 255 })),

@@ -11,7 +11,9 @@ import type { Coupon, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, validation } from '../../http/errors.ts';
 import { owned, type Scope } from '../../http/scope.ts';
 import { validateDocument } from '../../payments/documents.ts';
-import { findBySlug, getLink, linkTotal, unavailableReason } from '../payment-links/service.ts';
+import { bumpExtras, chosenBumps, type OfferRow, type OrderExtra } from '../checkouts/offers.ts';
+import { findBySlug, unavailableReason } from '../payment-links/public.ts';
+import { getLink, linkTotal } from '../payment-links/service.ts';
 import type { ValidateBody } from './schemas.ts';
 
 export const INVALID_COUPON_MESSAGE = 'Invalid or unavailable coupon';
@@ -24,7 +26,10 @@ export interface Identity {
   email?: string | null;
 }
 
-export type Evaluation = { ok: true; coupon: Coupon; discountCents: number; finalCents: number } | { ok: false };
+/** `baseCents`: the part of the order the discount is taken from. */
+export type Evaluation = { ok: true; coupon: Coupon; discountCents: number; baseCents: number; finalCents: number } | { ok: false };
+
+
 
 /** Whole-percent discounts round half up to the cent; capped by maxDiscountCents; never above the amount. */
 export function discountFor(c: Pick<Coupon, 'discount_type' | 'discount_value' | 'max_discount_cents'>, amountCents: number): number {
@@ -47,7 +52,7 @@ function normalizeIdentity(id: Identity): { document: string; email: string; giv
 export async function evaluateCoupon(
   db: Executor,
   merchant: Scope | null,
-  order: { code: string; amountCents: number; productIds: string[] },
+  order: { code: string; amountCents: number; productIds: string[]; extras?: OrderExtra[] },
   identity: Identity,
   now = new Date(),
 ): Promise<Evaluation> {
@@ -64,6 +69,9 @@ export async function evaluateCoupon(
   const uses = await usesBy(db, merchant?.userId ?? NOBODY, coupon?.id ?? NOBODY, who.document || '-', who.email || '-');
 
   if (!coupon) return { ok: false };
+  const extras = order.extras ?? [];
+  const extrasCents = extras.reduce((n, x) => n + x.cents, 0);
+  const named = (ids: (string | null)[]) => ids.some((id) => id !== null && coupon.product_ids.includes(id));
   const t = now.getTime();
   const usable =
     coupon.status === 'ACTIVE' &&
@@ -71,11 +79,12 @@ export async function evaluateCoupon(
     (!coupon.valid_until || coupon.valid_until.getTime() >= t) &&
     (coupon.usage_limit === null || coupon.used_count < coupon.usage_limit) &&
     (coupon.per_user_limit === null || !who.given || Number(uses) < coupon.per_user_limit) &&
-    (coupon.min_purchase_cents === null || order.amountCents >= coupon.min_purchase_cents) &&
-    (coupon.product_ids.length === 0 || order.productIds.some((id) => coupon.product_ids.includes(id)));
+    (coupon.min_purchase_cents === null || order.amountCents + extrasCents >= coupon.min_purchase_cents) &&
+    (coupon.product_ids.length === 0 || named(order.productIds) || extras.some((x) => named([x.productId])));
   if (!usable) return { ok: false };
-  const discountCents = discountFor(coupon, order.amountCents);
-  return { ok: true, coupon, discountCents, finalCents: order.amountCents - discountCents };
+  const base = (coupon.product_ids.length === 0 || named(order.productIds) ? order.amountCents : 0) + extras.filter((x) => named([x.productId])).reduce((n, x) => n + x.cents, 0);
+  const discountCents = discountFor(coupon, base);
+  return { ok: true, coupon, discountCents, baseCents: base, finalCents: order.amountCents + extrasCents - discountCents };
 }
 
 /** A customer's uses of a coupon (reserved or used; released ones gave theirs back), by document or e-mail. */
@@ -292,6 +301,7 @@ export async function validatePublic(db: Executor, input: Static<typeof Validate
   }
   let amount = input.amountCents ?? input.amount;
   let productIds = input.productIds ?? [];
+  let extras: OrderExtra[] = [];
   let merchant: Scope | null = null;
   if (input.paymentLinkId !== undefined && !caller) throw validation('paymentLinkId', 'needs an API key; without one, send paymentLinkSlug');
   if (input.paymentLinkSlug !== undefined || input.paymentLinkId !== undefined) {
@@ -301,6 +311,7 @@ export async function validatePublic(db: Executor, input: Static<typeof Validate
       merchant = { userId: pl.link.user_id, livemode: pl.link.livemode };
       amount ??= linkTotal(pl.link, pl.products);
       if (!input.productIds) productIds = pl.products.map((p) => p.product_id);
+      if ('bumps' in pl) extras = bumpExtras(chosenBumps(pl as { bumps: OfferRow[] }, input.orderBumps));
     }
     amount ??= 0;
   } else if (caller) {
@@ -317,7 +328,7 @@ export async function validatePublic(db: Executor, input: Static<typeof Validate
       .execute();
     if (owners.length === 1) merchant = { userId: owners[0].user_id, livemode: owners[0].livemode };
   }
-  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds }, { document: input.clientDocument, email: input.clientEmail }, now);
+  const result = await evaluateCoupon(db, merchant, { code: input.code, amountCents: amount, productIds, extras }, { document: input.clientDocument, email: input.clientEmail }, now);
   if (!result.ok) return { valid: false as const, message: INVALID_COUPON_MESSAGE };
   const c = result.coupon;
   return {

@@ -11,7 +11,7 @@ import { sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { normalizeDocument } from '../clients/service.ts';
 import type { AbandonmentBody, ListAbandonmentsQuery, RecoverBody } from './schemas.ts';
-import { assertPayable, findBySlug, type PublicLink } from './service.ts';
+import { assertPayable, findBySlug, type PublicLink } from './public.ts';
 
 export function abandonmentView(a: CartAbandonment) {
   return {

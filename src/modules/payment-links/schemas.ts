@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CursorPagination, CursorQuery, DateTime, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { CheckoutConfigBody, CheckoutConfigView } from '../branding/schemas.ts';
 import { Phone, DocumentField } from '../clients/schemas.ts';
 
 export const LinkStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE')]);
@@ -57,6 +58,7 @@ const fields = {
   stockQuantity: Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 })),
   stockEnabled: Type.Boolean(),
   metaPixelCode: Nullable(PixelCode),
+  checkoutConfig: CheckoutConfigBody,
 };
 
 const PRICING =
@@ -78,6 +80,7 @@ export const CreateLinkBody = Type.Object(
     stockQuantity: Type.Optional(fields.stockQuantity),
     stockEnabled: Type.Optional(fields.stockEnabled),
     metaPixelCode: Type.Optional(fields.metaPixelCode),
+    checkoutConfig: Type.Optional(fields.checkoutConfig),
   },
   { additionalProperties: false, description: PRICING },
 );
@@ -109,6 +112,7 @@ export const PaymentLinkView = Type.Object({
   stockEnabled: Type.Boolean(),
   stockQuantity: Nullable(Type.Integer()),
   metaPixelCode: Nullable(Type.String()),
+  checkoutConfig: CheckoutConfigView,
   salesCount: Type.Integer({ description: 'Paid transactions' }),
   timesUsed: Type.Integer({ description: 'Checkouts (transactions created)' }),
   livemode: Type.Boolean(),
@@ -140,6 +144,11 @@ export const PublicLinkView = Type.Object({
   redirectUrl: Nullable(Type.String()),
   metaPixelCode: Nullable(Type.String()),
   merchantName: Type.String(),
+  checkoutConfig: CheckoutConfigView,
+  orderBumps: Type.Array(
+    Type.Object({ id: Uuid, title: Type.String(), description: Nullable(Type.String()), priceCents: Type.Integer(), originalPriceCents: Type.Integer({ description: "The product's price before the bump's discount" }) }),
+    { description: 'Offered beside the main product: send their ids in the checkout\'s orderBumps' },
+  ),
   available: Type.Boolean({ description: 'false when inactive, expired or sold out' }),
   unavailableReason: Nullable(Type.Union([Type.Literal('INACTIVE'), Type.Literal('EXPIRED'), Type.Literal('SOLD_OUT')])),
   sandbox: Type.Boolean({ description: 'A development (test) link: nothing is really charged' }),

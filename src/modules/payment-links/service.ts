@@ -3,7 +3,6 @@
 // the same database transaction as the change.
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
@@ -12,6 +11,7 @@ import { badRequest, notFound, validation, type FieldError } from '../../http/er
 import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
+import { configView, mergeConfig, type ImageImporter, type StoredConfig } from '../branding/service.ts';
 import type { EventLog } from '../events/service.ts';
 import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
 
@@ -31,6 +31,8 @@ export interface LinkDeps {
   events: EventLog;
   /** Told the slug of every link changed or archived (the hosted page cache drops its page). */
   changed: (slug: string) => void;
+  /** Brings the branding's images to Cofre (modules/media). */
+  images: ImageImporter;
 }
 
 export function defaultSettings(config: Config): PaymentLinkSettings {
@@ -75,6 +77,7 @@ export function linkView(config: Config, { link, products }: LinkWithProducts): 
     stockEnabled: link.stock_enabled,
     stockQuantity: link.stock_quantity,
     metaPixelCode: link.meta_pixel_code,
+    checkoutConfig: configView(link.checkout_config as StoredConfig | null),
     salesCount: link.sales_count,
     timesUsed: link.times_used,
     livemode: link.livemode,
@@ -177,6 +180,7 @@ export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInpu
   const stockQuantity = input.stockQuantity ?? null;
   checkStock(stockEnabled, stockQuantity);
   checkExpiry(input.expiresAt, now);
+  const checkoutConfig = input.checkoutConfig ? await mergeConfig(null, input.checkoutConfig, { images: deps.images, merchantId: scope.userId }) : null;
   const id = uuidv7(now.getTime());
   return inTx(deps.db, async (trx) => {
     const productRows = products ? await resolveProducts(trx, scope, id, products) : [];
@@ -196,6 +200,7 @@ export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInpu
       stock_enabled: stockEnabled,
       stock_quantity: stockQuantity,
       meta_pixel_code: input.metaPixelCode ?? null,
+      checkout_config: checkoutConfig && JSON.stringify(checkoutConfig),
       created_at: now,
       updated_at: now,
     };
@@ -242,10 +247,18 @@ export async function findOwnLink(db: Executor, scope: Scope, id: string): Promi
   return (await findLink(db, scope, id).executeTakeFirst()) ?? null;
 }
 
+/** The link's branding with an update applied; its images fetched before any row is locked (a slow host holds no lock). */
+async function linkConfig(deps: LinkDeps, scope: Scope, id: string, input: NonNullable<UpdateInput['checkoutConfig']>): Promise<StoredConfig> {
+  const current = await findLink(deps.db, scope, id).select('checkout_config').executeTakeFirst();
+  if (!current) throw notFound('Payment link');
+  return mergeConfig(current.checkout_config as StoredConfig | null, input, { images: deps.images, merchantId: scope.userId });
+}
+
 export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input: UpdateInput): Promise<LinkWithProducts> {
   // Rule 1 of UpdatePaymentLinkRequest: every PATCH restates the pricing.
   const products = pricedProducts(input, 'amountCents or products (or both) must be supplied in every update');
   const now = new Date();
+  const checkoutConfig = input.checkoutConfig ? await linkConfig(deps, scope, id, input.checkoutConfig) : undefined;
   const result = await inTx(deps.db, async (trx) => {
     const current = await findLink(trx, scope, id).forUpdate().executeTakeFirst();
     if (!current) throw notFound('Payment link');
@@ -265,6 +278,7 @@ export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input
         ...(input.expiresAt !== undefined && { expires_at: input.expiresAt ? new Date(input.expiresAt) : null }),
         ...(input.redirectUrl !== undefined && { redirect_url: input.redirectUrl }),
         ...(input.metaPixelCode !== undefined && { meta_pixel_code: input.metaPixelCode }),
+        ...(checkoutConfig && { checkout_config: JSON.stringify(checkoutConfig) }),
         settings: JSON.stringify(settings),
         stock_enabled: stockEnabled,
         stock_quantity: stockQuantity,
@@ -306,74 +320,4 @@ export async function listLinks(db: Executor, cursors: Cursors, scope: Scope, q:
     ? await db.selectFrom('payment_link_products').selectAll().where('user_id', '=', scope.userId).where('link_id', 'in', rows.map((l) => l.id)).orderBy('position').execute()
     : [];
   return { rows: rows.map((link) => ({ link, products: products.filter((p) => p.link_id === link.id) })), pagination };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Public side
-
-export type Unavailable = 'INACTIVE' | 'EXPIRED' | 'SOLD_OUT';
-
-export interface PublicLink extends LinkWithProducts {
-  merchantName: string;
-}
-
-/** Why a link cannot be paid now, or null when it can. */
-export function unavailableReason(link: PaymentLink, now = new Date()): Unavailable | null {
-  if (link.status !== 'ACTIVE') return 'INACTIVE';
-  if (link.expires_at && link.expires_at.getTime() <= now.getTime()) return 'EXPIRED';
-  if (link.stock_enabled && (link.stock_quantity ?? 0) <= 0) return 'SOLD_OUT';
-  return null;
-}
-
-/** Refuses a link that cannot be paid now: 400 INSUFFICIENT_STOCK (sold out) or PAYMENT_LINK_UNAVAILABLE (inactive, expired), on `field`. */
-export function assertPayable(link: PaymentLink, field: string, now = new Date()): void {
-  const reason = unavailableReason(link, now);
-  if (reason === 'SOLD_OUT') throw badRequest('INSUFFICIENT_STOCK', 'This payment link is sold out', [{ field, message: 'no stock left' }]);
-  if (reason) {
-    const what = reason === 'EXPIRED' ? 'has expired' : 'is not active';
-    throw badRequest('PAYMENT_LINK_UNAVAILABLE', `This payment link ${what}`, [{ field, message: what }]);
-  }
-}
-
-/** The link behind a public slug with its products and the merchant's name, in one query; null if unknown or archived. */
-export async function findBySlug(db: Executor, slug: string): Promise<PublicLink | null> {
-  const row = await db
-    .selectFrom('payment_links as l')
-    .innerJoin('users as u', 'u.id', 'l.user_id')
-    .selectAll('l')
-    .select([
-      'u.name as merchant_name',
-      sql<PaymentLinkProduct[] | null>`(SELECT json_agg(p ORDER BY p.position) FROM payment_link_products p WHERE p.user_id = l.user_id AND p.link_id = l.id)`.as('products_json'),
-    ])
-    .where('l.slug', '=', slug)
-    .where('l.deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) return null;
-  const { merchant_name, products_json, ...link } = row;
-  // json_agg gives bigint columns as JSON numbers already; dates are not involved.
-  const products = (products_json ?? []).map((p) => ({ ...p, unit_price_cents: Number(p.unit_price_cents) }));
-  return { link: link as PaymentLink, products, merchantName: merchant_name };
-}
-
-export function publicView(pl: PublicLink, now = new Date()) {
-  const reason = unavailableReason(pl.link, now);
-  const { link, products } = pl;
-  return {
-    slug: link.slug,
-    title: link.title,
-    description: link.description,
-    productDescription: link.product_description,
-    amount: link.amount_cents,
-    totalCents: linkTotal(link, products),
-    currency: link.currency,
-    products: products.map((p) => ({ name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents })),
-    settings: link.settings,
-    expiresAt: link.expires_at,
-    redirectUrl: link.redirect_url,
-    metaPixelCode: link.meta_pixel_code,
-    merchantName: pl.merchantName,
-    available: reason === null,
-    unavailableReason: reason,
-    sandbox: !link.livemode,
-  };
 }

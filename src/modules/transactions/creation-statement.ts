@@ -73,6 +73,8 @@ const COLUMNS = [
   ['discount_cents', 'bigint'],
   ['affiliate_link_id', 'uuid'],
   ['address', 'jsonb'],
+  ['items', 'jsonb'],
+  ['parent_transaction_id', 'uuid'],
   ['subscription_id', 'uuid'],
   ['subscription_cycle_id', 'uuid'],
   ['created_at', 'timestamptz'],
@@ -82,7 +84,7 @@ const COLUMNS = [
 /** The value of a column as the statement's array takes it (jsonb as its text). */
 function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unknown {
   if (column === 'metadata' || column === 'tracking_params') return JSON.stringify(r[column]);
-  if (column === 'address' || column === 'late_payment') return r[column] === null ? null : JSON.stringify(r[column]);
+  if (column === 'address' || column === 'late_payment' || column === 'items') return r[column] === null ? null : JSON.stringify(r[column]);
   // The client as the upsert stores it (see upsertClientSql).
   if (column === 'client_email') return normalizeEmail(r.client_email);
   return r[column];

@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { PaymentLink, Transaction } from '../../db/types.ts';
+import type { PaymentLink, Transaction, TransactionItem } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
 import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -38,6 +38,10 @@ export interface CheckoutExtras {
   storedCard?: { brand: string; last4: string; connector?: string };
   /** The affiliate link the checkout attributed the sale to (affiliates/attribution.ts). */
   affiliateLinkId?: string | null;
+  /** A hosted checkout's order lines (checkout/order.ts). */
+  items?: TransactionItem[] | null;
+  /** An accepted upsell's or downsell's first payment. */
+  parentTransactionId?: string | null;
   /** A Pix Automático subscription's charge (a PIX): what the provider must make of it. */
   pixAutomatico?: PixAutomaticoCharge;
 }
@@ -211,6 +215,8 @@ export function buildDraft(args: {
     affiliate_link_id: extras.affiliateLinkId ?? null,
     discount_cents: extras.discountCents ?? 0,
     address: extras.address ?? null,
+    items: extras.items ? (jsonbOrdered(extras.items) as TransactionItem[]) : null,
+    parent_transaction_id: extras.parentTransactionId ?? null,
     metadata: jsonbOrdered(c.metadata) as Record<string, unknown>,
     tracking_params: jsonbOrdered(sanitizeJson(input.trackingParams ?? {})) as Record<string, string>,
     postback_url: input.postbackUrl ?? null,

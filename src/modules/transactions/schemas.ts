@@ -156,6 +156,16 @@ export const BoletoView = Type.Object({
     pdfUrl: Type.Optional(Type.String({ description: "The bank's PDF of the boleto (production boletos)" })),
   });
 
+export const TransactionItemView = Type.Object({
+  kind: Type.Union([Type.Literal('MAIN'), Type.Literal('BUMP')]),
+  productId: Nullable(Type.String({ format: 'uuid' })),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  unitPriceCents: Type.Integer(),
+  discountCents: Type.Integer({ description: "The bump's discount and the coupon's share on this line" }),
+  totalCents: Type.Integer({ description: 'unitPriceCents x quantity - discountCents' }),
+});
+
 export const TransactionView = Type.Object({
   id: Uuid,
   displayId: Type.String(),
@@ -166,6 +176,10 @@ export const TransactionView = Type.Object({
   paymentLinkId: Nullable(Uuid),
   couponId: Nullable(Uuid),
   subscriptionId: Type.Optional(Uuid),
+  items: Type.Optional(
+    Type.Array(TransactionItemView, { description: "A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents" }),
+  ),
+  parentTransactionId: Type.Optional(Type.String({ format: 'uuid', description: 'An accepted upsell or downsell: the payment it followed' })),
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),

@@ -1,6 +1,6 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { CardAttempt, Chargeback, Refund, Transaction, TransactionStatus } from '../../db/types.ts';
+import type { CardAttempt, Chargeback, Refund, Transaction, TransactionItem, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
 import { ADOPTED } from './attempts.ts';
 import type { ChargebackView } from './chargeback-schemas.ts';
@@ -43,6 +43,8 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
     livemode: tx.livemode,
   };
   if (tx.subscription_id) view.subscriptionId = tx.subscription_id;
+  if (tx.items) view.items = itemsView(tx.items);
+  if (tx.parent_transaction_id) view.parentTransactionId = tx.parent_transaction_id;
   if (tx.address) view.address = tx.address as NonNullable<Static<typeof TransactionView>['address']>;
   if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
@@ -61,6 +63,10 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
   }
   return view;
 }
+
+/** What an order line costs the shopper. */
+export const lineCents = (l: TransactionItem) => l.unitPriceCents * l.quantity - l.discountCents;
+export const itemsView = (items: TransactionItem[]) => items.map((l) => ({ ...l, totalCents: lineCents(l) }));
 
 /** Event payload: what a webhook receiver needs, with the document masked and cards as brand + last4. */
 export function eventData(tx: Transaction, previousStatus?: TransactionStatus): Record<string, unknown> {
@@ -85,6 +91,8 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     paymentLinkId: tx.payment_link_id,
     couponId: tx.coupon_id,
     ...(tx.subscription_id ? { subscriptionId: tx.subscription_id } : {}),
+    ...(tx.items ? { items: itemsView(tx.items) } : {}),
+    ...(tx.parent_transaction_id ? { parentTransactionId: tx.parent_transaction_id } : {}),
     discountCents: tx.discount_cents,
     metadata: tx.metadata,
     trackingParams: tx.tracking_params,
