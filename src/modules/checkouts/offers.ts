@@ -14,7 +14,7 @@ export const MAX_BUMPS = 5;
 type Kind = CheckoutOffer['kind'];
 export type OfferRow = CheckoutOffer & { product_name: string; product_price: number };
 
-/** The bumps a body names, each an order bump this link's page offers, named once; 400 otherwise. */
+/** The bumps a body names, each an order bump this link's page offers, named once (400 otherwise), in page order. */
 export function chosenBumps(pl: { bumps: OfferRow[] }, ids: string[] | undefined, field = 'orderBumps'): OfferRow[] {
   if (!ids?.length) return [];
   const problems: FieldError[] = [];
@@ -27,7 +27,8 @@ export function chosenBumps(pl: { bumps: OfferRow[] }, ids: string[] | undefined
     return row ? [row] : [];
   });
   if (problems.length) throw badRequest('VALIDATION_ERROR', 'Validation failed', problems);
-  return rows;
+  // In the page's order, whatever order they were ticked in.
+  return pl.bumps.filter((b) => rows.includes(b));
 }
 
 /**
