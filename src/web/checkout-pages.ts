@@ -7,7 +7,9 @@ import type { PaymentLinkSettings, Transaction } from '../db/types.ts';
 import type { CheckoutPageData } from '../modules/transactions/queries.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { DECLINE_PT } from '../payments/declines.ts';
+import type { PageBranding } from '../modules/branding/service.ts';
 import { boletoStep } from './checkout-boleto.ts';
+import { BRANDING_CSS, brandedFoot, brandedTop, brandingCss, bumpsSection, socialProof, type PageBump } from './checkout-branding.ts';
 import { formatBRL } from './format.ts';
 import { page, PAGE_CSP } from './layout.ts';
 
@@ -71,9 +73,9 @@ export interface Rendered {
 }
 
 /** Page shell with the checkout CSS, the script and (only when a valid pixel id is given) the pixel. */
-export function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean }): Rendered {
+export function shell(opts: { title: string; body: string; assets: AssetRef; pixel: string | null; script?: boolean; css?: string }): Rendered {
   const pixel = opts.pixel && /^[0-9]{5,20}$/.test(opts.pixel) ? opts.pixel : null;
-  let head = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}</style>`;
+  let head = `<link rel="icon" href="data:,">\n<style>${CHECKOUT_CSS}${opts.css ?? ''}</style>`;
   let csp = PAGE_CSP;
   if (pixel) {
     const code = pixelSnippet(pixel);
@@ -90,11 +92,10 @@ export function shell(opts: { title: string; body: string; assets: AssetRef; pix
 
 /** The merchant's name, and the yellow notice on every sandbox page (checkout and boleto alike). */
 export function top(merchantName: string, sandbox: boolean, right = 'Pagamento seguro'): string {
-  return (
-    `<div class="top"><span>${e(merchantName)}</span><span class="muted">${e(right)}</span></div>` +
-    (sandbox ? `<p class="sandbox" role="note"><strong>Ambiente de testes:</strong> nenhum valor real será cobrado.</p>` : '')
-  );
+  return `<div class="top"><span>${e(merchantName)}</span><span class="muted">${e(right)}</span></div>${sandboxNote(sandbox)}`;
 }
+
+export const sandboxNote = (sandbox: boolean) => (sandbox ? `<p class="sandbox" role="note"><strong>Ambiente de testes:</strong> nenhum valor real será cobrado.</p>` : '');
 
 export function messagePage(assets: AssetRef, title: string, text: string, merchantName?: string): Rendered {
   return shell({
@@ -125,6 +126,10 @@ export interface PayPageData {
   needsPayerAddress: boolean;
   /** BOLETO_DUE_DAYS: when a boleto made here falls due. */
   boletoDueDays: number;
+  branding: PageBranding;
+  bumps: PageBump[];
+  /** Paid sales so far (the social proof). */
+  salesCount: number;
 }
 
 export const UNAVAILABLE_PT = {
@@ -179,10 +184,11 @@ ${cardFields()}
 <label for="installments">Parcelas</label><select id="installments" name="installments"></select>
 </div>`
     : '';
-  const body = `${top(d.merchantName, d.sandbox)}
-<div id="app" data-page="pay" data-slug="${e(d.slug)}" data-total="${d.totalCents}" data-max-installments="${s.maxInstallments}" data-interest-free="${s.interestFreeInstallments}" data-rate="${s.interestRate}"${d.redirectUrl ? ` data-redirect="${e(d.redirectUrl)}"` : ''}>
+  const b = d.branding;
+  const body = `${brandedTop(b, d.merchantName)}${sandboxNote(d.sandbox)}
+<div id="app" data-page="pay" data-slug="${e(d.slug)}" data-total="${d.totalCents}" data-max-installments="${s.maxInstallments}" data-interest-free="${s.interestFreeInstallments}" data-rate="${s.interestRate}"${d.redirectUrl ? ` data-redirect="${e(d.redirectUrl)}"` : ''}${b.buttonText ? ` data-button-text="${e(b.buttonText)}"` : ''}>
 <section class="card" aria-labelledby="title">
-<h1 id="title">${e(d.title)}</h1>
+<h1 id="title">${e(d.title)}</h1>${socialProof(b, d.salesCount)}
 ${d.description ? `<p class="muted">${e(d.description)}</p>` : ''}
 ${items}
 ${d.productDescription ? `<p class="muted">${e(d.productDescription)}</p>` : ''}
@@ -203,12 +209,13 @@ ${address}
 ${s.pixEnabled ? `<div id="panel-PIX" class="panel"${first === 'PIX' ? '' : ' hidden'}><p class="muted">Pague na hora pelo app do seu banco: o QR Code aparece ao continuar.</p></div>` : ''}
 ${cardPanel}
 ${s.boletoEnabled ? `<div id="panel-BOLETO" class="panel"${first === 'BOLETO' ? '' : ' hidden'}><p class="muted">O boleto vence em ${d.boletoDueDays} ${d.boletoDueDays === 1 ? 'dia' : 'dias'}; a confirmação leva até 2 dias úteis após o pagamento.</p>${boletoAddress}</div>` : ''}
+${bumpsSection(d.bumps)}
 <p id="form-error" class="err" role="alert"></p>
-<button type="submit" id="submit">Pagar ${e(formatBRL(d.totalCents))}</button>
+<button type="submit" id="submit">${e(b.buttonText ?? `Pagar ${formatBRL(d.totalCents)}`)}</button>
 </form>
 <noscript><p class="card err">Ative o JavaScript do navegador para concluir o pagamento.</p></noscript>
-</div>`;
-  return shell({ title: `${e(d.title)} — ${e(d.merchantName)}`, body, assets, pixel: d.pixelCode });
+</div>${brandedFoot(b)}`;
+  return shell({ title: `${e(d.title)} — ${e(d.merchantName)}`, body, assets, pixel: d.pixelCode, css: BRANDING_CSS + brandingCss(b) });
 }
 
 // ---------------------------------------------------------------------------------------------

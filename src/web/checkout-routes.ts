@@ -10,7 +10,7 @@ import type { AffiliateDeps } from '../modules/affiliates/service.ts';
 import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks } from '../modules/affiliates/attribution.ts';
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
-import { findBySlug, unavailableReason } from '../modules/payment-links/public.ts';
+import { findBySlug, linkBranding, pageBumps, unavailableReason } from '../modules/payment-links/public.ts';
 import { linkTotal } from '../modules/payment-links/service.ts';
 import type { ConnectorRegistry } from '../payments/registry.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
@@ -132,6 +132,9 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
           sandbox: !link.livemode,
           needsPayerAddress: connectors.needsPayerAddress(link.livemode),
           boletoDueDays: config.boleto.defaultDueDays,
+          branding: linkBranding(pl),
+          bumps: pageBumps(pl),
+          salesCount: link.sales_count,
         },
         assets,
       );

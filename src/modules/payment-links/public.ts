@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/index.ts';
 import type { Checkout, PaymentLink, PaymentLinkProduct } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
-import { configView, type StoredConfig } from '../branding/service.ts';
+import { configView, pageBranding, type StoredConfig, type StoredCustomization } from '../branding/service.ts';
 import { offerPrice, type OfferRow } from '../checkouts/offers.ts';
 import { linkTotal, type LinkWithProducts } from './service.ts';
 
@@ -92,9 +92,17 @@ export function publicView(pl: PublicLink, now = new Date()) {
     metaPixelCode: link.meta_pixel_code,
     merchantName: pl.merchantName,
     checkoutConfig: configView((pl.checkout?.checkout_config ?? link.checkout_config) as StoredConfig | null),
-    orderBumps: pl.bumps.map((o) => ({ id: o.id, title: o.title ?? o.product_name, description: o.description, priceCents: offerPrice(o), originalPriceCents: o.product_price })),
+    orderBumps: pageBumps(pl),
     available: reason === null,
     unavailableReason: reason,
     sandbox: !link.livemode,
   };
 }
+
+/** The order bumps as the page and the public view show them. */
+export const pageBumps = (pl: PublicLink) =>
+  pl.bumps.map((o) => ({ id: o.id, title: o.title ?? o.product_name, description: o.description, priceCents: offerPrice(o), originalPriceCents: o.product_price }));
+
+/** What the link's page draws of its brand: its own checkoutConfig under its checkout's. */
+export const linkBranding = (pl: PublicLink) =>
+  pageBranding(pl.link.checkout_config as StoredConfig | null, pl.checkout ? { customization: pl.checkout.customization as StoredCustomization, config: pl.checkout.checkout_config as StoredConfig | null } : undefined);

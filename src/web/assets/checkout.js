@@ -144,6 +144,7 @@
     var applyBtn = $('apply-coupon');
     var coupon = null; // { code, discount }
     var done = false;
+    var buttonText = app.getAttribute('data-button-text');
 
     mask('document', maskDocument);
     mask('phone', maskPhone);
@@ -178,7 +179,11 @@
       if (pmt * n < amount) return { per: Math.ceil(amount / n), total: amount, interest: false };
       return { per: pmt, total: pmt * n, interest: true };
     }
-    function amount() { return total - (coupon ? coupon.discount : 0); }
+    // The order bumps ticked: paid with the order; their ids go with the checkout.
+    function bumps() { return form.querySelectorAll('input[name=orderBump]:checked'); }
+    function bumpIds() { var out = [], b = bumps(); for (var i = 0; i < b.length; i++) out.push(b[i].value); return out; }
+    function bumpsTotal() { var n = 0, b = bumps(); for (var i = 0; i < b.length; i++) n += +b[i].getAttribute('data-price'); return n; }
+    function amount() { return total + bumpsTotal() - (coupon ? coupon.discount : 0); }
     function method() { var c = form.querySelector('input[name=paymentMethod]:checked'); return c ? c.value : 'PIX'; }
     function refresh() {
       var a = amount();
@@ -204,7 +209,7 @@
       }
       var due = a;
       if (method() === 'CARD' && sel) due = plan(a, +sel.value).total;
-      submit.textContent = 'Pagar ' + money(due);
+      submit.textContent = buttonText || 'Pagar ' + money(due);
     }
     form.addEventListener('change', function (ev) {
       var t = ev.target;
@@ -213,6 +218,11 @@
         for (var i = 0; i < tabs.length; i++) tabs[i].classList.toggle('active', tabs[i].contains(t));
         var panels = form.querySelectorAll('.panel');
         for (var j = 0; j < panels.length; j++) panels[j].hidden = panels[j].id !== 'panel-' + t.value;
+      }
+      if (t.name === 'orderBump') {
+        t.closest('.bump').classList.toggle('on', t.checked);
+        // A coupon may name a bump's product: its discount is asked again for the new order.
+        if (coupon) { validateCoupon(coupon.code, true); return; }
       }
       refresh();
     });
@@ -237,8 +247,12 @@
       }
       var code = couponInput.value.trim();
       if (!code) { couponMsg.textContent = 'Digite o código do cupom.'; couponMsg.className = 'err'; couponInput.focus(); return; }
+      validateCoupon(code, false);
+    });
+
+    function validateCoupon(code, again) {
       applyBtn.disabled = true;
-      var body = { code: code, paymentLinkSlug: slug };
+      var body = { code: code, paymentLinkSlug: slug, orderBumps: bumpIds() };
       if (validDocument(doc.value)) body.clientDocument = clean(doc.value);
       var email = $('email').value.trim();
       if (email) body.clientEmail = email;
@@ -253,6 +267,7 @@
           applyBtn.textContent = 'Remover';
           formError.textContent = ''; // "not applied yet", if a payment was tried before
         } else {
+          if (again) { coupon = null; couponInput.disabled = false; applyBtn.textContent = 'Aplicar'; }
           couponMsg.textContent = couponFailure(res);
           couponMsg.className = 'err';
         }
@@ -261,8 +276,9 @@
         applyBtn.disabled = false;
         couponMsg.textContent = 'Não foi possível validar o cupom agora. Tente de novo.';
         couponMsg.className = 'err';
+        refresh();
       });
-    });
+    }
 
     function check() {
       var first = null;
@@ -322,6 +338,7 @@
         if ($('complement').value.trim()) body.address.complement = $('complement').value.trim();
       }
       if (coupon) body.couponCode = coupon.code;
+      if (bumpIds().length) body.orderBumps = bumpIds();
       // The affiliate of the promotion URL, also for browsers that drop the click cookie.
       var aff = new URLSearchParams(window.location.search).get('aff');
       if (aff && /^[A-Za-z0-9]{1,12}-[A-Za-z0-9]{6}$/.test(aff)) body.affiliateCode = aff;
