@@ -102,6 +102,8 @@ export interface CheckoutLimits {
   cardAttemptsPerIpPerHour: number;
   /** Declined production cards per IP, and per device, per hour; then card payments stop for them. */
   cardDeclinesPerHour: number;
+  /** UPSELL_OFFER_MINUTES: how long an upsell stays on offer after its payment (a downsell after the upsell's decline). */
+  upsellMinutes: number;
 }
 
 /** Limits on the public account routes (see modules/auth/service.ts). */
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     perIpPerMinute: int(env, 'CHECKOUT_PER_IP_PER_MINUTE', 30, 1, 100_000_000, problems),
     cardAttemptsPerIpPerHour: int(env, 'CARD_ATTEMPTS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
     cardDeclinesPerHour: int(env, 'CARD_DECLINES_PER_HOUR', 5, 1, 100_000_000, problems),
+    upsellMinutes: int(env, 'UPSELL_OFFER_MINUTES', 15, 1, 1440, problems),
   };
   const authLimits: AuthLimits = {
     loginAttemptsPerIpPerHour: int(env, 'LOGIN_ATTEMPTS_PER_IP_PER_HOUR', 100, 1, 100_000_000, problems),

@@ -7,7 +7,7 @@ import type { SavedCardsTable } from './types/cards.ts';
 import type { MediaImagesTable } from './types/media.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
-import type { BoletoIssuingTable, CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
+import type { BoletoIssuingTable, UpsellOffersTable, CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
 import type { LoginChallengesTable, PasswordResetsTable, RecoveryCodesTable, SecondFactorCodesTable, TotpFactorsTable } from './types/security.ts';
 import type { AdvanceItemsTable, AdvancesTable, KycDocumentsTable, KycSubmissionsTable, WithdrawalsTable } from './types/wallet.ts';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './types/webhooks.ts';
@@ -61,6 +61,7 @@ export interface DB {
   chargebacks: ChargebacksTable;
   sandbox_operations: SandboxOperationsTable;
   boleto_issuing: BoletoIssuingTable;
+  upsell_offers: UpsellOffersTable;
   card_attempts: CardAttemptsTable;
   report_days: ReportDaysTable;
   affiliate_programs: AffiliateProgramsTable;

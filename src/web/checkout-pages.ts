@@ -8,7 +8,9 @@ import type { CheckoutPageData } from '../modules/transactions/queries.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { DECLINE_PT } from '../payments/declines.ts';
 import type { PageBranding } from '../modules/branding/service.ts';
+import type { PageOffer } from '../modules/checkout/upsell.ts';
 import { boletoStep } from './checkout-boleto.ts';
+import { OFFER_CSS, offerStep } from './checkout-offer.ts';
 import { BRANDING_CSS, brandedFoot, brandedTop, brandingCss, bumpsSection, socialProof, type PageBump } from './checkout-branding.ts';
 import { formatBRL } from './format.ts';
 import { page, PAGE_CSP } from './layout.ts';
@@ -240,13 +242,16 @@ function confirmed(redirect: string | null): string {
   return `<p id="status" class="status ok" role="status">Pagamento confirmado</p>${redirect ? `<p class="muted center">Você será redirecionado em instantes.</p>` : '<p class="muted center">Obrigado! Você já pode fechar esta página.</p>'}`;
 }
 
-export function checkoutPage(v: CheckoutPageView, assets: AssetRef): Rendered {
+export function checkoutPage(v: CheckoutPageView, assets: AssetRef, offer: PageOffer | null = null): Rendered {
   const { tx } = v;
   const amount = e(formatBRL(tx.charged_cents));
   let step = '';
   let heading = 'Pagamento';
   let issuing = false;
-  if (tx.status === 'PAID') {
+  if (tx.status === 'PAID' && offer) {
+    heading = 'Pagamento confirmado';
+    step = offerStep(offer);
+  } else if (tx.status === 'PAID') {
     heading = 'Pagamento confirmado';
     step = confirmed(v.redirectUrl);
   } else if (tx.status === 'REFUNDED' || tx.status === 'PARTIALLY_REFUNDED') {
@@ -303,7 +308,7 @@ ${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete
   }
   const poll = tx.status === 'PENDING' && (tx.payment_method !== 'CARD' || !!tx.card_last4);
   const body = `${top(v.merchantName, !tx.livemode)}
-<div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${issuing ? ' data-boleto="ISSUING"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
+<div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${offer ? ` data-offer="${e(offer.id)}"` : ''}${issuing ? ' data-boleto="ISSUING"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
 <section class="card stack" aria-labelledby="heading">
 <h1 id="heading" tabindex="-1">${heading}</h1>
 <p class="muted">${e(tx.product)} · pedido ${e(tx.display_id)}</p>
@@ -311,5 +316,5 @@ ${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete
 ${step}
 </section>
 </div>`;
-  return shell({ title: `${heading} — ${e(v.merchantName)}`, body, assets, pixel: v.pixelCode });
+  return shell({ title: `${heading} — ${e(v.merchantName)}`, body, assets, pixel: v.pixelCode, css: offer ? OFFER_CSS : '' });
 }

@@ -10,6 +10,7 @@ import type { AffiliateDeps } from '../modules/affiliates/service.ts';
 import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks } from '../modules/affiliates/attribution.ts';
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
+import { openOffer } from '../modules/checkout/upsell.ts';
 import { findBySlug, linkBranding, pageBumps, unavailableReason } from '../modules/payment-links/public.ts';
 import { linkTotal } from '../modules/payment-links/service.ts';
 import type { ConnectorRegistry } from '../payments/registry.ts';
@@ -157,7 +158,8 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
       const id = req.params.id;
       const data = UUID.test(id) ? await findForCheckoutPage(db, id) : null;
       if (!data) return send(reply, 404, messagePage(assets, 'Pagamento não encontrado', 'Confira o endereço recebido do vendedor.'));
-      return send(reply, 200, checkoutPage(data, assets));
+      const offer = data.tx.payment_link_id ? await openOffer(db, data.tx, config.checkoutLimits.upsellMinutes) : null;
+      return send(reply, 200, checkoutPage(data, assets, offer));
     },
   );
 }

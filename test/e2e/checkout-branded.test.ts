@@ -151,4 +151,57 @@ describe('branded checkout with order bumps in Chromium', { skip: skipBrowser },
       await context.close();
     }
   });
+
+  test('upsell accepted with one click after a card payment; a downsell shown after a decline; screenshots', async () => {
+    const s = await brandedShop('Curso de Pão Doce');
+    const up = (await api('POST', '/api/v1/products', { name: 'Mentoria de panificação', price: 49700 })).product;
+    const down = (await api('POST', '/api/v1/products', { name: 'Mentoria em grupo', price: 19700 })).product;
+    await api('POST', `/api/v1/checkouts/${s.checkout.id}/upsell`, { productId: up.id, discountPercentage: 10, description: 'Quatro encontros ao vivo, só para você' });
+    await api('POST', `/api/v1/checkouts/${s.checkout.id}/upsell/downsell`, { productId: down.id });
+    const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'pt-BR' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    try {
+      await page.goto(s.link.url);
+      await fillCustomer(page);
+      await page.check('input[name=paymentMethod][value=CARD]');
+      await page.fill('#card-number', '5555555555554444');
+      await page.fill('#card-name', 'MARIA DAS GRACAS');
+      await page.fill('#card-exp', `12${String(YEAR + 2).slice(2)}`);
+      await page.fill('#card-cvv', '123');
+      await Promise.all([page.waitForURL(/\/checkout\//), page.click('#submit')]);
+      await page.waitForSelector('#offer-accept');
+      assert.match((await page.textContent('.offer'))!, /Mentoria de panificação[\s\S]*R\$\s447,30[\s\S]*final 4444/);
+      await page.screenshot({ path: join(OUT, 'checkout-upsell-390.png'), fullPage: true });
+      await page.setViewportSize(DESKTOP);
+      await page.screenshot({ path: join(OUT, 'checkout-upsell-desktop.png'), fullPage: true });
+      await page.click('#offer-accept');
+      await page.waitForSelector('text=Compra adicional confirmada');
+      const parentId = new URL(page.url()).pathname.split('/').pop()!;
+      const kids = await ctx.database.db.selectFrom('transactions').select(['status', 'amount_cents', 'card_last4']).where('parent_transaction_id', '=', parentId).execute();
+      assert.deepEqual(kids, [{ status: 'PAID', amount_cents: 44730, card_last4: '4444' }]);
+
+      // Another buyer, by PIX: paid in the sandbox, the page shows the upsell; declined, the downsell.
+      await page.setViewportSize(PHONE);
+      await page.goto(s.link.url);
+      await fillCustomer(page);
+      await Promise.all([page.waitForURL(/\/checkout\//), page.click('#submit')]);
+      await page.waitForSelector('img.qr');
+      const pixId = new URL(page.url()).pathname.split('/').pop()!;
+      await api('POST', `/api/v1/transactions/${pixId}/simulate`, { outcome: 'PAID' });
+      await page.waitForSelector('#offer-decline', { timeout: 15_000 });
+      assert.match((await page.textContent('.offer'))!, /novo PIX/);
+      await page.click('#offer-decline');
+      await page.waitForSelector('text=Que tal esta outra opção?');
+      assert.match((await page.textContent('.offer'))!, /Mentoria em grupo[\s\S]*R\$\s197,00/);
+      await page.screenshot({ path: join(OUT, 'checkout-downsell-390.png'), fullPage: true });
+      await page.click('#offer-decline');
+      await page.waitForSelector('text=Tudo certo! Seu pagamento está confirmado.');
+      assert.equal((await ctx.database.db.selectFrom('transactions').select('id').where('parent_transaction_id', '=', pixId).execute()).length, 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
 });

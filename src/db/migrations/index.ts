@@ -42,6 +42,7 @@ import * as m040 from './040_boleto_issuing.ts';
 import * as m041 from './041_subscription_address.ts';
 import * as m042 from './042_checkouts.ts';
 import * as m043 from './043_media_images.ts';
+import * as m044 from './044_upsell_offers.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '041_subscription_address': m041,
   '042_checkouts': m042,
   '043_media_images': m043,
+  '044_upsell_offers': m044,
 };

@@ -215,3 +215,27 @@ export interface BoletoIssuingTable {
   tries: Generated<number>;
   last_error: string | null;
 }
+
+/** An upsell or downsell offered after one payment (modules/checkout/upsell.ts). */
+export interface UpsellOffersTable {
+  id: string;
+  parent_transaction_id: string;
+  user_id: string;
+  livemode: boolean;
+  kind: 'UPSELL' | 'DOWNSELL';
+  product_id: string;
+  title: string;
+  description: string | null;
+  price_cents: number;
+  list_price_cents: number;
+  status: Generated<'OPEN' | 'ACCEPTED' | 'DECLINED'>;
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  card_token: ColumnType<string | null, string | null | undefined, string | null>;
+  card_brand: ColumnType<string | null, string | null | undefined, string | null>;
+  card_last4: ColumnType<string | null, string | null | undefined, string | null>;
+  card_connector: ColumnType<string | null, string | null | undefined, string | null>;
+  transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Date;
+}
+export type UpsellOffer = Selectable<UpsellOffersTable>;

@@ -15,8 +15,9 @@ import { AbandonmentBody, AbandonmentCreatedResponse, PublicLinkResponse, Recove
 import { findBySlug, publicView } from '../payment-links/public.ts';
 import { findForCheckoutPage, transactionStatus } from '../transactions/queries.ts';
 import { payPendingCard } from '../transactions/service.ts';
-import { CheckoutBody, CheckoutResponse, PayCardBody, StatusResponse } from './schemas.ts';
+import { CheckoutBody, CheckoutResponse, DeclineResponse, PayCardBody, StatusResponse } from './schemas.ts';
 import { checkoutLink, publicTransactionView, statusView } from './service.ts';
+import { acceptOffer, declineOffer } from './upsell.ts';
 
 /** Cart-abandonment reports per IP per minute (a public write: keeps a merchant's list from being flooded). */
 const ABANDONMENTS_PER_MINUTE = 30;
@@ -166,5 +167,42 @@ export default async function checkoutRoutes(app: HttpApp, deps: CheckoutRouteDe
       return reply.headers(noStore).send({ message: tx.status === 'PAID' ? 'Payment approved' : 'Payment declined', transaction: publicTransactionView(tx, config, page?.redirectUrl ?? null) });
     },
   );
-}
 
+  const offerTail = 'Public: the offer id is the secret (shown on the paid payment\'s page). Limited like the link checkout.';
+  app.post(
+    '/api/checkout/offers/:id/accept',
+    {
+      schema: {
+        tags,
+        operationId: 'acceptCheckoutOffer',
+        summary: 'Accept an upsell or downsell after a payment (public, one click)',
+        description:
+          'Makes the offer\'s own transaction (parentTransactionId: the first payment): the same card charged again through the token its connector kept, or a new PIX. Accepted once: a repeat answers the same transaction. 409 when the first payment is not paid yet, the offer expired or was declined. ' +
+          offerTail,
+        params: IdParams,
+        response: { 200: CheckoutResponse, ...errors(404, 409, 429, 503) },
+      },
+      onRequest: admit,
+    },
+    async (req, reply) => {
+      const tx = await acceptOffer(deps.transactions, req.params.id, config.checkoutLimits.upsellMinutes);
+      return reply.headers(noStore).send({ message: tx.status === 'FAILED' ? 'Payment declined' : 'Offer accepted', transaction: publicTransactionView(tx, config, null) });
+    },
+  );
+
+  app.post(
+    '/api/checkout/offers/:id/decline',
+    {
+      schema: {
+        tags,
+        operationId: 'declineCheckoutOffer',
+        summary: 'Decline an upsell or downsell (public)',
+        description: `Declining an upsell offers its checkout's downsell, if it has one (nextOfferId). ${offerTail}`,
+        params: IdParams,
+        response: { 200: DeclineResponse, ...errors(404, 409, 429) },
+      },
+      onRequest: admit,
+    },
+    async (req, reply) => reply.headers(noStore).send({ message: 'Offer declined', nextOfferId: await declineOffer(db, req.params.id, config.checkoutLimits.upsellMinutes) }),
+  );
+}

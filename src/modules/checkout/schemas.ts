@@ -49,3 +49,7 @@ export const StatusResponse = Type.Object({
   boleto: Type.Optional(Type.Union([Type.Literal('ISSUING'), Type.Literal('ISSUED')], { description: "A boleto's state at its bank: ISSUING until the bank gives its numbers (the page then reloads)" })),
 });
 export const PayCardBody = Type.Object({ card: CardData }, { additionalProperties: false });
+export const DeclineResponse = Type.Object({
+  message: Type.String(),
+  nextOfferId: Nullable(Type.String({ format: 'uuid', description: "The downsell now on offer (declining an upsell whose checkout has one); null: the shopper is done" })),
+});

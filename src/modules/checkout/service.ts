@@ -12,6 +12,7 @@ import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
 import { bumpExtras, chosenBumps } from '../checkouts/offers.ts';
 import { orderLines, spreadDiscount } from './order.ts';
+import { makeOffer, type KeptCard } from './upsell.ts';
 import { normalizeAddress } from '../transactions/draft.ts';
 import { boletoView } from '../transactions/view.ts';
 import { createTransaction, type CardGuard, type TransactionDeps } from '../transactions/service.ts';
@@ -106,9 +107,24 @@ export async function checkoutLink(
   // An affiliate coupon's affiliate wins over the cookie's and the body's clicks.
   const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), withBodyCode(clicks, body.affiliateCode, now), now, coupon?.affiliateLinkId ?? null);
   const checkout = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId, items: lines };
+  // A card paying for a checkout with an upsell is kept by its connector first: the offer's one click charges it again.
+  const kept = pl.upsell && body.card ? await keepCard(deps, link.livemode, body.card, body.clientEmail) : null;
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, checkout, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();
+  if (pl.upsell && tx.status !== 'FAILED') await makeOffer(deps.db, tx, pl.upsell, kept);
   return { tx, redirectUrl: link.redirect_url };
+}
+
+/** The card kept by the environment's card connector, or null when it keeps none (the upsell is then paid by PIX). */
+async function keepCard(deps: TransactionDeps, livemode: boolean, card: NonNullable<Body['card']>, email: string): Promise<KeptCard | null> {
+  const connector = deps.connectors.forNew(livemode, 'CARD');
+  if (!connector.tokenizeCard) return null;
+  try {
+    const kept = await connector.tokenizeCard(card, { email });
+    return { token: kept.token, brand: kept.brand, last4: kept.last4, connector: connector.name };
+  } catch {
+    return null;
+  }
 }
 
 /** What the customer's browser may see of a transaction: no merchant or customer data. */

@@ -17,6 +17,8 @@ export interface PublicLink extends LinkWithProducts {
   checkout: Checkout | null;
   /** The order bumps the page offers (none when the checkout hides them): active products at a price of at least 1 cent. */
   bumps: OfferRow[];
+  /** The upsell offered after a payment, by the same rule. */
+  upsell: OfferRow | null;
 }
 
 /** Why a link cannot be paid now, or null when it can. */
@@ -52,15 +54,15 @@ export async function findBySlug(db: Executor, slug: string): Promise<PublicLink
       sql<CheckoutJson | null>`(SELECT row_to_json(c) FROM checkouts c WHERE c.payment_link_id = l.id)`.as('checkout_json'),
       sql<OfferJson[] | null>`(SELECT json_agg(o ORDER BY o.position, o.id) FROM (
         SELECT o.*, p.name AS product_name, p.price_cents AS product_price FROM checkouts c
-        JOIN checkout_offers o ON o.checkout_id = c.id AND o.kind = 'BUMP'
+        JOIN checkout_offers o ON o.checkout_id = c.id
         JOIN products p ON p.id = o.product_id AND p.status = 'ACTIVE' AND p.deleted_at IS NULL
-        WHERE c.payment_link_id = l.id) o)`.as('bumps_json'),
+        WHERE c.payment_link_id = l.id) o)`.as('offers_json'),
     ])
     .where('l.slug', '=', slug)
     .where('l.deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) return null;
-  const { merchant_name, products_json, checkout_json, bumps_json, ...link } = row;
+  const { merchant_name, products_json, checkout_json, offers_json, ...link } = row;
   // json_agg gives bigint columns as JSON numbers already; dates are not involved.
   const products = (products_json ?? []).map((p) => ({ ...p, unit_price_cents: Number(p.unit_price_cents) }));
   const checkout = checkout_json ? { ...checkout_json, created_at: new Date(checkout_json.created_at), updated_at: new Date(checkout_json.updated_at) } : null;
@@ -68,10 +70,9 @@ export async function findBySlug(db: Executor, slug: string): Promise<PublicLink
     const { showOrderBumps: _shown, ...override } = checkout.settings;
     link.settings = { ...link.settings, ...override };
   }
-  const bumps = checkout?.settings.showOrderBumps
-    ? (bumps_json ?? []).map((o) => ({ ...o, created_at: new Date(o.created_at), updated_at: new Date(o.updated_at) })).filter((o) => offerPrice(o) >= 1)
-    : [];
-  return { link: link as PaymentLink, products, merchantName: merchant_name, checkout, bumps };
+  const offers = (offers_json ?? []).map((o) => ({ ...o, created_at: new Date(o.created_at), updated_at: new Date(o.updated_at) })).filter((o) => offerPrice(o) >= 1);
+  const bumps = checkout?.settings.showOrderBumps ? offers.filter((o) => o.kind === 'BUMP') : [];
+  return { link: link as PaymentLink, products, merchantName: merchant_name, checkout, bumps, upsell: offers.find((o) => o.kind === 'UPSELL') ?? null };
 }
 
 export function publicView(pl: PublicLink, now = new Date()) {

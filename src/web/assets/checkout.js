@@ -404,7 +404,10 @@
     function track() {
       if (typeof window.fbq === 'function') window.fbq('track', 'Purchase', { value: +app.getAttribute('data-amount') / 100, currency: 'BRL' });
     }
+    var offerId = app.getAttribute('data-offer');
     function paid() {
+      // An upsell waits for this payment: the page, rendered again, shows it.
+      if (offerId) { window.location.reload(); return; }
       heading.textContent = 'Pagamento confirmado';
       var section = heading.parentNode;
       var keep = [heading, section.children[1], section.children[2]];
@@ -423,10 +426,11 @@
     }
     var ENDED = { EXPIRED: 'O prazo para pagar terminou. Peça um novo link ao vendedor.', FAILED: 'Pagamento não aprovado.', CANCELLED: 'Este pagamento foi cancelado.' };
 
-    if (app.getAttribute('data-status') === 'PAID' && redirect) {
+    if (app.getAttribute('data-status') === 'PAID' && redirect && !offerId) {
       track();
       setTimeout(function () { window.location.assign(redirect); }, 3000);
     }
+    if (offerId && $('offer-accept')) offer(offerId, redirect);
     var issuing = app.getAttribute('data-boleto') === 'ISSUING';
     if (app.getAttribute('data-poll')) {
       var timer = setInterval(function () {
@@ -464,6 +468,41 @@
         }, function () { submit.disabled = false; submit.textContent = label; formError.textContent = 'Sem conexão. Tente de novo.'; });
       });
     }
+  }
+
+  // The upsell or downsell on a paid payment's page: one click accepts (the same card, or a new PIX).
+  function offer(offerId, redirect) {
+    var accept = $('offer-accept'), decline = $('offer-decline'), error = $('offer-error'), box = accept.parentNode;
+    var path = '/api/checkout/offers/' + encodeURIComponent(offerId);
+    function busy(on) { accept.disabled = on; decline.disabled = on; }
+    function finish(text) {
+      box.innerHTML = '';
+      var p = document.createElement('p');
+      p.className = 'status ok'; p.setAttribute('role', 'status');
+      p.textContent = text;
+      box.appendChild(p);
+      if (redirect) setTimeout(function () { window.location.assign(redirect); }, 3000);
+    }
+    accept.addEventListener('click', function () {
+      busy(true);
+      error.textContent = '';
+      api('POST', path + '/accept').then(function (res) {
+        var tx = res.body && res.body.transaction;
+        if (res.status === 200 && tx.status === 'PAID') return finish('Compra adicional confirmada. Obrigado!');
+        if (res.status === 200 && tx.status === 'PENDING') return window.location.assign(tx.checkoutUrl);
+        busy(false);
+        if (res.status === 200) error.textContent = declined(tx.failureReason);
+        else if (res.status === 409) finish('Esta oferta não está mais disponível. Seu primeiro pagamento está confirmado.');
+        else error.textContent = 'Não foi possível concluir agora. Tente de novo.';
+      }, function () { busy(false); error.textContent = 'Sem conexão. Tente de novo.'; });
+    });
+    decline.addEventListener('click', function () {
+      busy(true);
+      api('POST', path + '/decline').then(function (res) {
+        if (res.status === 200 && res.body.nextOfferId) return window.location.reload();
+        finish('Tudo certo! Seu pagamento está confirmado.');
+      }, function () { busy(false); error.textContent = 'Sem conexão. Tente de novo.'; });
+    });
   }
 
   // Copy buttons (PIX code, digitable line) and the print button, on every page that has them; they
