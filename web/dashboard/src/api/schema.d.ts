@@ -880,6 +880,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/offers/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an upsell or downsell after a payment (public, one click)
+         * @description Makes the offer's own transaction (parentTransactionId: the first payment): the same card charged again through the token its connector kept, or a new PIX. Accepted once: a repeat answers the same transaction. 409 when the first payment is not paid yet, the offer expired or was declined. Public: the offer id is the secret (shown on the paid payment's page). Limited like the link checkout.
+         */
+        post: operations["acceptCheckoutOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/offers/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an upsell or downsell (public)
+         * @description Declining an upsell offers its checkout's downsell, if it has one (nextOfferId). Public: the offer id is the secret (shown on the paid payment's page). Limited like the link checkout.
+         */
+        post: operations["declineCheckoutOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/checkout/transactions/{id}/card": {
         parameters: {
             query?: never;
@@ -915,6 +955,174 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List checkouts (page style, newest first)
+         * @description Alias of `GET /api/v1/checkouts` (origin-compatible path): the same operation, request and response.
+         */
+        get: operations["listCheckoutsUnversioned"];
+        put?: never;
+        /**
+         * Create a checkout
+         * @description Alias of `POST /api/v1/checkouts` (origin-compatible path): the same operation, request and response.
+         *
+         *     Shapes the hosted page of a payment link (paymentLinkId): settings that override the link's, branding, order bumps and an upsell. Image URLs are fetched once now and served by Cofre.
+         */
+        post: operations["createCheckoutUnversioned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a checkout with its offers
+         * @description Alias of `GET /api/v1/checkouts/{id}` (origin-compatible path): the same operation, request and response.
+         */
+        get: operations["getCheckoutUnversioned"];
+        /**
+         * Update a checkout (partial: omitted fields are kept)
+         * @description Alias of `PUT /api/v1/checkouts/{id}` (origin-compatible path): the same operation, request and response.
+         */
+        put: operations["updateCheckoutUnversioned"];
+        post?: never;
+        /**
+         * Delete a checkout and its offers (its link goes back to its own page)
+         * @description Alias of `DELETE /api/v1/checkouts/{id}` (origin-compatible path): the same operation, request and response.
+         */
+        delete: operations["deleteCheckoutUnversioned"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a checkout (partial: omitted fields are kept)
+         * @description Alias of `PUT /api/v1/checkouts/{id}` (origin-compatible path): the same operation, request and response.
+         */
+        patch: operations["updateCheckoutPatchUnversioned"];
+        trace?: never;
+    };
+    "/api/checkouts/{id}/order-bumps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A checkout's order bumps, in page order
+         * @description Alias of `GET /api/v1/checkouts/{id}/order-bumps` (origin-compatible path): the same operation, request and response.
+         */
+        get: operations["listOrderBumpsUnversioned"];
+        put?: never;
+        /**
+         * Add an order bump (at most 5 per checkout)
+         * @description Alias of `POST /api/v1/checkouts/{id}/order-bumps` (origin-compatible path): the same operation, request and response.
+         *
+         *     A product the shopper can tick on the hosted page, paid in the same payment. 409 when the checkout has 5 already.
+         */
+        post: operations["createOrderBumpUnversioned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkouts/{id}/order-bumps/{bumpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update an order bump (partial)
+         * @description Alias of `PUT /api/v1/checkouts/{id}/order-bumps/{bumpId}` (origin-compatible path): the same operation, request and response.
+         */
+        put: operations["updateOrderBumpUnversioned"];
+        post?: never;
+        /**
+         * Delete an order bump
+         * @description Alias of `DELETE /api/v1/checkouts/{id}/order-bumps/{bumpId}` (origin-compatible path): the same operation, request and response.
+         */
+        delete: operations["deleteOrderBumpUnversioned"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an order bump (partial)
+         * @description Alias of `PUT /api/v1/checkouts/{id}/order-bumps/{bumpId}` (origin-compatible path): the same operation, request and response.
+         */
+        patch: operations["updateOrderBumpPatchUnversioned"];
+        trace?: never;
+    };
+    "/api/checkouts/{id}/upsell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The checkout's upsell and its downsell
+         * @description Alias of `GET /api/v1/checkouts/{id}/upsell` (origin-compatible path): the same operation, request and response.
+         */
+        get: operations["getUpsellUnversioned"];
+        put?: never;
+        /**
+         * Set the upsell (replaces the one there)
+         * @description Alias of `POST /api/v1/checkouts/{id}/upsell` (origin-compatible path): the same operation, request and response.
+         *
+         *     Offered after an approved payment: one click charges the same card, or a new PIX. 201 when created, 200 when replaced.
+         */
+        post: operations["setUpsellUnversioned"];
+        /**
+         * Delete the upsell and its downsell
+         * @description Alias of `DELETE /api/v1/checkouts/{id}/upsell` (origin-compatible path): the same operation, request and response.
+         */
+        delete: operations["deleteUpsellUnversioned"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkouts/{id}/upsell/downsell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the downsell, shown when the upsell is declined (replaces the one there)
+         * @description Alias of `POST /api/v1/checkouts/{id}/upsell/downsell` (origin-compatible path): the same operation, request and response.
+         *
+         *     404 when the checkout has no upsell. 201 when created, 200 when replaced.
+         */
+        post: operations["setDownsellUnversioned"];
+        /**
+         * Delete the downsell
+         * @description Alias of `DELETE /api/v1/checkouts/{id}/upsell/downsell` (origin-compatible path): the same operation, request and response.
+         */
+        delete: operations["deleteDownsellUnversioned"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1709,6 +1917,136 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List checkouts (page style, newest first) */
+        get: operations["listCheckouts"];
+        put?: never;
+        /**
+         * Create a checkout
+         * @description Shapes the hosted page of a payment link (paymentLinkId): settings that override the link's, branding, order bumps and an upsell. Image URLs are fetched once now and served by Cofre.
+         */
+        post: operations["createCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkouts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a checkout with its offers */
+        get: operations["getCheckout"];
+        /** Update a checkout (partial: omitted fields are kept) */
+        put: operations["updateCheckout"];
+        post?: never;
+        /** Delete a checkout and its offers (its link goes back to its own page) */
+        delete: operations["deleteCheckout"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a checkout (partial: omitted fields are kept)
+         * @description Alias of `PUT /api/v1/checkouts/{id}` (origin-compatible path): the same operation, request and response.
+         */
+        patch: operations["updateCheckoutPatch"];
+        trace?: never;
+    };
+    "/api/v1/checkouts/{id}/order-bumps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A checkout's order bumps, in page order */
+        get: operations["listOrderBumps"];
+        put?: never;
+        /**
+         * Add an order bump (at most 5 per checkout)
+         * @description A product the shopper can tick on the hosted page, paid in the same payment. 409 when the checkout has 5 already.
+         */
+        post: operations["createOrderBump"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkouts/{id}/order-bumps/{bumpId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update an order bump (partial) */
+        put: operations["updateOrderBump"];
+        post?: never;
+        /** Delete an order bump */
+        delete: operations["deleteOrderBump"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an order bump (partial)
+         * @description Alias of `PUT /api/v1/checkouts/{id}/order-bumps/{bumpId}` (origin-compatible path): the same operation, request and response.
+         */
+        patch: operations["updateOrderBumpPatch"];
+        trace?: never;
+    };
+    "/api/v1/checkouts/{id}/upsell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The checkout's upsell and its downsell */
+        get: operations["getUpsell"];
+        put?: never;
+        /**
+         * Set the upsell (replaces the one there)
+         * @description Offered after an approved payment: one click charges the same card, or a new PIX. 201 when created, 200 when replaced.
+         */
+        post: operations["setUpsell"];
+        /** Delete the upsell and its downsell */
+        delete: operations["deleteUpsell"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checkouts/{id}/upsell/downsell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the downsell, shown when the upsell is declined (replaces the one there)
+         * @description 404 when the checkout has no upsell. 201 when created, 200 when replaced.
+         */
+        post: operations["setDownsell"];
+        /** Delete the downsell */
+        delete: operations["deleteDownsell"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7203,6 +7541,7 @@ export interface operations {
                             approval: "AUTO" | "MANUAL";
                             /** @description Which click a sale is attributed to when a buyer followed several affiliates: the last one (default) or the first one still within cookieDays. */
                             attribution: "LAST_CLICK" | "FIRST_CLICK";
+                            commissionOnOrderBumps: boolean;
                             commissionType: "PERCENTAGE" | "FIXED";
                             commissionValue: number;
                             cookieDays: number | null;
@@ -7307,6 +7646,11 @@ export interface operations {
                     approval?: "AUTO" | "MANUAL";
                     /** @default LAST_CLICK */
                     attribution?: "LAST_CLICK" | "FIRST_CLICK";
+                    /**
+                     * @description Commissions on the whole order (the order bumps ticked at the checkout too); false: on the main product's part only
+                     * @default false
+                     */
+                    commissionOnOrderBumps?: boolean;
                     commissionType: "PERCENTAGE" | "FIXED";
                     /** @description PERCENTAGE: basis points of the amount paid (1..10000, 1000 = 10%); FIXED: cents, at most the product price. */
                     commissionValue: number;
@@ -7347,6 +7691,7 @@ export interface operations {
                             approval: "AUTO" | "MANUAL";
                             /** @description Which click a sale is attributed to when a buyer followed several affiliates: the last one (default) or the first one still within cookieDays. */
                             attribution: "LAST_CLICK" | "FIRST_CLICK";
+                            commissionOnOrderBumps: boolean;
                             commissionType: "PERCENTAGE" | "FIXED";
                             commissionValue: number;
                             cookieDays: number | null;
@@ -7472,6 +7817,7 @@ export interface operations {
                             approval: "AUTO" | "MANUAL";
                             /** @description Which click a sale is attributed to when a buyer followed several affiliates: the last one (default) or the first one still within cookieDays. */
                             attribution: "LAST_CLICK" | "FIRST_CLICK";
+                            commissionOnOrderBumps: boolean;
                             commissionType: "PERCENTAGE" | "FIXED";
                             commissionValue: number;
                             cookieDays: number | null;
@@ -7657,6 +8003,8 @@ export interface operations {
                     approval?: "AUTO" | "MANUAL";
                     /** @description Which click a sale is attributed to when a buyer followed several affiliates: the last one (default) or the first one still within cookieDays. */
                     attribution?: "LAST_CLICK" | "FIRST_CLICK";
+                    /** @description Commissions on the whole order (the order bumps ticked at the checkout too); false: on the main product's part only */
+                    commissionOnOrderBumps?: boolean;
                     commissionType?: "PERCENTAGE" | "FIXED";
                     /** @description PERCENTAGE: basis points of the amount paid (1..10000, 1000 = 10%); FIXED: cents, at most the product price. */
                     commissionValue?: number;
@@ -7691,6 +8039,7 @@ export interface operations {
                             approval: "AUTO" | "MANUAL";
                             /** @description Which click a sale is attributed to when a buyer followed several affiliates: the last one (default) or the first one still within cookieDays. */
                             attribution: "LAST_CLICK" | "FIRST_CLICK";
+                            commissionOnOrderBumps: boolean;
                             commissionType: "PERCENTAGE" | "FIXED";
                             commissionValue: number;
                             cookieDays: number | null;
@@ -9818,6 +10167,267 @@ export interface operations {
             };
         };
     };
+    acceptCheckoutOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `transaction` (origin-compatible envelope) */
+                        data: {
+                            /** @description Price after the coupon, before card interest */
+                            amountCents: number;
+                            boleto?: {
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            card?: {
+                                brand: string | null;
+                                last4: string | null;
+                            };
+                            /** @description What the customer pays */
+                            chargedCents: number;
+                            /** @description The payment step page of this transaction */
+                            checkoutUrl: string;
+                            discountCents: number;
+                            failureReason: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            installmentCents: number | null;
+                            installments: number;
+                            paidWith?: "BOLETO" | "PIX";
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            pix?: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                qrCode: string;
+                                qrCodeImage: string;
+                            };
+                            redirectUrl: string | null;
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        transaction: {
+                            /** @description Price after the coupon, before card interest */
+                            amountCents: number;
+                            boleto?: {
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            card?: {
+                                brand: string | null;
+                                last4: string | null;
+                            };
+                            /** @description What the customer pays */
+                            chargedCents: number;
+                            /** @description The payment step page of this transaction */
+                            checkoutUrl: string;
+                            discountCents: number;
+                            failureReason: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            installmentCents: number | null;
+                            installments: number;
+                            paidWith?: "BOLETO" | "PIX";
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            pix?: {
+                                /** Format: date-time */
+                                expiresAt: string;
+                                qrCode: string;
+                                qrCodeImage: string;
+                            };
+                            redirectUrl: string | null;
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    declineCheckoutOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `nextOfferId` (origin-compatible envelope) */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The downsell now on offer (declining an upsell whose checkout has one); null: the shopper is done
+                             */
+                            nextOfferId: string | null;
+                        };
+                        message: string;
+                        /**
+                         * Format: uuid
+                         * @description The downsell now on offer (declining an upsell whose checkout has one); null: the shopper is done
+                         */
+                        nextOfferId: string | null;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     payCheckoutTransactionCard: {
         parameters: {
             query?: never;
@@ -10064,6 +10674,3951 @@ export interface operations {
             /** @description Default Response */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCheckoutsUnversioned: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                paymentLinkId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkouts: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        }[];
+                        /** @description The same value as `checkouts` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        }[];
+                        message: string;
+                        pagination: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCheckoutUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCheckoutUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCheckoutUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCheckoutUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCheckoutPatchUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrderBumpsUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBumps` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        message: string;
+                        orderBumps: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrderBumpUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** @description Order on the page, lowest first (default: after the others) */
+                    position?: number;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrderBumpUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    position?: number;
+                    /** Format: uuid */
+                    productId?: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrderBumpUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrderBumpPatchUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    position?: number;
+                    /** Format: uuid */
+                    productId?: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUpsellUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setUpsellUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUpsellUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setDownsellUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `downsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        downsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `downsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        downsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDownsellUnversioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11030,6 +15585,19 @@ export interface operations {
                                 /** Format: uuid */
                                 id: string;
                                 installments: number;
+                                /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                                items?: {
+                                    /** @description The bump's discount and the coupon's share on this line */
+                                    discountCents: number;
+                                    kind: "MAIN" | "BUMP";
+                                    name: string;
+                                    /** Format: uuid */
+                                    productId: string | null;
+                                    quantity: number;
+                                    /** @description unitPriceCents x quantity - discountCents */
+                                    totalCents: number;
+                                    unitPriceCents: number;
+                                }[];
                                 livemode: boolean;
                                 metadata: {
                                     [key: string]: unknown;
@@ -11040,6 +15608,11 @@ export interface operations {
                                 paidAt: string | null;
                                 /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                                 paidWith?: "BOLETO" | "PIX";
+                                /**
+                                 * Format: uuid
+                                 * @description An accepted upsell or downsell: the payment it followed
+                                 */
+                                parentTransactionId?: string;
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -11287,6 +15860,19 @@ export interface operations {
                                 /** Format: uuid */
                                 id: string;
                                 installments: number;
+                                /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                                items?: {
+                                    /** @description The bump's discount and the coupon's share on this line */
+                                    discountCents: number;
+                                    kind: "MAIN" | "BUMP";
+                                    name: string;
+                                    /** Format: uuid */
+                                    productId: string | null;
+                                    quantity: number;
+                                    /** @description unitPriceCents x quantity - discountCents */
+                                    totalCents: number;
+                                    unitPriceCents: number;
+                                }[];
                                 livemode: boolean;
                                 metadata: {
                                     [key: string]: unknown;
@@ -11297,6 +15883,11 @@ export interface operations {
                                 paidAt: string | null;
                                 /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                                 paidWith?: "BOLETO" | "PIX";
+                                /**
+                                 * Format: uuid
+                                 * @description An accepted upsell or downsell: the payment it followed
+                                 */
+                                parentTransactionId?: string;
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -11446,6 +16037,8 @@ export interface operations {
                     clientDocument?: string;
                     clientEmail?: string;
                     code: string;
+                    /** @description With paymentLinkSlug: the order bumps ticked; the coupon discounts one only when it names the bump's product, finalAmount includes them all */
+                    orderBumps?: string[];
                     /**
                      * Format: uuid
                      * @description With an API key only: a payment link of that key's merchant and environment, as paymentLinkSlug
@@ -11668,7 +16261,7 @@ export interface operations {
                     environment: "DEVELOPMENT" | "PRODUCTION";
                     name: string;
                     /** @description Omitted: all permissions */
-                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write" | "auditLog:read")[];
+                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write" | "auditLog:read" | "checkouts:read" | "checkouts:write")[];
                 };
             };
         };
@@ -12269,12 +16862,55 @@ export interface operations {
                             amount: number | null;
                             /** @description false when inactive, expired or sold out */
                             available: boolean;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             currency: string;
                             description: string | null;
                             /** Format: date-time */
                             expiresAt: string | null;
                             merchantName: string;
                             metaPixelCode: string | null;
+                            /** @description Offered beside the main product: send their ids in the checkout's orderBumps */
+                            orderBumps: {
+                                description: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The product's price before the bump's discount */
+                                originalPriceCents: number;
+                                priceCents: number;
+                                title: string;
+                            }[];
                             productDescription: string | null;
                             products: {
                                 name: string;
@@ -12304,12 +16940,55 @@ export interface operations {
                             amount: number | null;
                             /** @description false when inactive, expired or sold out */
                             available: boolean;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             currency: string;
                             description: string | null;
                             /** Format: date-time */
                             expiresAt: string | null;
                             merchantName: string;
                             metaPixelCode: string | null;
+                            /** @description Offered beside the main product: send their ids in the checkout's orderBumps */
+                            orderBumps: {
+                                description: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The product's price before the bump's discount */
+                                originalPriceCents: number;
+                                priceCents: number;
+                                title: string;
+                            }[];
                             productDescription: string | null;
                             products: {
                                 name: string;
@@ -12621,6 +17300,8 @@ export interface operations {
                     couponCode?: string;
                     /** @description Card only; at most the link's maxInstallments */
                     installments?: number;
+                    /** @description The order bumps the shopper ticked (ids from the link's orderBumps): paid in the same payment */
+                    orderBumps?: string[];
                     paymentMethod: "PIX" | "CARD" | "BOLETO";
                     /** @description Only utm_source, utm_medium, utm_campaign, utm_content, utm_term, src and sck */
                     trackingParams?: {
@@ -19234,6 +23915,3951 @@ export interface operations {
             };
         };
     };
+    listCheckouts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                paymentLinkId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkouts: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        }[];
+                        /** @description The same value as `checkouts` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        }[];
+                        message: string;
+                        pagination: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCheckoutPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
+                    /** @description Fields given replace the stored ones; null clears one */
+                    customization?: {
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        backgroundUrl?: string | null;
+                        /**
+                         * Format: uri
+                         * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                         */
+                        logoUrl?: string | null;
+                        /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                        primaryColor?: string | null;
+                    };
+                    name?: string;
+                    /**
+                     * Format: uuid
+                     * @description The payment link whose page this checkout shapes; a link uses at most one checkout
+                     */
+                    paymentLinkId?: string | null;
+                    /** @description Override the payment link's settings of the same name. Omitted fields keep their value (on creation: every method on, 12 instalments, nothing required, bumps shown) */
+                    settings?: {
+                        boletoEnabled?: boolean;
+                        creditCardEnabled?: boolean;
+                        maxInstallments?: number;
+                        pixEnabled?: boolean;
+                        requireAddress?: boolean;
+                        requirePhone?: boolean;
+                        /** @description false hides the order bumps without deleting them */
+                        showOrderBumps?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checkout: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        /** @description The same value as `checkout` (origin-compatible envelope) */
+                        data: {
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            customization: {
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                backgroundUrl: string | null;
+                                /**
+                                 * Format: uri
+                                 * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                 */
+                                logoUrl: string | null;
+                                /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                primaryColor: string | null;
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            livemode: boolean;
+                            name: string;
+                            orderBumps: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            settings: {
+                                boletoEnabled: boolean;
+                                creditCardEnabled: boolean;
+                                maxInstallments: number;
+                                pixEnabled: boolean;
+                                requireAddress: boolean;
+                                requirePhone: boolean;
+                                /** @description false hides the order bumps without deleting them */
+                                showOrderBumps: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            upsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                downsell: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    description: string | null;
+                                    discountCents: number | null;
+                                    discountPercentage: number | null;
+                                    /** Format: uuid */
+                                    id: string;
+                                    position: number;
+                                    /** @description What the shopper pays for it: the product price less the discount */
+                                    priceCents: number;
+                                    product: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                        /** @description cents */
+                                        price: number;
+                                    };
+                                    /** Format: uuid */
+                                    productId: string;
+                                    /** @description The offer's title, or the product's name */
+                                    title: string;
+                                    /** Format: date-time */
+                                    updatedAt: string;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrderBumps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBumps` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        message: string;
+                        orderBumps: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrderBump: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** @description Order on the page, lowest first (default: after the others) */
+                    position?: number;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrderBump: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    position?: number;
+                    /** Format: uuid */
+                    productId?: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrderBump: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrderBumpPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bumpId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    position?: number;
+                    /** Format: uuid */
+                    productId?: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `orderBump` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        orderBump: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUpsell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setUpsell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `upsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        upsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            downsell: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                description: string | null;
+                                discountCents: number | null;
+                                discountPercentage: number | null;
+                                /** Format: uuid */
+                                id: string;
+                                position: number;
+                                /** @description What the shopper pays for it: the product price less the discount */
+                                priceCents: number;
+                                product: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /** @description cents */
+                                    price: number;
+                                };
+                                /** Format: uuid */
+                                productId: string;
+                                /** @description The offer's title, or the product's name */
+                                title: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUpsell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setDownsell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description Off the product's price; less than the price */
+                    discountCents?: number | null;
+                    /** @description Percent off the product's price (discountCents or discountPercentage, not both) */
+                    discountPercentage?: number | null;
+                    /** Format: uuid */
+                    productId: string;
+                    /** @description Shown instead of the product's name */
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `downsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        downsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `downsell` (origin-compatible envelope) */
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        downsell: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            discountCents: number | null;
+                            discountPercentage: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            position: number;
+                            /** @description What the shopper pays for it: the product price less the discount */
+                            priceCents: number;
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description cents */
+                                price: number;
+                            };
+                            /** Format: uuid */
+                            productId: string;
+                            /** @description The offer's title, or the product's name */
+                            title: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDownsell: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listClientsV1: {
         parameters: {
             query?: {
@@ -20183,6 +28809,19 @@ export interface operations {
                                 /** Format: uuid */
                                 id: string;
                                 installments: number;
+                                /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                                items?: {
+                                    /** @description The bump's discount and the coupon's share on this line */
+                                    discountCents: number;
+                                    kind: "MAIN" | "BUMP";
+                                    name: string;
+                                    /** Format: uuid */
+                                    productId: string | null;
+                                    quantity: number;
+                                    /** @description unitPriceCents x quantity - discountCents */
+                                    totalCents: number;
+                                    unitPriceCents: number;
+                                }[];
                                 livemode: boolean;
                                 metadata: {
                                     [key: string]: unknown;
@@ -20193,6 +28832,11 @@ export interface operations {
                                 paidAt: string | null;
                                 /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                                 paidWith?: "BOLETO" | "PIX";
+                                /**
+                                 * Format: uuid
+                                 * @description An accepted upsell or downsell: the payment it followed
+                                 */
+                                parentTransactionId?: string;
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -20440,6 +29084,19 @@ export interface operations {
                                 /** Format: uuid */
                                 id: string;
                                 installments: number;
+                                /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                                items?: {
+                                    /** @description The bump's discount and the coupon's share on this line */
+                                    discountCents: number;
+                                    kind: "MAIN" | "BUMP";
+                                    name: string;
+                                    /** Format: uuid */
+                                    productId: string | null;
+                                    quantity: number;
+                                    /** @description unitPriceCents x quantity - discountCents */
+                                    totalCents: number;
+                                    unitPriceCents: number;
+                                }[];
                                 livemode: boolean;
                                 metadata: {
                                     [key: string]: unknown;
@@ -20450,6 +29107,11 @@ export interface operations {
                                 paidAt: string | null;
                                 /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                                 paidWith?: "BOLETO" | "PIX";
+                                /**
+                                 * Format: uuid
+                                 * @description An accepted upsell or downsell: the payment it followed
+                                 */
+                                parentTransactionId?: string;
                                 /** Format: uuid */
                                 paymentLinkId: string | null;
                                 paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -21353,6 +30015,8 @@ export interface operations {
                     clientDocument?: string;
                     clientEmail?: string;
                     code: string;
+                    /** @description With paymentLinkSlug: the order bumps ticked; the coupon discounts one only when it names the bump's product, finalAmount includes them all */
+                    orderBumps?: string[];
                     /**
                      * Format: uuid
                      * @description With an API key only: a payment link of that key's merchant and environment, as paymentLinkSlug
@@ -21730,6 +30394,39 @@ export interface operations {
                         data: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -21785,6 +30482,39 @@ export interface operations {
                         paymentLinks: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -21906,6 +30636,40 @@ export interface operations {
                 "application/json": {
                     /** @description Fixed price in cents; optional if products is given */
                     amountCents?: number;
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
                     /** @enum {string} */
                     currency?: "BRL";
                     description?: string | null;
@@ -21954,6 +30718,39 @@ export interface operations {
                         data: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22003,6 +30800,39 @@ export interface operations {
                         paymentLink: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22151,6 +30981,39 @@ export interface operations {
                         data: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22200,6 +31063,39 @@ export interface operations {
                         paymentLink: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22407,6 +31303,40 @@ export interface operations {
                 "application/json": {
                     /** @description Fixed price in cents; optional if products is given */
                     amountCents?: number;
+                    /** @description Branding of the hosted page. Fields given replace the stored ones, null clears one to its default, omitted ones are kept. */
+                    checkoutConfig?: {
+                        /** @description The merchant's name (or logo) above the page */
+                        showHeader?: boolean;
+                        /** @description "Pagamento processado por Cofre" at the foot */
+                        showPoweredBy?: boolean;
+                        /** @description How many people bought through this link, once at least one did */
+                        showSocialProof?: boolean;
+                        /** @description A link to termsUrl at the foot (termsUrl required) */
+                        showTermsFooter?: boolean;
+                        /** Format: uri */
+                        termsUrl?: string | null;
+                        theme?: {
+                            bannerLayout?: "full" | "contained" | "compact" | "none";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            bannerUrl?: string | null;
+                            borderRadius?: "square" | "default" | "rounded";
+                            /** @description The pay button's text (default: "Pagar R$ …") */
+                            buttonText?: string | null;
+                            /** @description system: follows the shopper's device */
+                            colorScheme?: "light" | "dark" | "system";
+                            fontFamily?: "default" | "serif" | "mono";
+                            /**
+                             * Format: uri
+                             * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                             */
+                            logoUrl?: string | null;
+                            /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                            primaryColor?: string | null;
+                        };
+                    };
                     /** @enum {string} */
                     currency?: "BRL";
                     description?: string | null;
@@ -22455,6 +31385,39 @@ export interface operations {
                         data: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22504,6 +31467,39 @@ export interface operations {
                         paymentLink: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22661,6 +31657,39 @@ export interface operations {
                         data: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -22710,6 +31739,39 @@ export interface operations {
                         paymentLink: {
                             /** @description Fixed price in cents; null when the link is priced by its products */
                             amount: number | null;
+                            checkoutConfig: {
+                                /** @description The merchant's name (or logo) above the page */
+                                showHeader: boolean;
+                                /** @description "Pagamento processado por Cofre" at the foot */
+                                showPoweredBy: boolean;
+                                /** @description How many people bought through this link, once at least one did */
+                                showSocialProof: boolean;
+                                /** @description A link to termsUrl at the foot (termsUrl required) */
+                                showTermsFooter: boolean;
+                                /** Format: uri */
+                                termsUrl: string | null;
+                                theme: {
+                                    bannerLayout: "full" | "contained" | "compact" | "none";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    bannerUrl: string | null;
+                                    borderRadius: "square" | "default" | "rounded";
+                                    /** @description The pay button's text (default: "Pagar R$ …") */
+                                    buttonText: string | null;
+                                    /** @description system: follows the shopper's device */
+                                    colorScheme: "light" | "dark" | "system";
+                                    fontFamily: "default" | "serif" | "mono";
+                                    /**
+                                     * Format: uri
+                                     * @description HTTPS URL of a PNG, JPEG, WebP or GIF of at most 2 MiB; fetched once when saved and served by Cofre
+                                     */
+                                    logoUrl: string | null;
+                                    /** @description #rrggbb; the button colour: white text on it must reach a 4.5:1 contrast (WCAG AA) */
+                                    primaryColor: string | null;
+                                };
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             currency: string;
@@ -27745,6 +36807,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -27755,6 +36830,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -27935,6 +37015,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -27945,6 +37038,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28275,6 +37373,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -28285,6 +37396,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28459,6 +37575,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -28469,6 +37598,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28759,6 +37893,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -28769,6 +37916,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -28943,6 +38095,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -28953,6 +38118,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29201,6 +38371,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -29211,6 +38394,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29385,6 +38573,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -29395,6 +38596,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29686,6 +38892,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -29696,6 +38915,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -29870,6 +39094,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -29880,6 +39117,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30190,6 +39432,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -30200,6 +39455,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30374,6 +39634,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -30384,6 +39657,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30703,6 +39981,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -30713,6 +40004,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -30887,6 +40183,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -30897,6 +40206,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -31201,6 +40515,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -31211,6 +40538,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -31385,6 +40717,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -31395,6 +40740,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -31688,6 +41038,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -31698,6 +41061,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
@@ -31872,6 +41240,19 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
                             livemode: boolean;
                             metadata: {
                                 [key: string]: unknown;
@@ -31882,6 +41263,11 @@ export interface operations {
                             paidAt: string | null;
                             /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
                             paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
                             /** Format: uuid */
                             paymentLinkId: string | null;
                             paymentMethod: "PIX" | "CARD" | "BOLETO";
