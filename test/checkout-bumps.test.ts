@@ -112,6 +112,32 @@ describe('coupons with bumps', () => {
   });
 });
 
+describe('refunds by line', () => {
+  test('a bump refunded alone gives back its total; a line is refunded once; amountCents and items not both', async () => {
+    const s = await twoBumps();
+    const res = await checkout(s.link.slug, order({ orderBumps: [s.offers[0].bump.id, s.offers[1].bump.id] }));
+    const id = res.body.transaction.id;
+    await pay(id);
+    const refund = (body: Record<string, unknown>) => call(ctx.app, 'POST', `/api/v1/transactions/${id}/refund`, { key: m.devKey, body });
+    const first = await refund({ items: [2] });
+    assert.equal(first.status, 200, first.raw);
+    assert.equal(first.body.transaction.refundedCents, 4500);
+    assert.equal(first.body.transaction.status, 'PARTIALLY_REFUNDED');
+    assert.deepEqual(first.body.transaction.refunds.map((r: { amountCents: number; items: number[] }) => [r.amountCents, r.items]), [[4500, [2]]]);
+    assertFieldError(await refund({ items: [2] }), 'items.0');
+    assertFieldError(await refund({ items: [3] }), 'items.0');
+    assertFieldError(await refund({ items: [1], amountCents: 100 }), 'items');
+    const rest = await refund({ items: [0, 1] });
+    assert.equal(rest.status, 200, rest.raw);
+    assert.equal(rest.body.transaction.status, 'REFUNDED');
+    assert.equal(rest.body.transaction.refundedCents, 16990);
+    const noLines = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: { product: 'Avulso', amountCents: 1000, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: '52998224725', paymentMethod: 'PIX' } });
+    await pay(noLines.body.transaction.id);
+    assertFieldError(await call(ctx.app, 'POST', `/api/v1/transactions/${noLines.body.transaction.id}/refund`, { key: m.devKey, body: { items: [0] } }), 'items');
+    await assertLedgerBalanced(ctx.database.db);
+  });
+});
+
 describe('stock per line', () => {
   test("a bump's product with stock goes down when paid; the order that finds it gone fails OUT_OF_STOCK and takes no stock", async () => {
     const s = await api.shop(m, [{ product: { name: 'Caneca', price: 3500, stockEnabled: true, stockQuantity: 1 } }], { stockEnabled: true, stockQuantity: 10 });

@@ -6,6 +6,7 @@ import { runSql } from './run-sql.ts';
 // transaction, transaction_id) or declined. An upsell expires a while after its payment's paid_at,
 // a downsell at expires_at. card_*: the card of a card payment kept by its connector for the one
 // click, dropped once the offer is decided.
+// refunds.items: the order lines (transactions.items positions) a refund gave back, when it named them.
 export async function up(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
@@ -32,10 +33,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz NOT NULL,
       UNIQUE (parent_transaction_id, kind)
     );
+    ALTER TABLE refunds ADD COLUMN items jsonb;
     `,
   );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runSql(db, 'DROP TABLE upsell_offers;');
+  await runSql(db, 'ALTER TABLE refunds DROP COLUMN items; DROP TABLE upsell_offers;');
 }

@@ -141,6 +141,8 @@ export interface RefundsTable {
   pix_key_type: ColumnType<string | null, string | null | undefined, string | null>;
   pix_key: ColumnType<string | null, string | null | undefined, string | null>;
   payout_provider: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The order lines (positions in the transaction's items) a refund named. */
+  items: ColumnType<number[] | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -31,7 +31,7 @@ export async function getTransaction(db: Executor, scope: Scope, id: string): Pr
 export function refundsOf(db: Executor, scope: Scope, transactionId: string) {
   return db
     .selectFrom('refunds')
-    .select(['id', 'amount_cents', 'status', 'failure_reason', 'created_at', 'updated_at'])
+    .select(['id', 'amount_cents', 'status', 'failure_reason', 'items', 'created_at', 'updated_at'])
     .where('user_id', '=', scope.userId)
     .where('livemode', '=', scope.livemode)
     .where('transaction_id', '=', transactionId)
@@ -147,7 +147,10 @@ export async function transactionStatus(db: Executor, id: string) {
 }
 
 /** A PENDING refund of a locked transaction, owed to the connector that made the payment. */
-export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date; pix: { pixKeyType: string; pixKey: string; payoutProvider: string } | null }): Promise<void> {
+export async function insertRefund(
+  trx: Trx,
+  r: { id: string; scope: Scope; transaction: Transaction; amountCents: number; feeReturnedCents: number; now: Date; pix: { pixKeyType: string; pixKey: string; payoutProvider: string } | null; items?: number[] },
+): Promise<void> {
   await trx
     .insertInto('refunds')
     .values({
@@ -162,6 +165,7 @@ export async function insertRefund(trx: Trx, r: { id: string; scope: Scope; tran
       pix_key_type: r.pix?.pixKeyType ?? null,
       pix_key: r.pix?.pixKey ?? null,
       payout_provider: r.pix?.payoutProvider ?? null,
+      items: r.items ? JSON.stringify(r.items) : null,
       created_at: r.now,
       updated_at: r.now,
     })

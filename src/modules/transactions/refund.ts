@@ -2,9 +2,10 @@
 // that made the payment is asked to send it back (the refund id its idempotency key); what it
 // answers is recorded, and a refund it did not make is undone in one commit. A refund whose answer
 // never came is settled by the janitor (janitor.ts).
+import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PixKeyType, Transaction } from '../../db/types.ts';
-import { badRequest, notFound } from '../../http/errors.ts';
+import { badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
@@ -13,11 +14,12 @@ import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundSc
 import { pixDestination, refunderOf, type RefundRoute } from './pix-refund.ts';
 import { applyChange, feeReturned } from './states.ts';
 import type { TransactionDeps } from './types.ts';
-import { eventData, refundView } from './view.ts';
+import { eventData, lineCents, refundView } from './view.ts';
 
 /** A refund's request: how much (omitted: all that is left) and, for a payment refunded by Pix, the payer's key. */
 export interface RefundInput {
   amountCents?: number;
+  items?: number[];
   pixKey?: string;
   pixKeyType?: PixKeyType;
 }
@@ -46,14 +48,14 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
       throw badRequest('REFUND_WINDOW_CLOSED', `This payment can no longer be refunded through the provider: refunds are accepted up to ${windowDays} days after payment`, [{ field: 'status', message: `paid more than ${windowDays} days ago` }]);
     }
     const refundable = locked.charged_cents - locked.refunded_cents;
-    const amount = amountCents ?? refundable;
+    const amount = body.items ? await itemsAmount(trx, locked, body) : (amountCents ?? refundable);
     if (amount > refundable) {
       throw badRequest('REFUND_EXCEEDS_PAID', 'Refund exceeds what is left to refund', [{ field: 'amountCents', message: `at most ${refundable} cents can still be refunded` }]);
     }
     const refunded = await applyChange(deps, trx, locked, { to: amount === refundable ? 'REFUNDED' : 'PARTIALLY_REFUNDED', amountCents: amount });
     const now = new Date();
     const refundId = uuidv7(now.getTime());
-    await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now, pix });
+    await insertRefund(trx, { id: refundId, scope, transaction: locked, amountCents: amount, feeReturnedCents: feeReturned(locked, amount), now, pix, items: body.items });
     const sale = (t: Transaction) => ({ transactionId: t.id, displayId: t.display_id, status: t.status, chargedCents: t.charged_cents, refundedCents: t.refunded_cents });
     const entry = { userId: scope.userId, livemode: scope.livemode, action: 'refund.created', objectType: 'refund', objectId: refundId };
     await recordAudit(trx, actor, { ...entry, before: sale(locked), after: { ...sale(refunded), refund: { id: refundId, amountCents: amount, status: 'PENDING' } } });
@@ -125,3 +127,20 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
   return undone;
 }
 
+
+/** What refunding these order lines gives back: their totals; each line once (FAILED refunds gave theirs back). */
+async function itemsAmount(trx: Trx, tx: Transaction, body: RefundInput): Promise<number> {
+  const items = body.items ?? [];
+  if (body.amountCents !== undefined) throw validation('items', 'send amountCents or items, not both');
+  if (!tx.items) throw validation('items', 'this transaction has no order lines: refund by amountCents');
+  const done = await trx.selectFrom('refunds').select('items').where('transaction_id', '=', tx.id).where('status', '!=', 'FAILED').where('items', 'is not', null).execute();
+  const refunded = new Set(done.flatMap((r) => r.items ?? []));
+  let amount = 0;
+  items.forEach((i, n) => {
+    const line = tx.items?.[i];
+    if (!line) throw validation(`items.${n}`, `is not a line of this transaction (it has ${tx.items?.length} lines, from 0)`);
+    if (refunded.has(i)) throw validation(`items.${n}`, 'is refunded already');
+    amount += lineCents(line);
+  });
+  return amount;
+}

@@ -127,6 +127,7 @@ export const RefundView = Type.Object({
     description: 'PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction\'s refundedCents and status as before it (refund again to retry)',
   }),
   failureReason: Nullable(Type.String({ description: 'FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright)' })),
+  items: Type.Optional(Type.Array(Type.Integer(), { description: 'The order lines it gave back (positions in the transaction\'s items), when it named them' })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -273,6 +274,14 @@ export const TransactionListResponse = Type.Object({ message: Type.String(), tra
 export const RefundBody = Type.Object(
   {
     amountCents: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000000, description: 'Omitted: everything not yet refunded' })),
+    items: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0, maximum: 99 }), {
+        minItems: 1,
+        maxItems: 6,
+        uniqueItems: true,
+        description: "Instead of amountCents, a hosted checkout's order lines to give back, by position in the transaction's items (0: the first): the refund is their totals (a bump refunded alone). A line is refunded once; card interest stays unless refunded by amount",
+      }),
+    ),
     pixKey: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: "Production boletos only, and required there: a boleto cannot be reversed, so its refund is a Pix to this key of the payer (cpf/cnpj with check digits, e-mail, +55DD9XXXXXXXX, or a random key)" }),
     ),

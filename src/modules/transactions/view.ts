@@ -129,8 +129,8 @@ export function boletoView(tx: Transaction, urls: Pick<Urls, 'checkoutUrl'>): St
 }
 
 /** A refund as its transaction lists it (GET /api/v1/transactions/{id}, the refund's answer, transaction.refund_failed). */
-export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'failure_reason' | 'created_at' | 'updated_at'>): Static<typeof RefundView> {
-  return { id: r.id, amountCents: r.amount_cents, status: r.status, failureReason: r.failure_reason, createdAt: r.created_at, updatedAt: r.updated_at };
+export function refundView(r: Pick<Refund, 'id' | 'amount_cents' | 'status' | 'failure_reason' | 'created_at' | 'updated_at'> & { items?: number[] | null }): Static<typeof RefundView> {
+  return { id: r.id, amountCents: r.amount_cents, status: r.status, failureReason: r.failure_reason, ...(r.items ? { items: r.items } : {}), createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 /** A chargeback case as its transaction shows it (GET, the dispute's answer, the chargeback events). */

@@ -15654,6 +15654,8 @@ export interface operations {
                                     failureReason: string | null;
                                     /** Format: uuid */
                                     id: string;
+                                    /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                    items?: number[];
                                     /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
@@ -15929,6 +15931,8 @@ export interface operations {
                                     failureReason: string | null;
                                     /** Format: uuid */
                                     id: string;
+                                    /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                    items?: number[];
                                     /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
@@ -28878,6 +28882,8 @@ export interface operations {
                                     failureReason: string | null;
                                     /** Format: uuid */
                                     id: string;
+                                    /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                    items?: number[];
                                     /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
@@ -29153,6 +29159,8 @@ export interface operations {
                                     failureReason: string | null;
                                     /** Format: uuid */
                                     id: string;
+                                    /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                    items?: number[];
                                     /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
@@ -36876,6 +36884,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -37084,6 +37094,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -37442,6 +37454,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -37644,6 +37658,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -37962,6 +37978,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -38164,6 +38182,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -38440,6 +38460,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -38642,6 +38664,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -38961,6 +38985,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -39163,6 +39189,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -39501,6 +39529,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -39703,6 +39733,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -40050,6 +40082,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -40252,6 +40286,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -40386,6 +40422,8 @@ export interface operations {
                 "application/json": {
                     /** @description Omitted: everything not yet refunded */
                     amountCents?: number;
+                    /** @description Instead of amountCents, a hosted checkout's order lines to give back, by position in the transaction's items (0: the first): the refund is their totals (a bump refunded alone). A line is refunded once; card interest stays unless refunded by amount */
+                    items?: number[];
                     /** @description Production boletos only, and required there: a boleto cannot be reversed, so its refund is a Pix to this key of the payer (cpf/cnpj with check digits, e-mail, +55DD9XXXXXXXX, or a random key) */
                     pixKey?: string;
                     /** @description Omitted: inferred from pixKey */
@@ -40584,6 +40622,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -40786,6 +40826,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -41107,6 +41149,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
@@ -41309,6 +41353,8 @@ export interface operations {
                                 failureReason: string | null;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
                                 /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
