@@ -264,3 +264,26 @@ describe('page=1 on cursor-style lists', () => {
     assert.ok(Array.isArray(data(await send(o, 'GET', '/api/v1/products?page=2', { key: m.devKey }))));
   });
 });
+
+describe("the origin SDK's checkout and offer calls", () => {
+  test('all fourteen, under /api/v1 and /api, PUT and PATCH alike, read from data', async () => {
+    const product = data(await send(o, 'POST', '/api/v1/products', { key: m.devKey, body: { name: 'Planner', price: 1990 } }), 201);
+    const link = data(await send(o, 'POST', '/api/v1/payment-links', { key: m.devKey, body: { title: 'Curso', amount: 9700 } }), 201);
+    const c = data(await send(o, 'POST', '/api/v1/checkouts', { key: m.devKey, body: { name: 'Checkout do curso', paymentLinkId: link.id, settings: { maxInstallments: 6 } } }), 201);
+    assert.ok(data(await send(o, 'GET', '/api/checkouts', { key: m.devKey })).some((x: { id: string }) => x.id === c.id));
+    assert.equal(data(await send(o, 'GET', `/api/v1/checkouts/${c.id}`, { key: m.devKey })).settings.maxInstallments, 6);
+    assert.equal(data(await send(o, 'PUT', `/api/v1/checkouts/${c.id}`, { key: m.devKey, body: { customization: { primaryColor: '#0d47a1' } } })).customization.primaryColor, '#0d47a1');
+    assert.equal(data(await send(o, 'PATCH', `/api/checkouts/${c.id}`, { key: m.devKey, body: { name: 'Novo nome' } })).name, 'Novo nome');
+    const bump = data(await send(o, 'POST', `/api/v1/checkouts/${c.id}/order-bumps`, { key: m.devKey, body: { productId: product.id, discountCents: 500, position: 0 } }), 201);
+    assert.deepEqual(data(await send(o, 'GET', `/api/checkouts/${c.id}/order-bumps`, { key: m.devKey })).map((b: { id: string }) => b.id), [bump.id]);
+    assert.equal(data(await send(o, 'PUT', `/api/v1/checkouts/${c.id}/order-bumps/${bump.id}`, { key: m.devKey, body: { title: 'Leve o planner' } })).title, 'Leve o planner');
+    assert.equal(data(await send(o, 'POST', `/api/v1/checkouts/${c.id}/upsell`, { key: m.devKey, body: { productId: product.id } }), 201).product.id, product.id);
+    assert.equal(data(await send(o, 'POST', `/api/checkouts/${c.id}/upsell/downsell`, { key: m.devKey, body: { productId: product.id, discountPercentage: 20 } }), 201).priceCents, 1592);
+    assert.equal(data(await send(o, 'GET', `/api/v1/checkouts/${c.id}/upsell`, { key: m.devKey })).downsell.priceCents, 1592);
+    assert.equal(data(await send(o, 'DELETE', `/api/v1/checkouts/${c.id}/upsell/downsell`, { key: m.devKey })), null);
+    assert.equal(data(await send(o, 'DELETE', `/api/v1/checkouts/${c.id}/upsell`, { key: m.devKey })), null);
+    assert.equal(data(await send(o, 'DELETE', `/api/v1/checkouts/${c.id}/order-bumps/${bump.id}`, { key: m.devKey })), null);
+    assert.equal(data(await send(o, 'DELETE', `/api/checkouts/${c.id}`, { key: m.devKey })), null);
+    failure(await send(o, 'GET', `/api/v1/checkouts/${c.id}`, { key: m.devKey }), 404);
+  });
+});
