@@ -42,7 +42,7 @@ describe('defaults', () => {
     assert.equal(c.checkoutUrl, 'http://localhost:3000');
     assert.equal(c.dataDir, resolve(dataDir));
     assert.ok(c.jwtSecret.length >= 32);
-    assert.deepEqual(c.checkoutLimits, { perIpPerMinute: 30, cardAttemptsPerIpPerHour: 10, cardDeclinesPerHour: 5 });
+    assert.deepEqual(c.checkoutLimits, { perIpPerMinute: 30, cardAttemptsPerIpPerHour: 10, cardDeclinesPerHour: 5, upsellMinutes: 15 });
   });
 
   test('DATA_DIR defaults to ./data', () => {
