@@ -10,6 +10,7 @@ import type { Child } from './processes.ts';
 import { runId } from './settings.ts';
 import type { MetricsBenchResult, RenewalBenchResult } from './subscriptions.ts';
 import type { WebhookBenchResult } from './webhooks.ts';
+import type { RenderResult } from './checkout-render.ts';
 
 export interface Context {
   admin: pg.Client;
@@ -21,6 +22,8 @@ export interface Context {
 }
 
 export interface Results {
+  /** K3: a cache miss of the link page, plain and branded with bumps (checkout-render.ts). */
+  checkoutRender?: RenderResult;
   /** AB: A and B (A3 and B2) measured in alternating slices; the ratio of each pair of neighbouring slices. */
   interleaved?: { floor: LoadResult; creation: GatewayResult; ratios: number[]; floorOpenLoop?: LoadResult; openLoop?: GatewayResult };
   floor?: LoadResult & { serverCpuMsPerRequest: number };

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { boletoLines } from './boleto.ts';
 import { cardLines } from './card.ts';
-import { CHECKOUT_TARGETS } from './checkout.ts';
+import { checkoutTable } from './report-checkout.ts';
 import type { GatewayResult, Results } from './context.ts';
 import { cpuLine, type LoadResult } from './load.ts';
 import { ALL_SCENARIOS, CARD, CONNECTIONS, DEPTH_PAGES, HERE, LIST_CONNECTIONS, LIST_LIMIT, LIST_SECONDS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, REPORT_CONNECTIONS, REPORT_SECONDS, SECONDS, TARGETS, TARGETS17, WARMUP_SECONDS } from './settings.ts';
-import { fmt } from './stats.ts';
+import { fmt, met } from './stats.ts';
 import { SUBSCRIPTION_TARGETS } from './subscriptions.ts';
 
 export interface Machine {
@@ -69,7 +69,6 @@ const row = (name: string, r: LoadResult | undefined, conns: number) =>
   r
     ? `| ${name} | ${conns} | ${fmt(r.seconds, 0)} s | ${fmt(r.rps, 0)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.max, 1)} | ${r.ok.toLocaleString('en-US')} | ${r.non2xx} | ${r.errors + r.timeouts} |`
     : `| ${name} | - | - | not run | | | | | | |`;
-const met = (ok: boolean | undefined) => (ok === undefined ? 'not run' : ok ? '**met**' : '**missed**');
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 
 /** Every load scenario's figures, one row each. */
@@ -181,26 +180,6 @@ function perRequest(results: Results): string[] {
       : [];
   const compared = [...gatewayLine('B1 (group commit off)', results.creationSingle), ...gatewayLine('E (embedded)', results.embedded, true), ...gatewayLine('E1 (embedded, group commit off)', results.embeddedSingle, true)];
   if (compared.length) lines.push('', ...compared);
-  return lines;
-}
-
-/** K: the hosted checkout page. */
-function checkoutTable(results: Results): string[] {
-  const lines: string[] = [];
-  const co = results.checkout;
-  if (co) {
-    lines.push(
-      '',
-      '| Hosted checkout page (issue 5) | Measured | Target | Result |',
-      '| --- | --- | --- | --- |',
-      `| GET /pay/{slug}, ${co.connections} connections: time to response p50 | ${fmt(co.latencyMs.p50, 1)} ms (p99 ${fmt(co.latencyMs.p99, 1)} ms, ${fmt(co.perSecond, 0)} pages/s, ${co.non2xx + co.errors} failures) | <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms | ${met(co.latencyMs.p50 <= CHECKOUT_TARGETS.firstByteP50Ms)} |`,
-      ...(co.affiliate
-        ? [
-            `| K2: the same page through an affiliate link (\`?aff=\`, the click counted), p50 | ${fmt(co.affiliate.latencyMs.p50, 1)} ms (p99 ${fmt(co.affiliate.latencyMs.p99, 1)} ms, ${fmt(co.affiliate.perSecond, 0)} pages/s, ${co.affiliate.non2xx + co.affiliate.errors} failures) | <= ${CHECKOUT_TARGETS.firstByteP50Ms} ms, and near K1 | ${met(co.affiliate.latencyMs.p50 <= CHECKOUT_TARGETS.firstByteP50Ms)} |`,
-          ]
-        : []),
-    );
-  }
   return lines;
 }
 

@@ -45,6 +45,7 @@ import { scenarioBoleto } from './boleto.ts';
 import { scenarioCard } from './card.ts';
 import { payoutScenario } from './payouts.ts';
 import { checkoutPageScenario } from './checkout.ts';
+import { renderScenario } from './checkout-render.ts';
 import { type Context, merchant, settle } from './context.ts';
 import { waitForQuiet, watchPostgresDisk } from './load.ts';
 import { cleanUpOnSignals, cleanup, cleanups, dropSchema, dropStaleSchemas, startGateway } from './processes.ts';
@@ -104,6 +105,7 @@ async function main() {
       const m = await merchant(gw, 'checkout');
       const aff = await merchant(gw, 'affiliate');
       ctx.results.checkout = await checkoutPageScenario({ url: gw.url, apiKey: m.key, affiliateApiKey: aff.key });
+      ctx.results.checkoutRender = await renderScenario({ url: gw.url, apiKey: m.key, databaseUrl: DATABASE_URL, schema: SCHEMA });
     }
     if (SCENARIOS.includes('subsmetrics')) {
       const m = await merchant(gw, 'metrics');

@@ -14,3 +14,6 @@ export function spread(values: ArrayLike<number>): { p50: number; p99: number; m
 
 /** A number with `digits` decimals, thousands separated (en-US); n/a when it is not finite. */
 export const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a');
+
+/** A target's result as the report writes it. */
+export const met = (ok: boolean | undefined) => (ok === undefined ? 'not run' : ok ? '**met**' : '**missed**');

@@ -11,10 +11,10 @@ import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks 
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { openOffer } from '../modules/checkout/upsell.ts';
-import { findBySlug, linkBranding, pageBumps, unavailableReason } from '../modules/payment-links/public.ts';
+import { findBySlug, linkBranding, pageBumps, unavailableReason, type PublicLink } from '../modules/payment-links/public.ts';
 import { linkTotal } from '../modules/payment-links/service.ts';
 import type { ConnectorRegistry } from '../payments/registry.ts';
-import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type Rendered } from './checkout-pages.ts';
+import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type PayPageData, type Rendered } from './checkout-pages.ts';
 import { pickEncoding, type CachedPage } from '../http/page-cache.ts';
 import { CHECKOUT_SCRIPT, CHECKOUT_SCRIPT_URL } from './assets.ts';
 
@@ -57,6 +57,31 @@ export interface CheckoutPageRouteDeps {
   affiliates: AffiliateDeps;
   /** Whether a link's environment registers boletos with the payer's address. */
   connectors: ConnectorRegistry;
+}
+
+/** A payable link's page, as /pay/{slug} renders it on a cache miss (the benchmark times this). */
+export function linkPage(pl: PublicLink, env: Pick<PayPageData, 'needsPayerAddress' | 'boletoDueDays'>, assets: AssetRef): Rendered {
+  const { link, products } = pl;
+  return payPage(
+    {
+      slug: link.slug,
+      title: link.title,
+      description: link.description,
+      productDescription: link.product_description,
+      products: products.map((p) => ({ name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents })),
+      totalCents: linkTotal(link, products),
+      settings: link.settings,
+      merchantName: pl.merchantName,
+      redirectUrl: link.redirect_url,
+      pixelCode: link.meta_pixel_code,
+      sandbox: !link.livemode,
+      ...env,
+      branding: linkBranding(pl),
+      bumps: pageBumps(pl),
+      salesCount: link.sales_count,
+    },
+    assets,
+  );
 }
 
 export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPageRouteDeps) {
@@ -117,28 +142,7 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
         return sendCached(req, reply, pages.put(slug, { status: 200, csp: r.csp, html: r.html, cookie: false }));
       }
       ensureDeviceCookie(req, reply, secureCookie);
-      const { link, products } = pl;
-      const r = payPage(
-        {
-          slug: link.slug,
-          title: link.title,
-          description: link.description,
-          productDescription: link.product_description,
-          products: products.map((p) => ({ name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents })),
-          totalCents: linkTotal(link, products),
-          settings: link.settings,
-          merchantName: pl.merchantName,
-          redirectUrl: link.redirect_url,
-          pixelCode: link.meta_pixel_code,
-          sandbox: !link.livemode,
-          needsPayerAddress: connectors.needsPayerAddress(link.livemode),
-          boletoDueDays: config.boleto.defaultDueDays,
-          branding: linkBranding(pl),
-          bumps: pageBumps(pl),
-          salesCount: link.sales_count,
-        },
-        assets,
-      );
+      const r = linkPage(pl, { needsPayerAddress: connectors.needsPayerAddress(pl.link.livemode), boletoDueDays: config.boleto.defaultDueDays }, assets);
       return sendCached(req, reply, pages.put(slug, { status: 200, csp: r.csp, html: r.html, cookie: true }));
     },
   );
