@@ -6,10 +6,10 @@
 // Chromium is absent.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { fieldMessage, operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 const errors = { page: [] as string[], csp: [] as string[] };
@@ -20,16 +20,6 @@ let apiKey = '';
 
 const checkScreen = (name: string, on?: Page) => run.check(name, on);
 const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name }).click();
-
-/** The message shown under a field, and that the field is marked invalid and tied to it. */
-async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
-  const input = scope.getByLabel(label, { exact: true });
-  await scope.locator('.field-invalid').first().waitFor();
-  assert.equal(await input.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`);
-  const id = (await input.getAttribute('aria-describedby'))!.split(' ').find((x) => x.endsWith('-err'))!;
-  const root = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
-  return (await root.locator(`[id="${id}"]`).innerText()).trim();
-}
 
 describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhooks, releases and fees', { skip: skipBrowser }, () => {
   before(async () => {
