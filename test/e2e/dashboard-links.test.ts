@@ -135,9 +135,9 @@ describe('merchant dashboard in Chromium: every setting of products and payment 
     assert.equal(await fieldMessage(form, 'ID do Meta Pixel (opcional)'), 'Use só os números do ID do pixel (de 5 a 20 dígitos).');
     assert.equal(await fieldMessage(form, 'Juros ao mês nas outras parcelas (%)'), 'O máximo é 30%.');
     assert.equal(await form.locator('.form-error').innerText(), 'Dados inválidos: corrija os campos destacados.');
+    await checkShot('catalog-link-form');
     await form.getByLabel('ID do Meta Pixel (opcional)').fill('123456789012345');
     await form.getByLabel('Juros ao mês nas outras parcelas (%)').fill('1,99');
-    await checkShot('catalog-link-form');
     await form.getByRole('button', { name: 'Criar link' }).click();
     const item = p.locator('.cards-list > li', { hasText: 'Kit cozinha' });
     await item.getByText('PIX e cartão em até 6x (3x sem juros)').waitFor();

@@ -56,7 +56,7 @@ export function FormError({ error, fields = [] }: { error: ApiError | null; fiel
 }
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'label' | 'onInput' | 'value' | 'name' | 'type' | 'error'> & {
-  label: string;
+  label: ComponentChildren;
   name: string;
   value: string;
   onValue: (v: string) => void;

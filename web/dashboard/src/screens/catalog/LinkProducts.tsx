@@ -31,7 +31,7 @@ export function LinkProducts({ items, onItems, catalog, link, amountTyped, error
       {items.map((it, i) => (
         <div class="product-row" key={i}>
           <Select label={`Produto ${i + 1}`} name={`products.${i}.productId`} value={it.productId} onValue={(v) => setItem(i, { productId: v })} options={[['', 'Escolha um produto'], ...options.map((o): [string, string] => [o.id, o.label])]} error={error} />
-          <Field label={`Quantidade do produto ${i + 1}`} name={`products.${i}.quantity`} inputMode="numeric" value={it.quantity} onValue={(v) => setItem(i, { quantity: v })} error={error} />
+          <Field label={<>Quantidade<span class="sr-only"> do produto {i + 1}</span></>} name={`products.${i}.quantity`} inputMode="numeric" value={it.quantity} onValue={(v) => setItem(i, { quantity: v })} error={error} />
           <button type="button" class="btn btn-ghost btn-small" aria-label={`Remover o produto ${i + 1}`} onClick={() => onItems(items.filter((_, j) => j !== i))}>
             Remover
           </button>
