@@ -26,7 +26,9 @@ function fieldsOf(d: LinkDraft): string[] {
 
 function CardTerms({ d, set, error, isNew }: Part) {
   const max = Number(d.maxInstallments);
-  const free: [string, string][] = [...(isNew ? [['', 'Padrão da plataforma'] as [string, string]] : []), ['1', 'Nenhuma: juros a partir de 2x'], ...INSTALMENTS.slice(1, max).map(([v]): [string, string] => [v, `Até ${v}x sem juros`])];
+  // Up to the maximum; a link saved through the API with more interest-free instalments keeps its value on offer.
+  const upTo = Math.max(max, Number(d.interestFree) || 1);
+  const free: [string, string][] = [...(isNew ? [['', 'Padrão da plataforma'] as [string, string]] : []), ['1', 'Nenhuma: juros a partir de 2x'], ...INSTALMENTS.slice(1, upTo).map(([v]): [string, string] => [v, `Até ${v}x sem juros`])];
   return (
     <div class="grid-2">
       <Select
