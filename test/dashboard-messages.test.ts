@@ -29,6 +29,17 @@ test('the API\'s field messages in Portuguese, bounds in the field\'s unit', () 
     ['bankAccount.holderDocument', 'must NOT have fewer than 11 characters', 'VALIDATION_ERROR', 'Informe o CPF ou o CNPJ completo.'],
     ['bankAccount.holderDocument', 'Invalid CPF check digits', 'INVALID_DOCUMENT', 'CPF ou CNPJ inválido: confira os números.'],
     ['bankAccount.holderName', 'must contain text', 'VALIDATION_ERROR', 'Preencha este campo.'],
+    // The catalogue: a product's and a payment link's settings, and the products of a link.
+    ['stockQuantity', 'is required when stockEnabled is true', 'VALIDATION_ERROR', 'Informe a quantidade em estoque.'],
+    ['stockEnabled', 'digital products keep no stock', 'VALIDATION_ERROR', 'Um produto digital não tem estoque: desmarque “Controlar estoque”.'],
+    ['settings.interestRate', 'must be <= 30', 'VALIDATION_ERROR', 'O máximo é 30%.'],
+    ['settings.interestRate', 'must be multiple of 0.01', 'VALIDATION_ERROR', 'Use no máximo duas casas decimais, como 2,99.'],
+    ['metaPixelCode', 'must match pattern "^[0-9]{5,20}$"', 'VALIDATION_ERROR', 'Use só os números do ID do pixel (de 5 a 20 dígitos).'],
+    ['products.1.productId', 'is listed more than once', 'VALIDATION_ERROR', 'Este produto já está em outra linha: some as quantidades numa só.'],
+    ['products.0.productId', 'is an inactive product', 'VALIDATION_ERROR', 'Produto inativo: reative-o em Produtos ou remova esta linha.'],
+    ['products', 'the sum of price x quantity must be at most 100000000 cents', 'VALIDATION_ERROR', 'A soma dos produtos passa do máximo de R$ 1.000.000,00.'],
+    ['amountCents', 'amountCents or products is required', 'VALIDATION_ERROR', 'Informe o valor, ou escolha os produtos do link.'],
+    ['expiresAt', 'must be in the future', 'VALIDATION_ERROR', 'A data precisa estar no futuro.'],
     ['foo', 'is not an allowed field', 'VALIDATION_ERROR', 'Este campo não é aceito.'],
     ['url', 'resolves to a private address', 'VALIDATION_ERROR', 'Valor inválido neste campo.'],
   ];

@@ -1,5 +1,6 @@
 // Subscriptions end to end, managing: pause that resumes, retry, plan change, lists, isolation,
-// production without a provider, public pages, expiring cards, coupons, the sweep.
+// production without a provider, public pages (the confirmation after subscribing among them),
+// expiring cards, coupons, the sweep.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { advanceDue } from '../src/modules/subscriptions/sweep.ts';
@@ -119,6 +120,23 @@ describe('subscriptions: managing', () => {
     assert.equal(self.status, 200, self.raw);
     assert.equal(self.body.subscription.id, res.body.subscription.id);
     assert.equal((await call(ctx.app, 'GET', `/api/subscriptions/public/00000000-0000-4000-8000-000000000000`)).status, 404);
+  });
+
+  test('the subscriber page with &assinado=1 (where the plan page lands): the confirmation and the first PIX to pay; without it, none', async () => {
+    const plan = await newPlan({ paymentMethods: ['PIX'] });
+    const res = await call(ctx.app, 'POST', '/api/subscriptions/checkout', { body: { planId: plan.id, clientName: 'Rui Prado', clientEmail: 'rui@example.com', clientDocument: cpf(), paymentMethod: 'PIX' } });
+    assert.equal(res.status, 201, res.raw);
+    const sub = res.body.subscription;
+    const path = sub.manageUrl.replace(/^https?:\/\/[^/]+/, '');
+    const page = await call(ctx.app, 'GET', `${path}&assinado=1`);
+    assert.equal(page.status, 200);
+    const tx = await ctx.app.deps.db.selectFrom('transactions').select(['pix_qr_code', 'pix_txid']).where('id', '=', sub.payment.transactionId).executeTakeFirstOrThrow();
+    assert.match(page.raw, /<h1 id="title" tabindex="-1">Falta só o primeiro pagamento<\/h1>/);
+    assert.match(page.raw, /Você assinou <strong>Clube<\/strong> de Loja Teste: <strong>R\$\s49,90 por mês<\/strong>/);
+    for (const part of [`data-pay-tx="${sub.payment.transactionId}"`, `>${tx.pix_qr_code}</textarea>`, `src="/pix/${tx.pix_txid}/qr.png"`]) assert.ok(page.raw.includes(part), part);
+    const plain = await call(ctx.app, 'GET', path);
+    assert.equal(plain.status, 200);
+    assert.doesNotMatch(plain.raw, /id="confirmation"|data-pay-tx/);
   });
 
   test('a card that expires before the next renewal is warned about once, at the renewal before it', async () => {

@@ -1,12 +1,14 @@
 // Hosted subscription pages (pt-BR, phone first, the look of /pay): the plan's page
-// /subscribe/{planId} and the subscriber's self-service /subscription/{id}?t=<signed link>.
+// /subscribe/{planId} and the subscriber's self-service /subscription/{id}?t=<signed link>, which
+// right after subscribing (&assinado=1) opens with the confirmation: what was subscribed, the
+// amount, the next charge and, for PIX and boleto, the first charge to pay now.
 // Server-rendered; the checkout script (/assets/checkout.js) adds masks, checks and submission.
 // Every interpolated value goes through escapeHtml.
 import type { SubscriptionMethod } from '../db/types.ts';
 import { escapeHtml as e } from '../http/sanitize.ts';
 import { cadenceLabel, type Cadence } from '../modules/subscriptions/calendar.ts';
 import { addressFields, cardFields, field, METHOD_LABEL, shell, top, type AssetRef, type Rendered } from './checkout-pages.ts';
-import { formatBRL } from './format.ts';
+import { formatBRL, formatDateBR } from './format.ts';
 
 /** Method names as the subscriber reads them (Pix Automático besides the checkout's). */
 const SUB_METHOD_LABEL: Record<SubscriptionMethod, string> = { ...METHOD_LABEL, PIX_AUTOMATICO: 'Pix Automático' };
@@ -81,6 +83,86 @@ export interface SelfServiceData {
   payment: { paymentUrl: string; amountCents: number } | null;
   history: { date: Date; amountCents: number; status: string }[];
   sandbox: boolean;
+  /** Right after subscribing (?assinado=1): the page opens with the confirmation. */
+  confirmation: Confirmation | null;
+}
+
+/** The first charge a PIX or boleto subscriber pays by hand (Pix Automático's first is a PIX too). */
+export interface FirstCharge {
+  transactionId: string;
+  method: 'PIX' | 'BOLETO';
+  amountCents: number;
+  paymentUrl: string;
+  pixCode: string | null;
+  /** The PIX's QR image (same origin). */
+  qrUrl: string | null;
+  /** Null while the bank registers the boleto. */
+  boletoLine: string | null;
+  /** A PIX: until when it can be paid. */
+  expiresAt: Date | null;
+  /** A boleto: its due date (YYYY-MM-DD). */
+  dueDate: string | null;
+}
+
+export interface Confirmation {
+  /** The first charge to pay now, or null (a card charged or in trial, a trial). */
+  firstCharge: FirstCharge | null;
+  /** What was charged already (a card's first payment), or null. */
+  paidCents: number | null;
+}
+
+const dateTimeBR = new Intl.DateTimeFormat('pt-BR', { dateStyle: 'short', timeStyle: 'short', timeZone: 'America/Sao_Paulo' });
+
+/** How the charges after the first one are paid, by method. */
+const NEXT_CHARGES: Record<SubscriptionMethod, string> = {
+  CARD: 'As próximas cobranças são feitas no mesmo cartão.',
+  PIX: 'A cada cobrança, o PIX chega ao seu e-mail alguns dias antes do vencimento.',
+  BOLETO: 'A cada cobrança, o boleto chega ao seu e-mail alguns dias antes do vencimento.',
+  PIX_AUTOMATICO: 'As próximas cobranças são debitadas pelo Pix Automático que você autorizar no app do seu banco.',
+};
+
+/** What to pay now to start the subscription: the PIX (code, QR) or the boleto (its line), and its page. */
+function payFirst(c: FirstCharge, automatic: boolean): string {
+  const amount = e(formatBRL(c.amountCents));
+  if (c.method === 'BOLETO') {
+    const line = c.boletoLine
+      ? `<div class="pix-copy"><label for="boleto-line">Linha digitável</label><textarea id="boleto-line" rows="3" readonly>${e(c.boletoLine)}</textarea><button type="button" data-copy="boleto-line" hidden>Copiar linha digitável</button></div>`
+      : '<p class="muted">O banco está registrando o boleto: em instantes ele aparece na página do boleto e no seu e-mail.</p>';
+    return `<h2>Para ativar, pague o boleto de ${amount}${c.dueDate ? ` até ${formatDateBR(c.dueDate)}` : ''}</h2>
+${line}<a class="button wide secondary" href="${e(c.paymentUrl)}">Abrir o boleto</a>`;
+  }
+  return `<h2>Para ativar, pague agora o PIX de ${amount}</h2>
+${c.expiresAt ? `<p class="muted">Válido até ${e(dateTimeBR.format(c.expiresAt).replace(', ', ' às '))}.${automatic ? '' : ' Abra o app do seu banco e use o código copia e cola ou o QR Code.'}</p>` : ''}
+${automatic ? '<p class="muted">No mesmo QR Code, o app do seu banco pede a autorização do Pix Automático para as próximas cobranças.</p>' : ''}
+<div class="pix-copy"><label for="pix-code">PIX copia e cola</label><textarea id="pix-code" rows="4" readonly>${e(c.pixCode ?? '')}</textarea><button type="button" data-copy="pix-code" hidden>Copiar código PIX</button></div>
+${c.qrUrl ? `<img class="qr" src="${e(c.qrUrl)}" width="240" height="240" alt="QR Code PIX de ${amount}">` : ''}
+<a class="button wide secondary" href="${e(c.paymentUrl)}">Abrir a página de pagamento</a>`;
+}
+
+/** The confirmation a subscriber sees after subscribing: what, how much, when the next charge is, and what to pay now. */
+function confirmationCard(d: SelfServiceData, c: Confirmation, statusLine: string, method: string): string {
+  const per = `${formatBRL(d.amountCents)} ${cadenceLabel(d.cadence)}`;
+  const first = c.firstCharge;
+  const heading = first ? 'Falta só o primeiro pagamento' : 'Assinatura confirmada';
+  const rows: [string, string][] = [
+    ['Plano', e(d.planName)],
+    ['Valor', e(per)],
+    ['Forma de pagamento', method],
+    ...(c.paidCents !== null ? [['Já pago', e(formatBRL(c.paidCents))] as [string, string]] : []),
+    ...(d.status === 'TRIALING' ? [['Teste grátis até', dateBR(d.trialEnd ?? d.currentPeriodEnd)] as [string, string]] : []),
+    [d.status === 'TRIALING' ? 'Primeira cobrança' : 'Próxima cobrança', dateBR(d.currentPeriodEnd)],
+  ];
+  // While the first charge waits, the heading says so: no status line under it.
+  return `<section class="card stack" aria-labelledby="title" id="confirmation">
+<h1 id="title" tabindex="-1">${heading}</h1>
+${first ? '' : statusLine}
+<p>Você assinou <strong>${e(d.planName)}</strong> de ${e(d.merchantName)}: <strong>${e(per)}</strong>.</p>
+<ul class="items">${rows.map(([k, v]) => `<li><span>${k}</span><strong>${v}</strong></li>`).join('')}</ul>
+<p class="muted">${NEXT_CHARGES[d.paymentMethod]}</p>
+${first ? payFirst(first, d.paymentMethod === 'PIX_AUTOMATICO') : ''}
+${first ? '<p id="pay-status" class="muted center" aria-live="polite">Aguardando o pagamento: esta página se atualiza quando ele for confirmado.</p>' : ''}
+<p class="muted">Enviamos estes dados para o seu e-mail. Nesta página você também acompanha as cobranças${d.paymentMethod === 'CARD' ? ', troca o cartão' : ''} e cancela quando quiser.</p>
+</section>`;
 }
 
 const STATUS_PT: Record<string, [string, string]> = {
@@ -104,9 +186,12 @@ export function selfServicePage(d: SelfServiceData, assets: AssetRef): Rendered 
   else if (d.status === 'ACTIVE') next = `Próxima cobrança: ${formatBRL(d.amountCents)} em ${dateBR(d.currentPeriodEnd)}.`;
   else if (d.endedAt) next = `Encerrada em ${dateBR(d.endedAt)}.`;
   const method = d.paymentMethod === 'CARD' && d.card ? `Cartão ${e(d.card.brand ?? '')} final ${e(d.card.last4 ?? '')}` : SUB_METHOD_LABEL[d.paymentMethod];
-  const pay = d.payment
-    ? `<section class="card"><h2>Pagamento em aberto</h2><p>${formatBRL(d.payment.amountCents)}</p><a class="button" href="${e(d.payment.paymentUrl)}">Pagar agora</a></section>`
-    : '';
+  const confirming = d.confirmation;
+  // The confirmation's first charge shows how to pay it: no second box for it.
+  const pay =
+    d.payment && !confirming?.firstCharge
+      ? `<section class="card"><h2>Pagamento em aberto</h2><p>${formatBRL(d.payment.amountCents)}</p><a class="button" href="${e(d.payment.paymentUrl)}">Pagar agora</a></section>`
+      : '';
   const history = d.history.length
     ? `<ul class="items">${d.history.map((h) => `<li><span>${dateBR(h.date)}</span><span>${formatBRL(h.amountCents)} · ${e(CYCLE_PT[h.status] ?? h.status)}</span></li>`).join('')}</ul>`
     : '<p class="muted">Nenhuma cobrança ainda.</p>';
@@ -122,14 +207,21 @@ ${d.cancelAtPeriodEnd ? '' : `<form id="cancel-form" novalidate><label for="reas
 <button type="submit" id="cancel" class="secondary" style="width:100%;margin-top:10px">Cancelar assinatura</button></form>`}
 <p id="action-msg" aria-live="polite"></p></section>`
     : '';
-  const body = `${top(d.merchantName, d.sandbox)}
-<div id="app" data-page="subscription" data-id="${e(d.id)}" data-token="${e(d.token)}">
-<section class="card" aria-labelledby="title">
+  const statusLine = `<p class="status ${tone}">${e(label)}</p>`;
+  const summary = confirming
+    ? confirmationCard(d, confirming, statusLine, method)
+    : `<section class="card" aria-labelledby="title">
 <h1 id="title">${e(d.planName)}</h1>
-<p class="status ${tone}">${e(label)}</p>
+${statusLine}
 ${next ? `<p>${next}</p>` : ''}
 <p class="muted">Forma de pagamento: ${method}</p>
-</section>
+</section>`;
+  // The first charge pending on the confirmation: the page reloads once it is paid (checkout.js).
+  const firstCharge = confirming?.firstCharge;
+  const waiting = firstCharge ? ` data-pay-tx="${e(firstCharge.transactionId)}"${firstCharge.method === 'BOLETO' && !firstCharge.boletoLine ? ' data-boleto="ISSUING"' : ''}` : '';
+  const body = `${top(d.merchantName, d.sandbox)}
+<div id="app" data-page="subscription" data-id="${e(d.id)}" data-token="${e(d.token)}"${waiting}>
+${summary}
 ${pay}
 ${cardForm}
 <section class="card"><h2>Histórico</h2>${history}</section>

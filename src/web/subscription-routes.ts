@@ -1,5 +1,6 @@
 // Hosted subscription pages: /subscribe/{planId} (public) and /subscription/{id}?t=... (the
-// subscriber's signed, expiring self-service link; an invalid or expired link opens nothing).
+// subscriber's signed, expiring self-service link; an invalid or expired link opens nothing; with
+// &assinado=1, where the subscribe page lands, it opens with the confirmation).
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../http/app-type.ts';
 import type { Db } from '../db/index.ts';
@@ -11,9 +12,29 @@ import { findPublicPlan, publicPlanView } from '../modules/subscriptions/plans.t
 import { fullView } from '../modules/subscriptions/service.ts';
 import { messagePage } from './checkout-pages.ts';
 import { ASSETS, HTML, send } from './checkout-routes.ts';
-import { selfServicePage, subscribePage } from './subscription-pages.ts';
+import { type Confirmation, type FirstCharge, selfServicePage, subscribePage } from './subscription-pages.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What the confirmation shows beyond the subscription: its first charge to pay (with the PIX's QR and expiry, the boleto's due date), or what was paid. */
+async function confirmationOf(db: Db, v: Awaited<ReturnType<typeof fullView>>): Promise<Confirmation> {
+  const pay = v.payment;
+  const paid = (v.cycles ?? []).find((c) => c.status === 'PAID');
+  if (!pay) return { firstCharge: null, paidCents: paid ? paid.amountCents : null };
+  const tx = await db.selectFrom('transactions').select(['payment_method', 'pix_txid', 'expires_at', 'due_date']).where('id', '=', pay.transactionId).executeTakeFirstOrThrow();
+  const firstCharge: FirstCharge = {
+    transactionId: pay.transactionId,
+    method: tx.payment_method === 'BOLETO' ? 'BOLETO' : 'PIX',
+    amountCents: pay.amountCents,
+    paymentUrl: pay.paymentUrl,
+    pixCode: pay.pixCode,
+    qrUrl: tx.pix_txid ? `/pix/${tx.pix_txid}/qr.png` : null,
+    boletoLine: pay.boletoLine,
+    expiresAt: tx.payment_method === 'BOLETO' ? null : tx.expires_at,
+    dueDate: tx.payment_method === 'BOLETO' ? tx.due_date : null,
+  };
+  return { firstCharge, paidCents: null };
+}
 
 /** The options of subscriptionPageRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface SubscriptionPageRouteDeps {
@@ -55,7 +76,10 @@ export default async function subscriptionPageRoutes(app: HttpApp, deps: Subscri
         operationId: 'getSubscriptionSelfServicePage',
         summary: "Subscriber's self-service page (HTML, pt-BR; signed link from the e-mails)",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        querystring: Type.Object({ t: Type.Optional(Type.String({ maxLength: 200 })) }),
+        querystring: Type.Object({
+          t: Type.Optional(Type.String({ maxLength: 200 })),
+          assinado: Type.Optional(Type.String({ maxLength: 8, description: '1: right after subscribing, the page opens with the confirmation' })),
+        }),
         response: HTML,
       },
     },
@@ -66,6 +90,7 @@ export default async function subscriptionPageRoutes(app: HttpApp, deps: Subscri
       if (!sub) return invalid();
       const plan = await findPublicPlan(db, sub.plan_id);
       const v = await fullView(deps.subscriptions, sub);
+      const confirmation = req.query.assinado === '1' ? await confirmationOf(db, v) : null;
       return send(
         reply,
         200,
@@ -87,6 +112,7 @@ export default async function subscriptionPageRoutes(app: HttpApp, deps: Subscri
             payment: v.payment ? { paymentUrl: v.payment.paymentUrl, amountCents: v.payment.amountCents } : null,
             history: (v.cycles ?? []).filter((c) => c.status !== 'OPEN' || c.transactionId).map((c) => ({ date: new Date(c.paidAt ?? c.dueAt), amountCents: c.amountCents, status: c.status })),
             sandbox: !sub.livemode,
+            confirmation,
           },
           ASSETS,
         ),

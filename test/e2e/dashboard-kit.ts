@@ -1,8 +1,9 @@
 // What the dashboard's browser tests start from: the dashboard built, a local HTTPS webhook receiver,
 // the app on a loopback port (webhooks to the receiver allowed, the dispatcher running), Chromium in
 // pt-BR and São Paulo time at the desktop size, one page whose script errors and CSP violations are
-// collected and whose confirmations are answered yes.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+// collected and whose confirmations are answered yes; and how a field's error is read.
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import { STEP_SECONDS, stepAt } from '../../src/modules/auth/totp.ts';
 import { lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
@@ -136,3 +137,13 @@ export async function startDashboard(errors: { page: string[]; csp: string[] }, 
   };
 }
 
+
+/** The message shown under a field (by its label, in `scope`), after checking the field is marked invalid and tied to it. */
+export async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
+  const input = scope.getByLabel(label, { exact: true });
+  await scope.locator('.field-invalid').first().waitFor();
+  assert.equal(await input.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`);
+  const id = (await input.getAttribute('aria-describedby'))!.split(' ').find((x) => x.endsWith('-err'))!;
+  const root = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
+  return (await root.locator(`[id="${id}"]`).innerText()).trim();
+}

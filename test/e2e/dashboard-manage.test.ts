@@ -2,14 +2,15 @@
 // errors in Portuguese beside the fields; products, payment links and coupons edited in place (the
 // link's /pay page follows); a sale's own webhook deliveries on its page, retried from there; the
 // next releases of a card sale on Início; an operator finding a merchant and setting its fees in
-// Operação. Every screen: axe-core, a 390 px phone, screenshots (test-output/dashboard/). Skips when
-// Chromium is absent.
+// Operação; the extrato's running total per balance; a sale's payment link and UTM parameters; webhook
+// event types in Portuguese, grouped. Every screen: axe-core, a 390 px phone, screenshots
+// (test-output/dashboard/). Skips when Chromium is absent.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { fieldMessage, operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 const errors = { page: [] as string[], csp: [] as string[] };
@@ -20,16 +21,6 @@ let apiKey = '';
 
 const checkScreen = (name: string, on?: Page) => run.check(name, on);
 const menu = (p: Page, name: string) => p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name }).click();
-
-/** The message shown under a field, and that the field is marked invalid and tied to it. */
-async function fieldMessage(scope: Page | Locator, label: string): Promise<string> {
-  const input = scope.getByLabel(label, { exact: true });
-  await scope.locator('.field-invalid').first().waitFor();
-  assert.equal(await input.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`);
-  const id = (await input.getAttribute('aria-describedby'))!.split(' ').find((x) => x.endsWith('-err'))!;
-  const root = 'page' in scope && typeof scope.page === 'function' ? scope.page() : (scope as Page);
-  return (await root.locator(`[id="${id}"]`).innerText()).trim();
-}
 
 describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhooks, releases and fees', { skip: skipBrowser }, () => {
   before(async () => {
@@ -167,6 +158,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await completed.locator('.payload').waitFor();
     assert.match(await completed.locator('.payload').innerText(), new RegExp(id));
     assert.doesNotMatch(await section.innerText(), new RegExp(other.body.transaction.id));
+    assert.match(await completed.innerText(), /^Pagamento confirmado\s+transaction\.completed/, 'the event by its name, its raw type beside it');
     await checkScreen('sale-webhooks');
     await completed.getByRole('button', { name: 'Reenviar agora' }).click();
     await run.page.getByText('Reenviado: a URL respondeu 200.').waitFor();
@@ -208,6 +200,69 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await run.page.getByRole('button', { name: '7 dias' }).click();
     await run.page.locator('.chart-box canvas').waitFor();
     await checkScreen('home-7-days');
+  });
+
+  test('Dinheiro › Extrato: one running total per balance, each right for a history that moves both', async () => {
+    // After the card sale (a receivable), part of the first PIX sale refunded (available): the balances interleave.
+    const pix = (await call(run.ctx.app, 'GET', '/api/v1/transactions?paymentMethod=PIX&status=PAID', { key: apiKey })).body.transactions[0];
+    assert.equal((await call(run.ctx.app, 'POST', `/api/v1/transactions/${pix.id}/refund`, { key: apiKey, body: { amountCents: 1000 } })).status, 200);
+    await run.page.goto(`${run.base}/dashboard/dinheiro?aba=extrato`);
+    const region = run.page.getByRole('region', { name: 'Extrato' });
+    await region.locator('tbody tr').first().waitFor();
+    assert.deepEqual(await region.locator('thead th').allInnerTexts(), ['Data', 'Lançamento', 'Saldo', 'Valor', 'Saldo disponível depois', 'Saldo a receber depois']);
+    // What each row should say: the whole history (one page) summed per balance from the oldest entry.
+    const entries = (await call(run.ctx.app, 'GET', '/api/v1/wallet/statement?limit=100', { key: apiKey })).body.entries as { account: 'available' | 'receivable'; amountCents: number }[];
+    assert.deepEqual([...new Set(entries.map((e) => e.account))].sort(), ['available', 'receivable']);
+    const sums = { available: 0, receivable: 0 };
+    const expected = [...entries].reverse().map((e) => ((sums[e.account] += e.amountCents), [brl(e.amountCents), brl(sums.available), brl(sums.receivable)])).reverse();
+    const shown = await region.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).slice(3).map((td) => td.textContent!.trim())));
+    assert.deepEqual(shown, expected);
+    const balance = (await call(run.ctx.app, 'GET', '/api/v1/balance', { key: apiKey })).body;
+    assert.deepEqual(shown[0].slice(1), [brl(balance.availableCents), brl(balance.receivableCents)], 'the newest row holds the balances now');
+    await checkScreen('money-statement-balances');
+  });
+
+  test('a sale\'s page shows where it came from: its payment link and UTM parameters', async () => {
+    const link = (await call(run.ctx.app, 'POST', '/api/v1/payment-links', { key: apiKey, body: { title: 'Oficina de esmaltes', amountCents: 25000 } })).body.paymentLink;
+    const trackingParams = { utm_source: 'instagram', utm_medium: 'stories', utm_campaign: 'inverno-2026', src: 'bio' };
+    const body = { product: 'Oficina de esmaltes', amountCents: 25000, paymentLinkId: link.id, trackingParams, clientName: 'Lia Torres', clientEmail: 'lia@example.com', clientDocument: cpf(), paymentMethod: 'PIX' };
+    const sale = await call(run.ctx.app, 'POST', '/api/v1/transactions', { key: apiKey, body });
+    assert.equal(sale.status, 201, sale.raw);
+    await run.page.goto(`${run.base}/dashboard/vendas/${sale.body.transaction.id}`);
+    const origin = run.page.getByRole('region', { name: 'Origem da venda' });
+    await origin.getByText('Oficina de esmaltes').waitFor();
+    const words = (t: string) => t.replace(/\s+/g, ' ').trim();
+    const terms = (await origin.locator('dt').allInnerTexts()).map(words);
+    const values = (await origin.locator('dd').allInnerTexts()).map(words);
+    assert.deepEqual(terms, ['Link de pagamento', 'Origem utm_source', 'Mídia utm_medium', 'Campanha utm_campaign', 'Código de origem src']);
+    assert.deepEqual(values, [`Oficina de esmaltes /pay/${link.slug} Ver links de pagamento`, 'instagram', 'stories', 'inverno-2026', 'bio']);
+    assert.equal(await origin.getByRole('link', { name: `/pay/${link.slug}` }).getAttribute('href'), link.url);
+    await checkScreen('sale-origin');
+    // A sale with neither has no such section.
+    await run.page.goto(`${run.base}/dashboard/vendas/${(await call(run.ctx.app, 'GET', '/api/v1/transactions?paymentMethod=CARD', { key: apiKey })).body.transactions[0].id}`);
+    await run.page.getByRole('heading', { name: 'Linha do tempo' }).waitFor();
+    assert.equal(await run.page.getByRole('region', { name: 'Origem da venda' }).count(), 0);
+  });
+
+  test('Desenvolvedores: event types named in Portuguese and grouped, the raw type small beside each', async () => {
+    await run.page.goto(`${run.base}/dashboard/desenvolvedores?aba=eventos`);
+    const table = run.page.getByRole('region', { name: 'Tipos de evento' });
+    await table.locator('th.group-row').first().waitFor();
+    assert.deepEqual(await table.locator('th.group-row').allInnerTexts(), ['Transações (vendas)', 'Links de pagamento', 'Saldo', 'Saques', 'Antecipações', 'Assinaturas', 'Afiliados e comissões', 'Verificação da conta (KYC)']);
+    // Every type the API lists, once, named (no type left to its raw name).
+    const types = (await call(run.ctx.app, 'GET', '/api/v1/webhooks/events', { key: apiKey })).body.events.map((e: { type: string }) => e.type);
+    assert.deepEqual((await table.locator('code.event-type').allInnerTexts()).sort(), [...types].sort());
+    const completed = table.locator('tr', { hasText: 'transaction.completed' });
+    assert.deepEqual((await completed.locator('td').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')), ['Pagamento confirmado transaction.completed', 'Pagamento confirmado e saldo creditado (PAID)']);
+    await checkScreen('developers-events-grouped');
+    // The webhook form: a box per group, each event by its name with its type as the value.
+    await run.page.getByRole('link', { name: 'Webhooks' }).click();
+    const withdrawals = run.page.getByRole('group', { name: 'Saques' });
+    await withdrawals.getByRole('checkbox', { name: /^Saque pago/ }).waitFor();
+    assert.equal(await withdrawals.getByRole('checkbox', { name: /^Saque pago/ }).getAttribute('value'), 'withdrawal.completed');
+    const sub = run.page.locator('.cards-list > li', { hasText: '/serena' });
+    assert.deepEqual((await sub.locator('.facts-line li').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ')), ['Venda criada transaction.created', 'Pagamento confirmado transaction.completed']);
+    await checkScreen('developers-webhooks-events');
   });
 
   test('Operação: an operator finds the merchant and sets its fees; the merchant\'s fees follow', async () => {

@@ -1,7 +1,8 @@
 // The subscription page where the bank registers boletos (production, the inter connector over a bank
 // in memory), in Chromium at 390 px: the Boleto panel asks the payer's address, checks it before
 // sending (CEP, UF, the required fields), masks CEP and UF, and sends it as clientAddress; picking
-// another method hides it and leaves it unchecked. Skips when the browser tests do not run.
+// another method hides it and leaves it unchecked; the confirmation says the bank is registering the
+// boleto. Skips when the browser tests do not run.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -70,8 +71,13 @@ describe('subscription page: the payer address of a registered boleto, in Chromi
     await page.fill('#state', 'sp');
     assert.equal(await page.inputValue('#state'), 'SP');
     await page.click('#submit');
-    await page.waitForURL(/\/boleto\/[0-9a-f-]+$/);
-    const sub = await ctx.app.deps.db.selectFrom('subscriptions').select(['client_address', 'status']).where('user_id', '=', m.id).executeTakeFirstOrThrow();
+    // The confirmation: the bank is still registering the boleto (no line yet); its page is a link away.
+    await page.waitForURL(/\/subscription\/[0-9a-f-]+\?t=[^&]+&assinado=1$/);
+    assert.match((await page.textContent('#confirmation'))!, /O banco está registrando o boleto/);
+    const sub = await ctx.app.deps.db.selectFrom('subscriptions').select(['id', 'client_address', 'status']).where('user_id', '=', m.id).executeTakeFirstOrThrow();
+    const cycle = await ctx.app.deps.db.selectFrom('subscription_cycles').select('transaction_id').where('subscription_id', '=', sub.id).executeTakeFirstOrThrow();
+    assert.match((await page.getAttribute('a:text("Abrir o boleto")', 'href'))!, new RegExp(`/boleto/${cycle.transaction_id}$`));
+    assert.equal(await page.getAttribute('#app', 'data-boleto'), 'ISSUING', 'the page reloads once the bank has issued it');
     assert.equal(sub.status, 'INCOMPLETE');
     assert.deepEqual(sub.client_address, { zipCode: '01310100', street: 'Avenida Paulista', number: '1000', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP' });
     assert.deepEqual(errors, []);

@@ -1,15 +1,16 @@
 // The hosted subscription pages in a real browser (Debian Chromium through playwright-core), on a
-// phone-sized viewport: subscribing by card on /subscribe/{planId} (trial) and landing on the
-// self-service page, subscribing by PIX and landing on the payment page, a declined card, an
+// phone-sized viewport: subscribing on /subscribe/{planId} lands on the confirmation (what was
+// subscribed, the price, the next charge; by card with a trial or charged at once; by PIX with the
+// code to pay, confirming by itself once paid; by boleto with its line), a declined card, an
 // unavailable plan, and on /subscription/{id}: a card update, cancelling with a reason, an
-// expired link. 390 px screenshots in test-output/. Skips when /usr/bin/chromium is absent.
+// expired link. 390 px screenshots in test-output/ (the confirmations at a desktop's width too). Skips when /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Browser, Page } from 'playwright-core';
 import { linkToken } from '../../src/modules/subscriptions/links.ts';
 import { call, merchant, type Merchant, type TestContext } from '../helpers.ts';
-import { launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';
+import { axeViolations, launchBrowser, OUT, servedApp, skipBrowser } from './browser.ts';
 
 const skip = skipBrowser;
 const YEAR = new Date().getUTCFullYear();
@@ -49,6 +50,30 @@ async function fillCard(page: Page, number: string) {
 
 const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
+/** dd/mm/aaaa of an instant in São Paulo. */
+const dayBR = (iso: string) => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date(iso)).split('-').reverse().join('/');
+
+/** The confirmation's facts, [term, value] each, spaces as typed. */
+const facts = (page: Page) => page.locator('#confirmation .items li').evaluateAll((lis) => lis.map((li) => Array.from(li.children).map((c) => c.textContent!.replace(/\s+/g, ' ').trim())));
+
+/** The subscription the page is about (its id is in the address), as the API shows it. */
+async function subscriptionOf(page: Page) {
+  const id = new URL(page.url()).pathname.split('/').pop()!;
+  return (await call(ctx.app, 'GET', `/api/v1/subscriptions/${id}`, { key: m.devKey })).body.subscription;
+}
+
+/** The confirmation, checked as a screen: no serious axe violation, fits 390 px; screenshots at 390 px and at a desktop's width. */
+async function confirmationShots(page: Page, name: string) {
+  assert.deepEqual(await axeViolations(page), []);
+  assert.ok(await noOverflow(page), 'fits 390 px');
+  await page.screenshot({ path: join(OUT, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(OUT, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+}
+
+const CONFIRMED = /\/subscription\/[0-9a-f-]+\?t=[^&]+&assinado=1$/;
+
 describe('hosted subscription pages in Chromium', { skip }, () => {
   before(async () => {
     ({ ctx, base } = await servedApp());
@@ -60,7 +85,7 @@ describe('hosted subscription pages in Chromium', { skip }, () => {
     await ctx?.close();
   });
 
-  test('card with a trial: the plan page subscribes and lands on the self-service page', async () => {
+  test('card with a trial: the plan page subscribes and lands on the confirmation: the plan, its price, the trial and the first charge', async () => {
     const p = await plan({ trialDays: 7 });
     const { page, errors } = await phone();
     await page.goto(`${base}/subscribe/${p.id}`);
@@ -74,15 +99,51 @@ describe('hosted subscription pages in Chromium', { skip }, () => {
     await page.check('input[name=paymentMethod][value=CARD]');
     await fillCard(page, '4242424242424242');
     await page.click('#submit');
-    await page.waitForURL(/\/subscription\/[0-9a-f-]+\?t=/);
+    await page.waitForURL(CONFIRMED);
+    assert.equal(await page.textContent('h1'), 'Assinatura confirmada');
     assert.equal(await page.textContent('.status'), 'Em período de teste');
-    assert.match((await page.textContent('main'))!, /Cartão VISA final 4242/);
-    assert.ok(await noOverflow(page));
+    assert.match((await page.textContent('#confirmation'))!, /Você assinou Clube do Café de Loja Teste: R\$\s59,90 por mês\./);
+    const sub = await subscriptionOf(page);
+    const day = dayBR(sub.trialEnd);
+    assert.deepEqual(await facts(page), [
+      ['Plano', 'Clube do Café'],
+      ['Valor', 'R$ 59,90 por mês'],
+      ['Forma de pagamento', 'Cartão VISA final 4242'],
+      ['Teste grátis até', day],
+      ['Primeira cobrança', day],
+    ]);
+    assert.match((await page.textContent('#confirmation'))!, /As próximas cobranças são feitas no mesmo cartão\./);
+    assert.equal(await page.locator('#pix-code').count(), 0, 'nothing to pay now');
+    await confirmationShots(page, 'subscription-confirmed-trial');
+    // The same link without the flag: the self-service page as the e-mails open it.
+    await page.goto(page.url().replace('&assinado=1', ''));
+    assert.equal(await page.textContent('h1'), 'Clube do Café');
+    assert.equal(await page.locator('#confirmation').count(), 0);
     await page.screenshot({ path: join(OUT, 'subscription-390.png'), fullPage: true });
     assert.deepEqual(errors, []);
   });
 
-  test('PIX: subscribing leads to the payment page with the code', async () => {
+  test('card without a trial: charged at once; the confirmation says what was paid and when the next charge is', async () => {
+    const p = await plan({});
+    const { page, errors } = await phone();
+    await page.goto(`${base}/subscribe/${p.id}`);
+    await fillCustomer(page);
+    await fillCard(page, '4242424242424242');
+    await page.click('#submit');
+    await page.waitForURL(CONFIRMED);
+    assert.equal(await page.textContent('h1'), 'Assinatura confirmada');
+    assert.equal(await page.textContent('.status'), 'Ativa');
+    const sub = await subscriptionOf(page);
+    assert.deepEqual((await facts(page)).slice(2), [
+      ['Forma de pagamento', 'Cartão VISA final 4242'],
+      ['Já pago', 'R$ 59,90'],
+      ['Próxima cobrança', dayBR(sub.currentPeriodEnd)],
+    ]);
+    await confirmationShots(page, 'subscription-confirmed-card');
+    assert.deepEqual(errors, []);
+  });
+
+  test('PIX: the confirmation shows the first PIX to pay (code, QR, until when) and the next charge; paid, it confirms by itself', async () => {
     const p = await plan({ paymentMethods: ['PIX', 'CARD'] });
     const { page, errors } = await phone();
     await page.goto(`${base}/subscribe/${p.id}`);
@@ -90,8 +151,45 @@ describe('hosted subscription pages in Chromium', { skip }, () => {
     await page.check('input[name=paymentMethod][value=PIX]');
     assert.equal(await page.isVisible('#card-number'), false, 'the card panel hides');
     await page.click('#submit');
-    await page.waitForURL(/\/checkout\/[0-9a-f-]+$/);
-    assert.match((await page.textContent('main'))!, /PIX/);
+    await page.waitForURL(CONFIRMED);
+    assert.equal(await page.textContent('h1'), 'Falta só o primeiro pagamento');
+    assert.equal((await page.textContent('#confirmation h2'))!.replace(/\s+/g, ' '), 'Para ativar, pague agora o PIX de R$ 59,90');
+    const sub = await subscriptionOf(page);
+    const tx = (await call(ctx.app, 'GET', `/api/v1/transactions/${sub.payment.transactionId}`, { key: m.devKey })).body.transaction;
+    assert.equal(await page.inputValue('#pix-code'), tx.pix.qrCode);
+    assert.equal(await page.getAttribute('img.qr', 'src'), `/pix/${tx.pix.txid}/qr.png`);
+    assert.ok(await page.evaluate(() => (document.querySelector('img.qr') as HTMLImageElement).naturalWidth > 0), 'the QR image loads');
+    assert.match((await page.textContent('#confirmation'))!, new RegExp(`Válido até ${dayBR(tx.pix.expiresAt)} às \\d{2}:\\d{2}\\.`));
+    assert.equal(await page.getAttribute('a:text("Abrir a página de pagamento")', 'href'), `${base}/checkout/${tx.id}`);
+    assert.deepEqual((await facts(page)).at(-1), ['Próxima cobrança', dayBR(sub.currentPeriodEnd)]);
+    assert.match((await page.textContent('#confirmation'))!, /A cada cobrança, o PIX chega ao seu e-mail alguns dias antes do vencimento\./);
+    await confirmationShots(page, 'subscription-confirmed-pix');
+    // Paid (the sandbox's PSP): the page notices and confirms the subscription.
+    assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${tx.id}/simulate`, { key: m.devKey, body: { outcome: 'PAID' } })).status, 200);
+    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Assinatura confirmada', null, { timeout: 15_000 });
+    assert.equal(await page.textContent('.status'), 'Ativa');
+    assert.deepEqual((await facts(page)).find(([k]) => k === 'Já pago'), ['Já pago', 'R$ 59,90']);
+    assert.equal(await page.locator('#pix-code').count(), 0);
+    await confirmationShots(page, 'subscription-confirmed-pix-paid');
+    assert.deepEqual(errors, []);
+  });
+
+  test('boleto: the confirmation shows the boleto to pay, its due date and line', async () => {
+    const p = await plan({ paymentMethods: ['BOLETO'] });
+    const { page, errors } = await phone();
+    await page.goto(`${base}/subscribe/${p.id}`);
+    await fillCustomer(page);
+    await page.click('#submit');
+    await page.waitForURL(CONFIRMED);
+    const sub = await subscriptionOf(page);
+    const tx = (await call(ctx.app, 'GET', `/api/v1/transactions/${sub.payment.transactionId}`, { key: m.devKey })).body.transaction;
+    const due = tx.boleto.dueDate.split('-').reverse().join('/');
+    assert.equal((await page.textContent('#confirmation h2'))!.replace(/\s+/g, ' '), `Para ativar, pague o boleto de R$ 59,90 até ${due}`);
+    assert.equal(await page.inputValue('#boleto-line'), tx.boleto.digitableLine);
+    assert.equal(await page.getAttribute('a:text("Abrir o boleto")', 'href'), tx.boleto.url);
+    assert.deepEqual((await facts(page)).at(-1), ['Próxima cobrança', dayBR(sub.currentPeriodEnd)]);
+    assert.match((await page.textContent('#confirmation'))!, /A cada cobrança, o boleto chega ao seu e-mail alguns dias antes do vencimento\./);
+    await confirmationShots(page, 'subscription-confirmed-boleto');
     assert.deepEqual(errors, []);
   });
 
@@ -107,12 +205,12 @@ describe('hosted subscription pages in Chromium', { skip }, () => {
     assert.ok(await noOverflow(page));
     await page.screenshot({ path: join(OUT, 'subscribe-pix-automatico-390.png'), fullPage: true });
     await page.click('#submit');
-    await page.waitForURL(/\/checkout\/[0-9a-f-]+$/);
-    assert.match((await page.textContent('main'))!, /PIX/);
-    const txId = page.url().split('/').pop()!;
-    const tx = await ctx.app.deps.db.selectFrom('transactions').select('subscription_id').where('id', '=', txId).executeTakeFirstOrThrow();
+    await page.waitForURL(CONFIRMED);
+    assert.match((await page.textContent('#confirmation'))!, /o app do seu banco pede a autorização do Pix Automático para as próximas cobranças/);
+    assert.ok((await page.inputValue('#pix-code')).length > 0, 'the first PIX to pay');
+    const subId = (await subscriptionOf(page)).id;
     const own = await phone();
-    await own.page.goto(`${base}/subscription/${tx.subscription_id}?t=${linkToken(ctx.config, tx.subscription_id!, new Date())}`);
+    await own.page.goto(`${base}/subscription/${subId}?t=${linkToken(ctx.config, subId, new Date())}`);
     assert.match((await own.page.textContent('main'))!, /Forma de pagamento: Pix Automático/);
     await own.page.screenshot({ path: join(OUT, 'subscription-pix-automatico-390.png'), fullPage: true });
     assert.deepEqual([...errors, ...own.errors], []);

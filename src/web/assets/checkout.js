@@ -534,19 +534,22 @@
   // ---------------------------------------------------------------------------------------------
   // /boleto/{id} while its bank registers it: shown again (with its numbers) once the status says it
   // is issued, or that the payment ended; one reload, where a meta refresh would reload every time.
-  function boletoIssuingPage() {
-    var id = app.getAttribute('data-tx');
+  function boletoIssuingPage() { reloadWhenSettled(app.getAttribute('data-tx'), true); }
+
+  // A pending payment whose page reads differently once it moves (paid or ended; with `issuing`, a
+  // boleto its bank has just issued): polls its status and reloads the page once when it changes.
+  function reloadWhenSettled(id, issuing) {
     var timer = setInterval(function () {
       if (document.visibilityState === 'hidden') return;
       api('GET', '/api/checkout/transactions/' + encodeURIComponent(id) + '/status').then(function (res) {
         if (res.status !== 200 || !res.body) return;
-        if (res.body.status !== 'PENDING' || res.body.boleto === 'ISSUED') { clearInterval(timer); window.location.reload(); }
+        if (res.body.status !== 'PENDING' || (issuing && res.body.boleto === 'ISSUED')) { clearInterval(timer); window.location.reload(); }
       }, function () {});
     }, +(app.getAttribute('data-poll-ms') || 2500));
   }
 
   // ---------------------------------------------------------------------------------------------
-  // /subscribe/{planId}: subscribe, then go to the first payment (PIX, boleto) or the subscription page
+  // /subscribe/{planId}: subscribe, then the subscription's page with the confirmation (and the first payment: PIX, boleto)
   function subscribePage() {
     var planId = app.getAttribute('data-plan');
     var form = $('checkout-form');
@@ -605,8 +608,8 @@
       api('POST', '/api/subscriptions/checkout', body).then(function (res) {
         if (res.status === 201) {
           var sub = res.body.subscription;
-          if (sub.payment) { window.location.assign(sub.payment.paymentUrl); return; }
-          if (sub.status !== 'INCOMPLETE') { window.location.assign(sub.manageUrl); return; }
+          // The subscription's page opens with the confirmation (and, for PIX and boleto, the first charge to pay).
+          if (sub.payment || sub.status !== 'INCOMPLETE') { window.location.assign(sub.manageUrl + '&assinado=1'); return; }
         }
         submit.disabled = false;
         submit.textContent = label;
@@ -638,6 +641,7 @@
     var base = '/api/subscriptions/self/' + encodeURIComponent(app.getAttribute('data-id'));
     var q = '?t=' + encodeURIComponent(app.getAttribute('data-token'));
     var msg = $('action-msg');
+    if (app.getAttribute('data-pay-tx')) reloadWhenSettled(app.getAttribute('data-pay-tx'), app.getAttribute('data-boleto') === 'ISSUING');
     function act(path, body, out, button) {
       button.disabled = true;
       return api('POST', base + path + q, body).then(function (res) {

@@ -54,7 +54,10 @@ const CODE_FIELD_MESSAGES: Record<string, string> = {
 /** Money fields (cents in the API) are shown in reais; fee rates (basis points) as percent. */
 const isMoney = (field: string) => /Cents$|^price$|(^|\.)amount$/.test(field);
 const isBp = (field: string) => /Bp$/.test(field);
-const quantity = (field: string, n: number) => (isMoney(field) ? brl(n) : isBp(field) ? `${(n / 100).toLocaleString('pt-BR')}%` : n.toLocaleString('pt-BR'));
+/** A payment link's monthly interest: a percentage as typed (2.99 = 2,99%). */
+const isPercent = (field: string) => /interestRate$/.test(field);
+const quantity = (field: string, n: number) =>
+  isMoney(field) ? brl(n) : isBp(field) ? `${(n / 100).toLocaleString('pt-BR')}%` : isPercent(field) ? `${n.toLocaleString('pt-BR')}%` : n.toLocaleString('pt-BR');
 
 const PATTERN_HINTS: Record<string, string> = {
   code: 'Use de 3 a 50 letras, números, - ou _ (sem espaços).',
@@ -65,6 +68,11 @@ const PATTERN_HINTS: Record<string, string> = {
   'bankAccount.ispb': 'Escolha o banco ou informe o ISPB dele, com 8 números.',
   'bankAccount.branch': 'Use a agência com até 4 números, sem o dígito.',
   'bankAccount.account': 'Use a conta com o dígito, só números (até 20).',
+  // The catalogue: a link's extras, a product's.
+  metaPixelCode: 'Use só os números do ID do pixel (de 5 a 20 dígitos).',
+  redirectUrl: 'Informe um endereço completo, começando com https://.',
+  imageUrl: 'Informe um endereço completo, começando com https://.',
+  sku: 'O SKU não pode começar nem terminar com espaço.',
 };
 
 /** A rule's words for the message it matched, or null to leave it to the rules after it. */
@@ -77,6 +85,7 @@ const RULES: Rule[] = [
   [/^must match format "date(-time)?"$|^is not a calendar date$/, () => 'Data inválida: use dd/mm/aaaa.'],
   [/^must match format "uuid"$/, () => 'Identificador inválido.'],
   [/^is required: the type of this pixKey/, () => 'Escolha o tipo da chave PIX.'],
+  [/^is required when stockEnabled is true$/, () => 'Informe a quantidade em estoque.'],
   [/^is required to reject/, () => 'Informe o motivo: o lojista recebe esta explicação.'],
   [/^must NOT have fewer than 1 characters$|^must contain text|^is required/, () => 'Preencha este campo.'],
   [/^must have required property/, () => 'Preencha este campo.'],
@@ -113,6 +122,15 @@ const RULES: Rule[] = [
   [/^is \d+ bytes; at most/, () => 'Arquivo grande demais: no máximo 5 MB.'],
   [/^this environment already has (\d+) subscriptions/, (m) => `Este ambiente já tem ${m[1]} webhooks: exclua um antes.`],
   [/^at least one payment method must be enabled$/, () => 'Habilite pelo menos uma forma de pagamento.'],
+  [/^must be multiple of 0\.01$/, () => 'Use no máximo duas casas decimais, como 2,99.'],
+  // The catalogue's rules (products, payment links and their products).
+  [/^digital products keep no stock$/, () => 'Um produto digital não tem estoque: desmarque “Controlar estoque”.'],
+  [/^is listed more than once$/, () => 'Este produto já está em outra linha: some as quantidades numa só.'],
+  [/^is not a product of this merchant and environment$/, () => 'Produto não encontrado neste ambiente.'],
+  [/^is an inactive product$/, () => 'Produto inativo: reative-o em Produtos ou remova esta linha.'],
+  [/^the sum of price x quantity must be at most (\d+) cents$/, (m) => `A soma dos produtos passa do máximo de ${brl(Number(m[1]))}.`],
+  [/^is empty: list at least one product/, () => 'Escolha pelo menos um produto, ou informe o valor.'],
+  [/^amountCents or products/, () => 'Informe o valor, ou escolha os produtos do link.'],
   // A webhook's URL (the gateway's SSRF checks, src/http/ssrf.ts).
   [/^must be an absolute URL$|^must have a host$/, () => 'Informe o endereço completo, começando com https://.'],
   [/^must use https/, () => 'Use um endereço https:// (http só é aceito com o gateway em desenvolvimento local, WEBHOOK_ALLOW_PRIVATE_TARGETS=true).'],

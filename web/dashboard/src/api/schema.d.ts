@@ -45706,6 +45706,8 @@ export interface operations {
     getSubscriptionSelfServicePage: {
         parameters: {
             query?: {
+                /** @description 1: right after subscribing, the page opens with the confirmation */
+                assinado?: string;
                 t?: string;
             };
             header?: never;

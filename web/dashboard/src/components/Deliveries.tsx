@@ -6,6 +6,7 @@ import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { useAsync, useSubmit } from '../lib/async.ts';
 import { dateTime } from '../lib/format.ts';
+import { EventName } from './Events.tsx';
 import { AsyncList } from './Resource.tsx';
 import { Badge, ErrorState, FormError, Loading } from './ui.tsx';
 
@@ -69,7 +70,7 @@ export function DeliveryLog({ query, empty, hint }: { query: DeliveryQuery; empt
       {(d) => (
         <>
           <button type="button" class="delivery-head" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-            <code>{d.eventType}</code> <Badge status={d.status} />
+            <EventName type={d.eventType} /> <Badge status={d.status} />
             <span class="muted">
               {dateTime(d.createdAt)} · {d.attemptCount} tentativa(s){d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
             </span>

@@ -1,7 +1,7 @@
 // Shared pieces of every screen: states (loading, empty, error), form fields with the API's field
 // errors beside them, status badges, the copy button.
 import type { ComponentChildren, InputHTMLAttributes } from 'preact';
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client.ts';
 import { STATUS_LABELS } from '../lib/format.ts';
 
@@ -56,7 +56,7 @@ export function FormError({ error, fields = [] }: { error: ApiError | null; fiel
 }
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'label' | 'onInput' | 'value' | 'name' | 'type' | 'error'> & {
-  label: string;
+  label: ComponentChildren;
   name: string;
   value: string;
   onValue: (v: string) => void;
@@ -180,11 +180,15 @@ export function parseDateBR(text: string): string | null {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso ? iso : null;
 }
 
-/** A date typed as dd/mm/aaaa whatever the browser's language; `value` and `onValue` are YYYY-MM-DD ('' when empty). */
-export function DateField({ label, name, value, onValue }: { label: string; name: string; value: string; onValue: (iso: string) => void }) {
+/** A date typed as dd/mm/aaaa whatever the browser's language; `value` and `onValue` are YYYY-MM-DD ('' when empty); the API's error for `name` under it. */
+export function DateField({ label, name, value, onValue, error }: { label: string; name: string; value: string; onValue: (iso: string) => void; error?: ApiError | null }) {
   const [text, setText] = useState(value ? value.split('-').reverse().join('/') : '');
   const [bad, setBad] = useState(false);
   const id = useId();
+  // A value set from outside (a form emptied after it was sent) shows in the box.
+  useEffect(() => {
+    if (value !== (parseDateBR(text) ?? '')) setText(value ? value.split('-').reverse().join('/') : '');
+  }, [value]);
   const apply = (t: string) => {
     const digits = t.replace(/\D/g, '').slice(0, 8);
     const masked = digits.replace(/^(\d{2})(\d)/, '$1/$2').replace(/^(\d{2}\/\d{2})(\d)/, '$1/$2');
@@ -194,13 +198,32 @@ export function DateField({ label, name, value, onValue }: { label: string; name
     setBad(masked.length === 10 && !iso);
     if (iso && iso !== value) onValue(iso);
   };
+  const message = bad ? 'Data inválida: use dd/mm/aaaa.' : error?.fields[name];
   return (
-    <div class={`field${bad ? ' field-invalid' : ''}`}>
+    <div class={`field${message ? ' field-invalid' : ''}`}>
       <label for={id}>{label}</label>
-      <input id={id} name={name} inputMode="numeric" autoComplete="off" placeholder="dd/mm/aaaa" maxLength={10} value={text} onInput={(e) => apply((e.target as HTMLInputElement).value)} aria-invalid={bad ? 'true' : undefined} aria-describedby={bad ? `${id}-err` : undefined} />
-      {bad && (
+      <input id={id} name={name} inputMode="numeric" autoComplete="off" placeholder="dd/mm/aaaa" maxLength={10} value={text} onInput={(e) => apply((e.target as HTMLInputElement).value)} aria-invalid={message ? 'true' : undefined} aria-describedby={message ? `${id}-err` : undefined} />
+      {message && (
         <small id={`${id}-err`} class="field-message">
-          Data inválida: use dd/mm/aaaa.
+          {message}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** One yes/no choice as a checkbox, the API's error for `name` under it. */
+export function CheckField({ label, name, checked, onChecked, error }: { label: ComponentChildren; name: string; checked: boolean; onChecked: (v: boolean) => void; error?: ApiError | null }) {
+  const id = useId();
+  const message = error?.fields[name];
+  return (
+    <div class={`field${message ? ' field-invalid' : ''}`}>
+      <label class="check" for={id}>
+        <input id={id} type="checkbox" name={name} checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} aria-invalid={message ? 'true' : undefined} aria-describedby={message ? `${id}-err` : undefined} /> {label}
+      </label>
+      {message && (
+        <small id={`${id}-err`} class="field-message">
+          {message}
         </small>
       )}
     </div>

@@ -38,9 +38,20 @@ export function todaySP(now = new Date()): string {
   return parts;
 }
 
-/** The UTC instant a São Paulo calendar day starts (São Paulo has no daylight saving time since 2019: UTC-3). */
-export function dayStartSP(day: string): string {
-  return new Date(`${day}T00:00:00-03:00`).toISOString();
+/** The UTC instant of a São Paulo date (YYYY-MM-DD) and time (hh:mm); São Paulo has no daylight saving time since 2019: UTC-3. */
+export function instantSP(day: string, time: string): string {
+  return new Date(`${day}T${time}:00-03:00`).toISOString();
+}
+
+/** The UTC instant a São Paulo calendar day starts. */
+export const dayStartSP = (day: string): string => instantSP(day, '00:00');
+
+const partsFmt = new Intl.DateTimeFormat('en-CA', { timeZone: TZ, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+/** An instant as São Paulo's calendar date (YYYY-MM-DD) and time (hh:mm): what a form's date and time fields hold. */
+export function partsSP(iso: string): { day: string; time: string } {
+  const p = Object.fromEntries(partsFmt.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  return { day: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
 }
 
 /** "1.234,56", "1234,5", "R$ 12" -> cents; null when it is not an amount. */

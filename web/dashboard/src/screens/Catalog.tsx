@@ -1,46 +1,29 @@
 // Catálogo: products, payment links (the live link to copy, share or show as a QR code) and coupons,
-// each created and edited with the same form, and clients. The forms show the API's field errors
-// beside the fields.
+// each created and edited with the same form (products' and links': catalog/), and clients. The
+// forms show the API's field errors beside the fields.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { Link } from '../components/Link.tsx';
-import { centsOf, fieldError, MoneyField } from '../components/MoneyField.tsx';
+import { centsOf, fieldError } from '../components/MoneyField.tsx';
 import { AsyncList, Collection, FormCard, SearchForm, useFields } from '../components/Resource.tsx';
 import { Action, Badge, CopyButton, Field, Loading, Select } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
 import { brl, date, clientDocumentText, moneyInput, phoneText } from '../lib/format.ts';
+import { STATUS_OPTIONS } from './catalog/common.ts';
+import { linkFacts, type PaymentLink } from './catalog/link-draft.ts';
+import { LinkForm } from './catalog/LinkForm.tsx';
+import type { Product } from './catalog/LinkProducts.tsx';
+import { ProductForm } from './catalog/ProductForm.tsx';
 
-type Product = paths['/api/v1/products/{id}']['get']['responses'][200]['content']['application/json']['product'];
-type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
 type Coupon = paths['/api/v1/coupons/{id}']['get']['responses'][200]['content']['application/json']['coupon'];
 
 const DISCOUNT_TYPES: [string, string][] = [['PERCENTAGE', 'Porcentagem (%)'], ['FIXED', 'Valor fixo (R$)']];
-const STATUS_OPTIONS: [string, string][] = [['ACTIVE', 'Ativo: à venda, aceita pagamentos'], ['INACTIVE', 'Inativo: fora de venda']];
 
-function ProductForm({ item: product, done, cancel }: { item?: Product; done: () => void; cancel?: () => void }) {
-  const { values: f, set, reset } = useFields({ name: product?.name ?? '', price: product ? moneyInput(product.price) : '', description: product?.description ?? '', status: product?.status ?? 'ACTIVE' });
-  return (
-    <FormCard title="Novo produto" label="Criar produto" edit={product?.name} fields={['name', 'price', 'description', 'status']} cancel={cancel}
-      submit={async () => {
-        const price = centsOf(f.price, 'price');
-        if (product) await ok(api.PATCH('/api/v1/products/{id}', { params: { path: { id: product.id } }, body: { name: f.name, price, description: f.description || null, status: f.status as 'ACTIVE' } }));
-        else await ok(api.POST('/api/v1/products', { body: { name: f.name, price, ...(f.description ? { description: f.description } : {}) } }));
-        reset();
-        done();
-      }}
-    >
-      {(error) => (
-        <>
-          <Field label="Nome" name="name" value={f.name} onValue={set('name')} error={error} required />
-          <MoneyField label="Preço (R$)" name="price" value={f.price} onValue={set('price')} error={error} required />
-          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
-          {product && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
-        </>
-      )}
-    </FormCard>
-  );
+/** A product's SKU, stock and kind, as the list shows them. */
+function productFacts(p: Product): string[] {
+  return [p.sku ? `SKU ${p.sku}` : '', p.isDigital ? 'Digital' : p.stockEnabled ? `Estoque: ${p.stockQuantity ?? 0}` : 'Sem controle de estoque'].filter(Boolean);
 }
 
 function Products() {
@@ -51,6 +34,12 @@ function Products() {
         <div class="grow">
           <strong>{p.name}</strong> <Badge status={p.status} /> <strong class="nowrap">{brl(p.price)}</strong>
           {p.description && <p class="muted">{p.description}</p>}
+          <p class="muted">{productFacts(p).join(' · ')}</p>
+          {p.imageUrl && (
+            <p class="mono muted url">
+              Imagem: <a href={p.imageUrl} target="_blank" rel="noopener">{p.imageUrl}</a>
+            </p>
+          )}
         </div>
       )}
     </Collection>
@@ -69,40 +58,6 @@ function Qr({ url }: { url: string }) {
   return src ? <img class="qr" src={src} width={200} height={200} alt={`QR code do link ${url}`} /> : <Loading label="Gerando QR code…" />;
 }
 
-function LinkForm({ item: link, done, cancel }: { item?: PaymentLink; done: () => void; cancel?: () => void }) {
-  // A link priced by its products keeps them: PATCH restates the pricing pair (amountCents, products) each time.
-  const products = link?.products.map((p) => ({ productId: p.productId, quantity: p.quantity })) ?? [];
-  const byProducts = !!link && link.amount == null;
-  const { values: f, set, reset } = useFields({ title: link?.title ?? '', amount: link?.amount != null ? moneyInput(link.amount) : '', description: link?.description ?? '', status: link?.status ?? 'ACTIVE' });
-  return (
-    <FormCard title="Novo link de pagamento" label="Criar link" busyLabel="Criando…" edit={link?.title} fields={['title', 'amountCents', 'description', 'status']} cancel={cancel}
-      submit={async () => {
-        const pricing = {
-          ...(byProducts ? {} : { amountCents: centsOf(f.amount, 'amountCents') }),
-          ...(products.length ? { products } : {}),
-        };
-        if (link) await ok(api.PATCH('/api/v1/payment-links/{id}', { params: { path: { id: link.id } }, body: { title: f.title, description: f.description || null, status: f.status as 'ACTIVE', ...pricing } }));
-        else await ok(api.POST('/api/v1/payment-links', { body: { title: f.title, ...pricing, ...(f.description ? { description: f.description } : {}) } }));
-        reset();
-        done();
-      }}
-    >
-      {(error) => (
-        <>
-          <Field label="Título" name="title" value={f.title} onValue={set('title')} error={error} required placeholder="Ex.: Consultoria de 1 hora" />
-          {byProducts ? (
-            <p class="muted">Preço: {brl(link!.totalCents)}, a soma dos produtos do link.</p>
-          ) : (
-            <MoneyField label="Valor (R$)" name="amountCents" value={f.amount} onValue={set('amount')} error={error} required />
-          )}
-          <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
-          {link && <Select label="Situação" name="status" value={f.status} onValue={set('status')} options={STATUS_OPTIONS} error={error} />}
-        </>
-      )}
-    </FormCard>
-  );
-}
-
 function Links() {
   const list = useAsync(() => ok(api.GET('/api/v1/payment-links', { params: { query: { limit: 50 } } })), []);
   const [qr, setQr] = useState<string | null>(null);
@@ -116,6 +71,11 @@ function Links() {
               {l.url}
             </a>
           </p>
+          <ul class="facts-line">
+            {linkFacts(l).map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
           <p class="muted">
             {l.salesCount} venda(s) · criado em {date(l.createdAt)}
           </p>

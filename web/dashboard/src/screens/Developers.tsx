@@ -1,11 +1,12 @@
 // Desenvolvedores: API keys (permissions as checkboxes, the value shown once), webhook
 // subscriptions (create, rotate the secret, send a test), the delivery log (payload, attempts,
-// retry) and the list of event types.
+// retry) and the list of event types (named in Portuguese and grouped: lib/events.ts).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
 import { DeliveryLog } from '../components/Deliveries.tsx';
+import { EventName, EventPicker } from '../components/Events.tsx';
 import { Link } from '../components/Link.tsx';
 import { useKycStatus } from '../components/NeedsKyc.tsx';
 import { ApiAction, AsyncList, Checkboxes, FormCard, useFields } from '../components/Resource.tsx';
@@ -13,54 +14,10 @@ import { Badge, CopyButton, ErrorState, Field, Loading, Select } from '../compon
 import { AuditLog } from '../components/AuditLog.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
+import { groupedEvents } from '../lib/events.ts';
 import { dateTime } from '../lib/format.ts';
 import { session, SESSION_KEY_NAME } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
-
-/** When each event type is sent, in pt-BR (the API's catalog, GET /api/v1/webhooks/events, is in English). */
-const EVENTS_PT: Record<string, string> = {
-  'transaction.created': 'Uma venda é criada (PENDING)',
-  'transaction.updated': 'O status de uma venda muda',
-  'transaction.completed': 'Pagamento confirmado e saldo creditado (PAID)',
-  'transaction.failed': 'O pagamento falhou (FAILED)',
-  'transaction.refunded': 'Um estorno foi feito (o valor saiu do saldo)',
-  'transaction.refund_failed': 'Um estorno não foi realizado pelo provedor (devolução PIX): o valor volta ao seu saldo',
-  'transaction.authorized': 'Um cartão foi autorizado sem captura (AUTHORIZED; nada creditado ainda)',
-  'transaction.captured': 'Uma autorização foi capturada (PAID)',
-  'transaction.cancelled': 'Uma autorização foi cancelada ou um pagamento pendente cancelado (CANCELLED)',
-  'transaction.chargeback': 'A operadora abriu um chargeback num pagamento com cartão: o valor saiu do saldo (CHARGEBACK)',
-  'transaction.chargeback_won': 'Um chargeback foi decidido a seu favor: o valor voltou ao saldo (PAID)',
-  'transaction.chargeback_lost': 'Um chargeback foi perdido ou aceito (final)',
-  'payment_link.created': 'Um link de pagamento é criado',
-  'payment_link.updated': 'Um link de pagamento é alterado',
-  'balance.updated': 'O saldo da carteira muda',
-  'subscription.cancelled': 'Uma assinatura é cancelada',
-  'subscription.cancel_scheduled': 'Uma assinatura é agendada para cancelar no fim do período',
-  'subscription.expired': 'Uma assinatura expira sem ter sido paga',
-  'kyc.submitted': 'Verificação da conta (KYC) enviada para análise',
-  'kyc.approved': 'Verificação da conta (KYC) aprovada',
-  'kyc.rejected': 'Verificação da conta (KYC) rejeitada',
-  'advance.created': 'Uma antecipação é solicitada',
-  'advance.approved': 'Uma antecipação é aprovada (e creditada)',
-  'advance.rejected': 'Uma antecipação é rejeitada',
-  'withdrawal.requested': 'Um saque é solicitado',
-  'withdrawal.completed': 'Um saque chegou à chave PIX',
-  'withdrawal.failed': 'Um saque falhou (valor devolvido)',
-  'affiliate.joined': 'Um afiliado entrou num programa (ao dono do programa e ao afiliado)',
-  'affiliate.approved': 'Um afiliado foi aprovado num programa',
-  'commission.created': 'Uma comissão foi separada de uma venda (a liberar)',
-  'commission.paid': 'Uma comissão foi liberada ao afiliado (disponível)',
-  'commission.cancelled': 'Uma comissão foi cancelada (estorno antes da liberação, ou compra do próprio afiliado)',
-  'plan.created': 'Um plano de assinatura é criado',
-  'plan.updated': 'Um plano de assinatura é alterado ou desativado',
-  'subscription.created': 'Um cliente assinou',
-  'subscription.trial_will_end': 'Um teste grátis termina em 3 dias',
-  'subscription.mandate_updated': 'A autorização de Pix Automático mudou no banco do pagador (aprovada, recusada, expirada, cancelada)',
-  'subscription.renewed': 'Um período da assinatura foi pago (renovada)',
-  'subscription.past_due': 'Uma cobrança da assinatura falhou ou não foi paga (em atraso)',
-  'subscription.paused': 'Uma assinatura é pausada',
-  'subscription.resumed': 'Uma assinatura é retomada',
-};
 
 type Permission = NonNullable<paths['/api/credentials']['post']['requestBody']>['content']['application/json']['permissions'] extends (infer P)[] | undefined ? P : never;
 type EventType = paths['/api/v1/webhooks/subscriptions']['post']['requestBody']['content']['application/json']['events'][number];
@@ -207,15 +164,7 @@ function NewSubscription({ created }: { created: (secret: string) => void }) {
           <Field label="Descrição (opcional)" name="description" value={f.description} onValue={set('description')} error={error} />
           {types.loading && <Loading />}
           {types.error && <ErrorState error={types.error} retry={types.reload} />}
-          <Checkboxes
-            legend="Eventos"
-            name="events"
-            class="events"
-            options={(types.data?.events ?? []).map((ev): [EventType, ComponentChildren] => [ev.type as EventType, <code title={ev.description}>{ev.type}</code>])}
-            value={events}
-            onValue={setEvents}
-            error={error}
-          />
+          <EventPicker types={types.data?.events ?? []} value={events} onValue={setEvents} error={error} />
         </>
       )}
     </FormCard>
@@ -252,7 +201,13 @@ function Webhooks() {
               <strong class="mono">{s.url}</strong> <Badge status={s.status} />
               {s.description && <p>{s.description}</p>}
               {s.disabledReason && <p class="field-message">{s.disabledReason}</p>}
-              <p class="muted">{s.events.join(', ')}</p>
+              <ul class="facts-line" aria-label="Eventos deste webhook">
+                {s.events.map((type) => (
+                  <li key={type}>
+                    <EventName type={type} />
+                  </li>
+                ))}
+              </ul>
             </div>
             <div class="actions">
               <ApiAction label="Enviar teste" call={async () => setResult(testOutcome(await ok(api.POST('/api/v1/webhooks/subscriptions/{id}/test', { params: { path: { id: s.id } } }))))} />
@@ -303,16 +258,23 @@ function Events() {
             <th scope="col">Quando acontece</th>
           </tr>
         </thead>
-        <tbody>
-          {types.data!.events.map((e) => (
-            <tr key={e.type}>
-              <td>
-                <code>{e.type}</code>
-              </td>
-              <td>{EVENTS_PT[e.type] ?? e.description}</td>
+        {groupedEvents(types.data!.events).map(([group, events]) => (
+          <tbody key={group}>
+            <tr>
+              <th scope="colgroup" colSpan={2} class="group-row">
+                {group}
+              </th>
             </tr>
-          ))}
-        </tbody>
+            {events.map(([type, , when]) => (
+              <tr key={type}>
+                <td>
+                  <EventName type={type} />
+                </td>
+                <td>{when}</td>
+              </tr>
+            ))}
+          </tbody>
+        ))}
       </table>
     </div>
   );

@@ -1,102 +1,18 @@
-// Dinheiro: the statement (ledger entries, cursor paging), withdrawals by PIX to a key or an account
-// (money/Withdrawals.tsx), advances of card receivables (quote, request, cancel) and the fees that apply.
+// Dinheiro: the statement (money/Statement.tsx: ledger entries, a running total per balance),
+// withdrawals by PIX to a key or an account (money/Withdrawals.tsx), advances of card receivables
+// (quote, request, cancel) and the fees that apply.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { Json } from '../api/json.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
 import { ApiAction, AsyncList } from '../components/Resource.tsx';
-import { Badge, Empty, ErrorState, Field, FormError, Loading } from '../components/ui.tsx';
+import { Badge, ErrorState, Field, FormError, Loading } from '../components/ui.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { type Async, useAsync, useSubmit } from '../lib/async.ts';
 import { bp } from '../lib/fees.ts';
-import { brl, date, dateTime, entryDescription } from '../lib/format.ts';
+import { brl, date, dateTime } from '../lib/format.ts';
+import { Statement } from './money/Statement.tsx';
 import { Withdrawals } from './money/Withdrawals.tsx';
-
-type Entry = { id: string; account: string; amountCents: number; balanceAfterCents: number; kind: string; description: string | null; createdAt: string };
-
-const ACCOUNTS: Record<string, string> = { available: 'Disponível', receivable: 'A receber', reserved: 'Reservado' };
-const KINDS: Record<string, string> = {
-  payment: 'Venda',
-  refund: 'Estorno',
-  refund_reversal: 'Estorno não realizado',
-  settlement: 'Liberação de recebível',
-  withdrawal: 'Saque',
-  withdrawal_cancelled: 'Saque cancelado',
-  withdrawal_paid: 'Saque pago',
-  withdrawal_failed: 'Saque devolvido',
-  advance: 'Antecipação',
-  commission: 'Comissão',
-};
-
-function Statement() {
-  const [rows, setRows] = useState<{ items: Entry[]; next: string | null }>({ items: [], next: null });
-  const first = useAsync(async () => {
-    const r = await ok(api.GET('/api/v1/wallet/statement', { params: { query: { limit: 50 } } }));
-    setRows({ items: r.entries as Entry[], next: r.pagination.nextCursor });
-    return r;
-  }, []);
-  const [more, setMore] = useState(false);
-  if (first.loading) return <Loading />;
-  if (first.error) return <ErrorState error={first.error} retry={first.reload} />;
-  if (!rows.items.length) return <Empty title="Nenhum lançamento ainda.">Cada venda paga, estorno, saque e antecipação aparece aqui com o saldo depois dele.</Empty>;
-  return (
-    <div class="card table-wrap" tabIndex={0} role="region" aria-label="Extrato">
-      <table class="table-stack">
-        <thead>
-          <tr>
-            <th scope="col">Data</th>
-            <th scope="col">Lançamento</th>
-            <th scope="col">Saldo</th>
-            <th scope="col" class="num">
-              Valor
-            </th>
-            <th scope="col" class="num">
-              Saldo depois
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.items.map((e) => (
-            <tr key={e.id}>
-              <td data-label="Data">{dateTime(e.createdAt)}</td>
-              <td data-label="Lançamento">
-                <span>
-                  {KINDS[e.kind] ?? e.kind}
-                  {e.description && <span class="sub">{entryDescription(e.description)}</span>}
-                </span>
-              </td>
-              <td data-label="Saldo">{ACCOUNTS[e.account] ?? e.account}</td>
-              <td data-label="Valor" class={e.amountCents < 0 ? 'num neg' : 'num'}>
-                {brl(e.amountCents)}
-              </td>
-              <td data-label="Saldo depois" class="num">
-                {brl(e.balanceAfterCents)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {rows.next && (
-        <button
-          type="button"
-          class="btn btn-secondary btn-block"
-          disabled={more}
-          onClick={async () => {
-            setMore(true);
-            try {
-              const r = await ok(api.GET('/api/v1/wallet/statement', { params: { query: { limit: 50, cursor: rows.next! } } }));
-              setRows({ items: [...rows.items, ...(r.entries as Entry[])], next: r.pagination.nextCursor });
-            } finally {
-              setMore(false);
-            }
-          }}
-        >
-          {more ? 'Carregando…' : 'Carregar mais'}
-        </button>
-      )}
-    </div>
-  );
-}
 
 type Preview = { amountCents: number; feeCents: number; netAmountCents: number };
 

@@ -1,6 +1,6 @@
-// A sale's page: what was sold and paid, the client, its timeline (with a card charge's tries at
-// the acquirers when there were several) and webhooks, refund (full or partial) and, in
-// development, the sandbox's outcomes.
+// A sale's page: what was sold and paid, the client, where it came from (its payment link and UTM
+// parameters), its timeline (with a card charge's tries at the acquirers when there were several)
+// and webhooks, refund (full or partial) and, in development, the sandbox's outcomes.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { centsOf, MoneyField } from '../components/MoneyField.tsx';
@@ -13,6 +13,7 @@ import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 import { SaleAttempts } from './SaleAttempts.tsx';
 import { SaleChargeback } from './SaleChargeback.tsx';
+import { SaleOrigin } from './SaleOrigin.tsx';
 import type { Tx } from './Sales.tsx';
 
 /** Sales that never took money: no fee, nothing net to show. */
@@ -137,7 +138,10 @@ export function SaleDetail({ id }: { id: string }) {
       </PageHeader>
       <div class="grid-2">
         <Summary t={t} />
-        <ClientFacts client={t.client} />
+        <div>
+          <ClientFacts client={t.client} />
+          <SaleOrigin t={t} />
+        </div>
       </div>
       <div class="grid-2">
         <div>
