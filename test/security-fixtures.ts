@@ -59,6 +59,16 @@ async function fund(d: FixtureDeps, o: Merchant, env: Env) {
   funded.add(`${o.id} ${env}`);
 }
 
+/** A checkout with a bump, an upsell and a downsell; `productId` for the bodies that name one. */
+async function checkoutWithOffers(d: FixtureDeps, o: Merchant, env: Env) {
+  const productId = await product(d, o, env);
+  const id = (await post(d, o, env, '/api/v1/checkouts', { name: `Checkout ${n()}` })).checkout.id;
+  const bumpId = (await post(d, o, env, `/api/v1/checkouts/${id}/order-bumps`, { productId })).orderBump.id;
+  await post(d, o, env, `/api/v1/checkouts/${id}/upsell`, { productId });
+  await post(d, o, env, `/api/v1/checkouts/${id}/upsell/downsell`, { productId });
+  return { id, bumpId, productId };
+}
+
 /** How to make the object of each path with a parameter (keys: canonical paths, up to the last parameter). */
 export const OBJECTS: Record<string, ObjectFixture> = {
   '/api/products/{id}': { create: async (d, o, env) => ({ id: await product(d, o, env) }) },
@@ -83,6 +93,8 @@ export const OBJECTS: Record<string, ObjectFixture> = {
     create: async (d, o, env) => ({ slug: (await post(d, o, env, '/api/v1/payment-links', { title: `Link ${n()}`, amountCents: 5000 })).paymentLink.slug }),
   },
   '/api/subscriptions/plans/{id}': { create: async (d, o, env) => ({ id: await plan(d, o, env) }) },
+  '/api/checkouts/{id}': { create: checkoutWithOffers },
+  '/api/checkouts/{id}/order-bumps/{bumpId}': { create: checkoutWithOffers },
   '/api/subscriptions/{id}': {
     async create(d, o, env) {
       const planId = await plan(d, o, env);
@@ -169,6 +181,7 @@ export const RESOURCE_OF: Record<string, string> = {
   '/api/coupons': 'coupons',
   '/api/affiliate': 'affiliates',
   '/api/audit-log': 'auditLog',
+  '/api/checkouts': 'checkouts',
 };
 
 /** Routes whose permission is not the method's: the permission and why. */
@@ -207,6 +220,8 @@ export const PUBLIC: Record<string, string> = {
   '/subscription/': "hosted subscriber's page",
   '/pix/': 'PIX QR image of a hosted checkout',
   '/boleto/': 'boleto page of a hosted checkout',
+  '/api/checkout/offers/': "the upsell on a paid payment's page: the offer id shown there is the capability",
+  '/media/': "merchant images the hosted pages show (logo, banner), public files",
 };
 
 /** Routes left out of the OpenAPI document (hide: true), all public, with the reason. */
@@ -225,6 +240,9 @@ export const HIDDEN: Record<string, string> = {
  */
 export const BODIES: Record<string, (v: Record<string, string>) => unknown> = {
   'PATCH /api/payment-links/{id}': () => ({ amountCents: 6000 }),
+  'POST /api/checkouts/{id}/order-bumps': (v) => ({ productId: v.productId }),
+  'POST /api/checkouts/{id}/upsell': (v) => ({ productId: v.productId }),
+  'POST /api/checkouts/{id}/upsell/downsell': (v) => ({ productId: v.productId }),
   'POST /api/subscriptions/{id}/change-plan': (v) => ({ planId: v.planId, preview: true }),
   'POST /api/transactions/{id}/simulate': () => ({ outcome: 'PAID' }),
   'POST /api/transactions/{id}/process': () => ({ card: { number: '4242424242424242', holderName: 'ANA SOUZA', expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvv: '123' } }),

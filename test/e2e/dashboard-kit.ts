@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import { STEP_SECONDS, stepAt } from '../../src/modules/auth/totp.ts';
-import { lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
+import { call, lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 import { checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
 
@@ -62,6 +62,16 @@ export async function signIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, w
  * authentication turned on through the API (operators cannot act without it, helpers.ts operator()),
  * then through both steps of the login form.
  */
+/** A merchant registered through the API with a development key, then signed in on the dashboard: its id and key. */
+export async function registerAndSignIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, account: { email: string; password: string; name: string }): Promise<{ userId: string; apiKey: string }> {
+  const reg = await call(run.ctx.app, 'POST', '/api/auth/register', { body: account });
+  assert.equal(reg.status, 201, reg.raw);
+  const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
+  assert.equal(key.status, 201, key.raw);
+  await signIn(run, account);
+  return { userId: reg.body.user.id, apiKey: key.body.key };
+}
+
 export async function operatorSignsIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, page: Page): Promise<Awaited<ReturnType<typeof operator>>> {
   const op = await operator(run.ctx.app, 'Olga Operadora');
   await signIn(run, { ...op, totpSecret: op.secret }, page);

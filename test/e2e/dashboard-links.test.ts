@@ -10,7 +10,7 @@ import { after, before, describe, test } from './browser.ts'; // node:test's, ev
 import type { Locator, Page } from 'playwright-core';
 import { call, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { fieldMessage, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { fieldMessage, registerAndSignIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 const errors = { page: [] as string[], csp: [] as string[] };
@@ -57,12 +57,7 @@ async function fillLinkSettings(form: Locator, expires: string) {
 describe('merchant dashboard in Chromium: every setting of products and payment links', { skip: skipBrowser }, () => {
   before(async () => {
     run = await startDashboard(errors);
-    const reg = await call(run.ctx.app, 'POST', '/api/auth/register', { body: account });
-    assert.equal(reg.status, 201, reg.raw);
-    const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
-    assert.equal(key.status, 201, key.raw);
-    apiKey = key.body.key;
-    await signIn(run, account);
+    ({ apiKey } = await registerAndSignIn(run, account));
   });
   after(async () => {
     await run?.close();

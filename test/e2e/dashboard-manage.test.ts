@@ -10,7 +10,7 @@ import { after, before, describe, test } from './browser.ts'; // node:test's, ev
 import type { Page } from 'playwright-core';
 import { call, cpf, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { fieldMessage, operatorSignsIn, signIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { fieldMessage, operatorSignsIn, registerAndSignIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
 
 let run: DashboardRun;
 const errors = { page: [] as string[], csp: [] as string[] };
@@ -26,13 +26,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
   before(async () => {
     run = await startDashboard(errors);
 
-    const reg = await call(run.ctx.app, 'POST', '/api/auth/register', { body: account });
-    assert.equal(reg.status, 201, reg.raw);
-    userId = reg.body.user.id;
-    const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
-    assert.equal(key.status, 201, key.raw);
-    apiKey = key.body.key;
-    await signIn(run, account);
+    ({ userId, apiKey } = await registerAndSignIn(run, account));
   });
   after(async () => {
     await run?.close();
