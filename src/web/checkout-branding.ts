@@ -25,7 +25,7 @@ const DARK = `body{color:#e5e7eb;background-color:#111827}.card{background:#1f29
 /** CSS for the brand, after the page's own rules (values are checked formats: #rrggbb, our /media paths). */
 export function brandingCss(b: PageBranding): string {
   const p = b.primaryColor;
-  let css = `button,.button{background:${p}}.secondary{background:#fff;color:${p};border-color:${p}}.tab.active{border-color:${p};background:${p};color:#fff}.bump.on{border-color:${p}}.bump input{accent-color:${p}}`;
+  let css = `button,.button{background:${p}}.secondary{background:#fff;color:${p};border-color:${p}}.tab.active{border-color:${p};background:${p};color:#fff}.bump.on{border-color:${p}}.bump input{accent-color:${p}}.offer{border-color:${p}}`;
   if (FONTS[b.fontFamily]) css += `body,input,select,button{font-family:${FONTS[b.fontFamily]}}`;
   const [box, control] = RADII[b.borderRadius];
   if (box) css += `.card,.banner,.bump{border-radius:${box}}input,select,.tab,textarea{border-radius:${box}}button,.button{border-radius:${control}}`;

@@ -242,7 +242,8 @@ function confirmed(redirect: string | null): string {
   return `<p id="status" class="status ok" role="status">Pagamento confirmado</p>${redirect ? `<p class="muted center">Você será redirecionado em instantes.</p>` : '<p class="muted center">Obrigado! Você já pode fechar esta página.</p>'}`;
 }
 
-export function checkoutPage(v: CheckoutPageView, assets: AssetRef, offer: PageOffer | null = null): Rendered {
+/** `branding`: the brand of the link the payment came from, if any; `offer`: the upsell now on offer. */
+export function checkoutPage(v: CheckoutPageView, assets: AssetRef, offer: PageOffer | null = null, branding: PageBranding | null = null): Rendered {
   const { tx } = v;
   const amount = e(formatBRL(tx.charged_cents));
   let step = '';
@@ -307,7 +308,8 @@ ${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete
     step = `<p id="status" class="status" role="status" aria-live="polite">Processando pagamento…</p>`;
   }
   const poll = tx.status === 'PENDING' && (tx.payment_method !== 'CARD' || !!tx.card_last4);
-  const body = `${top(v.merchantName, !tx.livemode)}
+  const head = branding ? `${brandedTop(branding, v.merchantName)}${sandboxNote(!tx.livemode)}` : top(v.merchantName, !tx.livemode);
+  const body = `${head}
 <div id="app" data-page="checkout" data-tx="${e(tx.id)}" data-status="${tx.status}" data-amount="${tx.charged_cents}"${poll ? ' data-poll="1"' : ''}${offer ? ` data-offer="${e(offer.id)}"` : ''}${issuing ? ' data-boleto="ISSUING"' : ''}${v.redirectUrl ? ` data-redirect="${e(v.redirectUrl)}"` : ''}>
 <section class="card stack" aria-labelledby="heading">
 <h1 id="heading" tabindex="-1">${heading}</h1>
@@ -316,5 +318,6 @@ ${field('card-name', 'Nome impresso no cartão', 'name="holderName" autocomplete
 ${step}
 </section>
 </div>`;
-  return shell({ title: `${heading} — ${e(v.merchantName)}`, body, assets, pixel: v.pixelCode, css: offer ? OFFER_CSS : '' });
+  const css = (offer ? OFFER_CSS : '') + (branding ? BRANDING_CSS + brandingCss(branding) : '');
+  return shell({ title: `${heading} — ${e(v.merchantName)}`, body: body + (branding ? brandedFoot(branding) : ''), assets, pixel: v.pixelCode, css });
 }

@@ -11,7 +11,7 @@ import { addClick, AFF_COOKIE, formatClicks, isCode, normalizeCode, parseClicks 
 import { cookie, ensureDeviceCookie } from '../modules/coupons/limits.ts';
 import { findForCheckoutPage } from '../modules/transactions/queries.ts';
 import { openOffer } from '../modules/checkout/upsell.ts';
-import { findBySlug, linkBranding, pageBumps, unavailableReason, type PublicLink } from '../modules/payment-links/public.ts';
+import { brandingOfLink, findBySlug, linkBranding, pageBumps, unavailableReason, type PublicLink } from '../modules/payment-links/public.ts';
 import { linkTotal } from '../modules/payment-links/service.ts';
 import type { ConnectorRegistry } from '../payments/registry.ts';
 import { checkoutPage, messagePage, payPage, UNAVAILABLE_PT, type AssetRef, type PayPageData, type Rendered } from './checkout-pages.ts';
@@ -162,8 +162,9 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
       const id = req.params.id;
       const data = UUID.test(id) ? await findForCheckoutPage(db, id) : null;
       if (!data) return send(reply, 404, messagePage(assets, 'Pagamento não encontrado', 'Confira o endereço recebido do vendedor.'));
-      const offer = data.tx.payment_link_id ? await openOffer(db, data.tx, config.checkoutLimits.upsellMinutes) : null;
-      return send(reply, 200, checkoutPage(data, assets, offer));
+      const linkId = data.tx.payment_link_id;
+      const [offer, branding] = linkId ? await Promise.all([openOffer(db, data.tx, config.checkoutLimits.upsellMinutes), brandingOfLink(db, linkId)]) : [null, null];
+      return send(reply, 200, checkoutPage(data, assets, offer, branding));
     },
   );
 }

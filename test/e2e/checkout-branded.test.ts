@@ -1,7 +1,8 @@
 // The branded hosted checkout with order bumps in real Chromium (issue 37): the merchant's colour,
 // logo and banner served by Cofre (the page loads nothing from the merchant's host), two bumps ticked
 // and paid by card in one charge, a PIX with a bump and a coupon on the main product; the page's
-// weight; screenshots at 390 px and desktop in test-output/.
+// weight; the upsell (one click on the same card) and the downsell on the branded payment step;
+// screenshots at 390 px and desktop in test-output/.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -172,6 +173,8 @@ describe('branded checkout with order bumps in Chromium', { skip: skipBrowser },
       await page.fill('#card-cvv', '123');
       await Promise.all([page.waitForURL(/\/checkout\//), page.click('#submit')]);
       await page.waitForSelector('#offer-accept');
+      assert.equal(await page.$eval('#offer-accept', (b) => getComputedStyle(b).backgroundColor), 'rgb(91, 33, 182)', "the payment step carries the link's brand");
+      assert.ok(await page.$eval('img.logo', (i) => (i as HTMLImageElement).naturalWidth > 0));
       assert.match((await page.textContent('.offer'))!, /Mentoria de panificação[\s\S]*R\$\s447,30[\s\S]*final 4444/);
       await page.screenshot({ path: join(OUT, 'checkout-upsell-390.png'), fullPage: true });
       await page.setViewportSize(DESKTOP);

@@ -107,3 +107,16 @@ export const pageBumps = (pl: PublicLink) =>
 /** What the link's page draws of its brand: its own checkoutConfig under its checkout's. */
 export const linkBranding = (pl: PublicLink) =>
   pageBranding(pl.link.checkout_config as StoredConfig | null, pl.checkout ? { customization: pl.checkout.customization as StoredCustomization, config: pl.checkout.checkout_config as StoredConfig | null } : undefined);
+
+/** The brand of a link's pages by the link's id (its payment step and offers), or null for an unknown link. */
+export async function brandingOfLink(db: Executor, linkId: string) {
+  const row = await db
+    .selectFrom('payment_links as l')
+    .leftJoin('checkouts as c', 'c.payment_link_id', 'l.id')
+    .select(['l.checkout_config as link_config', 'c.customization', 'c.checkout_config'])
+    .where('l.id', '=', linkId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const checkout = row.customization ? { customization: row.customization as StoredCustomization, config: row.checkout_config as StoredConfig | null } : undefined;
+  return pageBranding(row.link_config as StoredConfig | null, checkout);
+}
