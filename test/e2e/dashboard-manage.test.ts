@@ -238,6 +238,34 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     assert.equal(await run.page.getByRole('region', { name: 'Origem da venda' }).count(), 0);
   });
 
+  test("a hosted checkout's sale lists its lines (the order bump marked); an accepted upsell links to the sale it followed", async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await call(run.ctx.app, 'POST', path, { key: apiKey, body });
+      assert.ok(res.status < 300, res.raw);
+      return res.body;
+    };
+    const link = (await post('/api/v1/payment-links', { title: 'Curso de cerâmica', amountCents: 30000 })).paymentLink;
+    const checkout = (await post('/api/v1/checkouts', { name: 'Curso', paymentLinkId: link.id })).checkout;
+    const glaze = (await post('/api/v1/products', { name: 'Kit de esmaltes', price: 8000 })).product;
+    const bump = (await post(`/api/v1/checkouts/${checkout.id}/order-bumps`, { productId: glaze.id, discountCents: 1000 })).orderBump;
+    await post(`/api/v1/checkouts/${checkout.id}/upsell`, { productId: glaze.id });
+    const order = { clientName: 'Lia Torres', clientEmail: 'lia@example.com', clientDocument: cpf(), paymentMethod: 'PIX', orderBumps: [bump.id] };
+    const sale = (await post(`/api/payment-links/public/slug/${link.slug}/checkout`, order)).transaction;
+    await post(`/api/v1/transactions/${sale.id}/simulate`, { outcome: 'PAID' });
+    const offer = await run.ctx.database.db.selectFrom('upsell_offers').select('id').where('parent_transaction_id', '=', sale.id).executeTakeFirstOrThrow();
+    const upsell = (await post(`/api/checkout/offers/${offer.id}/accept`, undefined)).transaction;
+
+    await run.page.goto(`${run.base}/dashboard/vendas/${sale.id}`);
+    const items = run.page.getByRole('region', { name: 'Itens do pedido' });
+    await items.getByText('Kit de esmaltes').waitFor();
+    const rows = (await items.locator('tbody tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    assert.deepEqual(rows, ['Curso de cerâmica 1 R$ 300,00 — R$ 300,00', 'Kit de esmaltes order bump 1 R$ 80,00 − R$ 10,00 R$ 70,00']);
+    await checkScreen('sale-items');
+    await run.page.goto(`${run.base}/dashboard/vendas/${upsell.id}`);
+    await run.page.getByRole('region', { name: 'Itens do pedido' }).getByRole('link', { name: 'que a originou' }).click();
+    await run.page.waitForURL(`${run.base}/dashboard/vendas/${sale.id}`);
+  });
+
   test('Desenvolvedores: event types named in Portuguese and grouped, the raw type small beside each', async () => {
     await run.page.goto(`${run.base}/dashboard/desenvolvedores?aba=eventos`);
     const table = run.page.getByRole('region', { name: 'Tipos de evento' });

@@ -1,4 +1,4 @@
-// A sale's page: what was sold and paid, the client, where it came from (its payment link and UTM
+// A sale's page: what was sold and paid (a hosted checkout's lines), the client, where it came from (its payment link and UTM
 // parameters), its timeline (with a card charge's tries at the acquirers when there were several)
 // and webhooks, refund (full or partial) and, in development, the sandbox's outcomes.
 import { useState } from 'preact/hooks';
@@ -13,6 +13,7 @@ import { session } from '../lib/session.ts';
 import { useCell } from '../lib/state.ts';
 import { SaleAttempts } from './SaleAttempts.tsx';
 import { SaleChargeback } from './SaleChargeback.tsx';
+import { SaleItems } from './SaleItems.tsx';
 import { SaleOrigin } from './SaleOrigin.tsx';
 import type { Tx } from './Sales.tsx';
 
@@ -137,7 +138,10 @@ export function SaleDetail({ id }: { id: string }) {
         <Badge status={t.status} />
       </PageHeader>
       <div class="grid-2">
-        <Summary t={t} />
+        <div>
+          <Summary t={t} />
+          <SaleItems t={t} />
+        </div>
         <div>
           <ClientFacts client={t.client} />
           <SaleOrigin t={t} />
