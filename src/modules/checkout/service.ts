@@ -111,7 +111,8 @@ export async function checkoutLink(
   const kept = pl.upsell && body.card ? await keepCard(deps, link.livemode, body.card, body.clientEmail) : null;
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, checkout, { cardGuard: guard.card, recorded });
   const tx = coupon ? await withCouponReservation(deps.db, merchant.userId, coupon.reservation, create) : await create();
-  if (pl.upsell && tx.status !== 'FAILED') await makeOffer(deps.db, tx, pl.upsell, kept);
+  // The payment stands without its upsell: an offer that could not be written is logged, not answered.
+  if (pl.upsell && tx.status !== 'FAILED') await makeOffer(deps.db, tx, pl.upsell, kept).catch((err) => deps.log.error({ err, transactionId: tx.id }, 'upsell offer not written'));
   return { tx, redirectUrl: link.redirect_url };
 }
 
