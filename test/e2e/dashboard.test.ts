@@ -91,6 +91,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
     assert.equal((await call(ctx.app, 'GET', '/api/v1/withdraws', { key: story.apiKey })).status, 403, 'withdrawals:read was unchecked');
     assert.equal((await call(ctx.app, 'POST', '/api/v1/webhooks/subscriptions', { key: story.apiKey, body: { url: 'https://example.com/x', events: ['transaction.completed'] } })).status, 403, 'webhooks:write was unchecked');
     assert.equal((await call(ctx.app, 'GET', '/api/v1/transactions', { key: story.apiKey })).status, 200);
+    assert.equal((await call(ctx.app, 'GET', '/api/v1/checkouts', { key: story.apiKey })).status, 200, 'checkouts:read is offered and checked');
   });
 
   test('a sandbox sale made by API appears on Início and in Vendas', async (t) => {

@@ -32,6 +32,7 @@ const RESOURCES: [string, string][] = [
   ['withdrawals', 'Saques e antecipações'],
   ['subscriptions', 'Assinaturas'],
   ['affiliates', 'Afiliados'],
+  ['checkouts', 'Checkouts (página de pagamento)'],
 ];
 const ALL_PERMISSIONS = RESOURCES.flatMap(([r]) => [`${r}:read`, `${r}:write`]) as Permission[];
 /** The permission that moves money out (withdrawals and advances): off unless the merchant ticks it. */
