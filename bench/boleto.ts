@@ -6,14 +6,17 @@
 // sweep every JOB_INTERVAL_MS = 100) issues them: boletos ISSUED per second from the first creation
 // to the last ISSUED. Verified: every boleto ISSUED with numbers, each issued once at the fake (one
 // charge per seuNumero), no rule of Inter's broken.
+import os from 'node:os';
+import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { interEnv, startFakeInter } from '../test/fake-inter/server.ts';
 import { type Context, settle } from './context.ts';
 import { liveMerchant } from './card.ts';
 import { load, type LoadResult } from './load.ts';
 import { startGateway } from './processes.ts';
+import { summarizeProfile } from './profile.ts';
 import { startWorker, stopWorkers } from './payouts.ts';
-import { DATABASE_URL, runId, SCHEMA } from './settings.ts';
+import { DATABASE_URL, PROFILE, runId, SCHEMA } from './settings.ts';
 import { fmt } from './stats.ts';
 
 export interface BoletoBenchResult {
@@ -57,7 +60,11 @@ export async function scenarioBoleto(ctx: Context, n: number): Promise<void> {
     const started = Date.now();
     await load('warm-up', opts(WARMUP), roles, true);
     await gw.reset();
+    const profileFile = join(os.tmpdir(), `cofre-bench-${runId}-boleto.${PROFILE === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
+    if (PROFILE) await gw.profileStart(PROFILE);
     const creation = await load('boleto creations', opts(n), roles);
+    if (PROFILE) await gw.profileStop(profileFile);
+    if (PROFILE) console.log(summarizeProfile(profileFile, creation.ok));
     const stats = await gw.stats();
     const per = (v: number) => fmt(v / Math.max(1, creation.ok), 2);
     const byKind = Object.entries(stats.queries).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${per(v)}`);
