@@ -81,13 +81,19 @@ export async function load(label: string, opts: autocannon.Options, roles: Recor
   const latencies: number[] = [];
   const before = cpuSnapshot();
   const stopDisk = watchDisk(diskDevice);
+  const started = performance.now();
+  let last = started;
   const instance = autocannon({ renderProgressBar: false, renderResultsTable: false, timeout: 30, ...opts });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, ms: number) => {
+    last = performance.now();
     if (statusCode >= 200 && statusCode < 300) latencies.push(ms);
   });
   const r = await instance;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, s]) => [code, s.count]));
-  const run = { seconds: r.duration, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes, latencies, disk: stopDisk() };
+  // A run of a fixed `amount` ends on autocannon's next one-second tick, which its duration counts:
+  // the rate is over the time to the last answer instead.
+  const seconds = opts.amount ? (last - started) / 1000 : r.duration;
+  const run = { seconds, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, statusCodes, latencies, disk: stopDisk() };
   return loadResult(label, run, cpuUse(before, cpuSnapshot(), roles), quiet);
 }
 
