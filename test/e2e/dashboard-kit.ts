@@ -8,7 +8,7 @@ import { buildDashboard } from '../../web/dashboard/build.ts';
 import { STEP_SECONDS, stepAt } from '../../src/modules/auth/totp.ts';
 import { call, lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
-import { checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
+import { after, before, checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
 
 const STEP_MS = STEP_SECONDS * 1000;
 
@@ -70,6 +70,24 @@ export async function registerAndSignIn(run: Pick<DashboardRun, 'base' | 'page' 
   assert.equal(key.status, 201, key.raw);
   await signIn(run, account);
   return { userId: reg.body.user.id, apiKey: key.body.key };
+}
+
+/**
+ * A suite's dashboard with `account` registered and signed in (a development key too), closed after
+ * the suite, which must have had no script error and no Content-Security-Policy violation.
+ */
+export function useMerchantDashboard(account: { email: string; password: string; name: string }): { run: DashboardRun; apiKey: string; userId: string } {
+  const errors = { page: [] as string[], csp: [] as string[] };
+  const state = {} as { run: DashboardRun; apiKey: string; userId: string };
+  before(async () => {
+    state.run = await startDashboard(errors);
+    Object.assign(state, await registerAndSignIn(state.run, account));
+  });
+  after(async () => {
+    await state.run?.close();
+    assert.deepEqual(errors, { page: [], csp: [] }, 'no script errors, no Content-Security-Policy violations');
+  });
+  return state;
 }
 
 export async function operatorSignsIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, page: Page): Promise<Awaited<ReturnType<typeof operator>>> {

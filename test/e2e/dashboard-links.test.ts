@@ -6,19 +6,17 @@
 // the fields. Every screen: axe-core, a 390 px phone, screenshots (test-output/dashboard/). Skips
 // when Chromium is absent.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
+import { describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Locator, Page } from 'playwright-core';
 import { call, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { fieldMessage, registerAndSignIn, startDashboard, type DashboardRun } from './dashboard-kit.ts';
+import { fieldMessage, useMerchantDashboard } from './dashboard-kit.ts';
 
-let run: DashboardRun;
-const errors = { page: [] as string[], csp: [] as string[] };
 const account = { name: 'Empório Jacarandá', email: uniqueEmail('emporio'), password: 'emporio-vende-bem-2026' };
-let apiKey = '';
+const dash = useMerchantDashboard(account);
 const ids = { caneca: '', ebook: '' };
 
-const api = (method: string, path: string, body?: unknown) => call(run.ctx.app, method, path, { key: apiKey, ...(body ? { body } : {}) });
+const api = (method: string, path: string, body?: unknown) => call(dash.run.ctx.app, method, path, { key: dash.apiKey, ...(body ? { body } : {}) });
 const createForm = (p: Page, title: string) => p.locator('form', { has: p.getByRole('heading', { name: title }) });
 
 /** A São Paulo calendar day `days` from now: as typed (dd/mm/aaaa) and as YYYY-MM-DD. */
@@ -55,17 +53,9 @@ async function fillLinkSettings(form: Locator, expires: string) {
 }
 
 describe('merchant dashboard in Chromium: every setting of products and payment links', { skip: skipBrowser }, () => {
-  before(async () => {
-    run = await startDashboard(errors);
-    ({ apiKey } = await registerAndSignIn(run, account));
-  });
-  after(async () => {
-    await run?.close();
-    assert.deepEqual(errors, { page: [], csp: [] }, 'no script errors, no Content-Security-Policy violations');
-  });
 
   test('Produtos: SKU, image URL and stock from the form, a digital product; the API keeps them and an edit round-trips', async () => {
-    const p = run.page;
+    const p = dash.run.page;
     await p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Catálogo' }).click();
     const form = createForm(p, 'Novo produto');
     await form.getByLabel('Nome', { exact: true }).fill('Caneca esmaltada');
@@ -118,7 +108,7 @@ describe('merchant dashboard in Chromium: every setting of products and payment 
   });
 
   test('Links de pagamento: a link with every setting from the form; the API returns exactly those values', async () => {
-    const p = run.page;
+    const p = dash.run.page;
     const expires = daySP(30);
     await p.getByRole('link', { name: 'Links de pagamento' }).click();
     const form = createForm(p, 'Novo link de pagamento');
@@ -163,7 +153,7 @@ describe('merchant dashboard in Chromium: every setting of products and payment 
   });
 
   test('Links de pagamento: editing every setting round-trips, and the /pay page follows', async () => {
-    const p = run.page;
+    const p = dash.run.page;
     const item = p.locator('.cards-list > li', { hasText: 'Kit cozinha' });
     await item.getByRole('button', { name: 'Editar Kit cozinha' }).click();
     // The form shows what the API keeps.
@@ -204,7 +194,7 @@ describe('merchant dashboard in Chromium: every setting of products and payment 
     await item.getByRole('button', { name: 'Cancelar' }).click();
 
     // The shopper's page: boleto offered again, the price typed, the products listed (no pixel any more).
-    const pay = await run.context.newPage();
+    const pay = await dash.run.context.newPage();
     await pay.route((url) => url.hostname !== '127.0.0.1', (r) => r.abort()); // nothing leaves the machine
     await pay.goto(link.url);
     await pay.getByRole('heading', { name: 'Kit cozinha' }).waitFor();
@@ -215,4 +205,4 @@ describe('merchant dashboard in Chromium: every setting of products and payment 
   });
 });
 
-const checkShot = (name: string) => run.check(name);
+const checkShot = (name: string) => dash.run.check(name);

@@ -131,6 +131,16 @@ const RULES: Rule[] = [
   [/^the sum of price x quantity must be at most (\d+) cents$/, (m) => `A soma dos produtos passa do máximo de ${brl(Number(m[1]))}.`],
   [/^is empty: list at least one product/, () => 'Escolha pelo menos um produto, ou informe o valor.'],
   [/^amountCents or products/, () => 'Informe o valor, ou escolha os produtos do link.'],
+  // Checkouts: the brand's colour and images (src/modules/branding, src/modules/media), bumps and offers.
+  [/^white button text on (#[0-9a-fA-F]{6}) has a contrast of ([\d.]+):1/, (m) => `O texto branco do botão sobre ${m[1]} tem contraste ${m[2].replace('.', ',')}:1; são necessários 4,5:1 para ler. Escolha uma cor mais escura.`],
+  [/^is not a PNG, JPEG, WebP or GIF image/, () => 'O endereço não é de uma imagem PNG, JPEG, WebP ou GIF (SVG não é aceito).'],
+  [/^is larger than .* MiB/, () => 'Imagem grande demais: no máximo 2 MB.'],
+  [/^could not be fetched: the address answers with a redirect/, () => 'O endereço redireciona para outro: informe o endereço direto da imagem.'],
+  [/^could not be fetched/, () => 'Não foi possível baixar a imagem deste endereço: confira se ele abre no navegador.'],
+  [/^is not a payment link of this merchant and environment$/, () => 'Link de pagamento não encontrado neste ambiente.'],
+  [/^is required when showTermsFooter is true$/, () => 'Informe o endereço dos termos de compra.'],
+  [/^give discountCents or discountPercentage, not both$/, () => 'Use desconto em reais ou em porcentagem, não os dois.'],
+  [/^must be less than the product's price \((\d+) cents\)$/, (m) => `O desconto precisa ser menor que o preço do produto (${brl(Number(m[1]))}).`],
   // A webhook's URL (the gateway's SSRF checks, src/http/ssrf.ts).
   [/^must be an absolute URL$|^must have a host$/, () => 'Informe o endereço completo, começando com https://.'],
   [/^must use https/, () => 'Use um endereço https:// (http só é aceito com o gateway em desenvolvimento local, WEBHOOK_ALLOW_PRIVATE_TARGETS=true).'],

@@ -13,6 +13,7 @@ import { useAsync } from '../lib/async.ts';
 import { brl, date, clientDocumentText, moneyInput, phoneText } from '../lib/format.ts';
 import { STATUS_OPTIONS } from './catalog/common.ts';
 import { linkFacts, type PaymentLink } from './catalog/link-draft.ts';
+import { Checkouts } from './catalog/Checkouts.tsx';
 import { LinkForm } from './catalog/LinkForm.tsx';
 import type { Product } from './catalog/LinkProducts.tsx';
 import { ProductForm } from './catalog/ProductForm.tsx';
@@ -201,6 +202,7 @@ export function Catalog({ route }: { route: string }) {
       tabs={[
         ['produtos', 'Produtos', Products, 'kyc'],
         ['links', 'Links de pagamento', Links, 'kyc'],
+        ['checkouts', 'Checkouts', Checkouts, 'kyc'],
         ['cupons', 'Cupons', Coupons, 'kyc'],
         ['clientes', 'Clientes', Clients, 'kyc'],
       ]}
