@@ -9,6 +9,7 @@ import { call } from './helpers.ts';
 import { useApp, useMerchant } from './kit/app.ts';
 import { card, checkoutApi, order } from './checkout-kit.ts';
 import { CK, checkoutsApi } from './checkouts-kit.ts';
+import { dropStaleTokens } from '../src/modules/checkout/upsell.ts';
 
 const ctx = useApp();
 const m = useMerchant(ctx);
@@ -120,5 +121,14 @@ describe('downsell and expiry', () => {
     assert.match(late.body.message, /expired/);
     assert.equal((await accept('01900000-0000-7000-8000-000000000000')).status, 404);
     assert.equal((await children(parent.id)).length, 0);
+  });
+
+  test("an undecided offer's card token is dropped a day later by the sweep", async () => {
+    const f = await funnel();
+    const parent = (await checkout(f.link.slug, order({ paymentMethod: 'CARD', card: card(), installments: 1 }))).body.transaction;
+    assert.ok((await offerOf(parent.id))[0].card_token);
+    assert.equal(await dropStaleTokens(ctx.database.db, new Date(Date.now() + 23 * 3_600_000)), 0);
+    assert.ok(await dropStaleTokens(ctx.database.db, new Date(Date.now() + 25 * 3_600_000)) >= 1);
+    assert.equal((await offerOf(parent.id))[0].card_token, null);
   });
 });

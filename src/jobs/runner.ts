@@ -12,6 +12,7 @@ import type { WithdrawalDeps } from '../modules/withdrawals/service.ts';
 import { purgeIdempotencyKeys } from '../http/idempotency.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
 import { advanceDue } from '../modules/subscriptions/sweep.ts';
+import { dropStaleTokens } from '../modules/checkout/upsell.ts';
 import { purgeClicks } from '../modules/affiliates/clicks.ts';
 import { purgeExpiredAudit } from '../modules/audit/retention.ts';
 import { releaseDue } from '../modules/affiliates/commissions.ts';
@@ -54,6 +55,7 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
     { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
     { name: 'purge-affiliate-clicks', batch: Infinity, run: (now) => purgeClicks(deps.db, now) },
+    { name: 'drop-stale-offer-tokens', batch: Infinity, run: (now) => dropStaleTokens(deps.db, now) },
     { name: 'purge-audit-log', batch: 1000, run: (now) => purgeExpiredAudit(deps.db, now, deps.config.auditRetentionDays, 1000) },
     { name: 'janitor', batch: 50, run: (now) => janitor(deps, now, 50) },
     // Each connector's own (reconciliation, expiry asked to the provider, webhook registration).

@@ -174,3 +174,17 @@ export async function declineOffer(db: Db, id: string, minutes: number, now = ne
     return next.id;
   });
 }
+
+/**
+ * Drops the card tokens of offers nobody decided: an upsell's clock starts at its payment (cards are
+ * paid at once), so a day later every such offer has expired. Returns how many were dropped.
+ */
+export async function dropStaleTokens(db: Db, now: Date): Promise<number> {
+  const res = await db
+    .updateTable('upsell_offers')
+    .set({ card_token: null })
+    .where('card_token', 'is not', null)
+    .where('created_at', '<', new Date(now.getTime() - 24 * 3_600_000))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
