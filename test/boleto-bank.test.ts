@@ -19,7 +19,9 @@ import { appOver, call, cpf, merchant, startApp, type Merchant, type TestContext
 import { assertLedgerBalanced } from './ledger-check.ts';
 
 const QUIET = { info() {}, warn() {}, error() {} };
-// The sweeps are run by the tests, in order: no run started by a creation races them (nudge off).
+// The sweeps are run by the tests, in order: no run started by a creation races them (nudge off),
+// and a boleto put off by a sweep is due again at once (pollMs, backoffMs 0: a lease ending 1 ms
+// later could still be running when the next sweep starts within the same millisecond).
 const ADDRESS = { zipCode: '01310-100', street: 'Avenida Paulista', number: '1000', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'sp' };
 const boletoBody = (extra: object = {}) => ({ product: 'Consultoria', amountCents: 25_000, clientName: 'Ana Souza', clientEmail: 'ana@example.com', clientDocument: cpf(), paymentMethod: 'BOLETO', clientAddress: ADDRESS, ...extra });
 
@@ -43,7 +45,7 @@ describe('bank-issued boletos (inter connector over a bank in memory)', () => {
   before(async () => {
     ctx = await startApp({
       env: { SANDBOX_PAYOUT_DELAY_MS: '0', JANITOR_GRACE_SECONDS: '1' },
-      deps: { connectors: { extra: [(db) => new InterConnector((bank = new Books()), db, QUIET, { reconcileMinutes: 60, issuing: { pollMs: 1, backoffMs: 1, nudge: false } })], production: { BOLETO: ['inter'], PAYOUT: ['sandbox'] } } },
+      deps: { connectors: { extra: [(db) => new InterConnector((bank = new Books()), db, QUIET, { reconcileMinutes: 60, issuing: { pollMs: 0, backoffMs: 0, nudge: false } })], production: { BOLETO: ['inter'], PAYOUT: ['sandbox'] } } },
     });
     m = await merchant(ctx.app, { live: true });
   });

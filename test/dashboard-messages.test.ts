@@ -21,6 +21,7 @@ test('the API\'s field messages in Portuguese, bounds in the field\'s unit', () 
     ['amountCents', 'at most 100000 cents can still be refunded', 'REFUND_EXCEEDS_PAID', 'Ainda é possível estornar no máximo R$ 1.000,00.'],
     ['currentPassword', 'is not the current password', 'VALIDATION_ERROR', 'A senha atual não confere.'],
     ['checkoutConfig.theme.primaryColor', 'white button text on #ffd400 has a contrast of 1.42:1; at least 4.5:1 is needed to be read (choose a darker colour)', 'VALIDATION_ERROR', 'O texto branco do botão sobre #ffd400 tem contraste 1,42:1; são necessários 4,5:1 para ler. Escolha uma cor mais escura.'],
+    ['checkoutConfig.termsUrl', 'is required when showTermsFooter is true', 'VALIDATION_ERROR', 'Informe o endereço dos termos de compra.'],
     ['discountCents', "must be less than the product's price (1990 cents)", 'VALIDATION_ERROR', 'O desconto precisa ser menor que o preço do produto (R$ 19,90).'],
     ['reason', 'is required to reject: the merchant is told why', 'VALIDATION_ERROR', 'Informe o motivo: o lojista recebe esta explicação.'],
     ['document', 'is not a valid CPF or CNPJ', 'INVALID_DOCUMENT', 'CPF ou CNPJ inválido: confira os números.'],

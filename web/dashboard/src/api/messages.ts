@@ -86,6 +86,7 @@ const RULES: Rule[] = [
   [/^must match format "uuid"$/, () => 'Identificador inválido.'],
   [/^is required: the type of this pixKey/, () => 'Escolha o tipo da chave PIX.'],
   [/^is required when stockEnabled is true$/, () => 'Informe a quantidade em estoque.'],
+  [/^is required when showTermsFooter is true$/, () => 'Informe o endereço dos termos de compra.'],
   [/^is required to reject/, () => 'Informe o motivo: o lojista recebe esta explicação.'],
   [/^must NOT have fewer than 1 characters$|^must contain text|^is required/, () => 'Preencha este campo.'],
   [/^must have required property/, () => 'Preencha este campo.'],
@@ -138,7 +139,6 @@ const RULES: Rule[] = [
   [/^could not be fetched: the address answers with a redirect/, () => 'O endereço redireciona para outro: informe o endereço direto da imagem.'],
   [/^could not be fetched/, () => 'Não foi possível baixar a imagem deste endereço: confira se ele abre no navegador.'],
   [/^is not a payment link of this merchant and environment$/, () => 'Link de pagamento não encontrado neste ambiente.'],
-  [/^is required when showTermsFooter is true$/, () => 'Informe o endereço dos termos de compra.'],
   [/^give discountCents or discountPercentage, not both$/, () => 'Use desconto em reais ou em porcentagem, não os dois.'],
   [/^must be less than the product's price \((\d+) cents\)$/, (m) => `O desconto precisa ser menor que o preço do produto (${brl(Number(m[1]))}).`],
   // A webhook's URL (the gateway's SSRF checks, src/http/ssrf.ts).
