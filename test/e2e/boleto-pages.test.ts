@@ -109,8 +109,11 @@ describe('boleto pages in Chromium', { skip: skipBrowser }, () => {
       page.on('load', () => loads++);
       await page.waitForTimeout(3_000);
       assert.equal(loads, 0, 'not reloaded while the bank has no numbers');
+      // The numbers are in the page before its load event (the QR image still loading): wait for the event.
+      const reloaded = page.waitForEvent('load', { timeout: 10_000 });
       await issue(t);
-      await page.waitForSelector('#linha', { timeout: 10_000 });
+      await reloaded;
+      await page.waitForSelector('#linha');
       assert.equal(loads, 1, 'reloaded once');
       assert.match((await page.textContent('h1'))!, /Boleto bancário/);
       await qrShown(page);
