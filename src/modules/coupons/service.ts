@@ -26,10 +26,7 @@ export interface Identity {
   email?: string | null;
 }
 
-/** `baseCents`: the part of the order the discount is taken from. */
-export type Evaluation = { ok: true; coupon: Coupon; discountCents: number; baseCents: number; finalCents: number } | { ok: false };
-
-
+export type Evaluation = { ok: true; coupon: Coupon; discountCents: number; finalCents: number } | { ok: false };
 
 /** Whole-percent discounts round half up to the cent; capped by maxDiscountCents; never above the amount. */
 export function discountFor(c: Pick<Coupon, 'discount_type' | 'discount_value' | 'max_discount_cents'>, amountCents: number): number {
@@ -84,7 +81,7 @@ export async function evaluateCoupon(
   if (!usable) return { ok: false };
   const base = (coupon.product_ids.length === 0 || named(order.productIds) ? order.amountCents : 0) + extras.filter((x) => named([x.productId])).reduce((n, x) => n + x.cents, 0);
   const discountCents = discountFor(coupon, base);
-  return { ok: true, coupon, discountCents, baseCents: base, finalCents: order.amountCents + extrasCents - discountCents };
+  return { ok: true, coupon, discountCents, finalCents: order.amountCents + extrasCents - discountCents };
 }
 
 /** A customer's uses of a coupon (reserved or used; released ones gave theirs back), by document or e-mail. */
