@@ -2,7 +2,7 @@
 // shopper ticked, as the transaction's lines. The lines add up to what the coupon leaves to pay; the
 // coupon's discount is spread over the lines it was taken from (refunds of a line give back its share).
 import type { TransactionItem } from '../../db/types.ts';
-import { offerPrice, type OfferRow } from '../checkouts/offers.ts';
+import { offerPrice, offerTitle, type OfferRow } from '../checkouts/offers.ts';
 import type { PublicLink } from '../payment-links/public.ts';
 import { linkTotal } from '../payment-links/service.ts';
 import { lineCents } from '../transactions/view.ts';
@@ -17,7 +17,7 @@ export function orderLines(pl: Pick<PublicLink, 'link' | 'products'>, bumps: Off
     link.amount_cents === null
       ? products.map((p) => ({ kind: 'MAIN', productId: p.product_id, name: p.name, quantity: p.quantity, unitPriceCents: p.unit_price_cents, discountCents: 0 }))
       : [{ kind: 'MAIN', productId: products.length === 1 ? products[0].product_id : null, name: link.title, quantity: 1, unitPriceCents: linkTotal(link, products), discountCents: 0 }];
-  const extra: TransactionItem[] = bumps.map((b) => ({ kind: 'BUMP', productId: b.product_id, name: b.title ?? b.product_name, quantity: 1, unitPriceCents: b.product_price, discountCents: b.product_price - offerPrice(b) }));
+  const extra: TransactionItem[] = bumps.map((b) => ({ kind: 'BUMP', productId: b.product_id, name: offerTitle(b), quantity: 1, unitPriceCents: b.product_price, discountCents: b.product_price - offerPrice(b) }));
   return [...main, ...extra];
 }
 

@@ -61,7 +61,8 @@ export async function checkoutLink(
   const bumps = chosenBumps(pl, body.orderBumps);
   const extras = bumpExtras(bumps);
   let lines = orderLines(pl, bumps);
-  let amount = linkTotal(link, products) + extras.reduce((n, x) => n + x.cents, 0);
+  const mainCents = linkTotal(link, products);
+  let amount = mainCents + extras.reduce((n, x) => n + x.cents, 0);
   if (amount > MAX_ORDER_CENTS) throw validation('orderBumps', `the order must be at most ${MAX_ORDER_CENTS} cents`);
   let coupon: { id: string; discountCents: number; reservation: string; affiliateLinkId: string | null } | null = null;
   const merchant: Scope = { userId: link.user_id, livemode: link.livemode };
@@ -71,7 +72,7 @@ export async function checkoutLink(
     const result = await evaluateCoupon(
       deps.db,
       merchant,
-      { code: body.couponCode, amountCents: linkTotal(link, products), productIds: mainIds, extras },
+      { code: body.couponCode, amountCents: mainCents, productIds: mainIds, extras },
       { document: body.clientDocument, email: body.clientEmail },
     );
     if (!result.ok) {

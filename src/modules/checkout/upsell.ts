@@ -10,7 +10,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { Transaction, TransactionItem, UpsellOffer } from '../../db/types.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
-import { loadOffers, offerPrice, type OfferRow } from '../checkouts/offers.ts';
+import { loadOffers, offerPrice, offerTitle, type OfferRow } from '../checkouts/offers.ts';
 import { chargeStoredCard, createTransaction, type CreateInput, type TransactionDeps } from '../transactions/service.ts';
 
 /** A claim whose creator never recorded its transaction (it crashed before) may be taken again after this. */
@@ -39,7 +39,7 @@ function offerValues(tx: Pick<Transaction, 'id' | 'user_id' | 'livemode'>, o: Of
     livemode: tx.livemode,
     kind,
     product_id: o.product_id,
-    title: o.title ?? o.product_name,
+    title: offerTitle(o),
     description: o.description,
     price_cents: offerPrice(o),
     list_price_cents: o.product_price,

@@ -50,11 +50,14 @@ export function offerPrice(o: Pick<OfferRow, 'product_price' | 'discount_cents' 
   return o.product_price;
 }
 
+/** What the page calls an offer: its own title, or its product's name. */
+export const offerTitle = (o: Pick<OfferRow, 'title' | 'product_name'>) => o.title ?? o.product_name;
+
 export function offerView(o: OfferRow): Static<typeof OfferView> {
   return {
     id: o.id,
     productId: o.product_id,
-    title: o.title ?? o.product_name,
+    title: offerTitle(o),
     description: o.description,
     discountCents: o.discount_cents,
     discountPercentage: o.discount_bp === null ? null : o.discount_bp / 100,

@@ -50,7 +50,8 @@ export async function withOffers(db: Executor, userId: string, rows: Checkout[])
   return rows.map((c) => checkoutView(c, offers));
 }
 
-function mergeSettings(current: CheckoutSettings, input: Static<typeof CreateCheckoutBody>['settings']): CheckoutSettings {
+/** Payment settings (a link's or a checkout's) with the fields given replaced; at least one method must stay on. */
+export function mergeSettings<S extends Pick<CheckoutSettings, 'pixEnabled' | 'boletoEnabled' | 'creditCardEnabled'>>(current: S, input: Partial<S> | undefined): S {
   const next = { ...current };
   for (const [k, v] of Object.entries(input ?? {})) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
   if (!next.pixEnabled && !next.boletoEnabled && !next.creditCardEnabled) throw validation('settings', 'at least one payment method must be enabled');

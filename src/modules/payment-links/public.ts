@@ -5,9 +5,8 @@ import type { Executor } from '../../db/index.ts';
 import type { Checkout, PaymentLink, PaymentLinkProduct } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import { configView, pageBranding, type StoredConfig, type StoredCustomization } from '../branding/service.ts';
-import { offerPrice, type OfferRow } from '../checkouts/offers.ts';
+import { offerPrice, offerTitle, type OfferRow } from '../checkouts/offers.ts';
 import { linkTotal, type LinkWithProducts } from './service.ts';
-
 
 export type Unavailable = 'INACTIVE' | 'EXPIRED' | 'SOLD_OUT';
 
@@ -102,11 +101,14 @@ export function publicView(pl: PublicLink, now = new Date()) {
 
 /** The order bumps as the page and the public view show them. */
 export const pageBumps = (pl: PublicLink) =>
-  pl.bumps.map((o) => ({ id: o.id, title: o.title ?? o.product_name, description: o.description, priceCents: offerPrice(o), originalPriceCents: o.product_price }));
+  pl.bumps.map((o) => ({ id: o.id, title: offerTitle(o), description: o.description, priceCents: offerPrice(o), originalPriceCents: o.product_price }));
 
-/** What the link's page draws of its brand: its own checkoutConfig under its checkout's. */
-export const linkBranding = (pl: PublicLink) =>
-  pageBranding(pl.link.checkout_config as StoredConfig | null, pl.checkout ? { customization: pl.checkout.customization as StoredCustomization, config: pl.checkout.checkout_config as StoredConfig | null } : undefined);
+/** What a link's pages draw of its brand, from the stored columns: the link's checkoutConfig under its checkout's. */
+function brandOf(linkConfig: PaymentLink['checkout_config'], checkout: Pick<Checkout, 'customization' | 'checkout_config'> | null) {
+  return pageBranding(linkConfig as StoredConfig | null, checkout ? { customization: checkout.customization as StoredCustomization, config: checkout.checkout_config as StoredConfig | null } : undefined);
+}
+
+export const linkBranding = (pl: PublicLink) => brandOf(pl.link.checkout_config, pl.checkout);
 
 /** The brand of a link's pages by the link's id (its payment step and offers), or null for an unknown link. */
 export async function brandingOfLink(db: Executor, linkId: string) {
@@ -117,6 +119,5 @@ export async function brandingOfLink(db: Executor, linkId: string) {
     .where('l.id', '=', linkId)
     .executeTakeFirst();
   if (!row) return null;
-  const checkout = row.customization ? { customization: row.customization as StoredCustomization, config: row.checkout_config as StoredConfig | null } : undefined;
-  return pageBranding(row.link_config as StoredConfig | null, checkout);
+  return brandOf(row.link_config, row.customization ? { customization: row.customization, checkout_config: row.checkout_config } : null);
 }

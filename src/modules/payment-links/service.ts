@@ -12,12 +12,12 @@ import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { configView, mergeConfig, type ImageImporter, type StoredConfig } from '../branding/service.ts';
+import { mergeSettings } from '../checkouts/service.ts';
 import type { EventLog } from '../events/service.ts';
 import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
 
 type CreateInput = Static<typeof CreateLinkBody>;
 type UpdateInput = Static<typeof UpdateLinkBody>;
-type SettingsInput = NonNullable<CreateInput['settings']>;
 
 export interface LinkWithProducts {
   link: PaymentLink;
@@ -107,15 +107,6 @@ export function makeSlug(title: string): string {
   let suffix = '';
   for (const b of bytes) suffix += SLUG_ALPHABET[b % SLUG_ALPHABET.length];
   return base ? `${base}-${suffix}` : `link-${suffix}`;
-}
-
-function mergeSettings(current: PaymentLinkSettings, input: SettingsInput | undefined): PaymentLinkSettings {
-  const next = { ...current };
-  if (input) for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
-  if (!next.pixEnabled && !next.boletoEnabled && !next.creditCardEnabled) {
-    throw validation('settings', 'at least one payment method must be enabled');
-  }
-  return next;
 }
 
 function checkStock(stockEnabled: boolean, stockQuantity: number | null) {
