@@ -132,6 +132,7 @@ app.post('/floor-sql', async (req, reply) => {
     discount_cents: 0,
     address: null,
     items: null,
+    split: null,
     parent_transaction_id: null,
     metadata: {},
     tracking_params: {},

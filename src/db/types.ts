@@ -5,6 +5,7 @@ import type { AffiliateClicksTable, AffiliateCommissionsTable, AffiliateLinksTab
 import type { CartAbandonmentsTable, CheckoutOffersTable, CheckoutsTable, ClientsTable, CouponRedemptionsTable, CouponsTable, PaymentLinkProductsTable, PaymentLinksTable, ProductsTable } from './types/catalog.ts';
 import type { SavedCardsTable } from './types/cards.ts';
 import type { MediaImagesTable } from './types/media.ts';
+import type { SplitPartnersTable, SubAccountsTable, TransactionSplitsTable } from './types/splits.ts';
 import type { LedgerAccountsTable, LedgerEntriesTable, LedgerJournalsTable, ReceivablesTable } from './types/ledger.ts';
 import type { SubscriptionCyclesTable, SubscriptionPausesTable, SubscriptionPlansTable, SubscriptionsTable } from './types/subscriptions.ts';
 import type { BoletoIssuingTable, UpsellOffersTable, CardAttemptsTable, ChargebacksTable, RefundsTable, ReportDaysTable, SandboxOperationsTable, TransactionsTable } from './types/transactions.ts';
@@ -23,6 +24,7 @@ export type * from './types/subscriptions.ts';
 export type * from './types/cards.ts';
 export type * from './types/security.ts';
 export type * from './types/media.ts';
+export type * from './types/splits.ts';
 
 export interface DB {
   users: UsersTable;
@@ -77,4 +79,7 @@ export interface DB {
   saved_cards: SavedCardsTable;
   audit_log: AuditLogTable;
   media_images: MediaImagesTable;
+  sub_accounts: SubAccountsTable;
+  split_partners: SplitPartnersTable;
+  transaction_splits: TransactionSplitsTable;
 }

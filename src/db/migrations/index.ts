@@ -43,6 +43,7 @@ import * as m041 from './041_subscription_address.ts';
 import * as m042 from './042_checkouts.ts';
 import * as m043 from './043_media_images.ts';
 import * as m044 from './044_upsell_offers.ts';
+import * as m045 from './045_splits.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '042_checkouts': m042,
   '043_media_images': m043,
   '044_upsell_offers': m044,
+  '045_splits': m045,
 };

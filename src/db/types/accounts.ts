@@ -9,6 +9,8 @@ export interface UsersTable {
   password_hash: string;
   role: Generated<'USER' | 'ADMIN'>;
   referral_code: string;
+  /** The public id other merchants name to send this one a share of a sale (splits). */
+  wallet_id: Generated<string>;
   referred_by: string | null;
   /** Signs postbacks (deliveries to a transaction's postbackUrl); generated on first use. */
   postback_secret: string | null;

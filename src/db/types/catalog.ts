@@ -1,6 +1,7 @@
 // The catalogue: products and clients; checkout: payment links, coupons, cart abandonment (src/modules/checkout).
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+import type { SplitColumn, SplitRule } from './splits.ts';
 
 export interface ProductsTable {
   id: string;
@@ -73,6 +74,8 @@ export interface PaymentLinksTable {
   meta_pixel_code: string | null;
   /** Branding (modules/branding StoredConfig). */
   checkout_config: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The link's sales' split rule (modules/splits), or null. */
+  split: SplitColumn<SplitRule>;
   sales_count: Generated<number>;
   times_used: Generated<number>;
   deleted_at: NullableTimestamp;
@@ -161,6 +164,8 @@ export interface CheckoutsTable {
   /** modules/branding StoredCustomization and StoredConfig. */
   customization: Json<Record<string, unknown>>;
   checkout_config: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** Over its link's split rule when set (modules/splits). */
+  split: SplitColumn<SplitRule>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

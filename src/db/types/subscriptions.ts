@@ -2,6 +2,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
 import type { PaymentMethod } from './transactions.ts';
+import type { SplitColumn, SplitRule } from './splits.ts';
 
 export type PlanInterval = 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'SEMIANNUAL' | 'ANNUAL';
 export type DunningFinalAction = 'CANCEL' | 'PAUSE' | 'PAST_DUE';
@@ -42,6 +43,8 @@ export interface SubscriptionPlansTable {
   updated_at: Timestamp;
   /** The product the plan sells (its affiliate program covers the plan's subscriptions); null = none. */
   product_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Every renewal's split rule (modules/splits), or null. */
+  split: SplitColumn<SplitRule>;
 }
 export type SubscriptionPlan = Selectable<SubscriptionPlansTable>;
 

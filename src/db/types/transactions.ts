@@ -1,6 +1,7 @@
 // Payments: transactions, their refunds, and the daily report totals the database's triggers keep.
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+import type { SplitColumn, TransactionSplitRule } from './splits.ts';
 
 /**
  * A PIX with a due date: its late-payment terms (payments/late-payment.ts). `fineBp`: a fine of this
@@ -72,6 +73,8 @@ export interface TransactionsTable {
   address: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   /** What a hosted checkout sold (main product and ticked order bumps); null for other payments. */
   items: ColumnType<TransactionItem[] | null, string | null | undefined, string | null>;
+  /** The split rule the sale was created with (recipients resolved); null: no split. */
+  split: SplitColumn<TransactionSplitRule>;
   /** The payment an accepted upsell or downsell follows. */
   parent_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
   metadata: Json<Record<string, unknown>>;

@@ -74,6 +74,7 @@ const COLUMNS = [
   ['affiliate_link_id', 'uuid'],
   ['address', 'jsonb'],
   ['items', 'jsonb'],
+  ['split', 'jsonb'],
   ['parent_transaction_id', 'uuid'],
   ['subscription_id', 'uuid'],
   ['subscription_cycle_id', 'uuid'],
@@ -84,7 +85,7 @@ const COLUMNS = [
 /** The value of a column as the statement's array takes it (jsonb as its text). */
 function columnValue(r: Transaction, column: (typeof COLUMNS)[number][0]): unknown {
   if (column === 'metadata' || column === 'tracking_params') return JSON.stringify(r[column]);
-  if (column === 'address' || column === 'late_payment' || column === 'items') return r[column] === null ? null : JSON.stringify(r[column]);
+  if (column === 'address' || column === 'late_payment' || column === 'items' || column === 'split') return r[column] === null ? null : JSON.stringify(r[column]);
   // The client as the upsert stores it (see upsertClientSql).
   if (column === 'client_email') return normalizeEmail(r.client_email);
   return r[column];

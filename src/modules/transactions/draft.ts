@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { PaymentLink, Transaction, TransactionItem } from '../../db/types.ts';
+import type { PaymentLink, Transaction, TransactionItem, TransactionSplitRule } from '../../db/types.ts';
 import { validation } from '../../http/errors.ts';
 import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -40,6 +40,8 @@ export interface CheckoutExtras {
   affiliateLinkId?: string | null;
   /** A hosted checkout's order lines (checkout/order.ts). */
   items?: TransactionItem[] | null;
+  /** The split rule the sale is created with (modules/splits resolveSplit: recipients checked and resolved). */
+  split?: TransactionSplitRule | null;
   /** An accepted upsell's or downsell's first payment. */
   parentTransactionId?: string | null;
   /** A Pix Automático subscription's charge (a PIX): what the provider must make of it. */
@@ -216,6 +218,7 @@ export function buildDraft(args: {
     discount_cents: extras.discountCents ?? 0,
     address: extras.address ?? null,
     items: extras.items ? (jsonbOrdered(extras.items) as TransactionItem[]) : null,
+    split: extras.split ? (jsonbOrdered(extras.split) as TransactionSplitRule) : null,
     parent_transaction_id: extras.parentTransactionId ?? null,
     metadata: jsonbOrdered(c.metadata) as Record<string, unknown>,
     tracking_params: jsonbOrdered(sanitizeJson(input.trackingParams ?? {})) as Record<string, string>,
