@@ -36,6 +36,7 @@ import privacyRoutes from './modules/privacy/routes.ts';
 import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
+import splitRoutes from './modules/splits/routes.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import feeRoutes from './modules/fees/routes.ts';
@@ -249,6 +250,7 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(couponRoutes, deps);
   await app.register(affiliateRoutes, deps);
   await app.register(referralRoutes, deps);
+  await app.register(splitRoutes, deps);
   await app.register(checkoutRoutes, deps);
   await app.register(connectorRoutes, deps);
   await app.register(checkoutPageRoutes, deps);

@@ -28,6 +28,7 @@ import { commissionHooks, type CommissionDeps } from './modules/affiliates/commi
 import type { AffiliateDeps } from './modules/affiliates/service.ts';
 import { couponUseOnChange } from './modules/coupons/service.ts';
 import { referralHooks, type ReferralDeps } from './modules/referrals/service.ts';
+import { splitHooks } from './modules/splits/hooks.ts';
 import { EventLog } from './modules/events/service.ts';
 import { FeeSchedule } from './modules/fees/schedule.ts';
 import type { KycDeps } from './modules/kyc/service.ts';
@@ -124,7 +125,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     const link = await db.selectFrom('payment_links').select('slug').where('id', '=', linkId).executeTakeFirst();
     if (link) pages.forget(link.slug);
   };
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, splitHooks(events), commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   // New transactions are written in batches (group commit), as suits the database (creation.ts).
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
   // So are one merchant's status changes: one database transaction a batch (changes.ts).

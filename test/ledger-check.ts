@@ -33,7 +33,7 @@ export async function assertLedgerBalanced(db: Executor): Promise<void> {
     JOIN ledger_journals j ON j.id = e.journal_id
     WHERE e.user_id <> a.user_id OR e.livemode <> a.livemode OR e.account_kind <> a.kind
        OR j.livemode <> a.livemode
-       OR (j.user_id <> a.user_id AND a.kind NOT IN ('transfers', 'commission_pending', 'available'))`.execute(db);
+       OR (j.user_id <> a.user_id AND a.kind NOT IN ('transfers', 'commission_pending', 'available', 'receivable'))`.execute(db);
   assert.deepEqual(misfiled.rows, [], 'entry filed under another merchant, environment or account');
   const parts = await sql`
     SELECT e.journal_id, e.user_id, sum(e.amount_cents)::bigint AS total FROM ledger_entries e
@@ -71,6 +71,11 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
         UNION ALL
         SELECT merchant_id, livemode, 0, CASE WHEN status IN ('PENDING', 'PAID') THEN amount_cents ELSE 0 END FROM affiliate_commissions
         UNION ALL
+        -- A split's standing shares likewise, from the seller to each recipient.
+        SELECT recipient_id, livemode, 0, -(amount_cents - reversed_cents) FROM transaction_splits
+        UNION ALL
+        SELECT user_id, livemode, 0, amount_cents - reversed_cents FROM transaction_splits
+        UNION ALL
         -- Referral rewards likewise, from the referred account's (fee) side to the referrer's.
         SELECT user_id, livemode, CASE WHEN status = 'PENDING' THEN amount_cents ELSE 0 END,
                CASE WHEN status IN ('PENDING', 'PAID') THEN -amount_cents ELSE 0 END
@@ -105,6 +110,31 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
   assert.deepEqual(perCommission.rows, [], 'commission whose journals do not match its status');
 
   await assertReferralRewardsConsistent(db);
+  await assertSplitsConsistent(db);
+}
+
+/** 15. Each split share agrees with the journals of its sale. */
+export async function assertSplitsConsistent(db: Executor): Promise<void> {
+  // Per share: of a settled sale; its payment journal moved exactly its amount to the recipient
+  // (where the sale's money landed); the refund and chargeback journals took back exactly
+  // reversed_cents, never more than the share; the shares of a sale never more than its net.
+  const perShare = await sql`
+    SELECT * FROM (
+      SELECT s.id, s.amount_cents, s.reversed_cents, s.status, t.status AS tx_status,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = s.user_id AND j.reference_type = 'transaction' AND j.reference_id = s.transaction_id AND j.kind = 'payment'
+            AND e.user_id = s.recipient_id AND e.account_kind = s.account)::bigint AS credited,
+        (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
+          WHERE j.user_id = s.user_id AND j.reference_type = 'transaction' AND j.reference_id = s.transaction_id AND j.kind IN ('refund', 'chargeback')
+            AND e.user_id = s.recipient_id AND e.account_kind IN ('available', 'receivable'))::bigint AS taken,
+        (SELECT sum(x.amount_cents) FROM transaction_splits x WHERE x.transaction_id = s.transaction_id)::bigint AS shares,
+        t.charged_cents - t.fee_cents AS net
+      FROM transaction_splits s JOIN transactions t ON t.id = s.transaction_id
+    ) x
+    WHERE tx_status NOT IN ${SETTLED} OR credited <> amount_cents OR taken <> -reversed_cents
+       OR reversed_cents > amount_cents OR shares > net
+       OR status <> (CASE WHEN reversed_cents = 0 THEN 'PAID' WHEN reversed_cents < amount_cents THEN 'PARTIALLY_REVERSED' ELSE 'REVERSED' END)`.execute(db);
+  assert.deepEqual(perShare.rows, [], 'split share whose journals do not match it');
 }
 
 /** Withdrawals, advances and receivables agree with the ledger. */
@@ -202,6 +232,11 @@ async function assertMoneyHeld(db: Executor): Promise<void> {
         UNION ALL
         -- ... and is the affiliate's money once released (a clawback takes it back: CANCELLED).
         SELECT user_id, livemode, amount_cents FROM affiliate_commissions WHERE status = 'PAID'
+        UNION ALL
+        -- A split's share leaves the seller and is the recipient's, less what reversals took back.
+        SELECT user_id, livemode, -(amount_cents - reversed_cents) FROM transaction_splits
+        UNION ALL
+        SELECT recipient_id, livemode, amount_cents - reversed_cents FROM transaction_splits
         UNION ALL
         -- A referral reward is paid out of the platform's fee: the referrer's money once released.
         SELECT user_id, livemode, amount_cents FROM referral_rewards WHERE status = 'PAID'

@@ -30,6 +30,8 @@ export const ErrorCodes = [
   'COUPON_ALREADY_EXISTS',
   'SKU_ALREADY_EXISTS',
   'AFFILIATE_PROGRAM_EXISTS',
+  'SPLIT_RECIPIENT_NOT_ALLOWED',
+  'SPLIT_EXCEEDS_AMOUNT',
 ] as const;
 export type ErrorCode = (typeof ErrorCodes)[number];
 

@@ -8,6 +8,7 @@ import { runSql } from './run-sql.ts';
 //   shares go only to ACCEPTED partners and to the merchant's own sub-accounts.
 // *.split: the split rule ({basis, recipients}) of a link, a checkout, a plan; on a transaction, the
 //   rule it was created with, each recipient's user resolved.
+// receivables: a card sale's instalments are the seller's and each recipient's (unique per owner).
 // transaction_splits: each recipient's share of a paid sale, as booked in its payment journal, and
 //   what refunds and chargebacks took back of it.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -69,6 +70,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     );
     CREATE INDEX transaction_splits_recipient ON transaction_splits (recipient_id, livemode, created_at DESC, id DESC);
     CREATE INDEX transaction_splits_user ON transaction_splits (user_id, livemode, created_at DESC);
+
+    ALTER TABLE receivables DROP CONSTRAINT receivables_transaction_id_installment_number_key;
+    ALTER TABLE receivables ADD CONSTRAINT receivables_transaction_user_installment UNIQUE (transaction_id, user_id, installment_number);
     `,
   );
 }
@@ -76,7 +80,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await runSql(
     db,
-    `DROP TABLE transaction_splits;
+    `ALTER TABLE receivables DROP CONSTRAINT receivables_transaction_user_installment;
+     ALTER TABLE receivables ADD CONSTRAINT receivables_transaction_id_installment_number_key UNIQUE (transaction_id, installment_number);
+     DROP TABLE transaction_splits;
      ALTER TABLE subscription_plans DROP COLUMN split; ALTER TABLE checkouts DROP COLUMN split;
      ALTER TABLE payment_links DROP COLUMN split; ALTER TABLE transactions DROP COLUMN split;
      DROP TABLE split_partners; DROP TABLE sub_accounts; ALTER TABLE users DROP COLUMN wallet_id;`,

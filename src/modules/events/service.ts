@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'transaction.chargeback',
   'transaction.chargeback_won',
   'transaction.chargeback_lost',
+  'transaction.split_received',
+  'transaction.split_reversed',
   'payment_link.created',
   'payment_link.updated',
   'balance.updated',

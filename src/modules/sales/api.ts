@@ -18,6 +18,8 @@ import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation 
 import { assertPayable } from '../payment-links/public.ts';
 import { findOwnLink, getLink } from '../payment-links/service.ts';
 import type { KeyAttachment } from '../transactions/creation.ts';
+import type { CheckoutExtras } from '../transactions/draft.ts';
+import { resolveSplit } from '../splits/rule.ts';
 import { CreateTransactionBody, type ListTransactionsQuery } from '../transactions/schemas.ts';
 import { createTransaction, createTransactionWith, type CreateOptions, type TransactionDeps } from '../transactions/service.ts';
 
@@ -182,14 +184,18 @@ export async function createApiTransaction(deps: TransactionDeps, scope: Scope, 
 /**
  * The payment link the body names (paymentLinkId): this merchant's and environment's, and payable
  * now (inactive, expired or sold out: refused as the checkout refuses it). Nothing is reserved: the
- * guarded decrement at PAID decides (payment-links/sale.ts).
+ * guarded decrement at PAID decides (payment-links/sale.ts). And the sale's split: the body's
+ * (every recipient must be allowed) or else the link's (a recipient no longer allowed is left out).
  */
-async function linkOf(deps: TransactionDeps, scope: Scope, input: Input): Promise<{ link?: PaymentLink }> {
-  if (!input.paymentLinkId) return {};
-  const link = await findOwnLink(deps.db, scope, input.paymentLinkId);
-  if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
-  assertPayable(link, 'paymentLinkId', new Date());
-  return { link };
+async function linkOf(deps: TransactionDeps, scope: Scope, input: Input): Promise<Pick<CheckoutExtras, 'link' | 'split'>> {
+  let link: PaymentLink | undefined;
+  if (input.paymentLinkId) {
+    link = (await findOwnLink(deps.db, scope, input.paymentLinkId)) ?? undefined;
+    if (!link) throw validation('paymentLinkId', 'is not a payment link of this merchant and environment');
+    assertPayable(link, 'paymentLinkId', new Date());
+  }
+  const split = input.split ? await resolveSplit(deps.db, scope.userId, input.split, true) : await resolveSplit(deps.db, scope.userId, link?.split, false);
+  return { ...(link && { link }), ...(split && { split }) };
 }
 
 /** An API creation whose Idempotency-Key its creation statement stores (no coupon): see createTransactionWith. */

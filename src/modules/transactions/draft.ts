@@ -4,13 +4,14 @@
 import type { Static } from '@sinclair/typebox';
 import type { Config, Fees } from '../../config.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { PaymentLink, Transaction, TransactionItem, TransactionSplitRule } from '../../db/types.ts';
-import { validation } from '../../http/errors.ts';
+import type { PaymentLink, SplitRecipient, Transaction, TransactionItem, TransactionSplitRule } from '../../db/types.ts';
+import { badRequest, validation } from '../../http/errors.ts';
 import { requiredText, sanitizeJson, sanitizeText } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS, endOfSpDay, spDate } from '../../payments/calendar.ts';
 import { priceTableInstallments, validateCard } from '../../payments/card.ts';
 import { paymentFee } from '../../payments/fees.ts';
+import { splitShares } from '../../payments/splits.ts';
 import type { LatePayment } from '../../payments/late-payment.ts';
 import type { BoletoCharge, PixAutomaticoCharge, PixCharge } from '../../payments/connector.ts';
 import { normalizeDocument, normalizeEmail } from '../clients/service.ts';
@@ -254,3 +255,17 @@ function jsonbOrdered(value: unknown): unknown {
   return out;
 }
 const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * A split rule's shares must fit in a sale's net (charged less the merchant's fee): checked when a
+ * sale is created with one, and when a rule is saved on something sold at a known price.
+ */
+export function assertRuleFits(rule: readonly SplitRecipient[] | null | undefined, sale: { chargedCents: number; feeCents: number }, field = 'split'): void {
+  if (!rule?.length) return;
+  const { exceeds } = splitShares(rule, sale);
+  if (exceeds > 0) {
+    throw badRequest('SPLIT_EXCEEDS_AMOUNT', 'The split asks for more than the sale leaves after the gateway fee', [
+      { field, message: `the shares ask for ${exceeds} cents more than the net of ${sale.chargedCents - sale.feeCents} cents` },
+    ]);
+  }
+}

@@ -25,11 +25,13 @@ export interface TransactionHooks {
    */
   boletoIssued?(trx: Trx, tx: Transaction, now: Date): Promise<unknown>;
   /**
-   * Shares of a sale for other merchant accounts (an affiliate's commission), posted in the PAID
-   * journal itself: taken from what the merchant is credited (`net`: charged less the fee), the
-   * shares of all hooks together never more than it.
+   * Shares of a sale for other merchant accounts (a public split's recipients, an affiliate's
+   * commission), posted in the PAID journal itself: taken from what the merchant is credited
+   * (`net`: charged less the fee, less what earlier hooks' shares took), never more than it.
+   * `settles`: where the sale's money lands (a share without an account lands there too, and
+   * settles as the sale does: a card's instalments).
    */
-  paidSplits?(trx: Trx, tx: Transaction, net: number, now: Date): Promise<Split[]>;
+  paidSplits?(trx: Trx, tx: Transaction, net: number, now: Date, settles: SaleAccount): Promise<Split[]>;
   /**
    * Shares given back in a refund's journal (negative amounts: from the other account to the
    * merchant's available balance), before the refund checks what the merchant can pay.
@@ -45,9 +47,15 @@ export interface TransactionHooks {
   refundJournals?(trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<JournalInput[]>;
 }
 
-/** `amountCents` moves from the sale's merchant to `account` of the merchant `userId` (negative: back). */
+/** Where a paid sale's net lands: available at once, or receivable until it settles. */
+export type SaleAccount = 'available' | 'receivable';
+
+/**
+ * `amountCents` moves from the sale's merchant to `account` of the merchant `userId` (negative:
+ * back); without `account` (at PAID only), to where the sale's own money lands, settling with it.
+ */
 export interface Split {
   userId: string;
-  account: AccountKind;
+  account?: AccountKind;
   amountCents: number;
 }

@@ -7,7 +7,8 @@ import type { Scope } from '../../http/scope.ts';
 import { assertCallableUrl } from '../../http/ssrf.ts';
 import type { RailConnector } from '../../payments/registry.ts';
 import type { Connector, PayerAddress } from '../../payments/connector.ts';
-import { buildDraft, checkInput, normalizeAddress, type CheckoutExtras, type CreateInput } from './draft.ts';
+import { paymentFee } from '../../payments/fees.ts';
+import { assertRuleFits, buildDraft, checkInput, normalizeAddress, type CheckoutExtras, type CreateInput } from './draft.ts';
 import type { CreateOptions, TransactionDeps } from './types.ts';
 
 /** Everything before the creation statement: the request checked, the provider's charge, the row to store. */
@@ -24,6 +25,8 @@ export async function prepare(deps: TransactionDeps, scope: Scope, input: Create
   const rail = extras.pixAutomatico ? 'PIX_AUTOMATICO' : input.paymentMethod;
   const connector = extras.storedCard?.connector ? deps.connectors.of(extras.storedCard.connector, rail) : deps.connectors.forNew(scope.livemode, rail);
   const fees = await deps.fees.of(scope.userId);
+  // Before the provider makes a charge: a split that does not fit the sale's net is refused.
+  assertRuleFits(extras.split, { chargedCents: checked.chargedCents, feeCents: paymentFee(fees, input.paymentMethod, checked.chargedCents) });
   const guard = input.card && scope.livemode ? cardGuard : undefined;
   await guard?.before();
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CursorPagination, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField } from '../clients/schemas.ts';
 import { ChargebackView } from './chargeback-schemas.ts';
+import { SplitBody } from './split-schemas.ts';
 
 export const STATUSES = ['PENDING', 'AUTHORIZED', 'PAID', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED', 'PARTIALLY_REFUNDED', 'CHARGEBACK'] as const;
 export const Status = Type.Union(STATUSES.map((s) => Type.Literal(s)));
@@ -92,6 +93,7 @@ export const CreateTransactionBody = Type.Object(
       }),
     ),
     latePayment: Type.Optional(LatePaymentBody),
+    split: Type.Optional(SplitBody),
     capture: Type.Optional(
       Type.Boolean({ description: 'Card only. false: authorise only (AUTHORIZED, nothing credited) and capture later with POST /api/v1/transactions/{id}/capture; default true' }),
     ),

@@ -11,7 +11,7 @@ import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import type { EventInput, EventLog, EventType } from '../events/service.ts';
 import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
-import type { Split, TransactionHooks } from './hooks.ts';
+import type { SaleAccount, Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
 /** What a status change writes through besides the row: the ledger, the event log, the hooks. */
@@ -150,14 +150,17 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
   const net = tx.charged_cents - tx.fee_cents;
   // A card's instalments, and a payment whose money the bank credits later (a boleto paid by barcode), are receivable until they settle.
   const later = tx.payment_method !== 'CARD' && change.settlesAt && change.settlesAt > now ? change.settlesAt : null;
-  const toAccount = tx.payment_method === 'CARD' || later ? 'receivable' : 'available';
-  // Other accounts' shares of the sale (an affiliate's commission) leave the merchant's net in
-  // this same journal, so the merchant is never credited money that is not its own.
+  const toAccount: SaleAccount = tx.payment_method === 'CARD' || later ? 'receivable' : 'available';
+  // Other accounts' shares of the sale (a split's recipients, an affiliate's commission) leave the
+  // merchant's net in this same journal, so the merchant is never credited money that is not its own.
   const splits: Split[] = [];
-  for (const hook of deps.hooks) splits.push(...((await hook.paidSplits?.(trx, tx, net, now)) ?? []));
-  const shared = splits.reduce((a, s) => a + s.amountCents, 0);
-  if (splits.some((s) => s.amountCents < 0) || shared > net) throw new Error(`transactions: shares of ${tx.id} (${shared}) exceed its net (${net})`);
-  const kept = net - shared;
+  let kept = net;
+  for (const hook of deps.hooks) {
+    const more = (await hook.paidSplits?.(trx, tx, kept, now, toAccount)) ?? [];
+    kept -= more.reduce((a, s) => a + s.amountCents, 0);
+    splits.push(...more);
+  }
+  if (splits.some((s) => s.amountCents < 0) || kept < 0) throw new Error(`transactions: shares of ${tx.id} (${net - kept}) exceed its net (${net})`);
   const journals: JournalInput[] = [];
   for (const hook of deps.hooks) journals.push(...((await hook.paidJournals?.(trx, tx, now)) ?? []));
   const payment: JournalInput = {
@@ -168,28 +171,28 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
       { account: 'external', amount: -tx.charged_cents },
       { account: toAccount, amount: kept },
       { account: 'fees', amount: tx.fee_cents },
-      ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)),
+      ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? toAccount, s.amountCents)),
     ],
   };
   await deps.ledger.postAll(trx, scope, [payment, ...journals], balanceEvents);
-  if ((tx.payment_method === 'CARD' || later) && kept > 0) {
-    const parts = split(kept, tx.installments);
-    await trx
-      .insertInto('receivables')
-      .values(
-        parts.map((amount, i) => ({
-          id: uuidv7(),
-          user_id: tx.user_id,
-          livemode: tx.livemode,
-          transaction_id: tx.id,
-          installment_number: i + 1,
-          amount_cents: amount,
-          settle_at: later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS),
-          status: 'PENDING' as const,
-          created_at: now,
-        })),
-      )
-      .execute();
+  if (toAccount === 'receivable') {
+    // The seller's instalments and each share that settles with the sale, on the same days.
+    const settleAt = (i: number) => later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS);
+    const owners = [{ userId: tx.user_id, amount: kept }, ...splits.filter((s) => !s.account).map((s) => ({ userId: s.userId, amount: s.amountCents }))];
+    const rows = owners.filter((o) => o.amount > 0).flatMap((o) =>
+      split(o.amount, tx.installments).map((amount, i) => ({
+        id: uuidv7(),
+        user_id: o.userId,
+        livemode: tx.livemode,
+        transaction_id: tx.id,
+        installment_number: i + 1,
+        amount_cents: amount,
+        settle_at: settleAt(i),
+        status: 'PENDING' as const,
+        created_at: now,
+      })),
+    );
+    if (rows.length) await trx.insertInto('receivables').values(rows).execute();
   }
   return tx;
 }
@@ -221,12 +224,12 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
   const own: AccountKind[] = ['available', 'fees', 'external', ...(mayHoldReceivables(tx) ? (['receivable'] as const) : []), ...(splits.length ? (['transfers'] as const) : [])];
   const accounts: AccountKey[] = [
     ...own.map((kind) => ({ userId: scope.userId, kind })),
-    ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account }]),
+    ...splits.flatMap((s) => [{ userId: s.userId, kind: 'transfers' as const }, { userId: s.userId, kind: s.account ?? 'available' }]),
     ...journals.flatMap((j) => j.postings.map((p) => ({ userId: p.userId ?? scope.userId, kind: p.account }))),
   ];
   const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
   const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts, as.overdraw);
-  postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account, s.amountCents)));
+  postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? 'available', s.amountCents)));
   await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals], collect);
 }
 
@@ -240,7 +243,32 @@ export function feeReturned(tx: Pick<Transaction, 'fee_cents' | 'charged_cents' 
 }
 
 /** Whether a paid transaction's net may still be receivable: a card's instalments, a boleto paid by barcode until the bank credits it. */
-const mayHoldReceivables = (tx: Transaction) => tx.payment_method === 'CARD' || tx.paid_with === 'BOLETO';
+export const mayHoldReceivables = (tx: Transaction) => tx.payment_method === 'CARD' || tx.paid_with === 'BOLETO';
+
+/**
+ * Takes up to `amount` off the unsettled instalments of a sale that are `userId`'s (the seller's,
+ * or a split recipient's), latest first, locked; answers what it took.
+ */
+export async function takeInstalments(trx: Trx, transactionId: string, userId: string, amount: number): Promise<number> {
+  const pending = await trx
+    .selectFrom('receivables')
+    .select(['id', 'amount_cents'])
+    .where('transaction_id', '=', transactionId)
+    .where('user_id', '=', userId)
+    .where('status', '=', 'PENDING')
+    .orderBy('installment_number', 'desc')
+    .forUpdate()
+    .execute();
+  let taken = 0;
+  for (const r of pending) {
+    if (taken === amount) break;
+    const take = Math.min(r.amount_cents, amount - taken);
+    taken += take;
+    const left = r.amount_cents - take;
+    await trx.updateTable('receivables').set(left === 0 ? { amount_cents: 0, status: 'CANCELLED' } : { amount_cents: left }).where('id', '=', r.id).execute();
+  }
+  return taken;
+}
 
 /**
  * A refund gives the customer `amount`; the platform returns the fee of the refunded part and the
@@ -252,29 +280,8 @@ const mayHoldReceivables = (tx: Transaction) => tx.payment_method === 'CARD' || 
 async function refundPostings(trx: Trx, scope: Scope, tx: Transaction, amount: number, returned: number, accounts: AccountKey[], overdraw: boolean): Promise<Posting[]> {
   const fee = feeReturned(tx, amount);
   let remaining = amount - fee;
-  let fromReceivable = 0;
-  if (mayHoldReceivables(tx)) {
-    const pending = await trx
-      .selectFrom('receivables')
-      .select(['id', 'amount_cents'])
-      .where('transaction_id', '=', tx.id)
-      .where('status', '=', 'PENDING')
-      .orderBy('installment_number', 'desc')
-      .forUpdate()
-      .execute();
-    for (const r of pending) {
-      if (remaining === 0) break;
-      const take = Math.min(r.amount_cents, remaining);
-      remaining -= take;
-      fromReceivable += take;
-      const left = r.amount_cents - take;
-      await trx
-        .updateTable('receivables')
-        .set(left === 0 ? { amount_cents: 0, status: 'CANCELLED' } : { amount_cents: left })
-        .where('id', '=', r.id)
-        .execute();
-    }
-  }
+  const fromReceivable = mayHoldReceivables(tx) ? await takeInstalments(trx, tx.id, tx.user_id, remaining) : 0;
+  remaining -= fromReceivable;
   // The balance is read before the journal is posted: every account the journals will move is
   // locked first, in the ledger's one order (two merchants refunding at once sales the other earned
   // a commission on would otherwise each hold its own balance and wait for the other's), and after

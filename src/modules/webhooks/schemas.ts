@@ -22,6 +22,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'transaction.chargeback': 'The acquirer opened a chargeback on a card payment (CHARGEBACK): the disputed amount debited from the balance (it may go negative); answer with POST /api/v1/transactions/{id}/dispute',
   'transaction.chargeback_won': 'A chargeback was decided for the merchant: the money is back in the available balance, the transaction PAID again',
   'transaction.chargeback_lost': 'A chargeback was decided against the merchant, or accepted by it (final; the transaction stays CHARGEBACK)',
+  'transaction.split_received': "Another merchant's sale paid you a share (a split): the share, the sale and its seller (to the recipient)",
+  'transaction.split_reversed': "A refund or chargeback of that sale took back part or all of your share (to the recipient; your balance may go negative)",
   'payment_link.created': 'A payment link is created',
   'payment_link.updated': 'A payment link is updated',
   'balance.updated': 'The wallet balance changes',

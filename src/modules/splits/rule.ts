@@ -1,0 +1,51 @@
+// Who a split may pay, checked when a rule is saved (a link, a checkout, a plan) or a sale names one:
+// the merchant's own sub-accounts and the partners that accepted its invitation, never its own
+// wallet nor one that did not agree. The recipients' merchants are resolved once, onto the sale.
+import type { Executor } from '../../db/index.ts';
+import type { SplitRule, TransactionSplitRule } from '../../db/types.ts';
+import { badRequest, validation } from '../../http/errors.ts';
+import { ruleProblem } from '../../payments/splits.ts';
+
+export { assertRuleFits } from '../transactions/draft.ts';
+
+/** The merchants behind these wallets that `merchantId` may pay shares to, by wallet id. */
+export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
+  if (!walletIds.length) return new Map();
+  const rows = await db
+    .selectFrom('users as u')
+    .select(['u.id', 'u.wallet_id'])
+    .where('u.wallet_id', 'in', walletIds)
+    .where('u.id', '<>', merchantId)
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('sub_accounts as s').select('s.user_id').whereRef('s.user_id', '=', 'u.id').where('s.platform_id', '=', merchantId)),
+        eb.exists(eb.selectFrom('split_partners as p').select('p.id').whereRef('p.partner_id', '=', 'u.id').where('p.user_id', '=', merchantId).where('p.status', '=', 'ACCEPTED')),
+      ]),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.wallet_id, r.id]));
+}
+
+/**
+ * A rule checked and its recipients resolved. `strict` (a rule being saved, or sent with a sale):
+ * a wallet that may not receive is a 400 on its field. Not strict (a stored rule applied to a sale):
+ * it is left out and its share stays with the seller (a partner that left since the rule was saved).
+ */
+export async function resolveSplit(db: Executor, merchantId: string, rule: SplitRule | null | undefined, strict: boolean, field = 'split'): Promise<TransactionSplitRule | null> {
+  if (!rule?.length) return null;
+  const problem = ruleProblem(rule);
+  if (problem) throw validation(problem.field.replace(/^split/, field), problem.message);
+  const wallets = rule.map((r) => r.walletId.toLowerCase());
+  const allowed = await allowedRecipients(db, merchantId, wallets);
+  const out: TransactionSplitRule = [];
+  for (const [i, r] of rule.entries()) {
+    const userId = allowed.get(wallets[i]);
+    if (userId) out.push({ ...r, walletId: wallets[i], userId });
+    else if (strict) {
+      throw badRequest('SPLIT_RECIPIENT_NOT_ALLOWED', 'A split may only pay your sub-accounts and partners who accepted your invitation', [
+        { field: `${field}.${i}.walletId`, message: 'is not your sub-account nor a partner who accepted (POST /api/v1/split-partners)' },
+      ]);
+    }
+  }
+  return out.length ? out : null;
+}

@@ -1,0 +1,58 @@
+// Shared by the split test files: a seller, recipients it may pay (sub-accounts, partners), sales
+// with a split through the API, and each merchant's balance and events.
+import assert from 'node:assert/strict';
+import { call, cpf, merchant, type Merchant, type TestContext } from './helpers.ts';
+import { card } from './checkout-kit.ts';
+
+export const T = '/api/v1/transactions';
+/** The sandbox fees (config defaults): PIX 0.99% (rounded half up), boleto R$ 3.49, card 3.99% + R$ 0.39. */
+export const pixFee = (c: number) => Math.floor((c * 99 + 5000) / 10000);
+
+export interface Recipient extends Merchant {
+  walletId: string;
+}
+
+export function splitKit(ctx: TestContext) {
+  const walletOf = async (m: Merchant) => (await ctx.database.db.selectFrom('users').select('wallet_id').where('id', '=', m.id).executeTakeFirstOrThrow()).wallet_id;
+
+  /** A merchant that accepted `seller`'s invitation to receive shares of its sales. */
+  async function partnerOf(seller: Merchant): Promise<Recipient> {
+    const m = await merchant(ctx.app);
+    const walletId = await walletOf(m);
+    const now = new Date();
+    await ctx.database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: seller.id, partner_id: m.id, status: 'ACCEPTED', message: null, created_at: now, decided_at: now, updated_at: now }).execute();
+    return { ...m, walletId };
+  }
+
+  let seq = 0;
+  function sale(over: Record<string, unknown> = {}) {
+    seq++;
+    return { product: 'Curso', amountCents: 10_000, clientName: 'Joana Lima', clientEmail: `joana.${seq}@example.com`, clientDocument: cpf(), paymentMethod: 'PIX', ...over };
+  }
+  const create = (key: string, over: Record<string, unknown> = {}) => call(ctx.app, 'POST', T, { key, body: sale(over) });
+  async function paid(key: string, over: Record<string, unknown> = {}) {
+    const c = await create(key, over);
+    assert.equal(c.status, 201, c.raw);
+    const id = c.body.transaction.id as string;
+    if (c.body.transaction.status !== 'PAID') {
+      const p = await call(ctx.app, 'POST', `${T}/${id}/simulate`, { key, body: { outcome: 'PAID' } });
+      assert.equal(p.status, 200, p.raw);
+    }
+    return id;
+  }
+  const cardSale = (installments: number) => ({ paymentMethod: 'CARD', installments, card: card() });
+  async function refund(key: string, id: string, amountCents?: number) {
+    const res = await call(ctx.app, 'POST', `${T}/${id}/refund`, { key, body: amountCents === undefined ? {} : { amountCents } });
+    assert.equal(res.status, 200, res.raw);
+    return res.body.transaction;
+  }
+  async function balance(m: Merchant) {
+    const res = await call(ctx.app, 'GET', '/api/v1/balance', { key: m.devKey });
+    assert.equal(res.status, 200, res.raw);
+    return { available: res.body.availableCents as number, receivable: res.body.receivableCents as number };
+  }
+  const events = (m: Merchant, type: string) =>
+    ctx.database.db.selectFrom('events').select(['type', 'data']).where('user_id', '=', m.id).where('type', '=', type as never).orderBy('created_at').execute();
+  const shares = (id: string) => ctx.database.db.selectFrom('transaction_splits').selectAll().where('transaction_id', '=', id).orderBy('id').execute();
+  return { walletOf, partnerOf, sale, create, paid, cardSale, refund, balance, events, shares };
+}
