@@ -182,6 +182,7 @@ export const RESOURCE_OF: Record<string, string> = {
   '/api/affiliate': 'affiliates',
   '/api/audit-log': 'auditLog',
   '/api/checkouts': 'checkouts',
+  '/api/splits': 'transactions', // shares of the merchant's sales, sent and received
 };
 
 /** Routes whose permission is not the method's: the permission and why. */

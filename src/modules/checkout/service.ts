@@ -11,6 +11,7 @@ import { evaluateCoupon, invalidCoupon, reserveCouponUse, withCouponReservation 
 import { payableLink } from '../payment-links/abandonments.ts';
 import { linkTotal } from '../payment-links/service.ts';
 import { bumpExtras, chosenBumps } from '../checkouts/offers.ts';
+import { resolveSplit } from '../splits/rule.ts';
 import { orderLines, spreadDiscount } from './order.ts';
 import { makeOffer, type KeptCard } from './upsell.ts';
 import { normalizeAddress } from '../transactions/draft.ts';
@@ -107,7 +108,9 @@ export async function checkoutLink(
   const now = new Date();
   // An affiliate coupon's affiliate wins over the cookie's and the body's clicks.
   const affiliateLinkId = await attributedLink(deps.db, merchant, products.map((p) => p.product_id), withBodyCode(clicks, body.affiliateCode, now), now, coupon?.affiliateLinkId ?? null);
-  const checkout = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId, items: lines };
+  // The checkout's split over the link's; a recipient no longer allowed is left out (its share stays with the merchant).
+  const split = await resolveSplit(deps.db, link.user_id, pl.checkout?.split ?? link.split, false);
+  const checkout = { link, couponId: coupon?.id, discountCents: coupon?.discountCents ?? 0, address, affiliateLinkId, items: lines, split };
   // A card paying for a checkout with an upsell is kept by its connector first: the offer's one click charges it again.
   const kept = pl.upsell && body.card ? await keepCard(deps, link.livemode, body.card, body.clientEmail) : null;
   const create = (recorded?: (tx: Transaction) => Promise<void>) => createTransaction(deps, merchant, input, checkout, { cardGuard: guard.card, recorded });

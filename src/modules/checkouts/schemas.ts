@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PagePagination, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 import { CheckoutConfigBody, CheckoutConfigView, CustomizationBody, CustomizationView } from '../branding/schemas.ts';
+import { SplitBody } from '../splits/schemas.ts';
 
 const settingFields = {
   pixEnabled: Type.Boolean(),
@@ -24,6 +25,7 @@ const fields = {
   settings: CheckoutSettingsBody,
   customization: CustomizationBody,
   checkoutConfig: CheckoutConfigBody,
+  split: Nullable(SplitBody),
 };
 
 export const CreateCheckoutBody = Type.Object(
@@ -33,6 +35,7 @@ export const CreateCheckoutBody = Type.Object(
     settings: Type.Optional(fields.settings),
     customization: Type.Optional(fields.customization),
     checkoutConfig: Type.Optional(fields.checkoutConfig),
+    split: Type.Optional(fields.split),
   },
   { additionalProperties: false },
 );
@@ -87,6 +90,7 @@ export const CheckoutView = Type.Object({
   settings: CheckoutSettingsView,
   customization: CustomizationView,
   checkoutConfig: CheckoutConfigView,
+  split: Nullable(SplitBody),
   orderBumps: Type.Array(OfferView),
   upsell: Nullable(UpsellView),
   livemode: Type.Boolean(),

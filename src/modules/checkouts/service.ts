@@ -9,6 +9,7 @@ import { pageInfo } from '../../http/pagination.ts';
 import { requiredText } from '../../http/sanitize.ts';
 import { owned, type Scope } from '../../http/scope.ts';
 import { configView, customizationView, mergeConfig, mergeCustomization, type ImageImporter, type StoredConfig, type StoredCustomization } from '../branding/service.ts';
+import { splitToSave, splitView } from '../splits/rule.ts';
 import { loadOffers, lockCheckout, offerView, type OfferDeps, type OfferRow } from './offers.ts';
 import type { CheckoutView, CreateCheckoutBody, ListCheckoutsQuery, UpdateCheckoutBody } from './schemas.ts';
 
@@ -37,6 +38,7 @@ export function checkoutView(c: Checkout, offers: OfferRow[]): Static<typeof Che
     settings: c.settings,
     customization: customizationView(c.customization as StoredCustomization),
     checkoutConfig: configView(c.checkout_config as StoredConfig | null),
+    split: splitView(c.split),
     orderBumps: mine.filter((o) => o.kind === 'BUMP').map(offerView),
     upsell: upsell ? { ...offerView(upsell), downsell: downsell ? offerView(downsell) : null } : null,
     livemode: c.livemode,
@@ -86,6 +88,7 @@ export async function createCheckout(deps: CheckoutDeps, scope: Scope, input: St
   const row = await oneCheckoutPerLink(() =>
     inTx(deps.db, async (trx) => {
       await checkLink(trx, scope, input.paymentLinkId);
+      const split = await splitToSave(trx, scope.userId, input.split);
       return trx
         .insertInto('checkouts')
         .values({
@@ -97,6 +100,7 @@ export async function createCheckout(deps: CheckoutDeps, scope: Scope, input: St
           settings: JSON.stringify(settings),
           customization: JSON.stringify(customization),
           checkout_config: config && JSON.stringify(config),
+          split: split ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -130,6 +134,7 @@ export async function updateCheckout(deps: CheckoutDeps, scope: Scope, id: strin
       const locked = await lockCheckout(trx, scope, id);
       if (input.paymentLinkId !== undefined) await checkLink(trx, scope, input.paymentLinkId);
       const settings = input.settings ? mergeSettings(current.settings, input.settings) : undefined;
+      const split = await splitToSave(trx, scope.userId, input.split);
       const updated = await trx
         .updateTable('checkouts')
         .set({
@@ -138,6 +143,7 @@ export async function updateCheckout(deps: CheckoutDeps, scope: Scope, id: strin
           ...(settings && { settings: JSON.stringify(settings) }),
           ...(customization && { customization: JSON.stringify(customization) }),
           ...(config && { checkout_config: JSON.stringify(config) }),
+          ...(split !== undefined && { split }),
           updated_at: new Date(),
         })
         .where('id', '=', id)

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CursorPagination, CursorQuery, DateTime, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { CheckoutConfigBody, CheckoutConfigView } from '../branding/schemas.ts';
 import { Phone, DocumentField } from '../clients/schemas.ts';
+import { SplitBody } from '../splits/schemas.ts';
 
 export const LinkStatus = Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE')]);
 
@@ -59,6 +60,7 @@ const fields = {
   stockEnabled: Type.Boolean(),
   metaPixelCode: Nullable(PixelCode),
   checkoutConfig: CheckoutConfigBody,
+  split: Nullable(SplitBody),
 };
 
 const PRICING =
@@ -81,6 +83,7 @@ export const CreateLinkBody = Type.Object(
     stockEnabled: Type.Optional(fields.stockEnabled),
     metaPixelCode: Type.Optional(fields.metaPixelCode),
     checkoutConfig: Type.Optional(fields.checkoutConfig),
+    split: Type.Optional(fields.split),
   },
   { additionalProperties: false, description: PRICING },
 );
@@ -113,6 +116,7 @@ export const PaymentLinkView = Type.Object({
   stockQuantity: Nullable(Type.Integer()),
   metaPixelCode: Nullable(Type.String()),
   checkoutConfig: CheckoutConfigView,
+  split: Nullable(SplitBody),
   salesCount: Type.Integer({ description: 'Paid transactions' }),
   timesUsed: Type.Integer({ description: 'Checkouts (transactions created)' }),
   livemode: Type.Boolean(),

@@ -14,6 +14,7 @@ import { owned, ownedUpdate, type Scope } from '../../http/scope.ts';
 import { configView, mergeConfig, type ImageImporter, type StoredConfig } from '../branding/service.ts';
 import { mergeSettings } from '../checkouts/service.ts';
 import type { EventLog } from '../events/service.ts';
+import { splitToSave, splitView } from '../splits/rule.ts';
 import type { CreateLinkBody, ListLinksQuery, PaymentLinkView, UpdateLinkBody } from './schemas.ts';
 
 type CreateInput = Static<typeof CreateLinkBody>;
@@ -78,6 +79,7 @@ export function linkView(config: Config, { link, products }: LinkWithProducts): 
     stockQuantity: link.stock_quantity,
     metaPixelCode: link.meta_pixel_code,
     checkoutConfig: configView(link.checkout_config as StoredConfig | null),
+    split: splitView(link.split),
     salesCount: link.sales_count,
     timesUsed: link.times_used,
     livemode: link.livemode,
@@ -175,6 +177,7 @@ export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInpu
   const id = uuidv7(now.getTime());
   return inTx(deps.db, async (trx) => {
     const productRows = products ? await resolveProducts(trx, scope, id, products) : [];
+    const split = await splitToSave(trx, scope.userId, input.split, linkTotal({ amount_cents: input.amountCents ?? null }, productRows));
     const values = {
       id,
       user_id: scope.userId,
@@ -192,6 +195,7 @@ export async function createLink(deps: LinkDeps, scope: Scope, input: CreateInpu
       stock_quantity: stockQuantity,
       meta_pixel_code: input.metaPixelCode ?? null,
       checkout_config: checkoutConfig && JSON.stringify(checkoutConfig),
+      split: split ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -259,6 +263,7 @@ export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input
     checkStock(stockEnabled, stockQuantity);
     checkExpiry(input.expiresAt, now);
     const productRows = products ? await resolveProducts(trx, scope, id, products) : [];
+    const split = await splitToSave(trx, scope.userId, input.split, linkTotal({ amount_cents: input.amountCents ?? null }, productRows));
     const link = await ownedUpdate(trx, 'payment_links', scope, id)
       .set({
         ...(input.title !== undefined && { title: requiredText(input.title, 'title') }),
@@ -270,6 +275,7 @@ export async function updateLink(deps: LinkDeps, scope: Scope, id: string, input
         ...(input.redirectUrl !== undefined && { redirect_url: input.redirectUrl }),
         ...(input.metaPixelCode !== undefined && { meta_pixel_code: input.metaPixelCode }),
         ...(checkoutConfig && { checkout_config: JSON.stringify(checkoutConfig) }),
+        ...(split !== undefined && { split }),
         settings: JSON.stringify(settings),
         stock_enabled: stockEnabled,
         stock_quantity: stockQuantity,

@@ -5,8 +5,9 @@ import type { Executor } from '../../db/index.ts';
 import type { SplitRule, TransactionSplitRule } from '../../db/types.ts';
 import { badRequest, validation } from '../../http/errors.ts';
 import { ruleProblem } from '../../payments/splits.ts';
+import { assertRuleFits } from '../transactions/draft.ts';
 
-export { assertRuleFits } from '../transactions/draft.ts';
+export { assertRuleFits };
 
 /** The merchants behind these wallets that `merchantId` may pay shares to, by wallet id. */
 export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
@@ -49,3 +50,19 @@ export async function resolveSplit(db: Executor, merchantId: string, rule: Split
   }
   return out.length ? out : null;
 }
+
+/**
+ * A split rule given to save on a link, a checkout or a plan, checked (its recipients allowed now,
+ * its shares within `totalCents` when the price is known) and as its column stores it:
+ * undefined = not given (unchanged), null = cleared (`null` or `[]`).
+ */
+export async function splitToSave(db: Executor, merchantId: string, rule: SplitRule | null | undefined, totalCents?: number | null): Promise<string | null | undefined> {
+  if (rule === undefined) return undefined;
+  if (rule === null || !rule.length) return null;
+  const resolved = await resolveSplit(db, merchantId, rule, true);
+  if (totalCents) assertRuleFits(rule, { chargedCents: totalCents, feeCents: 0 });
+  return JSON.stringify(resolved!.map(({ userId: _, ...r }) => r));
+}
+
+/** A stored rule as the API shows it (null: no split). */
+export const splitView = (rule: SplitRule | null): SplitRule | null => (rule?.length ? rule : null);

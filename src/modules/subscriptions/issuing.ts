@@ -15,6 +15,7 @@ import { endAttempt, endSubscription, lockSubscription, planOf, recordEvent, res
 import { lockCharge, mailCharge } from './charge-mail.ts';
 import { markPaid } from './payment-hook.ts';
 import { pixPeriodicity } from './plans.ts';
+import { resolveSplit } from '../splits/rule.ts';
 
 /** A charge whose issuing failed (the provider or the database refused) is tried again after this. */
 const ISSUE_FAILED_RETRY_MS = 3600_000;
@@ -60,6 +61,8 @@ export async function issueCharge(deps: EngineDeps, sub: Subscription, plan: Sub
     subscription: { id: sub.id, cycleId: cycle.id },
     // The affiliate the subscription was sold through: its program decides whether renewals pay it.
     affiliateLinkId: sub.affiliate_link_id,
+    // Every charge is split by the plan's rule as it stands (a recipient no longer allowed left out).
+    split: await resolveSplit(deps.db, sub.user_id, plan.split, false),
     // The coupon is redeemed (its use counted) by the first charge; later discounted charges carry only the discount.
     ...(cycle.discount_cents > 0 ? { discountCents: cycle.discount_cents, ...(cycle.number === 1 && sub.coupon_id ? { couponId: sub.coupon_id } : {}) } : {}),
     // A boleto carries the payer's address given when subscribing (a bank that registers boletos refuses one without).

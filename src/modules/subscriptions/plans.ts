@@ -11,6 +11,7 @@ import { createdAtPage, type Cursors } from '../../http/pagination.ts';
 import { requiredText, sanitizeOptional } from '../../http/sanitize.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { EventLog } from '../events/service.ts';
+import { splitToSave, splitView } from '../splits/rule.ts';
 import type { CreatePlanInput, DunningBody, UpdatePlanInput } from './schemas.ts';
 import type { Static } from '@sinclair/typebox';
 
@@ -88,6 +89,7 @@ export function planView(config: Config, p: SubscriptionPlan) {
     dunning: dunningWithDefaults(p.dunning),
     publicUrl: `${config.checkoutUrl}/subscribe/${p.id}`,
     productId: p.product_id,
+    split: splitView(p.split),
     createdAt: p.created_at,
     updatedAt: p.updated_at,
   };
@@ -107,6 +109,7 @@ export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, inp
   checkPixAutomatico({ payment_methods: methods, interval: normalizeInterval(input.interval), interval_count: input.intervalCount ?? 1, trial_days: input.trialDays ?? 0 }, 'paymentMethods');
   const productId = await planProduct(db, scope, input.productId ?? null);
   return inTx(db, async (trx) => {
+    const split = await splitToSave(trx, scope.userId, input.split, input.amountCents);
     const plan = await trx
       .insertInto('subscription_plans')
       .values({
@@ -124,6 +127,7 @@ export async function createPlan(deps: PlanDeps, db: Executor, scope: Scope, inp
         dunning: JSON.stringify(dunningOf(input.dunning, DEFAULT_DUNNING)),
         status: input.status ?? 'ACTIVE',
         product_id: productId,
+        split: split ?? null,
         created_at: now,
         updated_at: now,
       })
@@ -168,6 +172,7 @@ export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
       throw validation('maxSubscribers', `the plan already has ${current.subscriber_count} subscribers`);
     }
     const productId = input.productId !== undefined ? await planProduct(trx, scope, input.productId) : undefined;
+    const split = await splitToSave(trx, scope.userId, input.split, input.amountCents ?? current.amount_cents);
     const plan = await trx
       .updateTable('subscription_plans')
       .set({
@@ -182,6 +187,7 @@ export async function updatePlan(deps: PlanDeps, db: Executor, scope: Scope, id:
         ...(input.status !== undefined && { status: input.status }),
         ...(input.dunning !== undefined && { dunning: JSON.stringify(dunningOf(input.dunning, current.dunning)) }),
         ...(productId !== undefined && { product_id: productId }),
+        ...(split !== undefined && { split }),
         updated_at: new Date(),
       })
       .where('id', '=', id)

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CursorPagination, CursorQuery, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DocumentField } from '../clients/schemas.ts';
 import { Address, CardData as CardBody } from '../transactions/schemas.ts';
+import { SplitBody } from '../splits/schemas.ts';
 
 const Phone = Type.String({ maxLength: 20, pattern: '^\\+?[0-9 ()-]{8,20}$' });
 
@@ -55,6 +56,7 @@ const planFields = {
   status: PlanStatus,
   dunning: DunningBody,
   productId: Nullable(Type.String({ format: 'uuid', description: "The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none." })),
+  split: Nullable(SplitBody),
 };
 
 export const CreatePlanBody = Type.Object(
@@ -70,6 +72,7 @@ export const CreatePlanBody = Type.Object(
     status: Type.Optional(planFields.status),
     dunning: Type.Optional(planFields.dunning),
     productId: Type.Optional(planFields.productId),
+    split: Type.Optional(planFields.split),
   },
   { additionalProperties: false },
 );
@@ -92,6 +95,7 @@ export const PlanView = Type.Object({
   dunning: Type.Object({ retryDays: Type.Array(Type.Integer()), finalAction: FinalAction, pixDaysBefore: Type.Integer(), boletoDaysBefore: Type.Integer(), pixAutomaticoDaysBefore: Type.Integer() }),
   publicUrl: Type.String({ description: 'Hosted subscription page' }),
   productId: Nullable(Uuid),
+  split: Nullable(SplitBody),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

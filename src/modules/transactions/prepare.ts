@@ -25,8 +25,9 @@ export async function prepare(deps: TransactionDeps, scope: Scope, input: Create
   const rail = extras.pixAutomatico ? 'PIX_AUTOMATICO' : input.paymentMethod;
   const connector = extras.storedCard?.connector ? deps.connectors.of(extras.storedCard.connector, rail) : deps.connectors.forNew(scope.livemode, rail);
   const fees = await deps.fees.of(scope.userId);
-  // Before the provider makes a charge: a split that does not fit the sale's net is refused.
-  assertRuleFits(extras.split, { chargedCents: checked.chargedCents, feeCents: paymentFee(fees, input.paymentMethod, checked.chargedCents) });
+  // Before the provider makes a charge: a split sent with the sale must fit its net (a stored one,
+  // a link's or a plan's, is cut to what the sale leaves when it is paid).
+  if (input.split) assertRuleFits(extras.split, { chargedCents: checked.chargedCents, feeCents: paymentFee(fees, input.paymentMethod, checked.chargedCents) });
   const guard = input.card && scope.livemode ? cardGuard : undefined;
   await guard?.before();
 

@@ -2399,6 +2399,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shares of sales: received from other merchants, or sent from yours
+         * @description role=received (default): every share another merchant's sale paid you, with the sale and its seller (never the shopper). role=sent: the shares your sales paid. Newest first.
+         */
+        get: operations["listSplitShares"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/splits/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your sales of a period: gross, fees, what went to each recipient, your own part */
+        get: operations["getSplitSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscriptions": {
         parameters: {
             query?: never;
@@ -2769,6 +2806,23 @@ export interface paths {
         put?: never;
         /** Sandbox: simulate a payment's outcome, or the acquirer's chargeback steps (development keys only) */
         post: operations["simulateTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactions/{id}/splits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sale's shares: what each recipient got and what refunds took back */
+        get: operations["listTransactionSplits"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10802,6 +10856,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -10947,6 +11014,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -11146,6 +11226,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -11248,6 +11341,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -11393,6 +11499,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -11646,6 +11765,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -11791,6 +11923,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -11986,6 +12131,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -12088,6 +12246,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -12233,6 +12404,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -12548,6 +12732,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -12650,6 +12847,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -12795,6 +13005,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -21017,6 +21240,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21056,6 +21292,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21165,6 +21414,19 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     trialDays?: number;
                 };
@@ -21204,6 +21466,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21237,6 +21512,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21369,6 +21657,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21402,6 +21703,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21597,6 +21911,19 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     trialDays?: number;
                 };
@@ -21636,6 +21963,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -21669,6 +22009,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -24030,6 +24383,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -24175,6 +24541,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -24374,6 +24753,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -24476,6 +24868,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -24621,6 +25026,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -24874,6 +25292,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -25019,6 +25450,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -25214,6 +25658,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -25316,6 +25773,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -25461,6 +25931,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -25776,6 +26259,19 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                 };
             };
         };
@@ -25878,6 +26374,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -26023,6 +26532,19 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             /** Format: date-time */
                             updatedAt: string;
                             upsell: {
@@ -30467,6 +30989,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -30555,6 +31090,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -30707,6 +31255,19 @@ export interface operations {
                         requireAddress?: boolean;
                         requirePhone?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     stockEnabled?: boolean;
                     stockQuantity?: number | null;
@@ -30791,6 +31352,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -30873,6 +31447,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31054,6 +31641,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31136,6 +31736,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31374,6 +31987,19 @@ export interface operations {
                         requireAddress?: boolean;
                         requirePhone?: boolean;
                     };
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     stockEnabled?: boolean;
                     stockQuantity?: number | null;
@@ -31458,6 +32084,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31540,6 +32179,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31730,6 +32382,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -31812,6 +32477,19 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             stockEnabled: boolean;
                             stockQuantity: number | null;
@@ -32832,6 +33510,269 @@ export interface operations {
                          * @enum {boolean}
                          */
                         success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSplitShares: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                /** @description received: shares of other merchants' sales paid to you; sent: shares of your sales paid to others. */
+                role?: "received" | "sent";
+                status?: "PAID" | "PARTIALLY_REVERSED" | "REVERSED";
+                walletId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where it landed: available at once, or receivable until the sale settles. */
+                            account: "available" | "receivable";
+                            /** @description The recipient's share, as credited. */
+                            amountCents: number;
+                            /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                            basis: "NET" | "GROSS";
+                            chargeFees: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayId: string;
+                            /** @description The part of the gateway fee the share bore (chargeFees). */
+                            feeCents: number;
+                            fixedCents: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            paymentMethod: string;
+                            percentageBp: number | null;
+                            product: string;
+                            recipient: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            /** @description What refunds and chargebacks took back of it. */
+                            reversedCents: number;
+                            /** @description What the shopper paid for the sale. */
+                            saleCents: number;
+                            seller: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PAID" | "PARTIALLY_REVERSED" | "REVERSED";
+                            /** Format: uuid */
+                            transactionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSplitSummary: {
+        parameters: {
+            query?: {
+                /** @description First day (America/Sao_Paulo) of sales paid; default 30 days ago. */
+                from?: string;
+                /** @description Last day, included; default today. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `from`, `to`, `sales`, `grossCents`, `refundedCents`, `feeCents`, `splitCents`, `netCents`, `recipients` (origin-compatible envelope) */
+                        data: {
+                            /** @description Gateway fees kept (those of refunded parts returned). */
+                            feeCents: number;
+                            from: string;
+                            /** @description What shoppers paid. */
+                            grossCents: number;
+                            /** @description Your own part: gross less refunds, fees and recipients (before affiliate commissions). */
+                            netCents: number;
+                            recipients: {
+                                amountCents: number;
+                                name: string;
+                                reversedCents: number;
+                                sales: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
+                            /** @description What was refunded or charged back of them. */
+                            refundedCents: number;
+                            /** @description Paid sales in the period. */
+                            sales: number;
+                            /** @description What went to recipients, net of reversals. */
+                            splitCents: number;
+                            to: string;
+                        };
+                        /** @description Gateway fees kept (those of refunded parts returned). */
+                        feeCents: number;
+                        from: string;
+                        /** @description What shoppers paid. */
+                        grossCents: number;
+                        /** @description Your own part: gross less refunds, fees and recipients (before affiliate commissions). */
+                        netCents: number;
+                        recipients: {
+                            amountCents: number;
+                            name: string;
+                            reversedCents: number;
+                            sales: number;
+                            /** Format: uuid */
+                            walletId: string;
+                        }[];
+                        /** @description What was refunded or charged back of them. */
+                        refundedCents: number;
+                        /** @description Paid sales in the period. */
+                        sales: number;
+                        /** @description What went to recipients, net of reversals. */
+                        splitCents: number;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        to: string;
                     };
                 };
             };
@@ -35923,6 +36864,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -35962,6 +36916,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36071,6 +37038,19 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     trialDays?: number;
                 };
@@ -36110,6 +37090,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36143,6 +37136,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36275,6 +37281,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36308,6 +37327,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36503,6 +37535,19 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[] | null;
                     status?: "ACTIVE" | "INACTIVE";
                     trialDays?: number;
                 };
@@ -36542,6 +37587,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -36575,6 +37633,19 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[] | null;
                             status: "ACTIVE" | "INACTIVE";
                             /** @description Subscriptions holding a seat (not CANCELLED or EXPIRED) */
                             subscriberCount: number;
@@ -37250,6 +38321,19 @@ export interface operations {
                     postbackUrl?: string;
                     /** @description Name or description of what is sold */
                     product: string;
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    split?: {
+                        /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                        basis?: "NET" | "GROSS";
+                        /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                        chargeFees?: boolean;
+                        /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                        fixedCents?: number;
+                        /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                        percentageBp?: number;
+                        /** Format: uuid */
+                        walletId: string;
+                    }[];
                     /** @description Only utm_source, utm_medium, utm_campaign, utm_content, utm_term, src and sck */
                     trackingParams?: {
                         sck?: string;
@@ -41463,6 +42547,127 @@ export interface operations {
             };
         };
     };
+    listTransactionSplits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where it landed: available at once, or receivable until the sale settles. */
+                            account: "available" | "receivable";
+                            /** @description The recipient's share, as credited. */
+                            amountCents: number;
+                            /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                            basis: "NET" | "GROSS";
+                            chargeFees: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                            displayId: string;
+                            /** @description The part of the gateway fee the share bore (chargeFees). */
+                            feeCents: number;
+                            fixedCents: number | null;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            paymentMethod: string;
+                            percentageBp: number | null;
+                            product: string;
+                            recipient: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            /** @description What refunds and chargebacks took back of it. */
+                            reversedCents: number;
+                            /** @description What the shopper paid for the sale. */
+                            saleCents: number;
+                            seller: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PAID" | "PARTIALLY_REVERSED" | "REVERSED";
+                            /** Format: uuid */
+                            transactionId: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     exportTransactions: {
         parameters: {
             query?: {
@@ -41778,7 +42983,7 @@ export interface operations {
                 cursor?: string;
                 eventId?: string;
                 /** @description Only the deliveries of this event type (an unknown type is a 400) */
-                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
+                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
                 kind?: "subscription" | "postback";
                 limit?: number;
                 orderDirection?: "asc" | "desc";
@@ -42262,7 +43467,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         events: {
                             description: string;
@@ -42270,7 +43475,7 @@ export interface operations {
                              * @description An event type (see docs/webhooks.md)
                              * @enum {string}
                              */
-                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
+                            type: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled";
                         }[];
                         message: string;
                         /**
@@ -42639,7 +43844,7 @@ export interface operations {
                 "application/json": {
                     description?: string;
                     /** @description Event types to receive (at least one) */
-                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     /** @description DISABLED creates it without sending anything until re-enabled (default ACTIVE) */
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
@@ -42925,7 +44130,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
@@ -43169,7 +44374,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     /** @description Event types to receive (at least one) */
-                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
+                    events?: ("transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled")[];
                     status?: "ACTIVE" | "DISABLED";
                     /** @description HTTPS endpoint (http, private, loopback and metadata addresses are refused unless the gateway runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for local development) */
                     url?: string;
@@ -43320,7 +44525,7 @@ export interface operations {
                 cursor?: string;
                 eventId?: string;
                 /** @description Only the deliveries of this event type (an unknown type is a 400) */
-                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
+                eventType?: "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "transaction.refunded" | "transaction.refund_failed" | "transaction.authorized" | "transaction.captured" | "transaction.cancelled" | "transaction.chargeback" | "transaction.chargeback_won" | "transaction.chargeback_lost" | "transaction.split_received" | "transaction.split_reversed" | "payment_link.created" | "payment_link.updated" | "balance.updated" | "subscription.cancelled" | "subscription.expired" | "subscription.cancel_scheduled" | "plan.created" | "plan.updated" | "subscription.created" | "subscription.trial_will_end" | "subscription.renewed" | "subscription.past_due" | "subscription.paused" | "subscription.resumed" | "subscription.mandate_updated" | "kyc.submitted" | "kyc.approved" | "kyc.rejected" | "advance.created" | "advance.approved" | "advance.rejected" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "affiliate.joined" | "affiliate.approved" | "commission.created" | "commission.paid" | "commission.cancelled" | "webhook.test";
                 limit?: number;
                 orderDirection?: "asc" | "desc";
                 /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */
