@@ -59,7 +59,7 @@ after(async () => {
   await ctx.close();
 });
 
-test('no wired hook touches the network or files while payments are paid, refunded, failed and expired', { skip: onPostgres && 'the database connections of pg are sockets too: the contract is checked on the embedded database' }, async () => {
+test('no wired hook touches the network or files while payments are paid, refunded, charged back, failed and expired', { skip: onPostgres && 'the database connections of pg are sockets too: the contract is checked on the embedded database' }, async () => {
   // The watch itself sees a call made inside a hook (so an empty list below means something).
   await inHook.run('probe', () => new Promise((r) => dns.lookup('localhost', () => r(null))));
   assert.deepEqual(seen.splice(0), ['probe -> dns.lookup']);
@@ -71,6 +71,11 @@ test('no wired hook touches the network or files while payments are paid, refund
   assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${pix.id}/refund`, { key: m.devKey, body: { amountCents: 1000 } })).status, 200);
   const paidCard = (await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: body('CARD', { card }) })).body.transaction;
   assert.equal(paidCard.status, 'PAID');
+  // A chargeback won gives back what its opening took (restoredSplits).
+  const sim = (outcome: string) => call(ctx.app, 'POST', `/api/v1/transactions/${paidCard.id}/simulate`, { key: m.devKey, body: { outcome } });
+  assert.equal((await sim('CHARGEBACK')).status, 200);
+  assert.equal((await call(ctx.app, 'POST', `/api/v1/transactions/${paidCard.id}/dispute`, { key: m.devKey, body: { action: 'CONTEST', text: 'Produto entregue e usado pelo cliente.' } })).status, 200);
+  assert.equal((await sim('CHARGEBACK_WON')).status, 200);
   const declined = await call(ctx.app, 'POST', '/api/v1/transactions', { key: m.devKey, body: body('CARD', { card: { ...card, number: '4000000000000002' } }) });
   assert.equal(declined.body.transaction.status, 'FAILED');
   // A boleto its bank registers later gets its numbers through recordBoleto (boletoIssued): the

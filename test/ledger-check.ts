@@ -116,8 +116,8 @@ export async function assertCommissionsConsistent(db: Executor): Promise<void> {
 /** 15. Each split share agrees with the journals of its sale. */
 export async function assertSplitsConsistent(db: Executor): Promise<void> {
   // Per share: of a settled sale; its payment journal moved exactly its amount to the recipient
-  // (where the sale's money landed); the refund and chargeback journals took back exactly
-  // reversed_cents, never more than the share; the shares of a sale never more than its net.
+  // (where the sale's money landed); the refund and chargeback journals, less what their reversals
+  // gave back, took exactly reversed_cents, never more than the share; the shares of a sale never more than its net.
   const perShare = await sql`
     SELECT * FROM (
       SELECT s.id, s.amount_cents, s.reversed_cents, s.status, t.status AS tx_status,
@@ -125,7 +125,7 @@ export async function assertSplitsConsistent(db: Executor): Promise<void> {
           WHERE j.user_id = s.user_id AND j.reference_type = 'transaction' AND j.reference_id = s.transaction_id AND j.kind = 'payment'
             AND e.user_id = s.recipient_id AND e.account_kind = s.account)::bigint AS credited,
         (SELECT coalesce(sum(e.amount_cents), 0) FROM ledger_journals j JOIN ledger_entries e ON e.journal_id = j.id
-          WHERE j.user_id = s.user_id AND j.reference_type = 'transaction' AND j.reference_id = s.transaction_id AND j.kind IN ('refund', 'chargeback')
+          WHERE j.user_id = s.user_id AND j.reference_type = 'transaction' AND j.reference_id = s.transaction_id AND j.kind IN ('refund', 'chargeback', 'refund_reversal', 'chargeback_reversal')
             AND e.user_id = s.recipient_id AND e.account_kind IN ('available', 'receivable'))::bigint AS taken,
         (SELECT sum(x.amount_cents) FROM transaction_splits x WHERE x.transaction_id = s.transaction_id)::bigint AS shares,
         t.charged_cents - t.fee_cents AS net

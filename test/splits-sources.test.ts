@@ -7,6 +7,7 @@ import { useApp, useMerchant } from './kit/app.ts';
 import { card } from './checkout-kit.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { splitKit, T } from './splits-kit.ts';
+import { recordRefund } from '../src/modules/transactions/refund.ts';
 
 const ctx = useApp();
 const seller = useMerchant(ctx);
@@ -125,6 +126,32 @@ describe('boletos and chargebacks', () => {
     assert.deepEqual(shares.map((s) => [s.status, s.reversed_cents === s.amount_cents]), [['REVERSED', true], ['REVERSED', true]]);
     assert.deepEqual(await kit.balance(a), { available: 0, receivable: 0 });
     assert.equal((await kit.events(b, 'transaction.split_reversed')).length, 2);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('a chargeback won and a refund the provider did not make give the shares back', async () => {
+    const kit = splitKit(ctx);
+    const a = await kit.partnerOf(seller);
+    const id = await kit.paid(seller.devKey, { paymentMethod: 'CARD', card: card(), split: [{ walletId: a.walletId, percentageBp: 2000 }] });
+    const [share] = await kit.shares(id);
+    assert.equal((await call(ctx.app, 'POST', `${T}/${id}/simulate`, { key: seller.devKey, body: { outcome: 'CHARGEBACK' } })).status, 200);
+    assert.equal((await kit.balance(a)).receivable, 0);
+    const contest = await call(ctx.app, 'POST', `${T}/${id}/dispute`, { key: seller.devKey, body: { action: 'CONTEST', text: 'Curso entregue em 10/11: acesso liberado e 12 aulas assistidas.' } });
+    assert.equal(contest.status, 200, contest.raw);
+    assert.equal((await call(ctx.app, 'POST', `${T}/${id}/simulate`, { key: seller.devKey, body: { outcome: 'CHARGEBACK_WON' } })).status, 200);
+    assert.deepEqual((await kit.shares(id)).map((s) => [s.reversed_cents, s.status]), [[0, 'PAID']]);
+    assert.equal((await kit.balance(a)).available, share.amount_cents);
+    await assertLedgerBalanced(ctx.database.db);
+
+    // A refund whose answer was lost (PENDING) and that the provider then reports as not made.
+    const refunded = await kit.refund(seller.devKey, id, 4_000);
+    assert.equal(refunded.status, 'PARTIALLY_REFUNDED');
+    const refund = await ctx.database.db.selectFrom('refunds').select('id').where('transaction_id', '=', id).executeTakeFirstOrThrow();
+    await ctx.database.db.updateTable('refunds').set({ status: 'PENDING' }).where('id', '=', refund.id).execute();
+    assert.ok((await kit.shares(id))[0].reversed_cents > 0);
+    await recordRefund(ctx.app.deps.transactions, refund.id, id, { ok: false, reason: 'NAO_REALIZADO', message: 'recusado' });
+    assert.deepEqual((await kit.shares(id)).map((s) => [s.reversed_cents, s.status]), [[0, 'PAID']]);
+    assert.equal((await kit.balance(a)).available, share.amount_cents);
     await assertLedgerBalanced(ctx.database.db);
   });
 });

@@ -1,7 +1,8 @@
 // The money of a split: each recipient's share booked in the sale's own PAID journal (where the
 // sale's money lands, settling with it: a card's instalments), and taken back in proportion in the
 // journal of each refund or chargeback, from the recipient's unsettled instalments of the sale
-// first, then from its available balance, which may go negative: its next sales pay it back first.
+// first, then from its available balance, which may go negative: its next sales pay it back first;
+// given back (to available) when that money returns to the seller (a refund not made, a chargeback won).
 import type { Trx } from '../../db/index.ts';
 import { uuidv7Ordered } from '../../db/ids.ts';
 import type { Transaction, TransactionSplit } from '../../db/types.ts';
@@ -60,6 +61,24 @@ export function splitHooks(events: EventLog): TransactionHooks {
       }
       await recordShares(trx, events, tx, reversed, 'transaction.split_reversed');
       return out.filter((s) => s.amountCents !== 0);
+    },
+
+    async restoredSplits(trx, tx, now): Promise<Split[]> {
+      if (!tx.split?.length) return [];
+      const shares = await trx.selectFrom('transaction_splits').selectAll().where('transaction_id', '=', tx.id).where('reversed_cents', '>', 0).orderBy('recipient_id').forUpdate().execute();
+      const out: Split[] = [];
+      const restored: TransactionSplit[] = [];
+      for (const share of shares) {
+        // What stays taken back: the share of what stays refunded.
+        const due = shareReversal({ amountCents: share.amount_cents, reversedCents: 0 }, { chargedCents: tx.charged_cents, refundedCents: tx.refunded_cents }, 0);
+        const give = share.reversed_cents - due;
+        if (give <= 0) continue;
+        out.push({ userId: share.recipient_id, account: 'available', amountCents: give });
+        const status = due === 0 ? ('PAID' as const) : ('PARTIALLY_REVERSED' as const);
+        restored.push(await trx.updateTable('transaction_splits').set({ reversed_cents: due, status, updated_at: now }).where('id', '=', share.id).returningAll().executeTakeFirstOrThrow());
+      }
+      await recordShares(trx, events, tx, restored, 'transaction.split_received');
+      return out;
     },
   };
 }

@@ -18,7 +18,7 @@ import type { Scope } from '../../http/scope.ts';
 import type { ChargebackReport } from '../../payments/connector.ts';
 import type { EventType } from '../events/service.ts';
 import { lockTransaction } from './queries.ts';
-import { bookRefund, canMove, feeReturned } from './states.ts';
+import { bookRefund, canMove, feeReturned, restoredPostings } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 import { chargebackView, eventData } from './view.ts';
 
@@ -97,8 +97,8 @@ async function openChargeback(deps: TransactionDeps, trx: Trx, tx: Transaction, 
 
 /**
  * WON or LOST: the case closes. Won: the debit returns (the merchant's part to available, the fee
- * charged again) and the sale stands again; affiliate commissions and referral rewards undone at
- * the opening stay undone (as when a refund is not made: refund.ts recordRefund).
+ * charged again, the split recipients' shares given back) and the sale stands again; affiliate
+ * commissions and referral rewards undone at the opening stay undone (as when a refund is not made).
  */
 export async function closeChargeback(deps: TransactionDeps, trx: Trx, tx: Transaction, cb: Chargeback, outcome: 'WON' | 'LOST', now: Date, set: Partial<Pick<Chargeback, 'response' | 'responded_at'>> = {}): Promise<Transaction> {
   const closed = await trx
@@ -121,6 +121,7 @@ export async function closeChargeback(deps: TransactionDeps, trx: Trx, tx: Trans
       { account: 'external', amount: -cb.amount_cents },
       { account: 'fees', amount: cb.fee_returned_cents },
       { account: 'available', amount: cb.amount_cents - cb.fee_returned_cents },
+      ...(await restoredPostings(deps, trx, tx, now)),
     ],
   });
   const updated = await setStatus(deps, trx, tx, tx.refunded_cents === 0 ? 'PAID' : 'PARTIALLY_REFUNDED', now);

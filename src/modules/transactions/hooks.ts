@@ -38,6 +38,12 @@ export interface TransactionHooks {
    */
   refundSplits?(trx: Trx, tx: Transaction, amountCents: number, now: Date): Promise<Split[]>;
   /**
+   * Shares given back again when money a refund or chargeback took returns to the merchant (a
+   * refund the provider did not make, a chargeback won): `tx` with what stays refunded. Positive
+   * amounts, from the merchant's available balance, in the journal that returns the money.
+   */
+  restoredSplits?(trx: Trx, tx: Transaction, now: Date): Promise<Split[]>;
+  /**
    * Journals of their own (the merchant's scope) posted with the PAID journal, every account of all
    * of them locked together in the ledger's one order: money that is not the merchant's net (a
    * referral reward paid out of the platform's fee).

@@ -12,7 +12,7 @@ import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
 import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundScope, setRefunded } from './queries.ts';
 import { pixDestination, refunderOf, type RefundRoute } from './pix-refund.ts';
-import { applyChange, feeReturned } from './states.ts';
+import { applyChange, feeReturned, restoredPostings } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 import { eventData, lineCents, refundView } from './view.ts';
 
@@ -87,7 +87,7 @@ async function sendRefund(deps: TransactionDeps, tx: Transaction & RefundRoute, 
  * merchant's available balance, the transaction's refunded amount and status as before it, and
  * the merchant is told (transaction.refund_failed) and may refund again.
  */
-export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes'>, refundId: string, transactionId: string, result: RefundResult): Promise<Transaction | null> {
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes' | 'hooks'>, refundId: string, transactionId: string, result: RefundResult): Promise<Transaction | null> {
   if (result.ok) {
     await markRefundAnswered(deps.db, refundId, result.pending ? 'PENDING' : 'SUCCEEDED', result.reference);
     return null;
@@ -103,6 +103,10 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
     // The fee comes back as refunds return it (in proportion to what stays refunded), so that the
     // refunds that stand return exactly the sale's fee, whatever order they were made and undone in.
     const fee = feeReturned({ ...tx, refunded_cents: refundedCents }, failed.amount_cents);
+    // A chargeback opened meanwhile keeps its status (a won case restores PAID or PARTIALLY_REFUNDED then)
+    // and the shares it took back: they return with the case's money if it is won.
+    const status = tx.status === 'CHARGEBACK' ? tx.status : refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
+    const restored = tx.status === 'CHARGEBACK' ? [] : await restoredPostings(deps, trx, { ...tx, refunded_cents: refundedCents }, new Date());
     await deps.ledger.postAll(trx, scope, [
       {
         kind: 'refund_reversal',
@@ -113,11 +117,10 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
           { account: 'external', amount: -failed.amount_cents },
           { account: 'fees', amount: fee },
           { account: 'available', amount: failed.amount_cents - fee },
+          ...restored,
         ],
       },
     ]);
-    // A chargeback opened meanwhile keeps its status (a won case restores PAID or PARTIALLY_REFUNDED then).
-    const status = tx.status === 'CHARGEBACK' ? tx.status : refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
     const updated = await setRefunded(trx, tx.id, refundedCents, status);
     const data = eventData(updated, tx.status);
     await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);

@@ -234,6 +234,18 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
 }
 
 /**
+ * The postings that give shares back to other accounts when money a refund or chargeback took
+ * returns to the merchant (hooks' restoredSplits): out of the merchant's available balance.
+ */
+export async function restoredPostings(deps: Pick<StateDeps, 'hooks'>, trx: Trx, tx: Transaction, now: Date): Promise<Posting[]> {
+  const splits: Split[] = [];
+  for (const hook of deps.hooks) splits.push(...((await hook.restoredSplits?.(trx, tx, now)) ?? []));
+  const total = splits.reduce((a, s) => a + s.amountCents, 0);
+  if (!total) return [];
+  return [{ account: 'available', amount: -total }, ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? 'available', s.amountCents))];
+}
+
+/**
  * The part of a payment's fee a refund returns: the fee in proportion to what has been refunded so
  * far, minus what earlier refunds returned, so that the refunds of a sale return exactly its fee.
  */
