@@ -31,6 +31,8 @@ describe('a PIX sale split three ways', () => {
       { walletId: c.walletId, percentageBp: 1000, basis: 'GROSS', chargeFees: true },
     ];
     const id = await kit.paid(seller.devKey, { split });
+    const shown = await call(ctx.app, 'GET', `${T}/${id}`, { key: seller.devKey });
+    assert.deepEqual(shown.body.transaction.split, split);
     const fee = pixFee(10_000);
     const net = 10_000 - fee;
     const shareA = Math.floor((net * 2000) / 10_000);

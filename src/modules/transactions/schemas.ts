@@ -183,6 +183,7 @@ export const TransactionView = Type.Object({
     Type.Array(TransactionItemView, { description: "A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents" }),
   ),
   parentTransactionId: Type.Optional(Type.String({ format: 'uuid', description: 'An accepted upsell or downsell: the payment it followed' })),
+  split: Type.Optional(SplitBody),
   feeCents: Type.Integer(),
   netAmountCents: Type.Integer({ description: 'chargedCents - feeCents: what the merchant receives' }),
   refundedCents: Type.Integer(),

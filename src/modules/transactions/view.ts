@@ -1,6 +1,6 @@
 // How a transaction is shown: to its merchant (API) and in event payloads (documents masked).
 import type { Static } from '@sinclair/typebox';
-import type { CardAttempt, Chargeback, Refund, Transaction, TransactionItem, TransactionStatus } from '../../db/types.ts';
+import type { CardAttempt, Chargeback, Refund, Transaction, TransactionItem, TransactionSplitRule, TransactionStatus } from '../../db/types.ts';
 import { maskDocument } from '../../payments/documents.ts';
 import { ADOPTED } from './attempts.ts';
 import type { ChargebackView } from './chargeback-schemas.ts';
@@ -45,6 +45,7 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
   if (tx.subscription_id) view.subscriptionId = tx.subscription_id;
   if (tx.items) view.items = itemsView(tx.items);
   if (tx.parent_transaction_id) view.parentTransactionId = tx.parent_transaction_id;
+  if (tx.split) view.split = splitRule(tx.split);
   if (tx.address) view.address = tx.address as NonNullable<Static<typeof TransactionView>['address']>;
   if (tx.payment_method === 'PIX' && tx.pix_qr_code && tx.pix_txid) {
     view.pix = { qrCode: tx.pix_qr_code, qrCodeImage: `${urls.baseUrl}/pix/${tx.pix_txid}/qr.png`, txid: tx.pix_txid, expiresAt: tx.expires_at ?? tx.created_at };
@@ -65,6 +66,9 @@ export function transactionView(tx: Transaction, urls: Urls): Static<typeof Tran
 }
 
 /** What an order line costs the shopper. */
+/** The split rule a sale was made with, as it was given (each recipient's share: GET /api/v1/transactions/{id}/splits). */
+const splitRule = (rule: TransactionSplitRule) => rule.map(({ userId: _, ...r }) => r);
+
 export const lineCents = (l: TransactionItem) => l.unitPriceCents * l.quantity - l.discountCents;
 export const itemsView = (items: TransactionItem[]) => items.map((l) => ({ ...l, totalCents: lineCents(l) }));
 
@@ -93,6 +97,7 @@ export function eventData(tx: Transaction, previousStatus?: TransactionStatus): 
     ...(tx.subscription_id ? { subscriptionId: tx.subscription_id } : {}),
     ...(tx.items ? { items: itemsView(tx.items) } : {}),
     ...(tx.parent_transaction_id ? { parentTransactionId: tx.parent_transaction_id } : {}),
+    ...(tx.split ? { split: splitRule(tx.split) } : {}),
     discountCents: tx.discount_cents,
     metadata: tx.metadata,
     trackingParams: tx.tracking_params,

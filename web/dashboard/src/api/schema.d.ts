@@ -15884,6 +15884,19 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                split?: {
+                                    /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                    basis?: "NET" | "GROSS";
+                                    /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                    chargeFees?: boolean;
+                                    /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                    fixedCents?: number;
+                                    /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                    percentageBp?: number;
+                                    /** Format: uuid */
+                                    walletId: string;
+                                }[];
                                 status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                                 /** Format: uuid */
                                 subscriptionId?: string;
@@ -16160,6 +16173,19 @@ export interface operations {
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
                                     updatedAt: string;
+                                }[];
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                split?: {
+                                    /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                    basis?: "NET" | "GROSS";
+                                    /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                    chargeFees?: boolean;
+                                    /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                    fixedCents?: number;
+                                    /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                    percentageBp?: number;
+                                    /** Format: uuid */
+                                    walletId: string;
                                 }[];
                                 status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                                 /** Format: uuid */
@@ -29411,6 +29437,19 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                split?: {
+                                    /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                    basis?: "NET" | "GROSS";
+                                    /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                    chargeFees?: boolean;
+                                    /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                    fixedCents?: number;
+                                    /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                    percentageBp?: number;
+                                    /** Format: uuid */
+                                    walletId: string;
+                                }[];
                                 status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                                 /** Format: uuid */
                                 subscriptionId?: string;
@@ -29687,6 +29726,19 @@ export interface operations {
                                     status: "PENDING" | "SUCCEEDED" | "FAILED";
                                     /** Format: date-time */
                                     updatedAt: string;
+                                }[];
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                split?: {
+                                    /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                    basis?: "NET" | "GROSS";
+                                    /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                    chargeFees?: boolean;
+                                    /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                    fixedCents?: number;
+                                    /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                    percentageBp?: number;
+                                    /** Format: uuid */
+                                    walletId: string;
                                 }[];
                                 status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                                 /** Format: uuid */
@@ -37962,6 +38014,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -38171,6 +38236,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -38545,6 +38623,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -38748,6 +38839,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -39069,6 +39173,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -39272,6 +39389,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -39551,6 +39681,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -39754,6 +39897,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -40076,6 +40232,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -40279,6 +40448,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -40620,6 +40802,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -40823,6 +41018,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -41173,6 +41381,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -41376,6 +41597,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -41713,6 +41947,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -41916,6 +42163,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
@@ -42240,6 +42500,19 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
                             subscriptionId?: string;
@@ -42443,6 +42716,19 @@ export interface operations {
                                 status: "PENDING" | "SUCCEEDED" | "FAILED";
                                 /** Format: date-time */
                                 updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
                             }[];
                             status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
                             /** Format: uuid */
