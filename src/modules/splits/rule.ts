@@ -1,6 +1,6 @@
 // Who a split may pay, checked when a rule is saved (a link, a checkout, a plan) or a sale names one:
-// the merchant's own sub-accounts and the partners that accepted its invitation, never its own
-// wallet nor one that did not agree. The recipients' merchants are resolved once, onto the sale.
+// the merchant's own sub-accounts, its platform (when it is a sub-account) and the partners that
+// accepted its invitation, never its own wallet nor one that did not agree. The recipients' merchants are resolved once, onto the sale.
 import type { Executor } from '../../db/index.ts';
 import type { SplitRule, TransactionSplitRule } from '../../db/types.ts';
 import { badRequest, validation } from '../../http/errors.ts';
@@ -9,7 +9,7 @@ import { assertRuleFits } from '../transactions/draft.ts';
 
 export { assertRuleFits };
 
-/** The merchants behind these wallets that `merchantId` may pay shares to, by wallet id. */
+/** The merchants behind these wallets that `merchantId` may pay shares to (see above), by wallet id. */
 export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
   if (!walletIds.length) return new Map();
   const rows = await db
@@ -20,6 +20,8 @@ export async function allowedRecipients(db: Executor, merchantId: string, wallet
     .where((eb) =>
       eb.or([
         eb.exists(eb.selectFrom('sub_accounts as s').select('s.user_id').whereRef('s.user_id', '=', 'u.id').where('s.platform_id', '=', merchantId)),
+        // A sub-account's own platform: a marketplace's commission on its sellers' sales.
+        eb.exists(eb.selectFrom('sub_accounts as s').select('s.user_id').whereRef('s.platform_id', '=', 'u.id').where('s.user_id', '=', merchantId)),
         eb.exists(eb.selectFrom('split_partners as p').select('p.id').whereRef('p.partner_id', '=', 'u.id').where('p.user_id', '=', merchantId).where('p.status', '=', 'ACCEPTED')),
       ]),
     )
@@ -43,8 +45,8 @@ export async function resolveSplit(db: Executor, merchantId: string, rule: Split
     const userId = allowed.get(wallets[i]);
     if (userId) out.push({ ...r, walletId: wallets[i], userId });
     else if (strict) {
-      throw badRequest('SPLIT_RECIPIENT_NOT_ALLOWED', 'A split may only pay your sub-accounts and partners who accepted your invitation', [
-        { field: `${field}.${i}.walletId`, message: 'is not your sub-account nor a partner who accepted (POST /api/v1/split-partners)' },
+      throw badRequest('SPLIT_RECIPIENT_NOT_ALLOWED', 'A split may only pay your sub-accounts, your platform, and partners who accepted your invitation', [
+        { field: `${field}.${i}.walletId`, message: 'is not your sub-account, your platform, nor a partner who accepted (POST /api/v1/split-partners)' },
       ]);
     }
   }

@@ -24,6 +24,6 @@ const SplitRecipientBody = Type.Object(
 export const SplitBody = Type.Array(SplitRecipientBody, {
   maxItems: MAX_SPLIT_RECIPIENTS,
   description:
-    "Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md.",
+    "Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md.",
 });
 
