@@ -10856,7 +10856,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -11014,7 +11014,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -11226,7 +11226,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -11341,7 +11341,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -11499,7 +11499,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -11765,7 +11765,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -11923,7 +11923,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -12131,7 +12131,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -12246,7 +12246,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -12404,7 +12404,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -12732,7 +12732,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -12847,7 +12847,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -13005,7 +13005,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -15884,7 +15884,7 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
-                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                                 split?: {
                                     /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                     basis?: "NET" | "GROSS";
@@ -16174,7 +16174,7 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
-                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                                 split?: {
                                     /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                     basis?: "NET" | "GROSS";
@@ -21266,7 +21266,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21318,7 +21318,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21440,7 +21440,7 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -21492,7 +21492,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21538,7 +21538,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21683,7 +21683,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21729,7 +21729,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -21937,7 +21937,7 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -21989,7 +21989,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -22035,7 +22035,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -24409,7 +24409,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -24567,7 +24567,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -24779,7 +24779,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -24894,7 +24894,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -25052,7 +25052,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -25318,7 +25318,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -25476,7 +25476,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -25684,7 +25684,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -25799,7 +25799,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -25957,7 +25957,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -26285,7 +26285,7 @@ export interface operations {
                         /** @description false hides the order bumps without deleting them */
                         showOrderBumps?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -26400,7 +26400,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -26558,7 +26558,7 @@ export interface operations {
                                 /** @description false hides the order bumps without deleting them */
                                 showOrderBumps: boolean;
                             };
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -29437,7 +29437,7 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
-                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                                 split?: {
                                     /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                     basis?: "NET" | "GROSS";
@@ -29727,7 +29727,7 @@ export interface operations {
                                     /** Format: date-time */
                                     updatedAt: string;
                                 }[];
-                                /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                                /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                                 split?: {
                                     /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                     basis?: "NET" | "GROSS";
@@ -31041,7 +31041,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -31142,7 +31142,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -31307,7 +31307,7 @@ export interface operations {
                         requireAddress?: boolean;
                         requirePhone?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -31404,7 +31404,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -31499,7 +31499,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -31693,7 +31693,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -31788,7 +31788,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -32039,7 +32039,7 @@ export interface operations {
                         requireAddress?: boolean;
                         requirePhone?: boolean;
                     };
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -32136,7 +32136,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -32231,7 +32231,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -32434,7 +32434,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -32529,7 +32529,7 @@ export interface operations {
                                 requirePhone: boolean;
                             };
                             slug: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -36916,7 +36916,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -36968,7 +36968,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37090,7 +37090,7 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -37142,7 +37142,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37188,7 +37188,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37333,7 +37333,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37379,7 +37379,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37587,7 +37587,7 @@ export interface operations {
                      * @description The product the plan sells: that product's affiliate program covers the plan's subscriptions (docs/affiliates.md). null = none.
                      */
                     productId?: string | null;
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -37639,7 +37639,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -37685,7 +37685,7 @@ export interface operations {
                             productId: string | null;
                             /** @description Hosted subscription page */
                             publicUrl: string;
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -38014,7 +38014,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -38237,7 +38237,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -38399,7 +38399,7 @@ export interface operations {
                     postbackUrl?: string;
                     /** @description Name or description of what is sold */
                     product: string;
-                    /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                    /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                     split?: {
                         /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                         basis?: "NET" | "GROSS";
@@ -38623,7 +38623,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -38840,7 +38840,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -39173,7 +39173,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -39390,7 +39390,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -39681,7 +39681,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -39898,7 +39898,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -40232,7 +40232,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -40449,7 +40449,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -40802,7 +40802,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -41019,7 +41019,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -41381,7 +41381,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -41598,7 +41598,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -41947,7 +41947,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -42164,7 +42164,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -42500,7 +42500,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
@@ -42717,7 +42717,7 @@ export interface operations {
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** @description Who else receives a share of each sale: your sub-accounts' wallets or partners who accepted your invitation (POST /api/v1/split-partners), at most 10. The shares together never exceed the sale's net; the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
                             split?: {
                                 /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
                                 basis?: "NET" | "GROSS";
