@@ -25,6 +25,13 @@ export const EVENT_GROUPS: [string, Described[]][] = [
     ],
   ],
   [
+    'Divisões de pagamento',
+    [
+      ['transaction.split_received', 'Divisão recebida', 'A venda de outro lojista pagou uma parte a você (ou essa parte voltou após um estorno não realizado ou um chargeback revertido)'],
+      ['transaction.split_reversed', 'Divisão estornada', 'Um estorno ou chargeback dessa venda levou de volta parte da sua divisão (o saldo pode ficar negativo)'],
+    ],
+  ],
+  [
     'Links de pagamento',
     [
       ['payment_link.created', 'Link criado', 'Um link de pagamento é criado'],
