@@ -125,7 +125,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     const link = await db.selectFrom('payment_links').select('slug').where('id', '=', linkId).executeTakeFirst();
     if (link) pages.forget(link.slug);
   };
-  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, splitHooks(events), commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
+  const hooks: TransactionHooks[] = [{ beforePaid: recordLinkSale }, { afterChange: couponUseOnChange }, splitHooks(), commissionHooks(events), referralHooks(config.referrals), subscriptionHooks({ events, config }), ...(opts.extraHooks ?? [])];
   // New transactions are written in batches (group commit), as suits the database (creation.ts).
   const creations = new CreationWriter(db, events, opts.creationBatch ?? BATCH[database.kind]);
   // So are one merchant's status changes: one database transaction a batch (changes.ts).

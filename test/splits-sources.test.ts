@@ -8,6 +8,7 @@ import { card } from './checkout-kit.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { splitKit, T } from './splits-kit.ts';
 import { recordRefund } from '../src/modules/transactions/refund.ts';
+import { forgetRecipients } from '../src/modules/splits/rule.ts';
 
 const ctx = useApp();
 const seller = useMerchant(ctx);
@@ -40,6 +41,7 @@ describe('a payment link and its checkout', () => {
 
     // A partner that leaves is left out of the stored rule's next sales: its share stays with the seller.
     await ctx.database.db.updateTable('split_partners').set({ status: 'REVOKED' }).where('partner_id', '=', b.id).execute();
+    forgetRecipients(seller.id);
     assert.deepEqual(await buy(), []);
     // Cleared with null: no split.
     const cleared = await call(ctx.app, 'PATCH', `/api/v1/payment-links/${link.body.paymentLink.id}`, { key: seller.devKey, body: { amountCents: 20_000, split: null } });

@@ -62,7 +62,8 @@ export interface EventRecord {
 
 /**
  * The events a statement writes are the relation `ev`, one row per event, with these columns:
- * - id uuid, type text, created_at timestamptz;
+ * - id uuid, user_id uuid (whose event: one statement may write several merchants'), type text,
+ *   created_at timestamptz;
  * - data text: the JSON text as built in JS (the events table stores it as jsonb, parsed once there;
  *   a fan-out that needs it as JSON casts it to json, which keeps its key order);
  * - at text: created_at in ISO 8601 as JS writes it (Date#toISOString);
@@ -70,7 +71,7 @@ export interface EventRecord {
  *   inserted by the same statement is not visible to a lookup);
  * - postback_of uuid: otherwise, the transaction whose stored postback URL applies, if any.
  */
-export const EVENT_COLUMNS = sql.raw('ev (id, type, data, created_at, at, postback_url, postback_of)');
+export const EVENT_COLUMNS = sql.raw('ev (id, user_id, type, data, created_at, at, postback_url, postback_of)');
 
 /** What the events of a statement can carry, so that fan-outs leave out of the SQL what cannot apply. */
 export interface EventShape {
@@ -86,11 +87,29 @@ export interface EventShape {
  * number the statement selects, so that plain (not data-modifying) CTEs among them run as well.
  */
 export interface EventFanout {
-  ctes(scope: Scope, shape: EventShape): RawBuilder<unknown>;
+  ctes(env: Env, shape: EventShape): RawBuilder<unknown>;
   result(): RawBuilder<unknown>;
 }
-/** Events of transactions (transaction.*) carry the transaction's id: its postback URL applies. */
-const postbackOf = (e: { type: string; data: Record<string, unknown> }) => (e.type.startsWith('transaction.') && typeof e.data.id === 'string' ? e.data.id : null);
+/**
+ * Events of transactions (transaction.*) carry the transaction's id: its postback URL applies. Not a
+ * split recipient's (transaction.split_*): the seller's postback is the seller's.
+ */
+const postbackOf = (e: { type: string; data: Record<string, unknown> }) =>
+  e.type.startsWith('transaction.') && !e.type.startsWith('transaction.split_') && typeof e.data.id === 'string' ? e.data.id : null;
+
+/** The environment every event of one statement belongs to (a value, or the creation statement's parameter). */
+export type Env = Pick<Scope, 'livemode'>;
+
+/** Events of several merchants of one environment, recorded together: merchant id -> its events. */
+export type EventsByMerchant = Map<string, EventInput[]>;
+
+/** Adds `items` to `userId`'s events of `into`. */
+export function collectEvents(into: EventsByMerchant, userId: string, items: EventInput[]): void {
+  if (!items.length) return;
+  const mine = into.get(userId);
+  if (mine) mine.push(...items);
+  else into.set(userId, [...items]);
+}
 
 export type EventInput = { type: EventType; data: Record<string, unknown> };
 
@@ -106,13 +125,13 @@ export class EventLog {
    * their fan-out, and a scalar the statement must select to make them all run. For statements that
    * write something else too (transaction creation); record() is the plain case.
    */
-  writes(scope: Scope, shape: EventShape, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
+  writes(env: Env, shape: EventShape, source: RawBuilder<unknown>): { ctes: RawBuilder<unknown>; result: RawBuilder<unknown> } {
     const ctes = sql`${EVENT_COLUMNS} AS (${source}),
     ev_rows AS (
       INSERT INTO events (id, user_id, livemode, type, data, created_at)
-      SELECT id, ${scope.userId}::uuid, ${scope.livemode}::boolean, type, data::jsonb, created_at FROM ev
+      SELECT id, user_id, ${env.livemode}::boolean, type, data::jsonb, created_at FROM ev
     )${sql.join(
-      this.fanouts.map((f) => f.ctes(scope, shape)),
+      this.fanouts.map((f) => f.ctes(env, shape)),
       sql``,
     )}`;
     const result = this.fanouts.length
@@ -125,20 +144,25 @@ export class EventLog {
   }
 
   /** Writes the events and their fan-out in one statement; inside the caller's transaction, if any. */
-  async record(trx: Executor, scope: Scope, items: EventInput[]): Promise<EventRecord[]> {
-    if (!items.length) return [];
+  record(trx: Executor, scope: Scope, items: EventInput[]): Promise<EventRecord[]> {
+    return this.recordAll(trx, scope.livemode, new Map([[scope.userId, items]]));
+  }
+
+  /** Writes several merchants' events (one environment) and their fan-out in one statement. */
+  async recordAll(trx: Executor, livemode: boolean, byMerchant: EventsByMerchant): Promise<EventRecord[]> {
     const now = new Date();
     const at = now.toISOString();
-    const events = items.map((e) => ({ id: uuidv7(), type: e.type, data: e.data, createdAt: now }));
+    const events = [...byMerchant].flatMap(([userId, items]) => items.map((e) => ({ id: uuidv7(), userId, type: e.type, data: e.data, createdAt: now })));
+    if (!events.length) return [];
     const rows = events.map(
-      (e) => sql`(${e.id}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::text, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
+      (e) => sql`(${e.id}::uuid, ${e.userId}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::text, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
     );
     const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
-    const { ctes, result } = this.writes(scope, shape, sql`VALUES ${sql.join(rows)}`);
+    const { ctes, result } = this.writes({ livemode }, shape, sql`VALUES ${sql.join(rows)}`);
     // Its text depends only on the number of events and the shape: a prepared statement (prepared()).
     const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
     prepared('event_record', query.sql);
     await trx.executeQuery(query);
-    return events;
+    return events.map(({ userId: _, ...e }) => e);
   }
 }

@@ -7,10 +7,11 @@
 import { sql } from 'kysely';
 import type { Executor, Trx } from '../../db/index.ts';
 import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
-import type { AccountKind } from '../../db/types.ts';
+import type { Insertable } from 'kysely';
+import type { AccountKind, DB } from '../../db/types.ts';
 import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import type { EventInput, EventLog } from '../events/service.ts';
+import { collectEvents, type EventLog, type EventsByMerchant } from '../events/service.ts';
 
 export interface Posting {
   account: AccountKind;
@@ -40,7 +41,12 @@ export interface JournalInput {
   referenceId: string;
   description: string;
   postings: Posting[];
+  /** Rows that describe the journal's movements (a split's shares), written by its own statement. */
+  rows?: JournalRows[];
 }
+
+/** Rows of one table, inserted with a journal. */
+export type JournalRows = { [T in keyof DB]: { table: T; values: Insertable<DB[T]>[] } }[keyof DB];
 
 const MERCHANT_ACCOUNTS: AccountKind[] = ['available', 'receivable', 'reserved'];
 const ORDER: AccountKind[] = ['available', 'receivable', 'reserved', 'fees', 'external', 'commission_pending', 'transfers'];
@@ -167,10 +173,10 @@ export class Ledger {
   /**
    * Posts several journals of one environment at once (a payment's and a referral reward's): the
    * accounts of all of them are locked together in the one order, as for a single journal.
-   * `collect`: the balance.updated events of `scope` itself go there instead, for the caller to
-   * record with its own in one statement (other merchants' are recorded here).
+   * `collect`: the balance.updated events go there instead, for the caller to record with its own
+   * in one statement (without it they are recorded here, every merchant's in one statement).
    */
-  postAll(trx: Trx, scope: Scope, inputs: JournalInput[], collect?: EventInput[]): Promise<void> {
+  postAll(trx: Trx, scope: Scope, inputs: JournalInput[], collect?: EventsByMerchant): Promise<void> {
     return postJournals(trx, this.events, scope, inputs, collect);
   }
 }
@@ -202,7 +208,7 @@ function journalDeltas(scope: Scope, input: JournalInput): Journal['deltas'] {
 /** Now on the database's clock, to the millisecond (what a Date holds, and so what list cursors hold). */
 const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
 
-async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[], collect?: EventInput[]): Promise<void> {
+async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[], collect?: EventsByMerchant): Promise<void> {
   const journals: Journal[] = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
   if (!journals.length) return;
   // All the journals' deltas together, applied in one statement in the global lock order.
@@ -221,8 +227,8 @@ async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: Jo
   for (const { input, deltas } of journals) {
     const entries = [...deltas].flatMap(([userId, of]) => [...of].map(([kind, delta]) => ({ userId, kind, delta }))).sort(byLockOrder);
     const journalId = uuidv7();
-    // The journal and its entries in one statement (the entries' foreign key is checked at its end).
-    await trx
+    // The journal, its entries and its rows in one statement (the entries' foreign key is checked at its end).
+    await withRows(trx, input.rows ?? [])
       .with('journal', (db) =>
         db.insertInto('ledger_journals').values({
           id: journalId,
@@ -324,16 +330,25 @@ function totalDeltas(journals: Journal[]): Map<string, { userId: string; kind: A
   return total;
 }
 
-/** balance.updated to each merchant whose own accounts a journal moved, one per journal (`scope`'s into `collect`, when given). */
-async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>, collect?: EventInput[]): Promise<void> {
+/** balance.updated to each merchant whose own accounts a journal moved, one per journal: into `collect`, or recorded in one statement. */
+async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>, collect?: EventsByMerchant): Promise<void> {
+  const out: EventsByMerchant = collect ?? new Map();
   for (const { input, deltas } of journals) {
     for (const [userId, of] of deltas) {
       if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;
-      const event: EventInput = { type: 'balance.updated', data: { ...balances.get(userId)!, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } };
-      if (collect && userId === scope.userId) collect.push(event);
-      else await events.record(trx, { userId, livemode: scope.livemode }, [event]);
+      collectEvents(out, userId, [{ type: 'balance.updated', data: { ...balances.get(userId)!, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
     }
   }
+  if (!collect) await events.recordAll(trx, scope.livemode, out);
+}
+
+/** A query builder whose statement also inserts `rows` (each table's as a CTE of its own). */
+function withRows(trx: Trx, rows: JournalRows[]) {
+  let q: Pick<Trx, 'with'> = trx;
+  rows.forEach((r, i) => {
+    q = q.with(`rows_${i}`, (db) => db.insertInto(r.table).values(r.values as never)) as unknown as Pick<Trx, 'with'>;
+  });
+  return q;
 }
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */

@@ -9,13 +9,34 @@ import { assertRuleFits } from '../transactions/draft.ts';
 
 export { assertRuleFits };
 
+/**
+ * Recipients found allowed, kept by the process for RECIPIENT_CACHE_MS so that a sale's split costs
+ * no read of its own: a partnership ended or a sub-account moved stops new splits at once on the
+ * process that made the change (forgetRecipients) and within that time on the others. Refusals are
+ * never kept: a partner that just accepted can be paid at once.
+ */
+export const RECIPIENT_CACHE_MS = 10_000;
+const allowed = new Map<string, { userId: string; at: number }>();
+
+/** Forgets what the cache knows of a merchant's recipients (a partnership or a sub-account changed). */
+export function forgetRecipients(merchantId: string): void {
+  for (const key of allowed.keys()) if (key.startsWith(`${merchantId}:`)) allowed.delete(key);
+}
+
 /** The merchants behind these wallets that `merchantId` may pay shares to (see above), by wallet id. */
 export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
-  if (!walletIds.length) return new Map();
+  const now = Date.now();
+  const out = new Map<string, string>();
+  const missing = walletIds.filter((w) => {
+    const hit = allowed.get(`${merchantId}:${w}`);
+    if (hit && hit.at > now - RECIPIENT_CACHE_MS) out.set(w, hit.userId);
+    return !out.has(w);
+  });
+  if (!missing.length) return out;
   const rows = await db
     .selectFrom('users as u')
     .select(['u.id', 'u.wallet_id'])
-    .where('u.wallet_id', 'in', walletIds)
+    .where('u.wallet_id', 'in', missing)
     .where('u.id', '<>', merchantId)
     .where((eb) =>
       eb.or([
@@ -26,7 +47,12 @@ export async function allowedRecipients(db: Executor, merchantId: string, wallet
       ]),
     )
     .execute();
-  return new Map(rows.map((r) => [r.wallet_id, r.id]));
+  if (allowed.size > 100_000) allowed.clear();
+  for (const r of rows) {
+    out.set(r.wallet_id, r.id);
+    allowed.set(`${merchantId}:${r.wallet_id}`, { userId: r.id, at: now });
+  }
+  return out;
 }
 
 /**

@@ -8,6 +8,23 @@ export type ShareRow = TransactionSplit & { display_id: string; product: string;
 
 export type Parties = Map<string, { walletId: string; name: string }>;
 
+/**
+ * partiesOf through a cache of the process (wallets never change; a renamed merchant shows its new
+ * name within a minute): the events of a paid sale name its parties without a read of their own.
+ */
+export function partiesCache(ttlMs = 60_000, max = 10_000) {
+  const known = new Map<string, { party: { walletId: string; name: string }; at: number }>();
+  return async (db: Executor, ids: string[]): Promise<Parties> => {
+    const now = Date.now();
+    const missing = ids.filter((id) => (known.get(id)?.at ?? 0) <= now - ttlMs);
+    if (missing.length) {
+      if (known.size > max) known.clear();
+      for (const [id, party] of await partiesOf(db, missing)) known.set(id, { party, at: now });
+    }
+    return new Map(ids.flatMap((id) => (known.has(id) ? [[id, known.get(id)!.party] as const] : [])));
+  };
+}
+
 /** The wallet and name of these merchants, by id. */
 export async function partiesOf(db: Executor, ids: string[]): Promise<Parties> {
   const unique = [...new Set(ids)];

@@ -16,7 +16,7 @@ import type { Chargeback, Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { ChargebackReport } from '../../payments/connector.ts';
-import type { EventType } from '../events/service.ts';
+import type { EventsByMerchant, EventType } from '../events/service.ts';
 import { lockTransaction } from './queries.ts';
 import { bookRefund, canMove, feeReturned, restoredPostings } from './states.ts';
 import type { TransactionDeps } from './types.ts';
@@ -112,6 +112,7 @@ export async function closeChargeback(deps: TransactionDeps, trx: Trx, tx: Trans
     return tx;
   }
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
+  const restored: EventsByMerchant = new Map();
   await deps.ledger.post(trx, scope, {
     kind: 'chargeback_reversal',
     referenceType: 'transaction',
@@ -121,9 +122,10 @@ export async function closeChargeback(deps: TransactionDeps, trx: Trx, tx: Trans
       { account: 'external', amount: -cb.amount_cents },
       { account: 'fees', amount: cb.fee_returned_cents },
       { account: 'available', amount: cb.amount_cents - cb.fee_returned_cents },
-      ...(await restoredPostings(deps, trx, tx, now)),
+      ...(await restoredPostings(deps, trx, tx, now, restored)),
     ],
   });
+  await deps.events.recordAll(trx, scope.livemode, restored);
   const updated = await setStatus(deps, trx, tx, tx.refunded_cents === 0 ? 'PAID' : 'PARTIALLY_REFUNDED', now);
   await record(deps, trx, tx, updated, closed, ['transaction.updated', 'transaction.chargeback_won']);
   return updated;

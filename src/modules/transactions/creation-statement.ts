@@ -332,7 +332,7 @@ function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedCl
   const ev = events.writes(
     scope,
     { postbackUrls, postbackLookups: false },
-    sql`SELECT f.event_id, 'transaction.created'::text, replace(f.event_data, f.client_id::text, f.cid::text), f.created_at, f.at, f.postback_url, NULL::uuid FROM fc f`,
+    sql`SELECT f.event_id, ${u}, 'transaction.created'::text, replace(f.event_data, f.client_id::text, f.cid::text), f.created_at, f.at, f.postback_url, NULL::uuid FROM fc f`,
   );
   return sql`
     WITH i AS (SELECT ${sql.join(elements)}),

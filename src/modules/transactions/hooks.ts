@@ -9,7 +9,8 @@
 //   - idempotent for one status change (a batch retried row by row runs a hook again on a rolled-back try).
 import type { Trx } from '../../db/index.ts';
 import type { AccountKind, Transaction } from '../../db/types.ts';
-import type { JournalInput } from '../ledger/service.ts';
+import type { EventInput } from '../events/service.ts';
+import type { JournalInput, JournalRows } from '../ledger/service.ts';
 
 export interface TransactionHooks {
   /**
@@ -64,4 +65,8 @@ export interface Split {
   userId: string;
   account?: AccountKind;
   amountCents: number;
+  /** `userId`'s own events about it, recorded with the change's in one statement. */
+  events?: EventInput[];
+  /** Rows that describe it (a split's share), written with the journal that moves it. */
+  rows?: JournalRows[];
 }

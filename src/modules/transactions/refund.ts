@@ -10,6 +10,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
+import { collectEvents, type EventsByMerchant } from '../events/service.ts';
 import { failRefund, insertRefund, lockTransaction, markRefundAnswered, refundScope, setRefunded } from './queries.ts';
 import { pixDestination, refunderOf, type RefundRoute } from './pix-refund.ts';
 import { applyChange, feeReturned, restoredPostings } from './states.ts';
@@ -106,7 +107,8 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
     // A chargeback opened meanwhile keeps its status (a won case restores PAID or PARTIALLY_REFUNDED then)
     // and the shares it took back: they return with the case's money if it is won.
     const status = tx.status === 'CHARGEBACK' ? tx.status : refundedCents === 0 ? ('PAID' as const) : ('PARTIALLY_REFUNDED' as const);
-    const restored = tx.status === 'CHARGEBACK' ? [] : await restoredPostings(deps, trx, { ...tx, refunded_cents: refundedCents }, new Date());
+    const collected: EventsByMerchant = new Map();
+    const restored = tx.status === 'CHARGEBACK' ? [] : await restoredPostings(deps, trx, { ...tx, refunded_cents: refundedCents }, new Date(), collected);
     await deps.ledger.postAll(trx, scope, [
       {
         kind: 'refund_reversal',
@@ -120,10 +122,11 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
           ...restored,
         ],
       },
-    ]);
+    ], collected);
     const updated = await setRefunded(trx, tx.id, refundedCents, status);
     const data = eventData(updated, tx.status);
-    await deps.events.record(trx, scope, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
+    collectEvents(collected, scope.userId, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
+    await deps.events.recordAll(trx, scope.livemode, collected);
     return updated;
   });
   if (undone) deps.log.warn({ refundId, transactionId, reason: result.reason, detail: result.message }, 'refund not made by the provider: the money is back in the merchant\'s available balance');

@@ -9,7 +9,7 @@ import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
-import type { EventInput, EventLog, EventType } from '../events/service.ts';
+import { collectEvents, type EventLog, type EventsByMerchant, type EventType } from '../events/service.ts';
 import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
 import type { SaleAccount, Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
@@ -77,8 +77,9 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   // transaction.updated says the status changed: not sent for a second partial refund (PARTIALLY_REFUNDED again).
   const events: EventType[] = tx.status === change.to ? [] : ['transaction.updated'];
-  // The merchant's balance.updated from the journals, recorded with the transaction's events.
-  const balanceEvents: EventInput[] = [];
+  // Every merchant's events of the change (balance.updated from the journals, a split recipient's),
+  // recorded with the transaction's in one statement.
+  const collected: EventsByMerchant = new Map();
   const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
   if (providerRef !== null) set.provider_ref = providerRef;
 
@@ -90,7 +91,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       events.push('transaction.authorized');
       break;
     case 'PAID':
-      tx = await bookPayment(deps, trx, tx, change, set, now, balanceEvents);
+      tx = await bookPayment(deps, trx, tx, change, set, now, collected);
       if (tx.status === 'AUTHORIZED') events.push('transaction.captured');
       events.push('transaction.completed');
       break;
@@ -108,7 +109,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
     case 'REFUNDED':
     case 'PARTIALLY_REFUNDED':
-      await bookRefund(deps, trx, tx, change.amountCents, now, { kind: 'refund', description: `Refund of ${tx.display_id}`, overdraw: false }, balanceEvents);
+      await bookRefund(deps, trx, tx, change.amountCents, now, { kind: 'refund', description: `Refund of ${tx.display_id}`, overdraw: false }, collected);
       set.refunded_cents = tx.refunded_cents + change.amountCents;
       set.refunded_at = now;
       events.push('transaction.refunded');
@@ -117,7 +118,8 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
 
   const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
   for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
-  await deps.events.record(trx, scope, [...balanceEvents, ...events.map((type) => ({ type, data: eventData(updated, tx.status) }))]);
+  collectEvents(collected, scope.userId, events.map((type) => ({ type, data: eventData(updated, tx.status) })));
+  await deps.events.recordAll(trx, scope.livemode, collected);
   return updated;
 }
 
@@ -127,7 +129,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
  * journals beside it) and a card's instalments scheduled. Returns the transaction as the payment
  * took it (a partial capture or a late PIX changes what was charged).
  */
-async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date, balanceEvents: EventInput[]): Promise<Transaction> {
+async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date, collected: EventsByMerchant): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   set.paid_at = now;
@@ -173,8 +175,10 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
       { account: 'fees', amount: tx.fee_cents },
       ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? toAccount, s.amountCents)),
     ],
+    rows: splits.flatMap((s) => s.rows ?? []),
   };
-  await deps.ledger.postAll(trx, scope, [payment, ...journals], balanceEvents);
+  collectSplitEvents(collected, splits);
+  await deps.ledger.postAll(trx, scope, [payment, ...journals], collected);
   if (toAccount === 'receivable') {
     // The seller's instalments and each share that settles with the sale, on the same days.
     const settleAt = (i: number) => later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS);
@@ -211,7 +215,7 @@ export interface RefundBooking {
  * A refund's journal: the money back out of the merchant's balance, the fee's share returned
  * (feeReturned), shares given back; a chargeback's debit is booked alike.
  */
-export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking, collect?: EventInput[]): Promise<void> {
+export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amountCents: number, now: Date, as: RefundBooking, collect?: EventsByMerchant): Promise<void> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   // Shares given back (an affiliate's commission cancelled or clawed back) return to the
@@ -230,16 +234,26 @@ export async function bookRefund(deps: StateDeps, trx: Trx, tx: Transaction, amo
   const returned = -splits.reduce((a, s) => a + s.amountCents, 0);
   const postings = await refundPostings(trx, scope, tx, amountCents, returned, accounts, as.overdraw);
   postings.push({ account: 'available', amount: returned }, ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? 'available', s.amountCents)));
-  await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals], collect);
+  const collected: EventsByMerchant = collect ?? new Map();
+  collectSplitEvents(collected, splits);
+  await deps.ledger.postAll(trx, scope, [{ kind: as.kind, ...ref, description: as.description, postings }, ...journals], collected);
+  if (!collect) await deps.events.recordAll(trx, scope.livemode, collected);
+}
+
+/** The shares' own events (a split recipient's), with the change's. */
+function collectSplitEvents(into: EventsByMerchant, splits: Split[]): void {
+  for (const s of splits) collectEvents(into, s.userId, s.events ?? []);
 }
 
 /**
  * The postings that give shares back to other accounts when money a refund or chargeback took
- * returns to the merchant (hooks' restoredSplits): out of the merchant's available balance.
+ * returns to the merchant (hooks' restoredSplits): out of the merchant's available balance. Their
+ * events go into `collected`.
  */
-export async function restoredPostings(deps: Pick<StateDeps, 'hooks'>, trx: Trx, tx: Transaction, now: Date): Promise<Posting[]> {
+export async function restoredPostings(deps: Pick<StateDeps, 'hooks'>, trx: Trx, tx: Transaction, now: Date, collected: EventsByMerchant): Promise<Posting[]> {
   const splits: Split[] = [];
   for (const hook of deps.hooks) splits.push(...((await hook.restoredSplits?.(trx, tx, now)) ?? []));
+  collectSplitEvents(collected, splits);
   const total = splits.reduce((a, s) => a + s.amountCents, 0);
   if (!total) return [];
   return [{ account: 'available', amount: -total }, ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? 'available', s.amountCents))];

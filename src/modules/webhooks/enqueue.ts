@@ -4,8 +4,7 @@
 // commit or roll back with the change itself. pg_notify is transactional too: the dispatchers are
 // woken when (and only if) the commit happens, and only when a delivery was written.
 import { sql, type RawBuilder } from 'kysely';
-import type { Scope } from '../../http/scope.ts';
-import type { EventFanout, EventShape } from '../events/service.ts';
+import type { Env, EventFanout, EventShape } from '../events/service.ts';
 
 export const NOTIFY_CHANNEL = 'cofre_webhooks';
 
@@ -42,9 +41,8 @@ function envelopeSql(v: Parameters<typeof envelopeFields<RawBuilder<unknown>>>[0
  * millisecond (time-ordered, like every other id). The postback branches are left out of the
  * statement when `shape` says no event can have one (less for PostgreSQL to plan).
  */
-export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<unknown> {
-  const u = sql`${scope.userId}::uuid`;
-  const l = sql`${scope.livemode}::boolean`;
+export function enqueueDeliveries(env: Env, shape: EventShape): RawBuilder<unknown> {
+  const l = sql`${env.livemode}::boolean`;
   const body = envelopeSql({
     id: sql`x.event_id`,
     type: sql`x.type`,
@@ -56,25 +54,25 @@ export function enqueueDeliveries(scope: Scope, shape: EventShape): RawBuilder<u
   const knownPostbacks = shape.postbackUrls
     ? sql`
         UNION ALL
-        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, ev.postback_url
+        SELECT ev.id, ev.user_id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, ev.postback_url
         FROM ev WHERE ev.postback_url IS NOT NULL`
     : sql``;
   const storedPostbacks = shape.postbackLookups
     ? sql`
         UNION ALL
-        SELECT ev.id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, t.postback_url
-        FROM ev JOIN transactions t ON t.user_id = ${u} AND t.livemode = ${l} AND t.id = ev.postback_of
+        SELECT ev.id, ev.user_id, ev.type, ev.data, ev.at, ev.created_at, NULL::uuid, t.postback_url
+        FROM ev JOIN transactions t ON t.user_id = ev.user_id AND t.livemode = ${l} AND t.id = ev.postback_of
         WHERE ev.postback_url IS NULL AND t.postback_url IS NOT NULL`
     : sql``;
   return sql`,
     webhook_rows AS (
       INSERT INTO webhook_deliveries (id, user_id, livemode, event_id, event_type, subscription_id, url, body, status, next_attempt_at, created_at, updated_at)
-      SELECT (substr(x.event_id::text, 1, 14) || '7' || substr(gen_random_uuid()::text, 16))::uuid, ${u}, ${l}, x.event_id, x.type, x.subscription_id, x.url,
+      SELECT (substr(x.event_id::text, 1, 14) || '7' || substr(gen_random_uuid()::text, 16))::uuid, x.user_id, ${l}, x.event_id, x.type, x.subscription_id, x.url,
         ${body}, 'PENDING', now(), x.created_at, x.created_at
       FROM (
-        SELECT ev.id AS event_id, ev.type, ev.data, ev.at, ev.created_at, s.id AS subscription_id, s.url
+        SELECT ev.id AS event_id, ev.user_id, ev.type, ev.data, ev.at, ev.created_at, s.id AS subscription_id, s.url
         FROM ev JOIN webhook_subscriptions s
-          ON s.user_id = ${u} AND s.livemode = ${l} AND s.status = 'ACTIVE' AND s.deleted_at IS NULL AND s.events ? ev.type${knownPostbacks}${storedPostbacks}
+          ON s.user_id = ev.user_id AND s.livemode = ${l} AND s.status = 'ACTIVE' AND s.deleted_at IS NULL AND s.events ? ev.type${knownPostbacks}${storedPostbacks}
       ) x
       RETURNING 1
     ),
