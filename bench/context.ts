@@ -11,6 +11,7 @@ import { runId } from './settings.ts';
 import type { MetricsBenchResult, RenewalBenchResult } from './subscriptions.ts';
 import type { WebhookBenchResult } from './webhooks.ts';
 import type { RenderResult } from './checkout-render.ts';
+import type { SplitBenchResult } from './splits.ts';
 
 export interface Context {
   admin: pg.Client;
@@ -53,6 +54,8 @@ export interface Results {
   card?: CardBenchResult;
   /** H: production boletos over the fake Inter at 300 ms, issued by one worker. */
   boleto?: BoletoBenchResult;
+  /** SP: PIX creations and confirmations without and with a 3-recipient split, alternating. */
+  split?: SplitBenchResult;
   reports?: { rows: number; days: number; refunds: number; seedSeconds: number; migrationSeconds: number; dailyRows: number; writeCost: { with: number; without: number }; runs: LoadResult[]; indexUse: string[] };
 }
 

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { boletoLines } from './boleto.ts';
 import { cardLines } from './card.ts';
 import { checkoutTable } from './report-checkout.ts';
+import { splitLines } from './splits.ts';
 import type { GatewayResult, Results } from './context.ts';
 import { cpuLine, type LoadResult } from './load.ts';
 import { ALL_SCENARIOS, CARD, CONNECTIONS, DEPTH_PAGES, HERE, LIST_CONNECTIONS, LIST_LIMIT, LIST_SECONDS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, REPORT_CONNECTIONS, REPORT_SECONDS, SECONDS, TARGETS, TARGETS17, WARMUP_SECONDS } from './settings.ts';
@@ -59,6 +60,7 @@ export function report(results: Results, mach: Machine): string {
     ...payoutTable(results),
     ...reportsTable(results),
     ...(results.boleto ? ['', `H. Production boletos over a fake Inter answering in ${results.boleto.bankMs} ms:`, '', ...boletoLines(results.boleto).map((l) => `- ${l}`)] : []),
+    ...(results.split ? ['', 'SP. PIX sales without and with a 3-recipient split (issue 38), one seller, alternating slices:', '', ...splitLines(results.split).map((l) => `- ${l}`)] : []),
     ...(results.card ? ['', `G. Production card payments over a fake Cielo answering in ${CARD.acquirerMs} ms, ${CARD.connections} connections, ${CARD.merchants === 1 ? 'one merchant' : `${CARD.merchants} merchants`}:`, '', ...cardLines(results.card).map((l) => `- ${l}`)] : []),
   ];
   if (list) lines.push('', 'List query plans (EXPLAIN ANALYZE of the route\'s query, once, before the load):', '', ...list.plans.map((p) => `- ${p}`));
