@@ -37,6 +37,8 @@ import { originCompat } from './modules/compat.ts';
 import couponRoutes from './modules/coupons/routes.ts';
 import referralRoutes from './modules/referrals/routes.ts';
 import splitRoutes from './modules/splits/routes.ts';
+import accountRoutes from './modules/accounts/routes.ts';
+import partnerRoutes from './modules/accounts/partner-routes.ts';
 import auditRoutes from './modules/audit/routes.ts';
 import credentialRoutes from './modules/credentials/routes.ts';
 import feeRoutes from './modules/fees/routes.ts';
@@ -251,6 +253,8 @@ async function registerRoutes(app: App, deps: Deps) {
   await app.register(affiliateRoutes, deps);
   await app.register(referralRoutes, deps);
   await app.register(splitRoutes, deps);
+  await app.register(accountRoutes, deps);
+  await app.register(partnerRoutes, deps);
   await app.register(checkoutRoutes, deps);
   await app.register(connectorRoutes, deps);
   await app.register(checkoutPageRoutes, deps);

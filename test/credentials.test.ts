@@ -60,7 +60,7 @@ describe('POST /api/credentials', () => {
     assert.equal((await createKey(token, { name: 'dev', environment: 'DEVELOPMENT' })).status, 201);
   });
 
-  test('a production key starts with cofre_live_ and omitted permissions mean all 21 (auditLog:read and checkouts:write among them)', async () => {
+  test('a production key starts with cofre_live_ and omitted permissions mean all 23 (auditLog:read, checkouts:write and accounts:write among them)', async () => {
     const { token, id } = await register();
     await approveKyc(ctx.app, id);
     const res = await createKey(token, { name: 'Produção', environment: 'PRODUCTION' });
@@ -69,7 +69,7 @@ describe('POST /api/credentials', () => {
     assert.match(res.body.key, /^cofre_live_[A-Za-z0-9_-]{43}$/);
     assert.ok(res.body.credential.prefix.startsWith('cofre_live_'));
     assert.ok(res.body.key.startsWith(res.body.credential.prefix));
-    assert.equal(PERMISSIONS.length, 21);
+    assert.equal(PERMISSIONS.length, 23);
     assert.deepEqual([...res.body.credential.permissions].sort(), [...PERMISSIONS].sort());
   });
 

@@ -89,7 +89,7 @@ describe('per-merchant fees', () => {
     assert.equal(byEmail.status, 200, byEmail.raw);
     assert.deepEqual(byEmail.body.data.map((x: { id: string }) => x.id), [m.id]);
     assert.deepEqual(byEmail.body.meta, { page: 1, limit: 20, total: 1, totalPages: 1 });
-    assert.deepEqual(Object.keys(byEmail.body.data[0]).sort(), ['createdAt', 'customFees', 'email', 'id', 'name', 'referralCode', 'role']);
+    assert.deepEqual(Object.keys(byEmail.body.data[0]).sort(), ['createdAt', 'customFees', 'email', 'id', 'name', 'referralCode', 'role', 'walletId']);
     assert.equal(byEmail.body.data[0].customFees, false);
     assert.deepEqual((await find(m.id)).body.data.map((x: { id: string }) => x.id), [m.id]);
     assert.ok((await find(me.name.slice(0, 4))).body.data.some((x: { id: string }) => x.id === m.id));

@@ -4,8 +4,9 @@
 // from the app's route table. A route the tables do not cover fails the matrix, saying what to add.
 import assert from 'node:assert/strict';
 import type { Permission } from '../src/http/auth.ts';
-import { call, cpf, type Merchant, type TestContext } from './helpers.ts';
-import { liveFunds, paidCard, paidPix } from './wallet-helpers.ts';
+import { call, cpf, merchant, type Merchant, type TestContext } from './helpers.ts';
+import { accountBody } from './accounts-kit.ts';
+import { kycBody, liveFunds, paidCard, paidPix } from './wallet-helpers.ts';
 
 export type Env = 'development' | 'production';
 
@@ -142,6 +143,19 @@ export const OBJECTS: Record<string, ObjectFixture> = {
       return { id: JSON.parse(Buffer.from(res.body.token.split('.')[1], 'base64url').toString()).jti };
     },
   },
+  '/api/accounts/{id}': {
+    accountLevel: "a sub-account is a merchant account, the same in both environments (its balance and sales are read in the request's)",
+    create: async (d, o) => ({ id: (await post(d, o, 'development', '/api/v1/accounts', accountBody())).account.id }),
+  },
+  '/api/split-partners/{id}': {
+    accountLevel: 'a partnership is between two accounts, in both environments',
+    // The owner is the invited partner (it alone may accept or decline; either side reads and ends it).
+    async create(d, o) {
+      const inviter = await merchant(d.ctx.app);
+      const walletId = (await d.ctx.database.db.selectFrom('users').select('wallet_id').where('id', '=', o.id).executeTakeFirstOrThrow()).wallet_id;
+      return { id: (await post(d, inviter, 'development', '/api/v1/split-partners', { walletId })).data.id };
+    },
+  },
   '/api/credentials/{id}': {
     accountLevel: 'API keys belong to the account; each key has its environment',
     async create(d, o) {
@@ -183,6 +197,8 @@ export const RESOURCE_OF: Record<string, string> = {
   '/api/audit-log': 'auditLog',
   '/api/checkouts': 'checkouts',
   '/api/splits': 'transactions', // shares of the merchant's sales, sent and received
+  '/api/accounts': 'accounts', // the platform's sub-accounts, their sales and KYC included
+  '/api/split-partners': 'accounts',
 };
 
 /** Routes whose permission is not the method's: the permission and why. */
@@ -241,6 +257,7 @@ export const HIDDEN: Record<string, string> = {
  */
 export const BODIES: Record<string, (v: Record<string, string>) => unknown> = {
   'PATCH /api/payment-links/{id}': () => ({ amountCents: 6000 }),
+  'POST /api/accounts/{id}/kyc': () => kycBody(),
   'POST /api/checkouts/{id}/order-bumps': (v) => ({ productId: v.productId }),
   'POST /api/checkouts/{id}/upsell': (v) => ({ productId: v.productId }),
   'POST /api/checkouts/{id}/upsell/downsell': (v) => ({ productId: v.productId }),

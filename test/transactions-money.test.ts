@@ -204,7 +204,7 @@ describe('ledger and balance', () => {
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });
     const bal = await call(ctx.app, 'GET', '/api/v1/balance', { key: l.devKey });
     // The spec's names, and the origin's pendingCents / totalCents beside them (docs/compatibility.md).
-    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'pendingCents', 'receivableCents', 'reservedCents', 'totalCents']);
+    assert.deepEqual(Object.keys(bal.body).sort(), ['availableCents', 'message', 'pendingCents', 'receivableCents', 'reservedCents', 'totalCents', 'walletId']);
 
     await create(l.devKey, { amountCents: 99999 }); // pending: moves nothing
     assert.deepEqual(await balance(l.devKey), { available: 0, receivable: 0, reserved: 0 });

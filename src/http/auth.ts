@@ -30,6 +30,8 @@ export const PERMISSIONS = [
   'auditLog:read',
   'checkouts:read',
   'checkouts:write',
+  'accounts:read',
+  'accounts:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

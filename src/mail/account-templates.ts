@@ -6,15 +6,19 @@ import type { Rendered } from './rendered.ts';
 
 export type AccountMessage =
   | { kind: 'password_reset'; name: string; resetUrl: string; minutes: number }
-  | { kind: 'second_factor_code'; name: string; code: string; minutes: number };
+  | { kind: 'second_factor_code'; name: string; code: string; minutes: number }
+  | { kind: 'account_invitation'; name: string; platformName: string; setPasswordUrl: string; days: number };
 
-export const ACCOUNT_TEMPLATES: readonly string[] = ['password_reset', 'second_factor_code'] satisfies AccountMessage['kind'][];
+export const ACCOUNT_TEMPLATES: readonly string[] = ['password_reset', 'second_factor_code', 'account_invitation'] satisfies AccountMessage['kind'][];
 
 const FOOTER = 'Se não foi você, ignore este e-mail e troque sua senha. A Cofre nunca pede este código por telefone ou mensagem.';
 
-function page(subject: string, name: string, lines: string[], action: { url: string; label: string } | { code: string }): Rendered {
+/** An invitation was not asked for by its reader: nothing to change if it was not expected. */
+const INVITATION_FOOTER = 'Se você não esperava este convite, ignore este e-mail: sem definir uma senha, ninguém entra na conta pelo painel. A Cofre nunca pede sua senha por telefone ou mensagem.';
+
+function page(subject: string, name: string, lines: string[], action: { url: string; label: string } | { code: string }, footer = FOOTER): Rendered {
   const middle = 'url' in action ? `${action.label}: ${action.url}` : action.code;
-  const text = [`Olá, ${name}!`, '', ...lines, '', middle, '', FOOTER, '', 'Cofre'].join('\n');
+  const text = [`Olá, ${name}!`, '', ...lines, '', middle, '', footer, '', 'Cofre'].join('\n');
   const actionHtml =
     'url' in action
       ? `<p><a href="${e(action.url)}" style="display:inline-block;background:#0b6e4f;color:#fff;text-decoration:none;padding:12px 20px;border-radius:10px;font-weight:600">${e(action.label)}</a></p>`
@@ -24,7 +28,7 @@ function page(subject: string, name: string, lines: string[], action: { url: str
 <p style="font-weight:700">Cofre</p><p>Olá, ${e(name)}!</p>
 ${lines.map((l) => `<p>${e(l)}</p>`).join('\n')}
 ${actionHtml}
-<p style="font-size:.85rem;color:#5b6474">${e(FOOTER)}</p>
+<p style="font-size:.85rem;color:#5b6474">${e(footer)}</p>
 </body></html>`;
   return { subject, text, html };
 }
@@ -35,6 +39,18 @@ export function renderAccount(m: AccountMessage): Rendered {
       url: m.resetUrl,
       label: 'Redefinir senha',
     });
+  }
+  if (m.kind === 'account_invitation') {
+    return page(
+      `${m.platformName} criou sua conta na Cofre: defina sua senha`,
+      m.name,
+      [
+        `${m.platformName} criou uma conta na Cofre para você receber suas vendas. Defina uma senha para entrar no painel: ver vendas e saldo, sacar, completar seus dados.`,
+        `O link vale por ${m.days} dias e só pode ser usado uma vez. Se ele vencer, peça a ${m.platformName} um novo convite, ou use "Esqueci minha senha" no painel.`,
+      ],
+      { url: m.setPasswordUrl, label: 'Definir minha senha' },
+      INVITATION_FOOTER,
+    );
   }
   return page(`Seu código de confirmação da Cofre: ${m.code}`, m.name, [`Use este código para confirmar a operação no painel. Ele vale por ${m.minutes} minutos e só pode ser usado uma vez.`], { code: m.code });
 }

@@ -40,3 +40,20 @@ export function withdrawalHeldMail(m: WithdrawalHeldMail): Rendered {
     'Se não foi você, cancele o saque no painel antes desse horário (o valor volta para o seu saldo na hora), troque sua senha e revogue as chaves de API que não reconhecer.',
   ], { url: m.cancelUrl, label: 'Ver e cancelar saques' });
 }
+
+export interface SplitPartnerInvitedMail {
+  partnerName: string;
+  merchantName: string;
+  /** The inviting merchant's note, already cleaned of markup; null: none. */
+  message: string | null;
+  url: string;
+}
+
+/** Another merchant asks this one to receive shares of its sales: who, its note, where to answer. */
+export function splitPartnerInvitedMail(m: SplitPartnerInvitedMail): Rendered {
+  return merchantLayout(m.partnerName, `${m.merchantName} quer dividir vendas com você`, [
+    `${m.merchantName} convidou você para receber parte das vendas dele na Cofre (divisão de pagamento).`,
+    ...(m.message ? [`Mensagem de ${m.merchantName}: "${m.message}"`] : []),
+    'Nada muda até você aceitar. Aceitando, as vendas dele podem enviar uma parte para a sua carteira; você pode encerrar a parceria quando quiser.',
+  ], { url: m.url, label: 'Ver o convite' });
+}

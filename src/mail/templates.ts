@@ -86,6 +86,7 @@ export function render(m: MailMessage | AccountMessage): Rendered {
   switch (m.kind) {
     case 'password_reset':
     case 'second_factor_code':
+    case 'account_invitation':
       return renderAccount(m);
     case 'welcome': {
       // Sent as the client subscribes: with a trial it has begun; without one, its first payment is

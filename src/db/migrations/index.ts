@@ -44,6 +44,7 @@ import * as m042 from './042_checkouts.ts';
 import * as m043 from './043_media_images.ts';
 import * as m044 from './044_upsell_offers.ts';
 import * as m045 from './045_splits.ts';
+import * as m046 from './046_sub_account_login.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -90,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '043_media_images': m043,
   '044_upsell_offers': m044,
   '045_splits': m045,
+  '046_sub_account_login': m046,
 };

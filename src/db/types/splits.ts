@@ -33,6 +33,8 @@ export interface SubAccountsTable {
   phone: string;
   address: ColumnType<Record<string, string>, string, string>;
   pix_key: string | null;
+  /** When the seller first set a password (migrations/046_sub_account_login.ts); null: not yet. */
+  login_enabled_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -10,10 +10,10 @@ import type { Config } from '../../config.ts';
 import { unauthorized } from '../../http/errors.ts';
 import { ADMIN, errors, Message } from '../../http/schemas.ts';
 import type { User } from '../../db/types.ts';
-import { AdminMerchantList, AdminMerchantsQuery, ChangePasswordBody, ForgotPasswordBody, LoginBody, LoginMfaBody, MfaChallengeResponse, RegisterBody, ResetPasswordBody, UserView } from './schemas.ts';
+import { AdminMerchantList, AdminMerchantsQuery, ChangePasswordBody, ForgotPasswordBody, LoginBody, LoginMfaBody, MeView, MfaChallengeResponse, RegisterBody, ResetPasswordBody, UserView } from './schemas.ts';
 import type { AccountKeys } from './account-keys.ts';
 import { answerChallenge, CHALLENGE_SECONDS, forgotPassword, openChallenge, resetPassword } from './sign-in.ts';
-import { changePassword, getUser, listMerchants, login, register, userView } from './service.ts';
+import { changePassword, getUser, listMerchants, login, platformOf, register, userView } from './service.ts';
 
 const TokenResponse = Type.Object({ message: Type.String(), token: Type.String(), expiresIn: Type.Integer({ description: 'seconds' }), user: UserView });
 /** A token, or (two-factor authentication on) a challenge for POST /api/auth/login/mfa: one object, so the envelope stays the same. */
@@ -187,9 +187,9 @@ export default async function authRoutes(app: HttpApp, deps: AuthRouteDeps) {
     '/api/auth/me',
     {
       config: { auth: { token: true } },
-      schema: { tags: ['Auth'], operationId: 'getMe', summary: 'The logged-in account', response: { 200: Type.Object({ user: UserView }), ...errors(401) } },
+      schema: { tags: ['Auth'], operationId: 'getMe', summary: 'The logged-in account', response: { 200: Type.Object({ user: MeView }), ...errors(401) } },
     },
-    async (req) => ({ user: userView(await getUser(db, req.auth.userId)) }),
+    async (req) => ({ user: { ...userView(await getUser(db, req.auth.userId)), platform: await platformOf(db, req.auth.userId) } }),
   );
 
   app.get(

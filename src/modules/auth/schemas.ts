@@ -9,8 +9,19 @@ export const UserView = Type.Object({
   email: Type.String(),
   role: Type.Union([Type.Literal('USER'), Type.Literal('ADMIN')]),
   referralCode: Type.String(),
+  walletId: Type.String({ format: 'uuid', description: "The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)" }),
   createdAt: Timestamp,
 });
+
+/** GET /api/auth/me: the account, and the platform that created it when it is a sub-account. */
+export const MeView = Type.Intersect([
+  UserView,
+  Type.Object({
+    platform: Nullable(
+      Type.Object({ name: Type.String(), walletId: Type.String({ format: 'uuid' }) }, { description: 'The platform that created this account (a sub-account, docs/accounts.md); null for any other account' }),
+    ),
+  }),
+]);
 
 export const RegisterBody = Type.Object(
   {

@@ -20,7 +20,13 @@ import { revokeSessions } from './sessions.ts';
 const DUMMY_HASH = await hash('cofre-timing-equaliser-' + Math.random());
 
 export function userView(u: User) {
-  return { id: u.id, name: u.name, email: u.email, role: u.role, referralCode: u.referral_code, createdAt: u.created_at };
+  return { id: u.id, name: u.name, email: u.email, role: u.role, referralCode: u.referral_code, walletId: u.wallet_id, createdAt: u.created_at };
+}
+
+/** The platform that created this account (a sub-account, modules/accounts), or null. */
+export async function platformOf(db: Executor, userId: string): Promise<{ name: string; walletId: string } | null> {
+  const row = await db.selectFrom('sub_accounts as s').innerJoin('users as p', 'p.id', 's.platform_id').select(['p.name', 'p.wallet_id']).where('s.user_id', '=', userId).executeTakeFirst();
+  return row ? { name: row.name, walletId: row.wallet_id } : null;
 }
 
 /** Accounts for an operator, newest first: by part of the name or e-mail, or by id. */

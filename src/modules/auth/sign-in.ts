@@ -1,6 +1,6 @@
 // The steps of signing in beyond the password: the login challenge of an account with two-factor
 // authentication (5 minutes, used once, by a valid code), and the password reset by e-mail (a link
-// valid 1 hour, used once, that ends every session).
+// valid 1 hour, used once, that ends every session; a sub-account's invitation is one valid 7 days).
 import { hash } from '@node-rs/argon2';
 import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { AuthLimits } from '../../config.ts';
@@ -56,12 +56,21 @@ export async function forgotPassword(deps: { db: Db; limiter: RateLimiter; limit
   await enforce(deps.limiter, `reset:email:${address}`, LOGIN_LIMITS.ipWindowMs, RESETS_PER_EMAIL_PER_HOUR, 'Too many password resets requested; try again later');
   const user = await deps.db.selectFrom('users').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', address)).executeTakeFirst();
   if (!user) return;
-  const { token, hash: tokenHash } = newToken();
-  const resetUrl = `${deps.baseUrl}/dashboard/redefinir-senha?token=${token}`;
   await deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto('password_resets').values({ token_hash: tokenHash, user_id: user.id, expires_at: new Date(now.getTime() + RESET_MINUTES * 60_000), used_at: null, created_at: now }).execute();
+    const resetUrl = await issueResetLink(trx, deps.baseUrl, user.id, RESET_MINUTES, now);
     await queueEmail(trx, { userId: user.id, livemode: false }, user.email, { kind: 'password_reset', name: user.name, resetUrl, minutes: RESET_MINUTES }, null, now);
   });
+}
+
+/**
+ * A single-use link to the dashboard's password page for `userId`, valid `minutes`, stored in the
+ * caller's transaction (the e-mail that carries it is queued in the same one). A sub-account's
+ * invitation is one, valid longer (modules/accounts).
+ */
+export async function issueResetLink(trx: Executor, baseUrl: string, userId: string, minutes: number, now: Date): Promise<string> {
+  const { token, hash: tokenHash } = newToken();
+  await trx.insertInto('password_resets').values({ token_hash: tokenHash, user_id: userId, expires_at: new Date(now.getTime() + minutes * 60_000), used_at: null, created_at: now }).execute();
+  return `${baseUrl}/dashboard/redefinir-senha?token=${token}`;
 }
 
 /**
@@ -84,6 +93,8 @@ export async function resetPassword(db: Db, token: string, password: string, aud
     if (!row) throw validation('token', 'is invalid, expired or already used: ask for a new link');
     await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', row.user_id).where('used_at', 'is', null).execute();
     await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', row.user_id).execute();
+    // A sub-account created by its platform can log in from now on (its invitation was used).
+    await trx.updateTable('sub_accounts').set({ login_enabled_at: now }).where('user_id', '=', row.user_id).where('login_enabled_at', 'is', null).execute();
     await revokeSessions(trx, row.user_id, null, now);
     await audit(trx, row.user_id);
   });

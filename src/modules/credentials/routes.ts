@@ -2,22 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
 import type { Authenticator } from '../../http/auth.ts';
-import { PERMISSIONS } from '../../http/auth.ts';
-import { Environment, errors, IdParams, Message, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Environment, errors, IdParams, Message } from '../../http/schemas.ts';
+import { CredentialView, PermissionSchema } from './schemas.ts';
 import { actorOf } from '../audit/service.ts';
 import { createCredential, credentialView, listCredentials, revokeCredential } from './service.ts';
-
-const PermissionSchema = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
-
-const CredentialView = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  environment: Environment,
-  permissions: Type.Array(Type.String()),
-  prefix: Type.String({ description: 'First characters of the key: cofre_test_ (development) or cofre_live_ (production)' }),
-  createdAt: Timestamp,
-  revokedAt: Nullable(Timestamp),
-});
 
 /** The options of credentialRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface CredentialRouteDeps {

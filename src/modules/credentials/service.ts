@@ -33,7 +33,7 @@ const keyEntry = (k: ApiKey, action: string, before: ApiKey | null) => ({
 });
 
 export async function createCredential(
-  db: Db,
+  db: Executor,
   userId: string,
   input: { name: string; environment: 'DEVELOPMENT' | 'PRODUCTION'; permissions?: Permission[] },
   actor: Actor,

@@ -3,7 +3,7 @@ import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
-import { getBalance, listEntries, listReleases, originBalanceNames } from './service.ts';
+import { getBalance, listEntries, listReleases, originBalanceNames, walletOf } from './service.ts';
 
 export const BalanceView = Type.Object({
   availableCents: Type.Integer({ description: 'Can be withdrawn now' }),
@@ -40,11 +40,19 @@ export default async function ledgerRoutes(app: HttpApp, deps: LedgerRouteDeps) 
     '/api/v1/balance',
     {
       config: { auth: { key: 'transactions:read', token: true } },
-      schema: { tags, operationId: 'getBalance', summary: 'Wallet balance', response: { 200: Type.Intersect([Type.Object({ message: Type.String() }), BalanceView]), ...errors(401, 403) } },
+      schema: {
+        tags,
+        operationId: 'getBalance',
+        summary: 'Wallet balance',
+        response: {
+          200: Type.Intersect([Type.Object({ message: Type.String(), walletId: Type.String({ format: 'uuid', description: 'This wallet: what another merchant names in a split to send you a share of a sale (docs/splits.md)' }) }), BalanceView]),
+          ...errors(401, 403),
+        },
+      },
     },
     async (req) => {
-      const balance = await getBalance(db, req.auth);
-      return { message: 'OK', ...balance, ...originBalanceNames(balance) };
+      const [balance, walletId] = await Promise.all([getBalance(db, req.auth), walletOf(db, req.auth.userId)]);
+      return { message: 'OK', walletId, ...balance, ...originBalanceNames(balance) };
     },
   );
 

@@ -69,6 +69,11 @@ export async function getBalance(db: Executor, scope: Scope): Promise<Balance> {
   return { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') };
 }
 
+/** The merchant's wallet id (users.wallet_id): what splits name to pay it. */
+export async function walletOf(db: Executor, userId: string): Promise<string> {
+  return (await db.selectFrom('users').select('wallet_id').where('id', '=', userId).executeTakeFirstOrThrow()).wallet_id;
+}
+
 /**
  * When the receivable balance becomes available: the card instalments still to settle, summed per
  * calendar day in São Paulo (the first `limit` days, soonest first), and the total of all of them.

@@ -58,6 +58,17 @@ export const Address = Type.Object(
   { additionalProperties: false },
 );
 
+/** An address as stored and shown: the CEP's 8 digits, the UF in capitals. */
+export const AddressView = Type.Object({
+  zipCode: Type.String(),
+  street: Type.String(),
+  number: Type.String(),
+  complement: Type.Optional(Type.String()),
+  neighborhood: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+});
+
 export const CreateTransactionBody = Type.Object(
   {
     product: Type.String({ minLength: 1, maxLength: 255, description: 'Name or description of what is sold' }),
@@ -230,17 +241,7 @@ export const TransactionView = Type.Object({
     }),
   ),
   paymentUrl: Type.Optional(Type.String({ description: 'Hosted page where the customer pays (cards without card data)' })),
-  address: Type.Optional(
-    Type.Object({
-      zipCode: Type.String(),
-      street: Type.String(),
-      number: Type.String(),
-      complement: Type.Optional(Type.String()),
-      neighborhood: Type.String(),
-      city: Type.String(),
-      state: Type.String(),
-    }),
-  ),
+  address: Type.Optional(AddressView),
 });
 
 export const TransactionResponse = Type.Object({ message: Type.String(), transaction: TransactionView });

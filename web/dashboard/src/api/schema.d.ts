@@ -1789,6 +1789,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your sub-accounts (page style, newest first)
+         * @description Balances are in the request's environment.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        /**
+         * Create an account for one of your sellers (a sub-account), optionally with its API key
+         * @description A full merchant account linked to yours: its own wallet, KYC, balance and withdrawals. The seller is e-mailed an invitation to set a password (valid 7 days) and use the dashboard. You read its sales, balance and KYC; you never move its money. createApiKey: its key in this environment, shown only in this answer (development only). A sub-account cannot create accounts (403). Retrying after a lost answer gives 400 EMAIL_ALREADY_REGISTERED: list your accounts to find it.
+         */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your sub-accounts */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a sub-account's name, phone, address or Pix key */
+        patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail the invitation to set a password again
+         * @description Only while the seller has not set a password (400 INVALID_STATE_TRANSITION once loginEnabled). A new link valid 7 days; at most 5 per account per hour (429).
+         */
+        post: operations["resendAccountInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/kyc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sub-account's KYC status and latest submission (as GET /api/kyc) */
+        get: operations["getAccountKyc"];
+        put?: never;
+        /**
+         * Submit a sub-account's KYC for review (as POST /api/kyc)
+         * @description The same body, rules and limits as POST /api/kyc; the submission is the sub-account's. Allowed when nothing was submitted yet or the last submission was REJECTED.
+         */
+        post: operations["submitAccountKyc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sub-account's sales (read only), as GET /api/v1/transactions lists them
+         * @description The same filters, order and cursor pagination as GET /api/v1/transactions, in the request's environment.
+         */
+        get: operations["listAccountTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-log": {
         parameters: {
             query?: never;
@@ -2393,6 +2496,91 @@ export interface paths {
         get: operations["getReportTimeseries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/split-partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invitations you sent and received (page style, newest first)
+         * @description role=sent: yours (the partners your splits may pay once ACCEPTED); role=received: other merchants asking you; omitted: both. status filters.
+         */
+        get: operations["listSplitPartners"];
+        put?: never;
+        /**
+         * Invite another merchant to receive shares of your sales
+         * @description PENDING until the partner accepts (POST /api/v1/split-partners/{id}/accept with its own credentials); it is e-mailed. 400 on walletId for your own wallet, an unknown one, one invited already (pending or accepted), and your own sub-accounts or your platform, which need no invitation. At most 30 invitations per hour.
+         */
+        post: operations["inviteSplitPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/split-partners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One invitation (either side reads it) */
+        get: operations["getSplitPartner"];
+        put?: never;
+        post?: never;
+        /**
+         * End a partnership or withdraw an invitation (either side): REVOKED
+         * @description From then on new sales and rules cannot name the partner's wallet; a saved rule that names it pays that share to the seller instead. Shares already paid stay paid. 400 INVALID_STATE_TRANSITION when already DECLINED or REVOKED.
+         */
+        delete: operations["revokeSplitPartner"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/split-partners/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: the inviting merchant's splits may pay you
+         * @description Only the invited partner, while PENDING (400 INVALID_STATE_TRANSITION otherwise); 404 for anyone else, the inviting merchant included.
+         */
+        post: operations["acceptSplitPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/split-partners/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an invitation
+         * @description Only the invited partner, while PENDING (400 INVALID_STATE_TRANSITION otherwise); 404 for anyone else, the inviting merchant included.
+         */
+        post: operations["declineSplitPartner"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4975,6 +5163,11 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         } & {
                             /** @description An operator set negotiated fees for this merchant (GET /api/admin/merchants/{id}/fees) */
                             customFees: boolean;
@@ -8773,6 +8966,11 @@ export interface operations {
                                 name: string;
                                 referralCode: string;
                                 role: "USER" | "ADMIN";
+                                /**
+                                 * Format: uuid
+                                 * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                                 */
+                                walletId: string;
                             };
                         };
                         /** @description Seconds the token (or, when mfaRequired, the challenge) is valid */
@@ -8799,6 +8997,11 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                     };
                 };
@@ -8905,6 +9108,11 @@ export interface operations {
                                 name: string;
                                 referralCode: string;
                                 role: "USER" | "ADMIN";
+                                /**
+                                 * Format: uuid
+                                 * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                                 */
+                                walletId: string;
                             };
                         };
                         /** @description seconds */
@@ -8925,6 +9133,11 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                     };
                 };
@@ -9083,6 +9296,18 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
+                        } & {
+                            /** @description The platform that created this account (a sub-account, docs/accounts.md); null for any other account */
+                            platform: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            } | null;
                         };
                         /**
                          * @description Always true on a success (origin-compatible envelope)
@@ -9098,6 +9323,18 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
+                        } & {
+                            /** @description The platform that created this account (a sub-account, docs/accounts.md); null for any other account */
+                            platform: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            } | null;
                         };
                     };
                 };
@@ -9524,6 +9761,11 @@ export interface operations {
                                 name: string;
                                 referralCode: string;
                                 role: "USER" | "ADMIN";
+                                /**
+                                 * Format: uuid
+                                 * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                                 */
+                                walletId: string;
                             };
                         };
                         /** @description seconds */
@@ -9544,6 +9786,11 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                     };
                 };
@@ -9830,6 +10077,11 @@ export interface operations {
                                 name: string;
                                 referralCode: string;
                                 role: "USER" | "ADMIN";
+                                /**
+                                 * Format: uuid
+                                 * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                                 */
+                                walletId: string;
                             };
                         };
                         message: string;
@@ -9848,6 +10100,11 @@ export interface operations {
                             name: string;
                             referralCode: string;
                             role: "USER" | "ADMIN";
+                            /**
+                             * Format: uuid
+                             * @description The account's wallet: what another merchant names in a split to send it a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                     };
                 };
@@ -16514,7 +16771,7 @@ export interface operations {
                     environment: "DEVELOPMENT" | "PRODUCTION";
                     name: string;
                     /** @description Omitted: all permissions */
-                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write" | "auditLog:read" | "checkouts:read" | "checkouts:write")[];
+                    permissions?: ("paymentLinks:read" | "paymentLinks:write" | "transactions:read" | "transactions:write" | "products:read" | "products:write" | "customers:read" | "customers:write" | "coupons:read" | "coupons:write" | "webhooks:read" | "webhooks:write" | "withdrawals:read" | "withdrawals:write" | "subscriptions:read" | "subscriptions:write" | "affiliates:read" | "affiliates:write" | "auditLog:read" | "checkouts:read" | "checkouts:write" | "accounts:read" | "accounts:write")[];
                 };
             };
         };
@@ -23166,6 +23423,1821 @@ export interface operations {
             };
         };
     };
+    listAccounts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accounts: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        }[];
+                        /** @description The same value as `accounts` (origin-compatible envelope) */
+                        data: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        }[];
+                        message: string;
+                        pagination: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
+                    /**
+                     * @description true: an API key of the new account (the request's environment, every permission), shown once in this answer. Development only: a production key needs the account's KYC approved
+                     * @default false
+                     */
+                    createApiKey?: boolean;
+                    /** @description CPF or CNPJ (numeric or the alphanumeric CNPJ issued since July 2026); punctuation allowed, check digits verified */
+                    document: string;
+                    /**
+                     * Format: email
+                     * @description Where the invitation to set a password goes; must not belong to another Cofre account
+                     */
+                    email: string;
+                    /** @description The seller's name or its company's, as it appears to shoppers and partners */
+                    name: string;
+                    phone: string;
+                    /** @description Where the seller wants its payouts: a Pix key (CPF, CNPJ, e-mail, +55 mobile number or random key), its type told by its form and checked */
+                    pixKey?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        };
+                        /** @description With createApiKey: the new account's key, as POST /api/credentials answers; null otherwise */
+                        apiKey: {
+                            credential: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                environment: "DEVELOPMENT" | "PRODUCTION";
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                permissions: string[];
+                                /** @description First characters of the key: cofre_test_ (development) or cofre_live_ (production) */
+                                prefix: string;
+                                /** Format: date-time */
+                                revokedAt: string | null;
+                            };
+                            /** @description The key itself: store it now, it is never shown again */
+                            key: string;
+                        } | null;
+                        /** @description The same values as `account`, `apiKey` (origin-compatible envelope) */
+                        data: {
+                            account: {
+                                address: {
+                                    city: string;
+                                    complement?: string;
+                                    neighborhood: string;
+                                    number: string;
+                                    state: string;
+                                    street: string;
+                                    zipCode: string;
+                                };
+                                /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                                balance: {
+                                    availableCents: number;
+                                    receivableCents: number;
+                                    reservedCents: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                                /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                                loginEnabled: boolean;
+                                name: string;
+                                phone: string;
+                                pixKey: string | null;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /**
+                                 * Format: uuid
+                                 * @description Name it in a split to send this account a share of a sale
+                                 */
+                                walletId: string;
+                            };
+                            /** @description With createApiKey: the new account's key, as POST /api/credentials answers; null otherwise */
+                            apiKey: {
+                                credential: {
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    environment: "DEVELOPMENT" | "PRODUCTION";
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    permissions: string[];
+                                    /** @description First characters of the key: cofre_test_ (development) or cofre_live_ (production) */
+                                    prefix: string;
+                                    /** Format: date-time */
+                                    revokedAt: string | null;
+                                };
+                                /** @description The key itself: store it now, it is never shown again */
+                                key: string;
+                            } | null;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        };
+                        /** @description The same value as `account` (origin-compatible envelope) */
+                        data: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The fields to change; pixKey null clears it. The e-mail and the document cannot change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: {
+                        city: string;
+                        complement?: string;
+                        neighborhood: string;
+                        number: string;
+                        /** @description UF, two letters */
+                        state: string;
+                        street: string;
+                        /** @description CEP */
+                        zipCode: string;
+                    };
+                    /** @description The seller's name or its company's, as it appears to shoppers and partners */
+                    name?: string;
+                    phone?: string;
+                    /** @description Where the seller wants its payouts: a Pix key (CPF, CNPJ, e-mail, +55 mobile number or random key), its type told by its form and checked */
+                    pixKey?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        };
+                        /** @description The same value as `account` (origin-compatible envelope) */
+                        data: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            /** @description The account's balance in the request's environment (read only: only the account moves its money) */
+                            balance: {
+                                availableCents: number;
+                                receivableCents: number;
+                                reservedCents: number;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description CPF or CNPJ, digits (and letters of an alphanumeric CNPJ) only */
+                            document: string;
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            kycStatus: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                            /** @description The seller set a password (from the invitation): it can log in to the dashboard */
+                            loginEnabled: boolean;
+                            name: string;
+                            phone: string;
+                            pixKey: string | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description Name it in a split to send this account a share of a sale
+                             */
+                            walletId: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendAccountInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No resource: the message says it all (origin-compatible envelope) */
+                        data: null;
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `status`, `kyc` (origin-compatible envelope) */
+                        data: {
+                            kyc: {
+                                address: {
+                                    city: string;
+                                    complement?: string;
+                                    /** @description Bairro */
+                                    district: string;
+                                    number: string;
+                                    /** @description UF, two letters (SP, RJ, ...) */
+                                    state: string;
+                                    street: string;
+                                    /** @description CEP, 8 digits */
+                                    zipCode: string;
+                                };
+                                birthDate: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                documents: {
+                                    contentType: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    fileName: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    sha256: string;
+                                    sizeBytes: number;
+                                    type: string;
+                                }[];
+                                foundingDate: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                legalName: string;
+                                personType: string;
+                                /** Format: date-time */
+                                reviewedAt: string | null;
+                                /** @description The operator’s reason (always given on rejection) */
+                                reviewReason: string | null;
+                                /** @description SUBMITTED, APPROVED or REJECTED */
+                                status: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** Format: uuid */
+                                userId: string;
+                            } | null;
+                            status: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                        };
+                        kyc: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                /** @description Bairro */
+                                district: string;
+                                number: string;
+                                /** @description UF, two letters (SP, RJ, ...) */
+                                state: string;
+                                street: string;
+                                /** @description CEP, 8 digits */
+                                zipCode: string;
+                            };
+                            birthDate: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            documents: {
+                                contentType: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                fileName: string;
+                                /** Format: uuid */
+                                id: string;
+                                sha256: string;
+                                sizeBytes: number;
+                                type: string;
+                            }[];
+                            foundingDate: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            legalName: string;
+                            personType: string;
+                            /** Format: date-time */
+                            reviewedAt: string | null;
+                            /** @description The operator’s reason (always given on rejection) */
+                            reviewReason: string | null;
+                            /** @description SUBMITTED, APPROVED or REJECTED */
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: uuid */
+                            userId: string;
+                        } | null;
+                        message: string;
+                        status: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitAccountKyc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: {
+                        city: string;
+                        complement?: string;
+                        /** @description Bairro */
+                        district: string;
+                        number: string;
+                        /** @description UF, two letters (SP, RJ, ...) */
+                        state: string;
+                        street: string;
+                        /** @description CEP, 8 digits */
+                        zipCode: string;
+                    };
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    birthDate?: string;
+                    /** @description CPF for PF, CNPJ for PJ; check digits verified */
+                    document: string;
+                    documents: {
+                        /** @description Standard base64, at most 5 MB once decoded */
+                        contentBase64: string;
+                        /** @description Must match the file itself (checked by its first bytes) */
+                        contentType: "image/png" | "image/jpeg" | "image/webp" | "application/pdf";
+                        fileName: string;
+                        type: "IDENTITY_FRONT" | "IDENTITY_BACK" | "SELFIE" | "PROOF_OF_ADDRESS" | "COMPANY_REGISTRATION" | "ARTICLES_OF_ASSOCIATION" | "OTHER";
+                    }[];
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    foundingDate?: string;
+                    /** @description Full name (PF) or razão social (PJ) */
+                    legalName: string;
+                    /** @description PF: person (CPF); PJ: company (CNPJ) */
+                    personType: "PF" | "PJ";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same values as `status`, `kyc` (origin-compatible envelope) */
+                        data: {
+                            kyc: {
+                                address: {
+                                    city: string;
+                                    complement?: string;
+                                    /** @description Bairro */
+                                    district: string;
+                                    number: string;
+                                    /** @description UF, two letters (SP, RJ, ...) */
+                                    state: string;
+                                    street: string;
+                                    /** @description CEP, 8 digits */
+                                    zipCode: string;
+                                };
+                                birthDate: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                document: string;
+                                documents: {
+                                    contentType: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    fileName: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    sha256: string;
+                                    sizeBytes: number;
+                                    type: string;
+                                }[];
+                                foundingDate: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                legalName: string;
+                                personType: string;
+                                /** Format: date-time */
+                                reviewedAt: string | null;
+                                /** @description The operator’s reason (always given on rejection) */
+                                reviewReason: string | null;
+                                /** @description SUBMITTED, APPROVED or REJECTED */
+                                status: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** Format: uuid */
+                                userId: string;
+                            } | null;
+                            status: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                        };
+                        kyc: {
+                            address: {
+                                city: string;
+                                complement?: string;
+                                /** @description Bairro */
+                                district: string;
+                                number: string;
+                                /** @description UF, two letters (SP, RJ, ...) */
+                                state: string;
+                                street: string;
+                                /** @description CEP, 8 digits */
+                                zipCode: string;
+                            };
+                            birthDate: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            document: string;
+                            documents: {
+                                contentType: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                fileName: string;
+                                /** Format: uuid */
+                                id: string;
+                                sha256: string;
+                                sizeBytes: number;
+                                type: string;
+                            }[];
+                            foundingDate: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            legalName: string;
+                            personType: string;
+                            /** Format: date-time */
+                            reviewedAt: string | null;
+                            /** @description The operator’s reason (always given on rejection) */
+                            reviewReason: string | null;
+                            /** @description SUBMITTED, APPROVED or REJECTED */
+                            status: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: uuid */
+                            userId: string;
+                        } | null;
+                        message: string;
+                        status: "NOT_SUBMITTED" | "SUBMITTED" | "APPROVED" | "REJECTED";
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccountTransactions: {
+        parameters: {
+            query?: {
+                clientId?: string;
+                createdFrom?: string;
+                createdTo?: string;
+                cursor?: string;
+                limit?: number;
+                method?: "PIX" | "CARD" | "BOLETO";
+                orderBy?: "createdAt" | "amountCents" | "status";
+                orderDirection?: "asc" | "desc";
+                /** @description Origin compatibility: cursor-style list: page=1 (the first page) is accepted; for the next pages follow pagination.nextCursor (cursor=...) */
+                page?: number;
+                paymentMethod?: "PIX" | "CARD" | "BOLETO";
+                status?: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The same value as `transactions` (origin-compatible envelope) */
+                        data: {
+                            address?: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
+                            /** Format: date-time */
+                            authorizedAt: string | null;
+                            boleto?: {
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            /** Format: date-time */
+                            cancelledAt: string | null;
+                            /** Format: date-time */
+                            capturedAt: string | null;
+                            card?: {
+                                brand: string | null;
+                                installmentCents: number;
+                                interestCents: number;
+                                last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                            chargedCents: number;
+                            client: {
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                            };
+                            /** Format: uuid */
+                            couponId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                            discountCents: number;
+                            displayId: string;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            failureReason: string | null;
+                            feeCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
+                            livemode: boolean;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description chargedCents - feeCents: what the merchant receives */
+                            netAmountCents: number;
+                            /** Format: date-time */
+                            paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            /** @description Hosted page where the customer pays (cards without card data) */
+                            paymentUrl?: string;
+                            pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
+                                /** @description BR Code (copia e cola) */
+                                qrCode: string;
+                                /** @description URL of the QR code PNG */
+                                qrCodeImage: string;
+                                txid: string;
+                            };
+                            postbackUrl: string | null;
+                            product: string;
+                            /** Format: date-time */
+                            refundedAt: string | null;
+                            refundedCents: number;
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                            /** Format: uuid */
+                            subscriptionId?: string;
+                            trackingParams: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        message: string;
+                        pagination: {
+                            cursor: string | null;
+                            hasMore: boolean;
+                            limit: number;
+                            nextCursor: string | null;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                        transactions: {
+                            address?: {
+                                city: string;
+                                complement?: string;
+                                neighborhood: string;
+                                number: string;
+                                state: string;
+                                street: string;
+                                zipCode: string;
+                            };
+                            amountCents: number;
+                            /** @description Production card payments only, on GET /api/v1/transactions/{id}, once the charge went past one answered try (a connector did not answer, or was skipped): every connector tried, oldest first */
+                            attempts?: {
+                                /** @description The card connector asked (a CARD_PROVIDER name) */
+                                connector: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                latencyMs: number | null;
+                                /** @description APPROVED or DECLINED: it answered; UNAVAILABLE: it did not answer (timeout, error) and made no sale, so the next connector was tried; SKIPPED: not called, its circuit open after repeated failures; PENDING: asked, answer not recorded yet */
+                                outcome: "PENDING" | "APPROVED" | "DECLINED" | "UNAVAILABLE" | "SKIPPED";
+                                /** @description A decline reason, or why the connector was not used */
+                                reason: string | null;
+                                /** @description The connector's own answer code, when it gave one */
+                                returnCode: string | null;
+                            }[];
+                            /** Format: date-time */
+                            authorizedAt: string | null;
+                            boleto?: {
+                                /** @description 44 digits (ISSUED) */
+                                barcode?: string;
+                                /** @description 47 digits, linha digitável (ISSUED) */
+                                digitableLine?: string;
+                                /** Format: date */
+                                dueDate: string;
+                                /** @description The bank's PDF of the boleto (production boletos) */
+                                pdfUrl?: string;
+                                /** @description Hybrid boleto: the Pix copia-e-cola that pays the same charge at once */
+                                pixCode?: string;
+                                /** @description URL of the Pix code's QR image (PNG) */
+                                pixQrCodeImage?: string;
+                                /** @description ISSUING: the bank is registering the boleto (production; seconds): its numbers come with transaction.updated. ISSUED: payable */
+                                status: "ISSUING" | "ISSUED";
+                                /** @description Printable boleto page */
+                                url: string;
+                            };
+                            /** Format: date-time */
+                            cancelledAt: string | null;
+                            /** Format: date-time */
+                            capturedAt: string | null;
+                            card?: {
+                                brand: string | null;
+                                installmentCents: number;
+                                interestCents: number;
+                                last4: string | null;
+                            };
+                            /** @description The transaction's latest chargeback (a card dispute), once it has one: on GET /api/v1/transactions/{id}, the refund, simulate and dispute answers, and the chargeback events (not on lists) */
+                            chargeback?: {
+                                /** @description What the acquirer took back (at most what was left of the payment) */
+                                amountCents: number;
+                                /** @description The acquirer's case id (quote it to the acquirer) */
+                                caseId: string;
+                                /** Format: date-time */
+                                closedAt: string | null;
+                                evidence: {
+                                    /** @description What was sent to the acquirer: the files themselves are not kept by the gateway */
+                                    files: {
+                                        bytes: number;
+                                        contentType: string;
+                                        name: string;
+                                    }[];
+                                    text: string;
+                                } | null;
+                                /** @description The fee's share returned with the debit, as a refund returns it: your balance was debited amountCents - feeReturnedCents */
+                                feeReturnedCents: number;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                openedAt: string;
+                                reason: string | null;
+                                /** @description The card scheme's reason code as the acquirer gave it */
+                                reasonCode: string | null;
+                                /** Format: date-time */
+                                respondBy: string | null;
+                                /** Format: date-time */
+                                respondedAt: string | null;
+                                response: ("ACCEPTED" | "CONTESTED") | null;
+                                /** @description OPEN: debited, awaiting your answer (POST /api/v1/transactions/{id}/dispute) until respondBy; CONTESTED: your evidence is with the acquirer; WON: the money came back and the transaction is PAID again (PARTIALLY_REFUNDED if refunds stand); LOST: final */
+                                status: "OPEN" | "CONTESTED" | "WON" | "LOST";
+                            };
+                            /** @description What the customer pays: amountCents plus card instalment interest; for a PIX paid after its due date, what was paid (fine and interest included) */
+                            chargedCents: number;
+                            client: {
+                                document: string;
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                phone: string | null;
+                            };
+                            /** Format: uuid */
+                            couponId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Coupon discount granted at checkout (already taken off amountCents) */
+                            discountCents: number;
+                            displayId: string;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            failureReason: string | null;
+                            feeCents: number;
+                            /** Format: uuid */
+                            id: string;
+                            installments: number;
+                            /** @description A hosted checkout's order, once it has lines: the main product (or the link's fixed price) and the ticked order bumps; the lines' totals add up to amountCents */
+                            items?: {
+                                /** @description The bump's discount and the coupon's share on this line */
+                                discountCents: number;
+                                kind: "MAIN" | "BUMP";
+                                name: string;
+                                /** Format: uuid */
+                                productId: string | null;
+                                quantity: number;
+                                /** @description unitPriceCents x quantity - discountCents */
+                                totalCents: number;
+                                unitPriceCents: number;
+                            }[];
+                            livemode: boolean;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description chargedCents - feeCents: what the merchant receives */
+                            netAmountCents: number;
+                            /** Format: date-time */
+                            paidAt: string | null;
+                            /** @description A paid boleto: paid by its barcode (BOLETO) or by its Pix code (PIX) */
+                            paidWith?: "BOLETO" | "PIX";
+                            /**
+                             * Format: uuid
+                             * @description An accepted upsell or downsell: the payment it followed
+                             */
+                            parentTransactionId?: string;
+                            /** Format: uuid */
+                            paymentLinkId: string | null;
+                            paymentMethod: "PIX" | "CARD" | "BOLETO";
+                            /** @description Hosted page where the customer pays (cards without card data) */
+                            paymentUrl?: string;
+                            pix?: {
+                                /**
+                                 * Format: date
+                                 * @description A PIX with a due date (payable until expiresAt: the due date plus latePayment.daysAfterDue)
+                                 */
+                                dueDate?: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                latePayment?: {
+                                    /** @description Calendar days after dueDate the PIX can still be paid (API Pix validadeAposVencimento) */
+                                    daysAfterDue: number;
+                                    /** @description Fine (multa) in basis points of amountCents, charged once from the day after dueDate: 200 = 2,00 % */
+                                    fineBp: number;
+                                    /** @description Simple interest (juros) per month in basis points of amountCents, 1/30 of it per calendar day late: 100 = 1,00 % a.m. */
+                                    interestMonthlyBp: number;
+                                };
+                                /** @description BR Code (copia e cola) */
+                                qrCode: string;
+                                /** @description URL of the QR code PNG */
+                                qrCodeImage: string;
+                                txid: string;
+                            };
+                            postbackUrl: string | null;
+                            product: string;
+                            /** Format: date-time */
+                            refundedAt: string | null;
+                            refundedCents: number;
+                            /** @description Every refund, oldest first, once there is one: on GET /api/v1/transactions/{id} and the refund's answer (not on lists) */
+                            refunds?: {
+                                amountCents: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description FAILED: why (NAO_REALIZADO for a PIX devolução the PSP did not make, REFUND_REFUSED for one it refused outright) */
+                                failureReason: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The order lines it gave back (positions in the transaction's items), when it named them */
+                                items?: number[];
+                                /** @description PENDING while the provider processes it (a production PIX devolução at the PSP); FAILED when it was not made: the refund is undone, its money back in the available balance and the transaction's refundedCents and status as before it (refund again to retry) */
+                                status: "PENDING" | "SUCCEEDED" | "FAILED";
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                            /** @description Who else receives a share of each sale: your sub-accounts' wallets, your platform's (when you are a sub-account), or partners who accepted your invitation (POST /api/v1/split-partners), at most 10; any other wallet: 400 SPLIT_RECIPIENT_NOT_ALLOWED. The shares together never exceed the sale's net (400 SPLIT_EXCEEDS_AMOUNT); the remainder stays with you. Each share lands as the sale settles (a card's instalments) and is reversed in proportion by refunds and chargebacks. See docs/splits.md. */
+                            split?: {
+                                /** @description What a percentage (or a fixed amount) is of: NET, the sale less the gateway fee (default); GROSS, what the shopper paid. */
+                                basis?: "NET" | "GROSS";
+                                /** @description GROSS only: the share bears its part of the gateway fee (fee x share / gross). Default false: the seller of record pays the fee. */
+                                chargeFees?: boolean;
+                                /** @description A fixed amount, in cents. Exactly one of fixedCents and percentageBp. */
+                                fixedCents?: number;
+                                /** @description A share in basis points (1000 = 10%), rounded down to the cent. */
+                                percentageBp?: number;
+                                /** Format: uuid */
+                                walletId: string;
+                            }[];
+                            status: "PENDING" | "AUTHORIZED" | "PAID" | "FAILED" | "EXPIRED" | "CANCELLED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "CHARGEBACK";
+                            /** Format: uuid */
+                            subscriptionId?: string;
+                            trackingParams: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listAuditLog: {
         parameters: {
             query?: {
@@ -23352,7 +25424,7 @@ export interface operations {
                     "application/json": {
                         /** @description Can be withdrawn now */
                         availableCents: number;
-                        /** @description The same values as `availableCents`, `receivableCents`, `reservedCents`, `pendingCents`, `totalCents` (origin-compatible envelope) */
+                        /** @description The same values as `walletId`, `availableCents`, `receivableCents`, `reservedCents`, `pendingCents`, `totalCents` (origin-compatible envelope) */
                         data: {
                             /** @description Can be withdrawn now */
                             availableCents: number;
@@ -23364,6 +25436,11 @@ export interface operations {
                             reservedCents: number;
                             /** @description availableCents + pendingCents (the origin gateway's total) */
                             totalCents: number;
+                            /**
+                             * Format: uuid
+                             * @description This wallet: what another merchant names in a split to send you a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                         message: string;
                         /** @description receivableCents under the origin gateway's name */
@@ -23379,6 +25456,11 @@ export interface operations {
                         success: true;
                         /** @description availableCents + pendingCents (the origin gateway's total) */
                         totalCents: number;
+                        /**
+                         * Format: uuid
+                         * @description This wallet: what another merchant names in a split to send you a share of a sale (docs/splits.md)
+                         */
+                        walletId: string;
                     };
                 };
             };
@@ -33620,6 +35702,724 @@ export interface operations {
             };
         };
     };
+    listSplitPartners: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                /** @description sent: your invitations; received: those sent to you; omitted: both */
+                role?: "sent" | "received";
+                status?: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        meta: {
+                            limit: number;
+                            page: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inviteSplitPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A note for the partner, in its e-mail and in the invitation */
+                    message?: string;
+                    /**
+                     * Format: uuid
+                     * @description The partner's wallet (its GET /api/v1/balance or GET /api/auth/me shows it)
+                     */
+                    walletId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSplitPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSplitPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptSplitPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    declineSplitPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the partner accepted or declined
+                             */
+                            decidedAt: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Who invited: its sales may send shares to the partner once accepted */
+                            merchant: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            message: string | null;
+                            /** @description Who was invited: it receives the shares */
+                            partner: {
+                                name: string;
+                                /** Format: uuid */
+                                walletId: string;
+                            };
+                            status: "PENDING" | "ACCEPTED" | "DECLINED" | "REVOKED";
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        message: string;
+                        /**
+                         * @description Always true on a success (origin-compatible envelope)
+                         * @enum {boolean}
+                         */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited: wait Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window (0 here) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds until the limit resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; no internals are revealed (X-Request-Id finds it in the logs) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSplitShares: {
         parameters: {
             query?: {
@@ -43187,7 +45987,7 @@ export interface operations {
                     "application/json": {
                         /** @description Can be withdrawn now */
                         availableCents: number;
-                        /** @description The same values as `availableCents`, `receivableCents`, `reservedCents`, `pendingCents`, `totalCents` (origin-compatible envelope) */
+                        /** @description The same values as `walletId`, `availableCents`, `receivableCents`, `reservedCents`, `pendingCents`, `totalCents` (origin-compatible envelope) */
                         data: {
                             /** @description Can be withdrawn now */
                             availableCents: number;
@@ -43199,6 +45999,11 @@ export interface operations {
                             reservedCents: number;
                             /** @description availableCents + pendingCents (the origin gateway's total) */
                             totalCents: number;
+                            /**
+                             * Format: uuid
+                             * @description This wallet: what another merchant names in a split to send you a share of a sale (docs/splits.md)
+                             */
+                            walletId: string;
                         };
                         message: string;
                         /** @description receivableCents under the origin gateway's name */
@@ -43214,6 +46019,11 @@ export interface operations {
                         success: true;
                         /** @description availableCents + pendingCents (the origin gateway's total) */
                         totalCents: number;
+                        /**
+                         * Format: uuid
+                         * @description This wallet: what another merchant names in a split to send you a share of a sale (docs/splits.md)
+                         */
+                        walletId: string;
                     };
                 };
             };
