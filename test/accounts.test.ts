@@ -118,6 +118,19 @@ describe('creating an account', () => {
   });
 });
 
+test('creations racing for one e-mail: one account, the others 400 EMAIL_ALREADY_REGISTERED, nothing half made', async () => {
+  const p = await merchant(ctx.app);
+  const body = accountBody();
+  const answers = await Promise.all(Array.from({ length: 5 }, () => post(ACCOUNTS, { key: p.devKey }, { ...body, createApiKey: true })));
+  assert.equal(answers.filter((r) => r.status === 201).length, 1, answers.map((r) => r.raw).join('\n'));
+  for (const r of answers.filter((x) => x.status !== 201)) assert400(r, 'EMAIL_ALREADY_REGISTERED', ['email']);
+  const users = await ctx.database.db.selectFrom('users').select('id').where('email', '=', body.email).execute();
+  assert.equal(users.length, 1);
+  assert.equal((await ctx.database.db.selectFrom('api_keys').select('id').where('user_id', '=', users[0].id).execute()).length, 1);
+  assert.equal((await ctx.database.db.selectFrom('emails').select('id').where('to_address', '=', body.email).execute()).length, 1);
+  assert.equal((await get(ACCOUNTS, { key: p.devKey })).body.pagination.total, 1);
+});
+
 describe('reading and changing accounts', () => {
   test('the list: newest first, page by page, balances of the request environment', async () => {
     const p = await merchant(ctx.app);

@@ -96,6 +96,14 @@ describe('an invitation', () => {
     assertValidation(await send(seller, 'POST', PARTNERS, { walletId: wallet, message: '' }), ['message']);
   });
 
+  test('invitations racing for one pair: one is made, the others are told it exists', async () => {
+    const { seller, wallet } = await pair();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => invite(seller, wallet)));
+    assert.equal(answers.filter((r) => r.status === 201).length, 1, answers.map((r) => r.raw).join('\n'));
+    for (const r of answers.filter((x) => x.status !== 201)) assertValidation(r, ['walletId']);
+    assert.equal((await send(seller, 'GET', `${PARTNERS}?role=sent`)).body.meta.total, 1);
+  });
+
   test('declined: the inviting merchant may ask again; revoked by either side: later sales cannot name the wallet', async () => {
     const { seller, partner, wallet } = await pair();
     const first = (await invite(seller, wallet)).body.data.id;
