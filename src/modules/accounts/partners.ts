@@ -12,6 +12,7 @@ import { sanitizeText } from '../../http/sanitize.ts';
 import { queueRendered } from '../../mail/outbox.ts';
 import { splitPartnerInvitedMail } from '../../mail/merchant-templates.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
+import { forgetRecipients } from '../splits/rule.ts';
 import { partiesOf, type Parties } from '../splits/views.ts';
 import type { InvitePartnerBody, ListPartnersQuery } from './schemas.ts';
 
@@ -139,21 +140,27 @@ async function transition(db: Db, actor: Actor, me: string, row: (trx: Trx) => P
     const after = await trx.updateTable('split_partners').set({ status, ...decided, updated_at: now }).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
     const [b, a] = await views(trx, [before, after]);
     await recordAudit(trx, actor, { userId: me, livemode: null, action: ACTIONS[status], objectType: 'split_partner', objectId: after.id, before: b, after: a });
-    return a;
+    return { row: after, view: a };
   });
 }
 
 /** The invited partner accepts or declines a PENDING invitation; anyone else gets 404. */
-export function decidePartner(db: Db, me: string, id: string, decision: 'ACCEPTED' | 'DECLINED', actor: Actor) {
+export async function decidePartner(db: Db, me: string, id: string, decision: 'ACCEPTED' | 'DECLINED', actor: Actor) {
   const invitedMe = async (trx: Trx) => {
     const p = await partnershipOf(trx, me, id, true);
     if (p.partner_id !== me) throw notFound('Split partner');
     return p;
   };
-  return transition(db, actor, me, invitedMe, decision, ['PENDING']);
+  return (await transition(db, actor, me, invitedMe, decision, ['PENDING'])).view;
 }
 
-/** Either side ends a PENDING or ACCEPTED partnership: REVOKED, and later sales can no longer pay that wallet. */
-export function revokePartner(db: Db, me: string, id: string, actor: Actor) {
-  return transition(db, actor, me, (trx) => partnershipOf(trx, me, id, true), 'REVOKED', ['PENDING', 'ACCEPTED']);
+/**
+ * Either side ends a PENDING or ACCEPTED partnership: REVOKED, and later sales can no longer pay that
+ * wallet (at once on this process; others keep what they know of allowed recipients for
+ * RECIPIENT_CACHE_MS).
+ */
+export async function revokePartner(db: Db, me: string, id: string, actor: Actor) {
+  const { row, view } = await transition(db, actor, me, (trx) => partnershipOf(trx, me, id, true), 'REVOKED', ['PENDING', 'ACCEPTED']);
+  forgetRecipients(row.user_id);
+  return view;
 }

@@ -2539,7 +2539,7 @@ export interface paths {
         post?: never;
         /**
          * End a partnership or withdraw an invitation (either side): REVOKED
-         * @description From then on new sales and rules cannot name the partner's wallet; a saved rule that names it pays that share to the seller instead. Shares already paid stay paid. 400 INVALID_STATE_TRANSITION when already DECLINED or REVOKED.
+         * @description From then on new sales and rules cannot name the partner's wallet (within 10 seconds on every instance); a saved rule that names it pays that share to the seller instead. Shares already paid stay paid. 400 INVALID_STATE_TRANSITION when already DECLINED or REVOKED.
          */
         delete: operations["revokeSplitPartner"];
         options?: never;
