@@ -13,14 +13,20 @@ export interface Recipient extends Merchant {
 }
 
 export function splitKit(ctx: TestContext) {
-  const walletOf = async (m: Merchant) => (await ctx.database.db.selectFrom('users').select('wallet_id').where('id', '=', m.id).executeTakeFirstOrThrow()).wallet_id;
+  const walletOf = async (m: Merchant) => {
+    const me = await call(ctx.app, 'GET', '/api/auth/me', { token: m.token });
+    assert.equal(me.status, 200, me.raw);
+    return me.body.user.walletId as string;
+  };
 
-  /** A merchant that accepted `seller`'s invitation to receive shares of its sales. */
-  async function partnerOf(seller: Merchant): Promise<Recipient> {
-    const m = await merchant(ctx.app);
+  /** A merchant (`partner`, or a new one) that accepted `seller`'s invitation to receive shares of its sales. */
+  async function partnerOf(seller: Merchant, partner?: Merchant): Promise<Recipient> {
+    const m = partner ?? (await merchant(ctx.app));
     const walletId = await walletOf(m);
-    const now = new Date();
-    await ctx.database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: seller.id, partner_id: m.id, status: 'ACCEPTED', message: null, created_at: now, decided_at: now, updated_at: now }).execute();
+    const inv = await call(ctx.app, 'POST', '/api/v1/split-partners', { key: seller.devKey, body: { walletId } });
+    assert.equal(inv.status, 201, inv.raw);
+    const ok = await call(ctx.app, 'POST', `/api/v1/split-partners/${inv.body.data.id}/accept`, { key: m.devKey });
+    assert.equal(ok.status, 200, ok.raw);
     return { ...m, walletId };
   }
 

@@ -33,8 +33,7 @@ describe('refunds against a recipient\'s withdrawals', { skip }, () => {
     const seller = await merchant(ctx.app);
     const r: Recipient = await kit.partnerOf(seller);
     // The recipient sells too, and pays the seller a share of each sale: the roles cross.
-    const sellerAsPartner = { ...seller, walletId: await kit.walletOf(seller) };
-    await ctx.database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: r.id, partner_id: seller.id, status: 'ACCEPTED', message: null, created_at: new Date(), decided_at: new Date(), updated_at: new Date() }).execute();
+    const sellerAsPartner = await kit.partnerOf(r, seller);
     const ours: string[] = [];
     const theirs: string[] = [];
     for (let i = 0; i < 20; i++) ours.push(await kit.paid(seller.devKey, { split: [{ walletId: r.walletId, fixedCents: 3_000 }] }));

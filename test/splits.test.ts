@@ -1,11 +1,12 @@
 // Splits: one sale's money shared with other wallets in its own journal, reversed in proportion by
 // refunds and chargebacks; who may receive; what each side sees.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import { settleDue } from '../src/modules/transactions/service.ts';
 import { call, merchant, startApp, type Merchant, type TestContext } from './helpers.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { pixFee, splitKit, T, type Recipient } from './splits-kit.ts';
+import { createAccount } from './accounts-kit.ts';
 
 let ctx: TestContext;
 let kit: ReturnType<typeof splitKit>;
@@ -105,6 +106,33 @@ describe('a recipient whose balance no longer covers its share', () => {
     assert.equal(refused.status, 400, refused.raw);
     await kit.paid(seller.devKey, { split: [{ walletId: r.walletId, fixedCents: 5_000 }] });
     assert.equal((await kit.balance(r)).available, 1_000);
+    await assertLedgerBalanced(ctx.database.db);
+  });
+});
+
+describe('a platform and its sub-accounts', () => {
+  test("a seller's sale pays its platform a commission; the platform's sale pays its sellers; no other platform may name them", async () => {
+    const platform = await merchant(ctx.app);
+    const platformWallet = await kit.walletOf(platform);
+    const carla = await createAccount(ctx, platform.devKey, { createApiKey: true });
+    const bruno = await createAccount(ctx, platform.devKey);
+    const sellerKey = carla.apiKey!.key;
+    // The seller's sale, 10% of its net to the platform.
+    const id = await kit.paid(sellerKey, { split: [{ walletId: platformWallet, percentageBp: 1000 }] });
+    const net = 10_000 - pixFee(10_000);
+    assert.deepEqual((await kit.shares(id)).map((s) => [s.recipient_id, s.amount_cents]), [[platform.id, Math.floor(net / 10)]]);
+    // The platform's sale, shared by its two sellers.
+    const kitSale = await kit.paid(platform.devKey, { amountCents: 20_000, split: [{ walletId: carla.account.walletId, percentageBp: 4500 }, { walletId: bruno.account.walletId, fixedCents: 8_000 }] });
+    assert.deepEqual((await kit.shares(kitSale)).map((s) => [s.recipient_id, s.amount_cents]), [
+      [carla.account.id, Math.floor(((20_000 - pixFee(20_000)) * 4500) / 10_000)],
+      [bruno.account.id, 8_000],
+    ]);
+    const other = await merchant(ctx.app);
+    const refused = await kit.create(other.devKey, { split: [{ walletId: carla.account.walletId, percentageBp: 100 }] });
+    assert.equal(refused.body.code, 'SPLIT_RECIPIENT_NOT_ALLOWED', refused.raw);
+    // A seller may not name its platform's other sellers (they agreed with the platform, not with it).
+    const sideways = await kit.create(sellerKey, { split: [{ walletId: bruno.account.walletId, percentageBp: 100 }] });
+    assert.equal(sideways.body.code, 'SPLIT_RECIPIENT_NOT_ALLOWED', sideways.raw);
     await assertLedgerBalanced(ctx.database.db);
   });
 });

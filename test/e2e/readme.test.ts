@@ -1,6 +1,6 @@
 // The README's "Five minutes with curl", run as written (bash, curl, jq) against a real server, twice:
 // the second run logs in instead of registering, and every step answers something (never `null`);
-// then docs/sandbox.md's card payment and refunds, as written.
+// then docs/sandbox.md's card payment and refunds and docs/splits.md's marketplace, as written.
 // Skips when bash, curl or jq is missing.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -87,6 +87,15 @@ test('the README walkthrough works as written, and again on a second run', { ski
   assert.match(cards.stdout, /"status": "PAID",\s*"chargeback": "WON"/, cards.stdout);
   assert.match(cards.stdout, /"status": "PAID",\s*"card": \{/, `the one-click purchase\n${cards.stdout}`);
   assert.match(cards.stdout, /"status": "FAILED",\s*"failureCode": "DOCUMENT_MISMATCH",\s*"failureReason": "O CPF\/CNPJ/, `a withdrawal failed by simulate\n${cards.stdout}`);
+  // docs/splits.md's marketplace: a seller's sale pays its platform, refunded in part, the seller's summary.
+  const splits = spawnSync('bash', ['-c', `set -u\n${script}\n${block('docs/splits.md', '## A marketplace, step by step').replace('API=http://localhost:3000', `API=http://127.0.0.1:${port}`)}`], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(splits.status, 0, splits.stderr);
+  const p = splits.stdout;
+  assert.match(p, /"recipient": "Loja da Ana",\s*"amountCents": 990/, p);
+  assert.match(p, /"seller": "Cerâmica da Carla",\s*"amountCents": 990/, p);
+  assert.match(p, /"reversedCents": 495,\s*"status": "PARTIALLY_REVERSED"/, p);
+  assert.match(p, /"percentageBp": 4500\s*\},\s*\{\s*"walletId": "[0-9a-f-]{36}",\s*"fixedCents": 8000/, p);
+  assert.match(p, /"grossCents": 10000,\s*"refundedCents": 5000,\s*"feeCents": 50,\s*"splitCents": 495,\s*"netCents": 4455/, p);
   server.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
 });
