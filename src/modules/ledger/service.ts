@@ -347,11 +347,15 @@ async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, jo
   if (!collect) await events.recordAll(trx, scope.livemode, out);
 }
 
-/** A query builder whose statement also inserts `rows` (each table's as a CTE of its own). */
+/**
+ * A query builder whose statement also inserts `rows`, each table's as a CTE of its own taking its
+ * rows as one JSON parameter (by column name): one bind value however many rows and columns.
+ */
 function withRows(trx: Trx, rows: JournalRows[]) {
   let q: Pick<Trx, 'with'> = trx;
   rows.forEach((r, i) => {
-    q = q.with(`rows_${i}`, (db) => db.insertInto(r.table).values(r.values as never)) as unknown as Pick<Trx, 'with'>;
+    const table = sql.table(r.table);
+    q = q.with(`rows_${i}`, () => sql`(INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(r.values)}::jsonb))`) as unknown as Pick<Trx, 'with'>;
   });
   return q;
 }
