@@ -4,8 +4,8 @@
 // three shares, their transaction_splits rows and events in it). Each pair in alternating slices of
 // SLICE_SECONDS (plain split, then split plain, ...): the host drifts by tens of per cent in minutes,
 // so both sides must see the same moments. Target (issue 38): the split side >= 90% of the plain one.
-// The recipients are merchants registered through the API, made the seller's ACCEPTED split partners
-// in SQL (main has no POST /api/v1/split-partners yet). Afterwards, in SQL: every user's accounts sum
+// The recipients are merchants registered through the API that accepted the seller's invitation
+// (POST /api/v1/split-partners, then .../accept). Afterwards, in SQL: every user's accounts sum
 // to zero, every account equals its entries, every paid split sale has exactly 3 shares.
 import os from 'node:os';
 import { join } from 'node:path';
@@ -74,18 +74,17 @@ interface Parties {
  * The seller and its recipients, each rule kind once: 10% of the net, 5% of the gross bearing its
  * part of the fee, a fixed 25 cents (fits the smallest sale pixBody makes, 100 cents).
  */
-async function parties(ctx: Context, gw: Child): Promise<Parties> {
+async function parties(gw: Child): Promise<Parties> {
   const seller = await merchant(gw, 'split-seller');
   const recipients: Parties['recipients'] = [];
   for (let i = 0; i < RECIPIENTS; i++) {
     const r = await merchant(gw, `split-recipient-${i}`);
-    const { rows } = await ctx.admin.query<{ wallet_id: string }>(`SELECT wallet_id FROM users WHERE id = $1`, [r.userId]);
-    await ctx.admin.query(
-      `INSERT INTO split_partners (id, user_id, partner_id, status, created_at, decided_at, updated_at)
-       VALUES (gen_random_uuid(), $1, $2, 'ACCEPTED', now(), now(), now())`,
-      [seller.userId, r.userId],
-    );
-    recipients.push({ userId: r.userId, walletId: rows[0].wallet_id });
+    // The recipient accepts the seller's invitation, as a partner does through the API.
+    const walletId = (await api(gw.url, 'GET', '/api/v1/balance', undefined, { 'api-key': r.key })).body.walletId as string;
+    const invited = await api(gw.url, 'POST', '/api/v1/split-partners', { walletId }, { 'api-key': seller.key });
+    const accepted = invited.status === 201 && (await api(gw.url, 'POST', `/api/v1/split-partners/${invited.body.data.id}/accept`, {}, { 'api-key': r.key }));
+    if (!accepted || accepted.status !== 200) throw new Error(`split partner: ${invited.status} ${JSON.stringify(invited.body)}`);
+    recipients.push({ userId: r.userId, walletId });
   }
   const [a, b, c] = recipients.map((r) => r.walletId);
   const rule = JSON.stringify([
@@ -221,7 +220,7 @@ const loadAvg = (l: number[]) => l.map((x) => fmt(x, 2)).join(' / ');
 /** SP in the shared gateway process (run.ts), after A when it ran. */
 export async function scenarioSplit(ctx: Context, gw: Child): Promise<SplitBenchResult> {
   const start = os.loadavg();
-  const p = await parties(ctx, gw);
+  const p = await parties(gw);
   await probe(ctx, gw, p);
   const created = creationRequests(ctx, p);
   const creation = await alternate(ctx, gw, 'PIX creations', created);

@@ -270,7 +270,7 @@ describe('merchant dashboard in Chromium: managing the catalog, a sale\'s webhoo
     await run.page.goto(`${run.base}/dashboard/desenvolvedores?aba=eventos`);
     const table = run.page.getByRole('region', { name: 'Tipos de evento' });
     await table.locator('th.group-row').first().waitFor();
-    assert.deepEqual(await table.locator('th.group-row').allInnerTexts(), ['Transações (vendas)', 'Links de pagamento', 'Saldo', 'Saques', 'Antecipações', 'Assinaturas', 'Afiliados e comissões', 'Verificação da conta (KYC)']);
+    assert.deepEqual(await table.locator('th.group-row').allInnerTexts(), ['Transações (vendas)', 'Divisões de pagamento', 'Links de pagamento', 'Saldo', 'Saques', 'Antecipações', 'Assinaturas', 'Afiliados e comissões', 'Verificação da conta (KYC)']);
     // Every type the API lists, once, named (no type left to its raw name).
     const types = (await call(run.ctx.app, 'GET', '/api/v1/webhooks/events', { key: apiKey })).body.events.map((e: { type: string }) => e.type);
     assert.deepEqual((await table.locator('code.event-type').allInnerTexts()).sort(), [...types].sort());
