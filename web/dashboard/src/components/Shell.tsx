@@ -13,6 +13,7 @@ const MENU: [string, string][] = [
   ['/vendas', 'Vendas'],
   ['/catalogo', 'Catálogo'],
   ['/dinheiro', 'Dinheiro'],
+  ['/divisoes', 'Divisões'],
   ['/assinaturas', 'Assinaturas'],
   ['/afiliados', 'Afiliados'],
   ['/indicacoes', 'Indicações'],
