@@ -14,6 +14,7 @@ const MENU: [string, string][] = [
   ['/catalogo', 'Catálogo'],
   ['/dinheiro', 'Dinheiro'],
   ['/divisoes', 'Divisões'],
+  ['/subcontas', 'Subcontas'],
   ['/assinaturas', 'Assinaturas'],
   ['/afiliados', 'Afiliados'],
   ['/indicacoes', 'Indicações'],

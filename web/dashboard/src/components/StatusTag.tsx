@@ -18,6 +18,7 @@ const KINDS: Record<string, Record<string, [string, Tone]>> = {
   program: { ACTIVE: ['Aberto', 'ok'], INACTIVE: ['Pausado', 'off'] },
   affiliate: { PENDING: ['Aguardando aprovação', 'wait'], ACTIVE: ['Ativo', 'ok'], REFUSED: ['Recusado', 'bad'], BLOCKED: ['Bloqueado', 'bad'] },
   commission: { PENDING: ['A liberar', 'wait'], PAID: ['Liberada', 'ok'], CANCELLED: ['Cancelada', 'off'] },
+  partner: { PENDING: ['Aguardando resposta', 'wait'], ACCEPTED: ['Ativa', 'ok'], DECLINED: ['Recusada', 'bad'], REVOKED: ['Encerrada', 'off'] },
   share: { PAID: ['Creditada', 'ok'], PARTIALLY_REVERSED: ['Estornada em parte', 'wait'], REVERSED: ['Estornada', 'off'] },
 };
 

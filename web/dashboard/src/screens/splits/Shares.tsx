@@ -4,6 +4,7 @@ import type { JSX } from 'preact';
 import { api, ok } from '../../api/client.ts';
 import { Link } from '../../components/Link.tsx';
 import { MoreButton } from '../../components/ListParts.tsx';
+import { type Column, StackTable } from '../../components/StackTable.tsx';
 import { statusOptions, StatusTag } from '../../components/StatusTag.tsx';
 import { Empty, ErrorState, Loading, Select } from '../../components/ui.tsx';
 import { brl, dateTime, METHOD_LABELS } from '../../lib/format.ts';
@@ -13,7 +14,6 @@ import { useCell } from '../../lib/state.ts';
 import { ACCOUNT_LABELS, ruleText, type Share } from './common.ts';
 
 type Role = 'received' | 'sent';
-type Column = [label: string, cell: (s: Share) => JSX.Element | string, numeric?: boolean];
 
 const sale = (s: Share) => `${s.displayId} · ${METHOD_LABELS[s.paymentMethod] ?? s.paymentMethod}${s.paymentMethod === 'CARD' && s.installments > 1 ? ` ${s.installments}x` : ''}`;
 
@@ -27,7 +27,7 @@ const situation = (s: Share) => (
 const reversed = (s: Share) => (s.reversedCents ? <span class="neg nowrap">−{brl(s.reversedCents)}</span> : '—');
 
 /** Received: another merchant's sale paid me; its number is the seller's, so it is not a link. */
-const RECEIVED: Column[] = [
+const RECEIVED: Column<Share>[] = [
   ['Data', (s) => <span class="nowrap">{dateTime(s.createdAt)}</span>],
   ['Vendedor', (s) => s.seller.name],
   [
@@ -54,7 +54,7 @@ const RECEIVED: Column[] = [
 ];
 
 /** Sent: a share of one of my sales, which opens on its sale's page. */
-const SENT: Column[] = [
+const SENT: Column<Share>[] = [
   ['Data', (s) => <span class="nowrap">{dateTime(s.createdAt)}</span>],
   [
     'Venda',
@@ -102,37 +102,6 @@ const TEXTS: Record<Role, { tab: string; caption: string; empty: string; hint: J
   },
 };
 
-function SharesTable({ role, items }: { role: Role; items: Share[] }) {
-  const columns = role === 'received' ? RECEIVED : SENT;
-  return (
-    <div class="card table-wrap" tabIndex={0} role="region" aria-label={TEXTS[role].caption}>
-      <table class="table-stack">
-        <caption class="sr-only">{TEXTS[role].caption}</caption>
-        <thead>
-          <tr>
-            {columns.map(([label, , numeric]) => (
-              <th key={label} scope="col" class={numeric ? 'num' : undefined}>
-                {label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((s) => (
-            <tr key={s.id}>
-              {columns.map(([label, cell, numeric]) => (
-                <td key={label} data-label={label} class={numeric ? 'num' : undefined}>
-                  {cell(s)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 export function Shares({ side: role }: { side: Role }) {
   const q = queryOf(useCell(routeCell));
   const status = (q.get('situacao') ?? '') as Share['status'] | '';
@@ -169,7 +138,7 @@ export function Shares({ side: role }: { side: Role }) {
       {list.loading && <Loading />}
       {list.error && <ErrorState error={list.error} retry={list.reload} />}
       {!list.loading && !list.error && list.items.length === 0 && <Empty title={filtered ? 'Nenhuma divisão com esses filtros.' : TEXTS[role].empty}>{filtered ? 'Mude os filtros acima para ver outras divisões.' : TEXTS[role].hint}</Empty>}
-      {list.items.length > 0 && <SharesTable role={role} items={list.items} />}
+      {list.items.length > 0 && <StackTable label={TEXTS[role].caption} columns={role === 'received' ? RECEIVED : SENT} rows={list.items} rowKey={(s) => s.id} />}
       <MoreButton list={list} />
     </div>
   );

@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.ts';
 import { PeriodPicker, type PeriodChoice } from '../../components/PeriodPicker.tsx';
+import { type Column, StackTable } from '../../components/StackTable.tsx';
 import { ErrorState, Loading } from '../../components/ui.tsx';
 import { useAsync } from '../../lib/async.ts';
 import { brl, date, integer, todaySP } from '../../lib/format.ts';
@@ -31,41 +32,26 @@ function Figure({ title, cents, note }: { title: string; cents: number; note?: C
   );
 }
 
+type Recipient = SplitSummary['recipients'][number];
+
+const RECIPIENT_COLUMNS: Column<Recipient>[] = [
+  [
+    'Recebedor',
+    (r) => (
+      <button type="button" class="linklike" onClick={() => navigate(`/divisoes?aba=enviadas&carteira=${r.walletId}`)}>
+        {r.name}
+      </button>
+    ),
+  ],
+  ['Vendas', (r) => integer(r.sales), true],
+  ['Recebido', (r) => brl(r.amountCents), true],
+  ['Estornado', (r) => (r.reversedCents ? `−${brl(r.reversedCents)}` : '—'), true],
+  ['Líquido', (r) => <strong>{brl(r.amountCents - r.reversedCents)}</strong>, true],
+];
+
 function Recipients({ summary }: { summary: SplitSummary }) {
   if (!summary.recipients.length) return <p class="muted">Nenhuma venda do período foi dividida: tudo ficou com você.</p>;
-  return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Por recebedor">
-      <table class="table-stack">
-        <caption class="sr-only">O que cada recebedor recebeu no período</caption>
-        <thead>
-          <tr>
-            <th scope="col">Recebedor</th>
-            <th scope="col" class="num">Vendas</th>
-            <th scope="col" class="num">Recebido</th>
-            <th scope="col" class="num">Estornado</th>
-            <th scope="col" class="num">Líquido</th>
-          </tr>
-        </thead>
-        <tbody>
-          {summary.recipients.map((r) => (
-            <tr key={r.walletId}>
-              <td data-label="Recebedor">
-                <button type="button" class="linklike" onClick={() => navigate(`/divisoes?aba=enviadas&carteira=${r.walletId}`)}>
-                  {r.name}
-                </button>
-              </td>
-              <td data-label="Vendas" class="num">{integer(r.sales)}</td>
-              <td data-label="Recebido" class="num">{brl(r.amountCents)}</td>
-              <td data-label="Estornado" class="num">{r.reversedCents ? `−${brl(r.reversedCents)}` : '—'}</td>
-              <td data-label="Líquido" class="num">
-                <strong>{brl(r.amountCents - r.reversedCents)}</strong>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <StackTable label="Por recebedor" caption="O que cada recebedor recebeu no período" card={false} columns={RECIPIENT_COLUMNS} rows={summary.recipients} rowKey={(r) => r.walletId} />;
 }
 
 /** The summary card of my sales in a period, 30 days to start. */
