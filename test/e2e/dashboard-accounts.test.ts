@@ -1,6 +1,7 @@
 // Subcontas and Divisões › Parceiros in Chromium (issue 38). A platform makes an account for a seller
 // from the form (a CPF refused in Portuguese first), its API key shown once and selling; the account's
-// page shows that sale and the balance, sends the invitation again and edits its data. A partner reads
+// page shows that sale and the balance, sends the invitation again and edits its data; the split
+// editor names it by its wallet. A partner reads
 // its wallet id on its own Divisões screen, is invited by it, accepts in its own session; a second
 // invitation is declined; the platform ends the partnership. axe-core, 390 px and desktop screenshots.
 import assert from 'node:assert/strict';
@@ -79,6 +80,13 @@ describe('merchant dashboard in Chromium: sub-accounts and split partners', { sk
     await p.getByText('(21) 97777-6666').waitFor();
     const after = (await call(dash.run.ctx.app, 'GET', `/api/v1/accounts/${made.id}`, { key: dash.apiKey })).body.account;
     assert.deepEqual([after.phone, after.pixKey, after.name], ['+5521977776666', null, 'Cerâmica da Lia']);
+
+    // The split editor names the sub-account by its wallet.
+    await p.goto(`${dash.run.base}/dashboard/catalogo?aba=links`);
+    const link = formOf(p, 'Novo link de pagamento');
+    await link.getByRole('button', { name: 'Adicionar recebedor' }).click();
+    await link.getByLabel('ID da carteira').fill(made.walletId);
+    await link.getByText('Cerâmica da Lia (subconta)').waitFor();
 
     // Desenvolvedores offers the accounts permissions on a new key, checked to start with.
     await p.goto(`${dash.run.base}/dashboard/desenvolvedores`);

@@ -31,7 +31,7 @@ async function wallet(name: string, partner: boolean): Promise<string> {
   const id = reg.body.user.id as string;
   if (partner) {
     const now = new Date();
-    // The state an accepted split-partner invitation leaves (its own screen is tested with its API).
+    // The state an accepted invitation leaves (the invitation itself is dashboard-accounts.test.ts's).
     await database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: dash.userId, partner_id: id, status: 'ACCEPTED', message: null, created_at: now, decided_at: now, updated_at: now }).execute();
   }
   return (await database.db.selectFrom('users').select('wallet_id').where('id', '=', id).executeTakeFirstOrThrow()).wallet_id;
@@ -67,6 +67,9 @@ describe('merchant dashboard in Chromium: the split of links, checkouts and plan
     await form.getByLabel('Título').fill('Livro de receitas');
     await form.getByLabel('Valor (R$)', { exact: true }).fill('80,00');
     await addRecipient(form, 1, wallets.bia, { percent: '60' });
+    // The partners who accepted are suggested, and the one typed is named.
+    await recipient(form, 1).getByText('Revisora Bia (parceiro)').waitFor();
+    assert.deepEqual((await form.locator('datalist option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).label))).sort(), ['Ilustra Caio (parceiro)', 'Revisora Bia (parceiro)']);
     await addRecipient(form, 2, wallets.caio, { percent: '50' });
     assert.equal((await form.getByRole('alert').filter({ hasText: 'percentuais' }).innerText()).trim(), 'Os percentuais somam 110%: o máximo é 100%.');
     await recipient(form, 2).getByLabel('Tipo').selectOption('fixed');

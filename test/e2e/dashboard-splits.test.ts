@@ -27,8 +27,8 @@ async function named(name: string) {
 }
 
 /**
- * `partnerId` accepted `sellerId`'s invitation to receive shares (the state the split-partners
- * invitation leaves; its screen is tested with its API).
+ * `partnerId` accepted `sellerId`'s invitation to receive shares (the state an accepted split-partners
+ * invitation leaves; the invitation itself is dashboard-accounts.test.ts's).
  */
 async function accepted(sellerId: string, partnerId: string) {
   const now = new Date();
@@ -72,9 +72,11 @@ describe('merchant dashboard in Chromium: split payments', { skip: skipBrowser }
     assert.match(amount, /^R\$ 29,\d\d /, '30% of the net of R$ 100,00');
     assert.equal(reversed, '—');
     assert.equal(situation, 'Creditada no saldo disponível');
-    // The wallet id is shown once the API gives it (GET /api/auth/me).
-    const me = (await call(dash.run.ctx.app, 'GET', '/api/auth/me', { token: (await p.evaluate(() => localStorage.getItem('cofre.token')))! })).body.user;
-    assert.equal(await p.getByText('ID da sua carteira').count(), me.walletId ? 1 : 0);
+    // My wallet id, to hand to a seller, with its copy button.
+    assert.equal((await p.locator('.wallet code').innerText()).trim(), myWallet);
+    await p.getByRole('button', { name: 'Copiar ID da carteira' }).click();
+    await p.getByRole('button', { name: 'Copiado!' }).waitFor();
+    assert.equal(await p.evaluate(() => navigator.clipboard.readText()), myWallet);
     await dash.run.check('splits-received');
   });
 
