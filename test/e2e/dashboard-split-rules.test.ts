@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from './browser.ts'; // node:test's, every test skipped with the reason when the browser tests do not run
 import type { Locator, Page } from 'playwright-core';
-import { call, uniqueEmail } from '../helpers.ts';
+import { call, type Merchant, uniqueEmail } from '../helpers.ts';
+import { splitKit } from '../splits-kit.ts';
 import { skipBrowser } from './browser.ts';
-import { fieldMessage, useMerchantDashboard } from './dashboard-kit.ts';
+import { fieldMessage, namedMerchant, useMerchantDashboard } from './dashboard-kit.ts';
 
 const account = { name: 'Editora Aurora', email: uniqueEmail('editora'), password: 'editora-publica-2026' };
 const dash = useMerchantDashboard(account);
 const wallets = { bia: '', caio: '', stranger: '' };
+let bia: Merchant;
 
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await call(dash.run.ctx.app, method, path, { key: dash.apiKey, ...(body ? { body } : {}) });
@@ -23,18 +25,11 @@ const api = async (method: string, path: string, body?: unknown) => {
 const formOf = (p: Page, title: string) => p.locator('form', { has: p.getByRole('heading', { name: title }) });
 const recipient = (form: Locator, n: number) => form.getByRole('group', { name: `Recebedor ${n}`, exact: true });
 
-/** A merchant registered with `name`, its wallet id; `partner`: it accepted the dashboard merchant's invitation. */
-async function wallet(name: string, partner: boolean): Promise<string> {
-  const { app, database } = dash.run.ctx;
-  const reg = await call(app, 'POST', '/api/auth/register', { body: { name, email: uniqueEmail('recebedor'), password: 'recebedor-aceita-2026' } });
-  assert.equal(reg.status, 201, reg.raw);
-  const id = reg.body.user.id as string;
-  if (partner) {
-    const now = new Date();
-    // The state an accepted invitation leaves (the invitation itself is dashboard-accounts.test.ts's).
-    await database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: dash.userId, partner_id: id, status: 'ACCEPTED', message: null, created_at: now, decided_at: now, updated_at: now }).execute();
-  }
-  return (await database.db.selectFrom('users').select('wallet_id').where('id', '=', id).executeTakeFirstOrThrow()).wallet_id;
+/** A merchant named `name`, registered through the API; `partner`: it accepted the dashboard merchant's invitation. */
+async function wallet(name: string, partner: boolean): Promise<Merchant & { walletId: string }> {
+  const kit = splitKit(dash.run.ctx);
+  const m = await namedMerchant(dash.run.ctx, { name, email: uniqueEmail('recebedor'), password: 'recebedor-aceita-2026' });
+  return partner ? kit.partnerOf(dash.merchant, m) : { ...m, walletId: await kit.walletOf(m) };
 }
 
 /** Adds a recipient to the form's split and fills it: a percentage ("60") or a fixed amount ("10,00"). */
@@ -58,9 +53,10 @@ describe('merchant dashboard in Chromium: the split of links, checkouts and plan
   let linkId: string;
 
   test('a payment link: the sum over 100% said as typed, a wallet that did not agree refused beside its field, the rule kept and edited', async () => {
-    wallets.bia = await wallet('Revisora Bia', true);
-    wallets.caio = await wallet('Ilustra Caio', true);
-    wallets.stranger = await wallet('Loja Desconhecida', false);
+    const partner = await wallet('Revisora Bia', true);
+    [bia, wallets.bia] = [partner, partner.walletId];
+    wallets.caio = (await wallet('Ilustra Caio', true)).walletId;
+    wallets.stranger = (await wallet('Loja Desconhecida', false)).walletId;
     const p = dash.run.page;
     await p.goto(`${dash.run.base}/dashboard/catalogo?aba=links`);
     const form = formOf(p, 'Novo link de pagamento');
@@ -148,7 +144,8 @@ describe('merchant dashboard in Chromium: the split of links, checkouts and plan
     await dash.run.check('subscriptions-plan-split');
     // Bia ends the partnership: the rule saved with her can no longer be saved again, so an edit that
     // sent the unchanged split would be refused; the name alone goes.
-    await dash.run.ctx.database.db.deleteFrom('split_partners').where('user_id', '=', dash.userId).where('partner_id', '=', (await dash.run.ctx.database.db.selectFrom('users').select('id').where('wallet_id', '=', wallets.bia).executeTakeFirstOrThrow()).id).execute();
+    const [partnership] = (await call(dash.run.ctx.app, 'GET', '/api/v1/split-partners?role=received&status=ACCEPTED', { key: bia.devKey })).body.data;
+    assert.equal((await call(dash.run.ctx.app, 'DELETE', `/api/v1/split-partners/${partnership.id}`, { key: bia.devKey })).status, 200);
     await edit.getByRole('button', { name: 'Salvar alterações' }).click();
     await p.locator('.cards-list > li', { hasText: 'Clube do livro mensal' }).waitFor();
     const after = (await api('GET', `/api/v1/subscriptions/plans/${plan.id}`)).plan;

@@ -9,31 +9,14 @@ import type { Locator } from 'playwright-core';
 import { brl } from '../../web/dashboard/src/lib/format.ts';
 import { call, uniqueEmail } from '../helpers.ts';
 import { skipBrowser } from './browser.ts';
-import { useMerchantDashboard } from './dashboard-kit.ts';
+import { namedMerchant, useMerchantDashboard } from './dashboard-kit.ts';
 import { splitKit } from '../splits-kit.ts';
 
 const account = { name: 'Ateliê Marketplace', email: uniqueEmail('atelie'), password: 'atelie-vende-muito-2026' };
 const dash = useMerchantDashboard(account);
 
-/** A merchant registered with `name` and a development key: its id, key and wallet. */
-async function named(name: string) {
-  const { app } = dash.run.ctx;
-  const reg = await call(app, 'POST', '/api/auth/register', { body: { name, email: uniqueEmail('parceiro'), password: 'parceiro-recebe-2026' } });
-  assert.equal(reg.status, 201, reg.raw);
-  const key = await call(app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
-  assert.equal(key.status, 201, key.raw);
-  const id = reg.body.user.id as string;
-  return { id, key: key.body.key as string, walletId: await splitKit(dash.run.ctx).walletOf({ id } as never) };
-}
-
-/**
- * `partnerId` accepted `sellerId`'s invitation to receive shares (the state an accepted split-partners
- * invitation leaves; the invitation itself is dashboard-accounts.test.ts's).
- */
-async function accepted(sellerId: string, partnerId: string) {
-  const now = new Date();
-  await dash.run.ctx.database.db.insertInto('split_partners').values({ id: crypto.randomUUID(), user_id: sellerId, partner_id: partnerId, status: 'ACCEPTED', message: null, created_at: now, decided_at: now, updated_at: now }).execute();
-}
+/** A merchant named `name`, registered through the API with a development key. */
+const named = (name: string) => namedMerchant(dash.run.ctx, { name, email: uniqueEmail('loja'), password: 'loja-divide-2026' });
 
 const get = async (path: string) => {
   const res = await call(dash.run.ctx.app, 'GET', path, { key: dash.apiKey });
@@ -48,15 +31,15 @@ describe('merchant dashboard in Chromium: split payments', { skip: skipBrowser }
 
   test('Recebidas: a share of another merchant\'s sale, its seller, product, amount and situação', async () => {
     const kit = splitKit(dash.run.ctx);
-    const [ana, bordados, escola] = [await named('Costura da Ana'), await named('Bordados Lima'), await named('Escola de Pães')];
-    await accepted(dash.userId, ana.id);
-    await accepted(dash.userId, bordados.id);
-    await accepted(escola.id, dash.userId);
-    const myWallet = await kit.walletOf({ id: dash.userId } as never);
-    pixSale = await kit.paid(dash.apiKey, { product: 'Vestido bordado', amountCents: 20_000, split: [{ walletId: ana.walletId, percentageBp: 2000 }, { walletId: bordados.walletId, fixedCents: 1500 }] });
+    const [escola, me] = [await named('Escola de Pães'), dash.merchant];
+    // Partners through their invitations, accepted: two of mine, and me of the school's.
+    const ana = await kit.partnerOf(me, await named('Costura da Ana'));
+    const bordados = await kit.partnerOf(me, await named('Bordados Lima'));
+    const myWallet = (await kit.partnerOf(escola, me)).walletId;
+    pixSale = await kit.paid(me.devKey, { product: 'Vestido bordado', amountCents: 20_000, split: [{ walletId: ana.walletId, percentageBp: 2000 }, { walletId: bordados.walletId, fixedCents: 1500 }] });
     cardSale = await kit.paid(dash.apiKey, { product: 'Kit de linhas', amountCents: 30_000, ...kit.cardSale(3), split: [{ walletId: ana.walletId, percentageBp: 1000, basis: 'GROSS', chargeFees: true }] });
     await kit.refund(dash.apiKey, pixSale, 5_000);
-    await kit.paid(escola.key, { product: 'Curso de fermentação', amountCents: 10_000, split: [{ walletId: myWallet, percentageBp: 3000 }] });
+    await kit.paid(escola.devKey, { product: 'Curso de fermentação', amountCents: 10_000, split: [{ walletId: myWallet, percentageBp: 3000 }] });
 
     const p = dash.run.page;
     await p.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Divisões' }).click();
