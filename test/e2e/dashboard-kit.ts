@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildDashboard } from '../../web/dashboard/build.ts';
 import { STEP_SECONDS, stepAt } from '../../src/modules/auth/totp.ts';
-import { call, lastEmailedCode, operator, totpCode, type TestContext } from '../helpers.ts';
+import { call, lastEmailedCode, type Merchant, operator, totpCode, type TestContext } from '../helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 import { after, before, checkScreen, DESKTOP, launchBrowser, servedApp } from './browser.ts';
 
@@ -62,23 +62,29 @@ export async function signIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, w
  * authentication turned on through the API (operators cannot act without it, helpers.ts operator()),
  * then through both steps of the login form.
  */
-/** A merchant registered through the API with a development key, then signed in on the dashboard: its id and key. */
-export async function registerAndSignIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, account: { email: string; password: string; name: string }): Promise<{ userId: string; apiKey: string }> {
-  const reg = await call(run.ctx.app, 'POST', '/api/auth/register', { body: account });
-  assert.equal(reg.status, 201, reg.raw);
-  const key = await call(run.ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
-  assert.equal(key.status, 201, key.raw);
+/** A merchant registered through the API with a development key, then signed in on the dashboard: its id, key and the whole merchant. */
+export async function registerAndSignIn(run: Pick<DashboardRun, 'base' | 'page' | 'ctx'>, account: { email: string; password: string; name: string }): Promise<{ userId: string; apiKey: string; merchant: Merchant }> {
+  const merchant = await namedMerchant(run.ctx, account);
   await signIn(run, account);
-  return { userId: reg.body.user.id, apiKey: key.body.key };
+  return { userId: merchant.id, apiKey: merchant.devKey, merchant };
+}
+
+/** A merchant registered through the API with a development key (every permission), not signed in. */
+export async function namedMerchant(ctx: TestContext, account: { email: string; password: string; name: string }): Promise<Merchant> {
+  const reg = await call(ctx.app, 'POST', '/api/auth/register', { body: account });
+  assert.equal(reg.status, 201, reg.raw);
+  const key = await call(ctx.app, 'POST', '/api/credentials', { token: reg.body.token, body: { name: 'Loja', environment: 'DEVELOPMENT' } });
+  assert.equal(key.status, 201, key.raw);
+  return { id: reg.body.user.id, email: account.email, password: account.password, token: reg.body.token, devKey: key.body.key };
 }
 
 /**
  * A suite's dashboard with `account` registered and signed in (a development key too), closed after
  * the suite, which must have had no script error and no Content-Security-Policy violation.
  */
-export function useMerchantDashboard(account: { email: string; password: string; name: string }): { run: DashboardRun; apiKey: string; userId: string } {
+export function useMerchantDashboard(account: { email: string; password: string; name: string }): { run: DashboardRun; apiKey: string; userId: string; merchant: Merchant } {
   const errors = { page: [] as string[], csp: [] as string[] };
-  const state = {} as { run: DashboardRun; apiKey: string; userId: string };
+  const state = {} as { run: DashboardRun; apiKey: string; userId: string; merchant: Merchant };
   before(async () => {
     state.run = await startDashboard(errors);
     Object.assign(state, await registerAndSignIn(state.run, account));

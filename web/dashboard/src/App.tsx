@@ -28,9 +28,12 @@ const Subscriptions = lazyScreen(() => import('./screens/Subscriptions.tsx').the
 const SubscriptionDetail = lazyScreen(() => import('./screens/Subscriptions.tsx').then((m) => m.SubscriptionDetail));
 const Affiliates = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.default));
 const Referrals = lazyScreen(() => import('./screens/Affiliates.tsx').then((m) => m.Referrals));
+const Splits = lazyScreen(() => import('./screens/Splits.tsx').then((m) => m.default));
+const Accounts = lazyScreen(() => import('./screens/Accounts.tsx').then((m) => m.default));
+const AccountDetail = lazyScreen(() => import('./screens/Accounts.tsx').then((m) => m.AccountDetail));
 
 const TITLES: Record<string, string> = {
-  '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', desenvolvedores: 'Desenvolvedores',
+  '': 'Início', vendas: 'Vendas', catalogo: 'Catálogo', dinheiro: 'Dinheiro', divisoes: 'Divisões de pagamento', subcontas: 'Subcontas', desenvolvedores: 'Desenvolvedores',
   conta: 'Conta', clientes: 'Cliente', seguranca: 'Segurança', 'esqueci-senha': 'Esqueci minha senha', 'redefinir-senha': 'Nova senha', assinaturas: 'Assinaturas', afiliados: 'Afiliados', indicacoes: 'Indicações', operacao: 'Operação', entrar: 'Entrar', cadastro: 'Criar conta',
 };
 
@@ -44,6 +47,9 @@ function Screen({ route }: { route: string }) {
   if (match('/catalogo', path)) return <Catalog route={route} />;
   if ((p = match('/clientes/:id', path))) return <NeedsKyc title="Cliente"><ClientDetail id={p.id} /></NeedsKyc>;
   if (match('/dinheiro', path)) return <Money route={route} />;
+  if (match('/divisoes', path)) return <Splits route={route} />;
+  if ((p = match('/subcontas/:id', path))) return <AccountDetail id={p.id} />;
+  if (match('/subcontas', path)) return <Accounts />;
   if (match('/conta', path)) return <Account />;
   if (match('/seguranca', path)) return <Security />;
   if (match('/operacao', path)) return <Operations route={route} />;

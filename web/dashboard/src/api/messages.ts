@@ -40,6 +40,8 @@ export const CODE_MESSAGES: Record<string, string> = {
   AFFILIATE_PROGRAM_EXISTS: 'Este produto já tem um programa de afiliados.',
   PLAN_UNAVAILABLE: 'Este plano está inativo.',
   PLAN_FULL: 'Este plano não aceita mais assinantes.',
+  SPLIT_RECIPIENT_NOT_ALLOWED: 'A divisão só pode pagar suas subcontas e parceiros que aceitaram seu convite.',
+  SPLIT_EXCEEDS_AMOUNT: 'A divisão pede mais do que sobra da venda depois da taxa.',
 };
 
 /** A field's message when the code says it all, whatever the English text. */
@@ -83,7 +85,7 @@ const RULES: Rule[] = [
   [/^must match format "email"$/, () => 'Informe um e-mail válido, como nome@empresa.com.br.'],
   [/^must match format "(uri|url)"$/, () => 'Informe um endereço completo, começando com https://.'],
   [/^must match format "date(-time)?"$|^is not a calendar date$/, () => 'Data inválida: use dd/mm/aaaa.'],
-  [/^must match format "uuid"$/, () => 'Identificador inválido.'],
+  [/^must match format "uuid"$/, (_m, f) => (/walletId$/.test(f) ? 'ID de carteira inválido: copie os 36 caracteres que o recebedor vê em Divisões de pagamento.' : 'Identificador inválido.')],
   [/^is required: the type of this pixKey/, () => 'Escolha o tipo da chave PIX.'],
   [/^is required when stockEnabled is true$/, () => 'Informe a quantidade em estoque.'],
   [/^is required when showTermsFooter is true$/, () => 'Informe o endereço dos termos de compra.'],
@@ -141,6 +143,24 @@ const RULES: Rule[] = [
   [/^is not a payment link of this merchant and environment$/, () => 'Link de pagamento não encontrado neste ambiente.'],
   [/^give discountCents or discountPercentage, not both$/, () => 'Use desconto em reais ou em porcentagem, não os dois.'],
   [/^must be less than the product's price \((\d+) cents\)$/, (m) => `O desconto precisa ser menor que o preço do produto (${brl(Number(m[1]))}).`],
+  // A split (src/payments/splits.ts, src/modules/splits/rule.ts).
+  [/^is not your sub-account,? (your platform,? )?nor a partner who accepted/, () => 'Esta carteira não é uma subconta sua nem um parceiro que aceitou seu convite.'],
+  [/^appears twice: one entry per recipient$/, () => 'Esta carteira já está em outro recebedor: um recebedor por carteira.'],
+  [/^give exactly one of fixedCents and percentageBp$/, () => 'Informe um percentual ou um valor fixo.'],
+  [/^applies with basis GROSS/, () => 'Cobrar taxas só vale com a base Bruto: a parte do líquido já vem sem a taxa.'],
+  [/^the percentages add up to ([\d.]+)%, more than 100%$/, (m) => `Os percentuais somam ${m[1].replace('.', ',')}%: o máximo é 100%.`],
+  [/^at most (\d+) recipients$/, (m) => `No máximo ${m[1]} recebedores.`],
+  [/^the shares ask for (\d+) cents more than the net of (-?\d+) cents$/, (m) => `Os recebedores pediriam ${brl(Number(m[1]))} a mais do que o líquido da venda (${brl(Number(m[2]))}).`],
+  // Sub-accounts' Pix keys (src/payments/pix-keys.ts) and split partners' wallets (src/modules/accounts).
+  [/^is not a Pix key/, () => 'Não é uma chave PIX: use CPF, CNPJ, e-mail, celular com +55 ou chave aleatória.'],
+  [/^must be a Brazilian mobile number/, () => 'Use o celular com +55 e o DDD, como +5511999990000.'],
+  [/^must be an e-mail address$/, () => 'Informe um e-mail válido, como nome@empresa.com.br.'],
+  [/^must be a random key/, () => 'A chave aleatória tem 36 caracteres, como 123e4567-e89b-42d3-a456-426614174000.'],
+  [/^is not a Cofre wallet$/, () => 'Nenhuma conta do Cofre tem esta carteira: confira o ID.'],
+  [/^is your own wallet$/, () => 'Esta é a sua própria carteira.'],
+  [/^is your own sub-account/, () => 'É uma subconta sua: suas divisões já podem pagá-la, sem convite.'],
+  [/^is your platform/, () => 'É a plataforma desta conta: as divisões dela já podem pagar você, sem convite.'],
+  [/^has an invitation from you already/, () => 'Você já convidou esta carteira: o convite está pendente ou foi aceito.'],
   // A webhook's URL (the gateway's SSRF checks, src/http/ssrf.ts).
   [/^must be an absolute URL$|^must have a host$/, () => 'Informe o endereço completo, começando com https://.'],
   [/^must use https/, () => 'Use um endereço https:// (http só é aceito com o gateway em desenvolvimento local, WEBHOOK_ALLOW_PRIVATE_TARGETS=true).'],

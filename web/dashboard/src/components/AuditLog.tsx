@@ -41,6 +41,12 @@ export const ACTIONS_PT: Record<string, string> = {
   'chargeback.contested': 'Chargeback contestado',
   'password.changed': 'Senha alterada',
   'session.created': 'Entrada no painel',
+  'account.created': 'Subconta criada',
+  'account.updated': 'Subconta alterada',
+  'split_partner.invited': 'Parceiro de divisão convidado',
+  'split_partner.accepted': 'Convite de parceria aceito',
+  'split_partner.declined': 'Convite de parceria recusado',
+  'split_partner.revoked': 'Parceria encerrada',
 };
 const ACTORS_PT: Record<string, string> = { USER: 'Usuário do painel', API_KEY: 'Chave de API', OPERATOR: 'Operação Cofre', SYSTEM: 'Sistema' };
 

@@ -13,6 +13,8 @@ const MENU: [string, string][] = [
   ['/vendas', 'Vendas'],
   ['/catalogo', 'Catálogo'],
   ['/dinheiro', 'Dinheiro'],
+  ['/divisoes', 'Divisões'],
+  ['/subcontas', 'Subcontas'],
   ['/assinaturas', 'Assinaturas'],
   ['/afiliados', 'Afiliados'],
   ['/indicacoes', 'Indicações'],

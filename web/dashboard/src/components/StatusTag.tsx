@@ -1,4 +1,4 @@
-// Status badges of the Assinaturas and Afiliados screens: each kind of thing has its own words
+// Status badges of the Assinaturas, Afiliados and Divisões screens: each kind of thing has its own words
 // (a plan is "Ativo", a subscription "Ativa", a commission "Paga") and its own tone.
 type Tone = 'ok' | 'wait' | 'bad' | 'off';
 
@@ -18,6 +18,8 @@ const KINDS: Record<string, Record<string, [string, Tone]>> = {
   program: { ACTIVE: ['Aberto', 'ok'], INACTIVE: ['Pausado', 'off'] },
   affiliate: { PENDING: ['Aguardando aprovação', 'wait'], ACTIVE: ['Ativo', 'ok'], REFUSED: ['Recusado', 'bad'], BLOCKED: ['Bloqueado', 'bad'] },
   commission: { PENDING: ['A liberar', 'wait'], PAID: ['Liberada', 'ok'], CANCELLED: ['Cancelada', 'off'] },
+  partner: { PENDING: ['Aguardando resposta', 'wait'], ACCEPTED: ['Ativa', 'ok'], DECLINED: ['Recusada', 'bad'], REVOKED: ['Encerrada', 'off'] },
+  share: { PAID: ['Creditada', 'ok'], PARTIALLY_REVERSED: ['Estornada em parte', 'wait'], REVERSED: ['Estornada', 'off'] },
 };
 
 export type TagKind = keyof typeof KINDS;

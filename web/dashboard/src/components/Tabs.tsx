@@ -27,13 +27,14 @@ function Tabs({ tabs, current, onSelect }: { tabs: [string, string][]; current: 
   );
 }
 
-/** The screen's title, its tabs and the current tab's content; a tab marked `'kyc'` needs production released (NeedsKyc). */
-export function TabbedScreen({ title, path, route, tabs, footer }: { title: string; path: string; route: string; tabs: [string, string, () => preact.JSX.Element, 'kyc'?][]; footer?: ComponentChildren }) {
+/** The screen's title, what it says before its tabs (`intro`), its tabs and the current tab's content; a tab marked `'kyc'` needs production released (NeedsKyc). */
+export function TabbedScreen({ title, path, route, tabs, intro, footer }: { title: string; path: string; route: string; tabs: [string, string, () => preact.JSX.Element, 'kyc'?][]; intro?: ComponentChildren; footer?: ComponentChildren }) {
   const key = new URLSearchParams(route.split('?')[1] ?? '').get('aba') ?? tabs[0][0];
   const [, , Current, needs] = tabs.find((t) => t[0] === key) ?? tabs[0];
   return (
     <div>
       <PageHeader title={title} />
+      {intro}
       <Tabs tabs={tabs.map(([k, label]) => [k, label])} current={key} onSelect={(t) => navigate(`${path}?aba=${t}`)} />
       {needs ? (
         <NeedsKyc>

@@ -1,7 +1,6 @@
 // Desenvolvedores: API keys (permissions as checkboxes, the value shown once), webhook
 // subscriptions (create, rotate the secret, send a test), the delivery log (payload, attempts,
 // retry) and the list of event types (named in Portuguese and grouped: lib/events.ts).
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import type { paths } from '../api/schema.d.ts';
@@ -10,8 +9,9 @@ import { EventName, EventPicker } from '../components/Events.tsx';
 import { Link } from '../components/Link.tsx';
 import { useKycStatus } from '../components/NeedsKyc.tsx';
 import { ApiAction, AsyncList, Checkboxes, FormCard, useFields } from '../components/Resource.tsx';
-import { Badge, CopyButton, ErrorState, Field, Loading, Select } from '../components/ui.tsx';
+import { Badge, ErrorState, Field, Loading, Select } from '../components/ui.tsx';
 import { AuditLog } from '../components/AuditLog.tsx';
+import { ShownOnce } from '../components/ShownOnce.tsx';
 import { TabbedScreen } from '../components/Tabs.tsx';
 import { useAsync } from '../lib/async.ts';
 import { groupedEvents } from '../lib/events.ts';
@@ -33,30 +33,12 @@ const RESOURCES: [string, string][] = [
   ['subscriptions', 'Assinaturas'],
   ['affiliates', 'Afiliados'],
   ['checkouts', 'Checkouts (página de pagamento)'],
+  ['accounts', 'Subcontas e parceiros de divisão'],
 ];
 const ALL_PERMISSIONS = RESOURCES.flatMap(([r]) => [`${r}:read`, `${r}:write`]) as Permission[];
 /** The permission that moves money out (withdrawals and advances): off unless the merchant ticks it. */
 const CAN_WITHDRAW: Permission = 'withdrawals:write' as Permission;
 const DEFAULT_PERMISSIONS = ALL_PERMISSIONS.filter((p) => p !== CAN_WITHDRAW);
-
-/** A secret the API shows only once (an API key, a webhook signing secret), with a copy button. */
-function ShownOnce({ title, note, value, copyLabel, close }: { title: string; note: ComponentChildren; value: string; copyLabel: string; close: () => void }) {
-  return (
-    <div class="card key-shown" role="status">
-      <h2>{title}</h2>
-      <p>{note}</p>
-      <p class="mono secret" data-testid="secret-value">
-        {value}
-      </p>
-      <div class="actions">
-        <CopyButton text={value} label={copyLabel} />
-        <button type="button" class="btn btn-ghost" onClick={close}>
-          Pronto, copiei
-        </button>
-      </div>
-    </div>
-  );
-}
 
 const PERMISSION_ROWS = RESOURCES.map(([r, label]): [string, [Permission, string][]] => [label, [[`${r}:read` as Permission, 'ler'], [`${r}:write` as Permission, 'escrever']]]);
 

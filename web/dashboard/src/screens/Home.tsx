@@ -5,7 +5,8 @@ import { api, ok } from '../api/client.ts';
 import { summary, timeseries, type Period, type Preset, type Totals } from '../api/reports.ts';
 import { SalesChart } from '../components/Chart.tsx';
 import { Link } from '../components/Link.tsx';
-import { DateField, Empty, ErrorState, Loading, PageHeader } from '../components/ui.tsx';
+import { PeriodPicker } from '../components/PeriodPicker.tsx';
+import { Empty, ErrorState, Loading, PageHeader } from '../components/ui.tsx';
 import { useAsync } from '../lib/async.ts';
 import { brl, date, dateTime, integer, percent, todaySP } from '../lib/format.ts';
 
@@ -182,46 +183,11 @@ function Carts() {
 
 export function Home() {
   const [period, setPeriod] = useState<Period>({ preset: 'today' });
-  const [custom, setCustom] = useState({ from: todaySP(), to: todaySP() });
-  const [showCustom, setShowCustom] = useState(false);
   const data = useAsync(() => Promise.all([summary(period), timeseries(period)]), [period.preset, period.from, period.to]);
   return (
     <div>
       <PageHeader title="Início" />
-      <div class="presets" role="group" aria-label="Período">
-        {PRESETS.map(([p, label]) => (
-          <button
-            key={p}
-            type="button"
-            class={!showCustom && period.preset === p ? 'chip chip-on' : 'chip'}
-            aria-pressed={!showCustom && period.preset === p}
-            onClick={() => {
-              setShowCustom(false);
-              setPeriod({ preset: p });
-            }}
-          >
-            {label}
-          </button>
-        ))}
-        <button type="button" class={showCustom ? 'chip chip-on' : 'chip'} aria-pressed={showCustom} onClick={() => setShowCustom(true)}>
-          Período
-        </button>
-      </div>
-      {showCustom && (
-        <form
-          class="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setPeriod({ from: custom.from, to: custom.to });
-          }}
-        >
-          <DateField label="De" name="from" value={custom.from} onValue={(v) => setCustom({ ...custom, from: v })} />
-          <DateField label="Até" name="to" value={custom.to} onValue={(v) => setCustom({ ...custom, to: v })} />
-          <button class="btn btn-primary" type="submit">
-            Ver
-          </button>
-        </form>
-      )}
+      <PeriodPicker presets={PRESETS} preset={period.preset ?? null} range={{ from: todaySP(), to: todaySP() }} pick={setPeriod} />
       {data.loading && <Loading label="Calculando o período…" />}
       {data.error && <ErrorState error={data.error} retry={data.reload} />}
       {data.data && (

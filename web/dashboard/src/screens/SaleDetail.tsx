@@ -1,4 +1,4 @@
-// A sale's page: what was sold and paid (a hosted checkout's lines), the client, where it came from (its payment link and UTM
+// A sale's page: what was sold and paid (a hosted checkout's lines, how it was split), the client, where it came from (its payment link and UTM
 // parameters), its timeline (with a card charge's tries at the acquirers when there were several)
 // and webhooks, refund (full or partial) and, in development, the sandbox's outcomes.
 import { useState } from 'preact/hooks';
@@ -15,6 +15,7 @@ import { SaleAttempts } from './SaleAttempts.tsx';
 import { SaleChargeback } from './SaleChargeback.tsx';
 import { SaleItems } from './SaleItems.tsx';
 import { SaleOrigin } from './SaleOrigin.tsx';
+import { SaleSplits } from './SaleSplits.tsx';
 import type { Tx } from './Sales.tsx';
 
 /** Sales that never took money: no fee, nothing net to show. */
@@ -140,6 +141,7 @@ export function SaleDetail({ id }: { id: string }) {
       <div class="grid-2">
         <div>
           <Summary t={t} />
+          <SaleSplits id={t.id} version={t.updatedAt} />
           <SaleItems t={t} />
         </div>
         <div>

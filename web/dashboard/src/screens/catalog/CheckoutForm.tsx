@@ -1,14 +1,16 @@
 // A checkout's form, to create one or edit it in place: its name and payment link, the payment
 // settings that replace the link's, and the brand, with a live preview beside it (under it on a
-// phone). The API's errors (a colour that white text cannot be read on, an image it refused) show
+// phone), and the split that replaces the link's. The API's errors (a colour that white text cannot be read on, an image it refused) show
 // beside each field, in Portuguese.
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api/client.ts';
 import { api, ok } from '../../api/client.ts';
 import { Checkboxes, FormCard } from '../../components/Resource.tsx';
+import { SplitEditor } from '../../components/SplitEditor.tsx';
 import { Field, Select } from '../../components/ui.tsx';
 import { useAsync } from '../../lib/async.ts';
 import { brl } from '../../lib/format.ts';
+import { splitFields } from '../../lib/split-rule.ts';
 import { BANNER_LAYOUTS, CHECKOUT_FIELDS, checkoutBody, type Checkout, type CheckoutDraft, draftOf, FONTS, RADII, SCHEMES, SHOWN_OPTIONS } from './checkout-draft.ts';
 import { CheckoutPreview } from './CheckoutPreview.tsx';
 import { ASKED_OPTIONS, METHOD_OPTIONS } from './link-draft.ts';
@@ -61,7 +63,7 @@ export function CheckoutForm({ item: checkout, done, cancel }: { item?: Checkout
   const link = links.data?.find((l) => l.id === d.paymentLinkId);
   const options: [string, string][] = [['', 'Nenhum (escolha depois)'], ...(links.data ?? []).map((l): [string, string] => [l.id, `${l.title} (${brl(l.totalCents)})`])];
   return (
-    <FormCard title="Novo checkout" label="Criar checkout" edit={checkout?.name} fields={CHECKOUT_FIELDS} cancel={cancel}
+    <FormCard title="Novo checkout" label="Criar checkout" edit={checkout?.name} fields={[...CHECKOUT_FIELDS, ...splitFields(d.split)]} cancel={cancel}
       submit={async () => {
         const body = checkoutBody(d);
         if (checkout) await ok(api.PUT('/api/v1/checkouts/{id}', { params: { path: { id: checkout.id } }, body }));
@@ -79,6 +81,7 @@ export function CheckoutForm({ item: checkout, done, cancel }: { item?: Checkout
               <Select label="Link de pagamento" name="paymentLinkId" value={d.paymentLinkId} onValue={set('paymentLinkId')} options={options} error={error} />
               <Payment {...part} />
               <Brand {...part} />
+              <SplitEditor rows={d.split} onRows={set('split')} error={error} intro="Repasse parte de cada venda deste checkout a subcontas e parceiros. Sem recebedores, vale a divisão do link de pagamento, se ele tiver uma." />
             </div>
             <CheckoutPreview d={d} title={link?.title ?? 'Seu produto'} priceText={link ? brl(link.totalCents) : 'R$ 97,00'} />
           </div>

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.ts';
 import { ApiAction, Collection } from '../../components/Resource.tsx';
 import { useAsync } from '../../lib/async.ts';
+import { splitText } from '../../lib/split-rule.ts';
 import type { Checkout } from './checkout-draft.ts';
 import { CheckoutForm } from './CheckoutForm.tsx';
 import { CheckoutOffers } from './CheckoutOffers.tsx';
@@ -30,6 +31,7 @@ export function Checkouts() {
             {c.orderBumps.length} order bump(s){c.upsell ? ` · upsell: ${c.upsell.title}` : ''}
             {c.upsell?.downsell ? ` · downsell: ${c.upsell.downsell.title}` : ''}
           </p>
+          {c.split && <p class="muted">{splitText(c.split)}</p>}
           {open === c.id && <CheckoutOffers checkout={c} reload={list.reload} />}
         </div>
       )}

@@ -1,14 +1,17 @@
 // A payment link's form, to create one or edit it in place: title and price (an amount, the sum of
 // the products picked, or both), the accepted methods and instalments ("3x sem juros"), what the
-// checkout asks, stock and expiry, the page's extras (product description, redirect, Meta pixel).
+// checkout asks, stock and expiry, the split of each sale, the page's extras (product description,
+// redirect, Meta pixel).
 // The API's field errors show beside each field, in Portuguese.
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api/client.ts';
 import { api, ok } from '../../api/client.ts';
 import { MoneyField } from '../../components/MoneyField.tsx';
+import { SplitEditor } from '../../components/SplitEditor.tsx';
 import { Checkboxes, FormCard } from '../../components/Resource.tsx';
 import { CheckField, DateField, Field, Select } from '../../components/ui.tsx';
 import { useAsync } from '../../lib/async.ts';
+import { splitFields } from '../../lib/split-rule.ts';
 import { STATUS_OPTIONS } from './common.ts';
 import { ASKED_OPTIONS, type LinkDraft, linkBody, draftOf, METHOD_OPTIONS, type PaymentLink } from './link-draft.ts';
 import { LinkProducts } from './LinkProducts.tsx';
@@ -21,7 +24,7 @@ type Part = { d: LinkDraft; set: Set; error: ApiError | null; isNew: boolean };
 /** Every field the form shows, for the API's errors to sit beside them instead of above. */
 function fieldsOf(d: LinkDraft): string[] {
   const rows = d.products.flatMap((_, i) => [`products.${i}.productId`, `products.${i}.quantity`]);
-  return ['title', 'amountCents', 'description', 'status', 'products', ...rows, 'settings', 'settings.maxInstallments', 'settings.interestFreeInstallments', 'settings.interestRate', 'stockEnabled', 'stockQuantity', 'expiresAt', 'expiresTime', 'productDescription', 'redirectUrl', 'metaPixelCode'];
+  return ['title', 'amountCents', 'description', 'status', 'products', ...rows, 'settings', 'settings.maxInstallments', 'settings.interestFreeInstallments', 'settings.interestRate', 'stockEnabled', 'stockQuantity', 'expiresAt', 'expiresTime', 'productDescription', 'redirectUrl', 'metaPixelCode', ...splitFields(d.split)];
 }
 
 function CardTerms({ d, set, error, isNew }: Part) {
@@ -117,6 +120,7 @@ export function LinkForm({ item: link, done, cancel }: { item?: PaymentLink; don
             <LinkProducts items={d.products} onItems={set('products')} catalog={catalog} link={link} amountTyped={!!d.amount.trim()} error={error} />
             <Methods {...part} />
             <StockAndExpiry {...part} />
+            <SplitEditor rows={d.split} onRows={set('split')} error={error} intro="Repasse parte de cada venda deste link a subcontas e parceiros que aceitaram seu convite. Sem recebedores, tudo fica com você." />
             <PageExtras {...part} />
             {link && <Select label="Situação" name="status" value={d.status} onValue={(v) => set('status')(v as LinkDraft['status'])} options={STATUS_OPTIONS} error={error} />}
           </>

@@ -3,6 +3,7 @@
 // are sent as null (the default); the preview reads the same draft.
 import type { JsonBody } from '../../api/json.ts';
 import type { paths } from '../../api/schema.d.ts';
+import { rowsOf, splitOf, type SplitRow } from '../../lib/split-rule.ts';
 import type { Asked, Method } from './link-draft.ts';
 
 export type Checkout = paths['/api/v1/checkouts/{id}']['get']['responses'][200]['content']['application/json']['checkout'];
@@ -39,6 +40,8 @@ export interface CheckoutDraft {
   borderRadius: Theme['borderRadius'];
   colorScheme: Theme['colorScheme'];
   termsUrl: string;
+  /** None: the link's split (if any) applies. */
+  split: SplitRow[];
 }
 
 export function draftOf(c?: Checkout): CheckoutDraft {
@@ -62,6 +65,7 @@ export function draftOf(c?: Checkout): CheckoutDraft {
     borderRadius: cfg?.theme.borderRadius ?? 'default',
     colorScheme: cfg?.theme.colorScheme ?? 'light',
     termsUrl: cfg?.termsUrl ?? '',
+    split: rowsOf(c?.split),
   };
 }
 
@@ -92,6 +96,7 @@ export function checkoutBody(d: CheckoutDraft): Body {
       showTermsFooter: !!d.termsUrl.trim(),
       termsUrl: orNull(d.termsUrl),
     },
+    split: splitOf(d.split),
   };
 }
 

@@ -7,6 +7,7 @@ import { intOf } from '../../components/ListParts.tsx';
 import { centsOf, fieldError } from '../../components/MoneyField.tsx';
 import { feeInput, parseBp } from '../../lib/fees.ts';
 import { dateTime, instantSP, moneyInput, partsSP } from '../../lib/format.ts';
+import { rowsOf, splitOf, splitText, type SplitRow } from '../../lib/split-rule.ts';
 
 export type PaymentLink = paths['/api/v1/payment-links/{id}']['get']['responses'][200]['content']['application/json']['paymentLink'];
 export type LinkBody = JsonBody<'createPaymentLink'>;
@@ -50,6 +51,8 @@ export interface LinkDraft {
   redirectUrl: string;
   metaPixelCode: string;
   products: LinkItem[];
+  /** Who else receives a share of each sale (none: all of it stays with the merchant). */
+  split: SplitRow[];
 }
 
 /** The form of a link (or of a new one: every method, 12x, the platform's interest, nothing asked). */
@@ -75,6 +78,7 @@ export function draftOf(link?: PaymentLink): LinkDraft {
     redirectUrl: link?.redirectUrl ?? '',
     metaPixelCode: link?.metaPixelCode ?? '',
     products: link?.products.map((p) => ({ productId: p.productId, quantity: String(p.quantity) })) ?? [],
+    split: rowsOf(link?.split),
   };
 }
 
@@ -139,6 +143,7 @@ export function linkBody(d: LinkDraft, link?: PaymentLink): LinkBody {
     ...(expiryChanged && { expiresAt }),
     redirectUrl: d.redirectUrl.trim() || null,
     metaPixelCode: d.metaPixelCode.trim() || null,
+    split: splitOf(d.split),
   };
 }
 
@@ -162,5 +167,6 @@ export function linkFacts(l: PaymentLink, now = new Date()): string[] {
     asked.length ? `Pede ${list(asked)}` : '',
     l.redirectUrl ? `Depois do pagamento: ${l.redirectUrl}` : '',
     l.metaPixelCode ? `Meta Pixel ${l.metaPixelCode}` : '',
+    splitText(l.split),
   ].filter(Boolean);
 }

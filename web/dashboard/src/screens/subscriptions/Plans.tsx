@@ -1,14 +1,17 @@
-// Assinaturas > Planos: create, edit, deactivate or reactivate a plan; its public subscription link.
+// Assinaturas > Planos: create, edit (its split too), deactivate or reactivate a plan; its public
+// subscription link.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../../api/client.ts';
 import { Link } from '../../components/Link.tsx';
 import { intOf, useOpenForm } from '../../components/ListParts.tsx';
 import { Checkboxes, FormCard } from '../../components/Resource.tsx';
 import { centsOf, fieldError, MoneyField } from '../../components/MoneyField.tsx';
+import { SplitEditor } from '../../components/SplitEditor.tsx';
 import { StatusTag } from '../../components/StatusTag.tsx';
 import { Action, CopyButton, Empty, ErrorState, Field, FormError, Loading, Select } from '../../components/ui.tsx';
 import { useAsync, useSubmit } from '../../lib/async.ts';
 import { brl, integer, moneyInput } from '../../lib/format.ts';
+import { rowsOf, splitFields, splitOf, splitText, type SplitRow } from '../../lib/split-rule.ts';
 import { type Plan, type Interval, type PlanBody, INTERVALS, every, METHODS, methodLabel, FINAL_ACTIONS, allPlans } from './common.ts';
 
 interface PlanForm {
@@ -25,6 +28,7 @@ interface PlanForm {
   pixDaysBefore: string;
   boletoDaysBefore: string;
   pixAutomaticoDaysBefore: string;
+  split: SplitRow[];
 }
 
 function formOf(p?: Plan): PlanForm {
@@ -42,6 +46,7 @@ function formOf(p?: Plan): PlanForm {
     pixDaysBefore: String(p?.dunning.pixDaysBefore ?? 3),
     boletoDaysBefore: String(p?.dunning.boletoDaysBefore ?? 5),
     pixAutomaticoDaysBefore: String(p?.dunning.pixAutomaticoDaysBefore ?? 3),
+    split: rowsOf(p?.split),
   };
 }
 
@@ -68,6 +73,7 @@ function bodyOf(f: PlanForm): PlanBody {
       // Only asked (and sent) when the plan offers Pix Automático.
       ...(f.paymentMethods.includes('PIX_AUTOMATICO') && { pixAutomaticoDaysBefore: intOf(f.pixAutomaticoDaysBefore, 'dunning.pixAutomaticoDaysBefore') ?? 3 }),
     },
+    split: splitOf(f.split),
   };
 }
 
@@ -75,7 +81,8 @@ function bodyOf(f: PlanForm): PlanBody {
 function changes(body: PlanBody, p: Plan): Partial<PlanBody> {
   const { retryDays, finalAction, pixDaysBefore, boletoDaysBefore, pixAutomaticoDaysBefore } = p.dunning;
   const asked = body.dunning && 'pixAutomaticoDaysBefore' in body.dunning ? { pixAutomaticoDaysBefore } : {};
-  const before: Record<string, unknown> = { ...p, dunning: { retryDays, finalAction, pixDaysBefore, boletoDaysBefore, ...asked } };
+  // The saved split read back through the form's rows, so an unchanged one compares equal.
+  const before: Record<string, unknown> = { ...p, dunning: { retryDays, finalAction, pixDaysBefore, boletoDaysBefore, ...asked }, split: splitOf(rowsOf(p.split)) };
   return Object.fromEntries(Object.entries(body).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])));
 }
 
@@ -83,13 +90,13 @@ const PLAN_FIELDS = ['name', 'description', 'amountCents', 'interval', 'interval
 
 function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; cancel?: () => void }) {
   const [f, setF] = useState<PlanForm>(() => formOf(plan));
-  const set = (k: keyof PlanForm) => (v: string) => setF({ ...f, [k]: v });
+  const set = (k: Exclude<keyof PlanForm, 'split'>) => (v: string) => setF({ ...f, [k]: v });
   return (
     <FormCard
       title="Novo plano"
       label="Criar plano"
       edit={plan?.name}
-      fields={PLAN_FIELDS}
+      fields={[...PLAN_FIELDS, ...splitFields(f.split)]}
       cancel={cancel}
       submit={async () => {
         const body = bodyOf(f);
@@ -126,6 +133,7 @@ function PlanEditor({ plan, done, cancel }: { plan?: Plan; done: () => void; can
               )}
             </div>
           </fieldset>
+          <SplitEditor rows={f.split} onRows={(split) => setF({ ...f, split })} error={error} intro="Repasse parte de cada cobrança (a primeira e cada renovação) a subcontas e parceiros. Sem recebedores, tudo fica com você." />
         </>
       )}
     </FormCard>
@@ -154,6 +162,7 @@ function PlanCard({ p, reload }: { p: Plan; reload: () => void }) {
           {p.trialDays > 0 ? `${p.trialDays} dia(s) de teste grátis · ` : ''}
           {p.maxSubscribers == null ? `${integer(p.subscriberCount)} assinante(s)` : `${integer(p.subscriberCount)} de ${integer(p.maxSubscribers)} assinante(s)`} · {p.paymentMethods.map(methodLabel).join(', ')}
         </p>
+        {p.split && <p class="muted">{splitText(p.split)}</p>}
         <p class="mono">
           <a href={p.publicUrl}>{p.publicUrl}</a>
         </p>
