@@ -82,8 +82,9 @@ async function parties(gw: Child): Promise<Parties> {
     // The recipient accepts the seller's invitation, as a partner does through the API.
     const walletId = (await api(gw.url, 'GET', '/api/v1/balance', undefined, { 'api-key': r.key })).body.walletId as string;
     const invited = await api(gw.url, 'POST', '/api/v1/split-partners', { walletId }, { 'api-key': seller.key });
-    const accepted = invited.status === 201 && (await api(gw.url, 'POST', `/api/v1/split-partners/${invited.body.data.id}/accept`, {}, { 'api-key': r.key }));
-    if (!accepted || accepted.status !== 200) throw new Error(`split partner: ${invited.status} ${JSON.stringify(invited.body)}`);
+    if (invited.status !== 201) throw new Error(`split partner invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
+    const accepted = await api(gw.url, 'POST', `/api/v1/split-partners/${invited.body.data.id}/accept`, {}, { 'api-key': r.key });
+    if (accepted.status !== 200) throw new Error(`split partner acceptance: ${accepted.status} ${JSON.stringify(accepted.body)}`);
     recipients.push({ userId: r.userId, walletId });
   }
   const [a, b, c] = recipients.map((r) => r.walletId);
