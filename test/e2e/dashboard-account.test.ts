@@ -116,7 +116,7 @@ describe('merchant dashboard in Chromium', { skip: skipBrowser }, () => {
   });
 
   test('Conta: KYC with a document uploaded (status shown), then a password change', async () => {
-    await page.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Conta' }).click();
+    await page.getByRole('navigation', { name: 'Menu principal' }).getByRole('link', { name: 'Conta', exact: true }).click();
     await page.getByRole('heading', { name: /Verificação da conta/ }).waitFor();
     await checkScreen('account');
     await page.getByLabel('Nome completo').fill('Aurora Campos');
