@@ -1,13 +1,12 @@
 // Who a split may pay, checked when a rule is saved (a link, a checkout, a plan) or a sale names one:
 // the merchant's own sub-accounts, its platform (when it is a sub-account) and the partners that
-// accepted its invitation, never its own wallet nor one that did not agree. The recipients' merchants are resolved once, onto the sale.
+// accepted its invitation, never its own wallet nor one that did not agree. The recipients'
+// merchants are resolved once, onto the sale.
 import type { Executor } from '../../db/index.ts';
 import type { SplitRule, TransactionSplitRule } from '../../db/types.ts';
 import { badRequest, validation } from '../../http/errors.ts';
 import { ruleProblem } from '../../payments/splits.ts';
 import { assertRuleFits } from '../transactions/draft.ts';
-
-export { assertRuleFits };
 
 /**
  * Recipients found allowed, kept by the process for RECIPIENT_CACHE_MS so that a sale's split costs
