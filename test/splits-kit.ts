@@ -5,8 +5,7 @@ import { call, cpf, merchant, type Merchant, type TestContext } from './helpers.
 import { card } from './checkout-kit.ts';
 
 export const T = '/api/v1/transactions';
-/** The sandbox fees (config defaults): PIX 0.99% (rounded half up), boleto R$ 3.49, card 3.99% + R$ 0.39. */
-export const pixFee = (c: number) => Math.floor((c * 99 + 5000) / 10000);
+export { pixFee } from './wallet-helpers.ts';
 
 export interface Recipient extends Merchant {
   walletId: string;
