@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { efiConfig, type EfiConfig } from './config-efi.ts';
 import { interConfig, type InterConfig } from './config-inter.ts';
 import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
+import type { Retention } from './db/partitions.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -46,6 +47,8 @@ export interface Config {
   janitorGraceSeconds: number;
   /** AUDIT_RETENTION_DAYS: audit log entries older than this are deleted by the job runner (default 1825, 5 years). */
   auditRetentionDays: number;
+  /** How long the day-partitioned history is kept (src/db/partitions.ts): whole days are dropped after. */
+  retention: Retention;
   runJobs: boolean;
   /** SHUTDOWN_DRAIN_MS: on SIGTERM, /ready fails this long before the listener closes; SHUTDOWN_TIMEOUT_MS bounds the whole stop. */
   shutdown: { drainMs: number; timeoutMs: number };
@@ -260,6 +263,13 @@ export function loadConfig(env: Env = process.env): Config {
   const inter = interConfig(env, connectors.BOLETO.includes('inter'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
   const auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 1825, 1, 36_500, problems);
+  // A key replays its response for 24 h, so its rows are kept at least that long.
+  const retention: Retention = {
+    eventDays: int(env, 'EVENT_RETENTION_DAYS', 90, 1, 36_500, problems),
+    webhookDeliveryDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500, problems),
+    emailDays: int(env, 'EMAIL_RETENTION_DAYS', 90, 1, 36_500, problems),
+    idempotencyHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 48, 24, 876_000, problems),
+  };
   // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
   if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
 
@@ -292,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     cardBreaker,
     janitorGraceSeconds,
     auditRetentionDays,
+    retention,
     runJobs: env.RUN_JOBS !== 'false',
     shutdown,
     rateLimitPerMinute,

@@ -33,13 +33,11 @@ const TTL_MS = 24 * 3600_000;
 export const CLAIM_LEASE_MS = 60_000;
 
 // Fixed statements, built once (no query building on every request), and named prepared
-// statements on PostgreSQL (see prepared()). The claim takes a free key, one whose 24 h are over
-// ($5 is now), or one claimed without a response before $7 (its lease ran out).
-const CLAIM = prepared('idem_claim', `INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
-  ON CONFLICT (user_id, livemode, key) DO UPDATE
-  SET fingerprint = excluded.fingerprint, response_status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
-  WHERE idempotency_keys.expires_at < $5 OR (idempotency_keys.response_status IS NULL AND idempotency_keys.created_at < $7)
-  RETURNING key`);
+// statements on PostgreSQL (see prepared()). The claim (idempotency_claim, migration 048) takes a
+// free key, one whose 24 h are over ($5 is now), or one claimed without a response before $7 (its
+// lease ran out), under the key's lock: the table is partitioned by day, and a unique index holds
+// only within a day (docs/decisions.md, "History partitioned by day").
+const CLAIM = prepared('idem_claim', 'SELECT idempotency_claim($1, $2, $3, $4, $5, $6, $7) AS claimed');
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
@@ -108,7 +106,8 @@ export class KeyTaken extends Error {
 const keyTaken = (err: unknown) => {
   if (err instanceof KeyTaken) return true;
   const e = err as { code?: string; constraint?: string };
-  return e.code === '23505' && e.constraint === 'idempotency_keys_pkey';
+  // The primary key of a day's partition (idempotency_keys_p<day>_pkey) or idempotency_free's refusal.
+  return e.code === '23505' && /^idempotency_keys_\w*pkey$/.test(e.constraint ?? '');
 };
 
 /** Sends a JSON text as it is (a stored response, or one rendered before its statement ran). */
@@ -164,8 +163,10 @@ async function claimKey(db: Db, req: FastifyRequest, reply: FastifyReply): Promi
   const k = req.idempotency!;
   const { userId, livemode, key } = k;
   const leaseStart = new Date(k.createdAt.getTime() - CLAIM_LEASE_MS);
-  const { rows: claimed } = await db.executeQuery(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, keyExpiry(k), leaseStart]));
-  if (claimed.length) {
+  const {
+    rows: [{ claimed }],
+  } = await db.executeQuery<{ claimed: boolean }>(CompiledQuery.raw(CLAIM, [userId, livemode, key, k.fingerprint, k.createdAt, keyExpiry(k), leaseStart]));
+  if (claimed) {
     k.state = 'claimed';
     return true;
   }
@@ -199,12 +200,6 @@ export async function holdKey(db: Db, req: FastifyRequest, status: number, text:
 export async function keyStored(db: Db, scope: { userId: string; livemode: boolean }, key: string): Promise<boolean> {
   const { rows } = await db.executeQuery(CompiledQuery.raw(HELD, [scope.userId, scope.livemode, key, new Date()]));
   return rows.length > 0;
-}
-
-/** Deletes idempotency records past their 24 h life (a background sweep). */
-export async function purgeIdempotencyKeys(db: Db, now = new Date()): Promise<number> {
-  const res = await db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
-  return Number(res.numDeletedRows);
 }
 
 /**

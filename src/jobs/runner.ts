@@ -9,7 +9,7 @@ import type { ReferralDeps } from '../modules/referrals/service.ts';
 import type { EngineDeps } from '../modules/subscriptions/cycles.ts';
 import type { TransactionDeps } from '../modules/transactions/types.ts';
 import type { WithdrawalDeps } from '../modules/withdrawals/service.ts';
-import { purgeIdempotencyKeys } from '../http/idempotency.ts';
+import { dropExpiredPartitions, ensurePartitions } from '../db/partitions.ts';
 import { sendDueEmails } from '../mail/outbox.ts';
 import { advanceDue } from '../modules/subscriptions/sweep.ts';
 import { dropStaleTokens } from '../modules/checkout/upsell.ts';
@@ -31,7 +31,7 @@ export interface Sweep {
 /** What the sweeps use of the dependencies (main.ts passes those built by deps.ts). */
 export interface SweepDeps {
   db: Db;
-  config: Pick<Config, 'auditRetentionDays'>;
+  config: Pick<Config, 'auditRetentionDays' | 'retention'>;
   subscriptions: EngineDeps;
   mail: MailDeps;
   transactions: TransactionDeps;
@@ -50,7 +50,8 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
     { name: 'expire-card-authorizations', batch: 50, run: (now) => expireAuthorizations(deps.transactions, now, 50) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
-    { name: 'purge-idempotency-keys', batch: Infinity, run: (now) => purgeIdempotencyKeys(deps.db, now) },
+    // Day partitions made ahead and old days dropped whole (src/db/partitions.ts): no DELETE sweeps these tables.
+    { name: 'partitions', batch: Infinity, run: partitionsJob(deps) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
     { name: 'release-referral-rewards', batch: 100, run: (now) => releaseDueRewards(deps.referrals, now, 100) },
@@ -61,6 +62,16 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     // Each connector's own (reconciliation, expiry asked to the provider, webhook registration).
     ...deps.connectors.sweeps(),
   ];
+}
+
+/** The partition work, at most hourly per process (a day's partition is made DAYS_AHEAD days before it is needed). */
+function partitionsJob(deps: Pick<SweepDeps, 'db' | 'config'>) {
+  let last = -Infinity;
+  return async (now: Date) => {
+    if (now.getTime() - last < 3_600_000 && now.getTime() >= last) return 0;
+    last = now.getTime();
+    return (await ensurePartitions(deps.db, now)) + (await dropExpiredPartitions(deps.db, deps.config.retention, now));
+  };
 }
 
 /** The payout job, on its own runner (PAYOUT_INTERVAL_MS): a withdrawal does not wait behind the other sweeps. */

@@ -45,6 +45,7 @@ import * as m043 from './043_media_images.ts';
 import * as m044 from './044_upsell_offers.ts';
 import * as m045 from './045_splits.ts';
 import * as m046 from './046_sub_account_login.ts';
+import * as m048 from './048_partitions.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -92,4 +93,5 @@ export const migrations: Record<string, Migration> = {
   '044_upsell_offers': m044,
   '045_splits': m045,
   '046_sub_account_login': m046,
+  '048_partitions': m048,
 };

@@ -56,6 +56,8 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** The UTC day it was written (the partition key; its default is the writing transaction's day). */
+  day: Generated<string>;
 }
 
 export type User = Selectable<UsersTable>;

@@ -293,7 +293,9 @@ function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____
  *   key cannot gate the rest by ON CONFLICT ... RETURNING: its stored response needs the client's
  *   id, which the client upsert gives, and the upsert must not run for a request that is not
  *   written. A key stored meanwhile by another process makes the key INSERT fail, so the statement
- *   as a whole (the batch is then written row by row, and that row finds its key stored).
+ *   as a whole (the batch is then written row by row, and that row finds its key stored): within a
+ *   day by the partition's primary key, across days by idempotency_free (the key's lock, then a look
+ *   across the day partitions: migration 048).
  * - `c`: one client upsert per document (two rows of a batch for the same client would make
  *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
  *   one after the other, those without a phone last: the client keeps the last row's name and
@@ -378,7 +380,7 @@ function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedCl
       INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
       SELECT ${u}, ${l}, f.idem_key, f.fingerprint, f.key_status,
         replace(replace(f.key_body, f.client_id::text, f.cid::text), f.phone_mark, ${phoneJson}), f.key_created_at, f.key_expires_at
-      FROM fc f WHERE f.idem_key IS NOT NULL
+      FROM fc f WHERE f.idem_key IS NOT NULL AND idempotency_free(${u}, ${l}, f.idem_key)
     )
     SELECT f.n, f.cid AS written_client_id, ${phoneJson} AS phone_json, ${keyed ? sql`NULL::uuid AS id` : sql`r.*`}, ${ev.result} AS fanout
     FROM fc f ${keyed ? sql`` : sql`LEFT JOIN t r ON r.id = f.id`}`;

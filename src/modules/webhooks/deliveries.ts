@@ -195,7 +195,7 @@ export async function recordOutcomes(db: Executor, config: Pick<WebhookConfig, '
       SELECT i.attempt_id, i.id, i.user_id, i.attempts, i.code, i.duration, i.err, CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END, i.started
       FROM i LEFT JOIN d ON d.id = i.id
       WHERE d.id IS NOT NULL OR i.has_row
-      ON CONFLICT (id) DO UPDATE SET status_code = EXCLUDED.status_code, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
+      ON CONFLICT (delivery_id, id) DO UPDATE SET status_code = EXCLUDED.status_code, duration_ms = EXCLUDED.duration_ms, error = EXCLUDED.error,
         next_retry_at = EXCLUDED.next_retry_at, created_at = EXCLUDED.created_at
     ), s AS (
       -- Written only when something changes: a failing streak starts or ends, or the subscription

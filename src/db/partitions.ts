@@ -1,0 +1,166 @@
+// Day partitions of the append-only tables that grow with traffic (docs/decisions.md, "History
+// partitioned by day"). A partition per UTC day, made ahead by ensurePartitions (at migration and
+// from a background job), and dropped whole by dropExpiredPartitions once its retention is over and
+// no live flow needs a row of it. Rows outside every day partition (an id minted for a far date)
+// land in the table's DEFAULT partition, so no insert fails because the job did not run.
+import { sql, type Kysely } from 'kysely';
+
+const DAY_MS = 86_400_000;
+
+/** How a table is partitioned: on a UUIDv7 column (its first 48 bits are the time) or on a date column. */
+export interface PartitionedTable {
+  table: string;
+  column: string;
+  kind: 'uuid' | 'date';
+}
+
+// webhook_attempts follows its delivery (RANGE on delivery_id with the same bounds), so a day of
+// deliveries and its attempts go together; it is listed after webhook_deliveries and dropped first.
+export const PARTITIONED: PartitionedTable[] = [
+  { table: 'events', column: 'id', kind: 'uuid' },
+  { table: 'webhook_deliveries', column: 'id', kind: 'uuid' },
+  { table: 'webhook_attempts', column: 'delivery_id', kind: 'uuid' },
+  { table: 'emails', column: 'id', kind: 'uuid' },
+  { table: 'idempotency_keys', column: 'day', kind: 'date' },
+];
+
+/** Days made ahead of today: the job runs every JOB_INTERVAL_MS, so this is slack for a stopped fleet. */
+export const DAYS_AHEAD = 14;
+
+/** Start of the UTC day of `at`, in ms. */
+export const dayStart = (at: Date | number) => Math.floor(new Date(at).getTime() / DAY_MS) * DAY_MS;
+
+/** YYYYMMDD of the UTC day starting at `ms`. */
+export const dayName = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
+
+const fromName = (yyyymmdd: string) => Date.UTC(+yyyymmdd.slice(0, 4), +yyyymmdd.slice(4, 6) - 1, +yyyymmdd.slice(6, 8));
+
+/** The bound of a partition at the day starting at `ms`: the least UUIDv7 of that millisecond, or the date. */
+export function bound(kind: PartitionedTable['kind'], ms: number): string {
+  if (kind === 'date') return new Date(ms).toISOString().slice(0, 10);
+  const h = ms.toString(16).padStart(12, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
+}
+
+/** A partition of `table`: its name and the day its range ends (exclusive), from the name. */
+export interface Partition {
+  name: string;
+  /** ms of the end of its range: a day partition's next day, the legacy partition's named day. */
+  end: number;
+}
+
+/** The day partitions of `table` and its legacy partition (the table as it was before partitioning), oldest first. */
+export async function partitionsOf(db: Kysely<any>, table: string): Promise<Partition[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT c.relname::text AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE i.inhparent = to_regclass(${table})`.execute(db);
+  const out: Partition[] = [];
+  for (const { name } of rows) {
+    const m = name.slice(table.length).match(/^_(p|legacy_)(\d{8})$/);
+    if (m) out.push({ name, end: fromName(m[2]) + (m[1] === 'p' ? DAY_MS : 0) });
+  }
+  return out.sort((a, b) => a.end - b.end);
+}
+
+/**
+ * Creates the day partitions of `t` from the end of its last one (or `from`) through `until`, so
+ * the days stay contiguous. Rows the DEFAULT partition holds in a new day's range (an id minted for
+ * that day before the partition existed) are moved into it (in the caller's transaction), since
+ * PostgreSQL refuses a partition whose rows sit in the default.
+ */
+async function extend(db: Kysely<any>, t: PartitionedTable, from: number, until: number): Promise<number> {
+  const existing = await partitionsOf(db, t.table);
+  let made = 0;
+  for (let day = existing.at(-1)?.end ?? from; day <= until; day += DAY_MS) {
+    const name = `${t.table}_p${dayName(day)}`;
+    const lo = bound(t.kind, day);
+    const hi = bound(t.kind, day + DAY_MS);
+    const col = sql.ref(t.column);
+    const stray = sql`${col} >= ${lo} AND ${col} < ${hi}`;
+    const { rows } = await sql`SELECT 1 FROM ${sql.table(`${t.table}_default`)} WHERE ${stray} LIMIT 1`.execute(db);
+    if (!rows.length) {
+      await sql`CREATE TABLE IF NOT EXISTS ${sql.table(name)} PARTITION OF ${sql.table(t.table)} FOR VALUES FROM (${sql.lit(lo)}) TO (${sql.lit(hi)})`.execute(db);
+    } else {
+      await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(t.table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(db);
+      await sql`WITH m AS (DELETE FROM ${sql.table(`${t.table}_default`)} WHERE ${stray} RETURNING *) INSERT INTO ${sql.table(name)} SELECT * FROM m`.execute(db);
+      await sql`ALTER TABLE ${sql.table(t.table)} ATTACH PARTITION ${sql.table(name)} FOR VALUES FROM (${sql.lit(lo)}) TO (${sql.lit(hi)})`.execute(db);
+    }
+    made++;
+  }
+  return made;
+}
+
+/**
+ * Runs `work` in one transaction under a transaction-level advisory lock, or not at all when another
+ * process holds it (it is doing the same work). A short lock_timeout: DDL on a partition waits for
+ * its parent's lock, and every insert would queue behind it; a timeout is retried on the next run.
+ */
+async function exclusively(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<number>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${PARTITION_LOCK}) AS ok`.execute(trx);
+    if (!rows[0].ok) return 0;
+    await sql`SET LOCAL lock_timeout = '5s'`.execute(trx);
+    return work(trx);
+  });
+}
+
+/** One lock for the partition work of every process. */
+const PARTITION_LOCK = 4_020_101;
+
+/** Makes the day partitions of every partitioned table through `ahead` days after `now`'s day (in the caller's transaction). */
+export async function makePartitions(db: Kysely<any>, now = new Date(), ahead = DAYS_AHEAD): Promise<number> {
+  let made = 0;
+  for (const t of PARTITIONED) made += await extend(db, t, dayStart(now), dayStart(now) + ahead * DAY_MS);
+  return made;
+}
+
+/** makePartitions from a background job: one process at a time. Returns how many partitions were made. */
+export const ensurePartitions = (db: Kysely<any>, now = new Date(), ahead = DAYS_AHEAD) => exclusively(db, (trx) => makePartitions(trx, now, ahead));
+
+/** How long each table's rows are kept (config: EVENT_RETENTION_DAYS and the others, docs/operations.md). */
+export interface Retention {
+  eventDays: number;
+  webhookDeliveryDays: number;
+  emailDays: number;
+  /** At least 24: a key replays its response for 24 h. */
+  idempotencyHours: number;
+}
+
+/** A row of the partition a live flow still needs: a delivery still being retried, an e-mail not sent yet. */
+const STILL_NEEDED: Record<string, string> = { webhook_deliveries: "status = 'PENDING'", emails: "status = 'QUEUED'" };
+
+/**
+ * Drops the partitions whose whole range is past its retention at `now` (never the DEFAULT one),
+ * keeping any that still holds a row a live flow needs. Returns how many were dropped.
+ */
+export async function dropExpiredPartitions(db: Kysely<any>, retention: Retention, now = new Date()): Promise<number> {
+  const keepMs: Record<string, number> = {
+    events: retention.eventDays * DAY_MS,
+    webhook_deliveries: retention.webhookDeliveryDays * DAY_MS,
+    emails: retention.emailDays * DAY_MS,
+    idempotency_keys: Math.max(24, retention.idempotencyHours) * 3_600_000,
+  };
+  return exclusively(db, async (trx) => {
+    let dropped = 0;
+    for (const table of Object.keys(keepMs)) {
+      for (const p of await partitionsOf(trx, table)) {
+        if (p.end + keepMs[table] > now.getTime()) break;
+        const needed = STILL_NEEDED[table];
+        if (needed && (await sql`SELECT 1 FROM ${sql.table(p.name)} WHERE ${sql.raw(needed)} LIMIT 1`.execute(trx)).rows.length) continue;
+        // A day of deliveries goes with its attempts (same bounds, same suffix): they reference it.
+        if (table === 'webhook_deliveries') await detachAndDrop(trx, 'webhook_attempts', `webhook_attempts${p.name.slice(table.length)}`);
+        await detachAndDrop(trx, table, p.name);
+        dropped++;
+      }
+    }
+    return dropped;
+  });
+}
+
+/** Detaches and drops one partition (a partition referenced by a foreign key cannot be dropped attached). */
+async function detachAndDrop(db: Kysely<any>, table: string, partition: string): Promise<void> {
+  const { rows } = await sql<{ r: string | null }>`SELECT to_regclass(${partition})::text AS r`.execute(db);
+  if (!rows[0].r) return;
+  await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(partition)}`.execute(db);
+  await sql`DROP TABLE ${sql.table(partition)}`.execute(db);
+}
