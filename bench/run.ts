@@ -18,6 +18,7 @@
 //   H  boleto       2,000 production boletos created on an API instance, issued by one worker through a fake Inter at 300 ms (bench/boleto.ts)
 //   P  payouts      5,000 queued withdrawals sent through a fake Efí answering in 100 ms by 1, then 2 workers; request to PROCESSING (bench/payouts.ts)
 //   SP split        PIX creations and their confirmations (simulate PAID) without and with a 3-recipient split, alternating slices (bench/splits.ts; not in the default list)
+//   HG history      creation and the deliveries list with events and deliveries at 10^5, then 10^7 rows each (bench/history.ts; not in the default list)
 //
 // Each server runs in its own child process (bench/floor.ts, bench/server.ts) so that autocannon,
 // here, does not share their event loop; on this 2-core machine they still share the CPUs (with
@@ -66,6 +67,7 @@ import {
 import { ALL_SCENARIOS, DATABASE_URL, positiveInt, runId, SCENARIOS, SCHEMA, SUBSCRIPTIONS, WRITE_README } from './settings.ts';
 import { metricsScenario, renewalScenario } from './subscriptions.ts';
 import { scenarioSplit } from './splits.ts';
+import { scenarioHistory } from './history.ts';
 import { webhookScenarios } from './webhooks.ts';
 
 cleanUpOnSignals();
@@ -100,6 +102,8 @@ async function main() {
     if (SCENARIOS.includes('creation')) await scenarioPixCreation(ctx, gw);
     if (SCENARIOS.includes('simulate')) ctx.results.simulate = await scenarioSimulate(ctx, gw, 'F');
     if (SCENARIOS.includes('split')) ctx.results.split = await scenarioSplit(ctx, gw);
+    // Last of this gateway's scenarios: its rows stay in the tables the others write to.
+    if (SCENARIOS.includes('history')) await scenarioHistory(ctx, gw);
     if (SCENARIOS.includes('openloop')) ctx.results.openLoop = await scenarioOpenLoop(ctx, gw, 'B2');
     if (SCENARIOS.includes('list')) await scenarioListDepth(ctx, gw);
     if (SCENARIOS.includes('reports')) await scenarioReports(ctx, gw);
