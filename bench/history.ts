@@ -6,14 +6,13 @@
 // tables; events have no list endpoint of their own). Not in the default list:
 // BENCH_SCENARIOS=floor,history. The rows are spread over 10 merchants, the measured one included.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dayName, dayStart } from '../src/db/partitions.ts';
+import { bound, DAY_MS as DAY, dayName, dayStart } from '../src/db/partitions.ts';
 import { type Context, merchant, pixBody, settle } from './context.ts';
 import { closedLoop, cpuLine, type LoadResult, load } from './load.ts';
 import type { Child } from './processes.ts';
 import { LIST_SECONDS, SECONDS, WARMUP_SECONDS } from './settings.ts';
 import { fmt } from './stats.ts';
 
-const DAY = 86_400_000;
 const DAYS = 30;
 const MERCHANTS = 10;
 
@@ -49,7 +48,7 @@ async function dayPartitions(ctx: Context) {
     await q(`ALTER TABLE ${t} DETACH PARTITION ${legacy[t]}`);
   }
   const today = dayStart(Date.now());
-  const uuidBound = (ms: number) => `${ms.toString(16).padStart(12, '0').replace(/^(.{8})(.{4})$/, '$1-$2')}-0000-0000-000000000000`;
+  const uuidBound = (ms: number) => bound('uuid', ms);
   for (const t of tables) {
     for (let d = today - DAYS * DAY; d <= today; d += DAY) {
       const lo = d === today - DAYS * DAY ? 'MINVALUE' : `'${uuidBound(d)}'`;

@@ -5,7 +5,7 @@
 // land in the table's DEFAULT partition, so no insert fails because the job did not run.
 import { sql, type Kysely } from 'kysely';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** How a table is partitioned: on a UUIDv7 column (its first 48 bits are the time) or on a date column. */
 export interface PartitionedTable {
