@@ -1,4 +1,4 @@
-// HG: history that grows (issue 40). events and webhook_deliveries, partitioned by day (migration
+// HG: history that grows (issue 40). events and webhook_deliveries, partitioned by week (migration
 // 048), are filled with generate_series over the last DAYS days to each size of BENCH_HISTORY_SIZES
 // (default 10^5, then 10^7), and at each size the hot path is measured: PIX creation (POST
 // /api/v1/transactions with a fresh Idempotency-Key, so the key's table is on the path too) and the
@@ -6,7 +6,7 @@
 // tables; events have no list endpoint of their own). Not in the default list:
 // BENCH_SCENARIOS=floor,history. The rows are spread over 10 merchants, the measured one included.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bound, DAY_MS as DAY, dayName, dayStart } from '../src/db/partitions.ts';
+import { bound, DAY_MS as DAY, dayName, PERIOD_MS, weekStart } from '../src/db/partitions.ts';
 import { type Context, merchant, pixBody, settle } from './context.ts';
 import { closedLoop, cpuLine, type LoadResult, load } from './load.ts';
 import type { Child } from './processes.ts';
@@ -32,8 +32,8 @@ export interface HistoryResult {
 const sizes = () => (process.env.BENCH_HISTORY_SIZES || '100000,10000000').split(',').map((s) => Number(s.trim()));
 
 /**
- * A fresh schema's history sits in the legacy partition (everything before tomorrow): it is
- * replaced by a partition per day for the last DAYS days, as a deployment that ran that long has.
+ * A fresh schema's history sits in the legacy partition (everything before next Monday): it is
+ * replaced by a partition per week for the last DAYS days, as a deployment that ran that long has.
  */
 async function dayPartitions(ctx: Context) {
   const q = (text: string) => ctx.admin.query(text);
@@ -47,12 +47,11 @@ async function dayPartitions(ctx: Context) {
     legacy[t] = rows[0].name;
     await q(`ALTER TABLE ${t} DETACH PARTITION ${legacy[t]}`);
   }
-  const today = dayStart(Date.now());
-  const uuidBound = (ms: number) => bound('uuid', ms);
+  const first = weekStart(Date.now() - DAYS * DAY);
   for (const t of tables) {
-    for (let d = today - DAYS * DAY; d <= today; d += DAY) {
-      const lo = d === today - DAYS * DAY ? 'MINVALUE' : `'${uuidBound(d)}'`;
-      await q(`CREATE TABLE ${t}_p${dayName(d)} PARTITION OF ${t} FOR VALUES FROM (${lo}) TO ('${uuidBound(d + DAY)}')`);
+    for (let w = first; w <= Date.now(); w += PERIOD_MS) {
+      const lo = w === first ? 'MINVALUE' : `'${bound('uuid', w)}'`;
+      await q(`CREATE TABLE ${t}_p${dayName(w)} PARTITION OF ${t} FOR VALUES FROM (${lo}) TO ('${bound('uuid', w + PERIOD_MS)}')`);
     }
   }
   for (const t of [...tables].reverse()) await q(`INSERT INTO ${t} SELECT * FROM ${legacy[t]}`);

@@ -1,12 +1,12 @@
-// The day partitions of the tables that grow with traffic (src/db/partitions.ts, migration 048):
-// made ahead, strays from the DEFAULT partition moved into their day, lists and lookups across
-// days, an Idempotency-Key held across a day boundary, and retention that drops whole days only.
+// The week partitions of the tables that grow with traffic (src/db/partitions.ts, migration 048):
+// made ahead, strays from the DEFAULT partition moved into their week, lists and lookups across
+// weeks, an Idempotency-Key held across a partition boundary, and retention that drops whole weeks only.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { uuidv7 } from '../src/db/ids.ts';
-import { DAYS_AHEAD, dayName, dayStart, dropExpiredPartitions, ensurePartitions, PARTITIONED, partitionsOf } from '../src/db/partitions.ts';
+import { DAYS_AHEAD, dayName, dayStart, dropExpiredPartitions, ensurePartitions, PARTITIONED, partitionsOf, PERIOD_MS, weekStart } from '../src/db/partitions.ts';
 import { call, merchant, PG_URL } from './helpers.ts';
 import { assert400 } from './kit/assert.ts';
 import { DAY, body, ctx, post, txCount, useTransactionsApp } from './transactions-kit.ts';
@@ -48,40 +48,43 @@ async function idemKey(userId: string, when: Date) {
 
 const exists = async (table: string, column: string, value: string) =>
   (await sql`SELECT 1 FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ${value}`.execute(db())).rows.length === 1;
+/** The name of `table`'s week partition holding the instant `when`. */
+const weekOf = (table: string, when: Date) => `${table}_p${dayName(weekStart(when))}`;
 const partitionOf = async (table: string, id: string) =>
   (await sql<{ p: string }>`SELECT tableoid::regclass::text AS p FROM ${sql.table(table)} WHERE id = ${id}`.execute(db())).rows[0]?.p;
 
-describe('day partitions', () => {
-  test('each table has its days made ahead; running the job again makes none', async () => {
+describe('week partitions', () => {
+  test('each table has its weeks made ahead; running the job again makes none', async () => {
     await ensurePartitions(db());
     for (const t of PARTITIONED) {
-      const days = await partitionsOf(db(), t.table);
-      assert.ok(days.at(-1)!.end >= today + (DAYS_AHEAD + 1) * DAY, `${t.table} reaches ${DAYS_AHEAD} days ahead`);
-      for (let i = 1; i < days.length; i++) assert.equal(days[i].end - days[i - 1].end, DAY, `${t.table}: contiguous days`);
+      const weeks = await partitionsOf(db(), t.table);
+      assert.ok(weeks.at(-1)!.end > Date.now() + DAYS_AHEAD * DAY, `${t.table} reaches ${DAYS_AHEAD} days ahead`);
+      for (let i = 1; i < weeks.length; i++) assert.equal(weeks[i].end - weeks[i - 1].end, PERIOD_MS, `${t.table}: contiguous weeks`);
+      assert.equal(new Date(weeks[1].end).getUTCDay(), 1, 'a week ends on a Monday');
     }
     assert.equal(await ensurePartitions(db()), 0);
   });
 
-  test('a row is written to its day, and a lookup by id reads that partition alone', async () => {
+  test('a row is written to its week, and a lookup by id reads that partition alone', async () => {
     const m = await merchant(ctx.app);
-    const id = await event(m.id, at(2));
-    assert.equal(await partitionOf('events', id), `events_p${dayName(today + 2 * DAY)}`);
+    const id = await event(m.id, at(7));
+    assert.equal(await partitionOf('events', id), weekOf('events', at(7)));
     const { rows } = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT * FROM events WHERE id = ${sql.lit(id)}`.execute(db());
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    assert.deepEqual(plan.match(/events_\w+/g)?.filter((n) => !n.endsWith('_pkey')), [`events_p${dayName(today + 2 * DAY)}`], plan);
+    assert.deepEqual(plan.match(/events_\w+/g)?.filter((n) => !n.endsWith('_pkey')), [weekOf('events', at(7))], plan);
   });
 
-  test('a row minted for a day without a partition lands in the DEFAULT one and moves to its day when that is made', async () => {
+  test('a row minted for a week without a partition lands in the DEFAULT one and moves to its week when that is made', async () => {
     const m = await merchant(ctx.app);
-    const id = await event(m.id, at(DAYS_AHEAD + 3));
+    const id = await event(m.id, at(DAYS_AHEAD + 14));
     assert.equal(await partitionOf('events', id), 'events_default');
-    assert.ok((await ensurePartitions(db(), at(3))) >= 3 * PARTITIONED.length);
-    assert.equal(await partitionOf('events', id), `events_p${dayName(today + (DAYS_AHEAD + 3) * DAY)}`);
+    assert.ok((await ensurePartitions(db(), at(21))) >= PARTITIONED.length);
+    assert.equal(await partitionOf('events', id), weekOf('events', at(DAYS_AHEAD + 14)));
   });
 
-  test('a list pages across days', async () => {
+  test('a list pages across weeks', async () => {
     const m = await merchant(ctx.app);
-    const ids = [await delivery(m.id, at(0, 60_000), 'SUCCEEDED'), await delivery(m.id, at(1), 'SUCCEEDED'), await delivery(m.id, at(3), 'PENDING')];
+    const ids = [await delivery(m.id, at(0, 60_000), 'SUCCEEDED'), await delivery(m.id, at(7), 'SUCCEEDED'), await delivery(m.id, at(14), 'PENDING')];
     assert.equal(new Set(await Promise.all(ids.map((id) => partitionOf('webhook_deliveries', id)))).size, 3);
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -94,13 +97,13 @@ describe('day partitions', () => {
     assert.deepEqual([...seen].sort(), [...ids].sort());
   });
 
-  test('an Idempotency-Key stored in another day partition is replayed, or refused with another body', async () => {
+  test('an Idempotency-Key stored in another week partition is replayed, or refused with another body', async () => {
     const m = await merchant(ctx.app);
     const b = body({ amountCents: 4321 });
     const first = await post(m.devKey, b, { 'idempotency-key': 'across-days' });
     assert.equal(first.status, 201, first.raw);
-    // The stored key moves to another day's partition: the unique index of a day no longer sees it.
-    await sql`UPDATE idempotency_keys SET day = day + 3 WHERE user_id = ${m.id} AND key = 'across-days'`.execute(db());
+    // The stored key moves to another week's partition: the unique index of a week no longer sees it.
+    await sql`UPDATE idempotency_keys SET day = day + 7 WHERE user_id = ${m.id} AND key = 'across-days'`.execute(db());
     const again = await post(m.devKey, b, { 'idempotency-key': 'across-days' });
     assert.equal(again.status, 201, again.raw);
     assert.equal(again.headers['idempotent-replayed'], 'true');
@@ -111,7 +114,7 @@ describe('day partitions', () => {
     assert.equal(rows.length, 1, 'one row per key');
   });
 
-  test('a claim waits for another transaction writing the same key into another day, then finds it taken', { skip: !PG_URL && 'needs two connections (PostgreSQL)' }, async () => {
+  test('a claim waits for another transaction writing the same key into another week, then finds it taken', { skip: !PG_URL && 'needs two connections (PostgreSQL)' }, async () => {
     const m = await merchant(ctx.app);
     const options = ctx.schema ? `-c search_path=${ctx.schema}` : undefined;
     const [a, b] = [new pg.Client({ connectionString: PG_URL!, options }), new pg.Client({ connectionString: PG_URL!, options })];
@@ -120,7 +123,7 @@ describe('day partitions', () => {
     try {
       await a.query('BEGIN');
       assert.equal((await a.query(claim, [m.id])).rows[0].claimed, true);
-      await a.query(`UPDATE idempotency_keys SET day = day + 3 WHERE user_id = $1 AND key = 'racing'`, [m.id]);
+      await a.query(`UPDATE idempotency_keys SET day = day + 7 WHERE user_id = $1 AND key = 'racing'`, [m.id]);
       let settled = false;
       const second = b.query(claim, [m.id]).finally(() => (settled = true));
       await new Promise((r) => setTimeout(r, 300));
@@ -132,17 +135,17 @@ describe('day partitions', () => {
     }
   });
 
-  // Last: it drops today's partitions too (its clock is days ahead).
-  test('retention drops whole days past their time, never one a live flow needs, never the DEFAULT partition', async () => {
+  // Last: it drops this week's partitions too (its clock is weeks ahead).
+  test('retention drops whole weeks past their time, never one a live flow needs, never the DEFAULT partition', async () => {
     const m = await merchant(ctx.app);
-    const [A, B] = [2, 4];
+    const [A, B] = [7, 14];
     const oldRows = { event: await event(m.id, at(A)), delivery: await delivery(m.id, at(A), 'SUCCEEDED'), email: await email(m.id, at(A), 'SENT'), key: await idemKey(m.id, at(A)) };
     const live = { event: await event(m.id, at(B)), delivery: await delivery(m.id, at(B), 'PENDING'), email: await email(m.id, at(B), 'QUEUED'), key: await idemKey(m.id, at(B)) };
-    const later = await event(m.id, at(B + 1));
-    const endB = today + (B + 1) * DAY;
+    const later = await event(m.id, at(B + 7));
+    const endB = weekStart(at(B)) + PERIOD_MS;
     const short = { eventDays: 1, webhookDeliveryDays: 1, emailDays: 1, idempotencyHours: 1 };
 
-    // 23 h after day B: day A is gone whole; B's keys stay (a key lives 24 h whatever is asked).
+    // 23 h after B's week: A's week is gone whole; B's keys stay (a key lives 24 h whatever is asked).
     assert.ok((await dropExpiredPartitions(db(), short, new Date(endB + 23 * 3_600_000))) > 0);
     assert.equal(await exists('events', 'id', oldRows.event), false);
     assert.equal(await exists('webhook_deliveries', 'id', oldRows.delivery), false);
@@ -152,7 +155,7 @@ describe('day partitions', () => {
     assert.equal(await exists('idempotency_keys', 'key', live.key), true);
     assert.equal(await exists('events', 'id', live.event), true);
 
-    // A day later: B's events and keys go; its PENDING delivery and QUEUED e-mail keep their days.
+    // A day later: B's events and keys go; its PENDING delivery and QUEUED e-mail keep their weeks.
     await dropExpiredPartitions(db(), short, new Date(endB + DAY + 60_000));
     assert.equal(await exists('events', 'id', live.event), false);
     assert.equal(await exists('idempotency_keys', 'key', live.key), false);
@@ -161,9 +164,9 @@ describe('day partitions', () => {
     assert.equal(await exists('emails', 'id', live.email), true);
     assert.equal(await exists('events', 'id', later), true);
 
-    // Once delivered and sent, those days go too, attempts with their deliveries.
-    await sql`UPDATE webhook_deliveries SET status = 'SUCCEEDED' WHERE id = ${live.delivery}`.execute(db());
-    await sql`UPDATE emails SET status = 'SENT' WHERE id = ${live.email}`.execute(db());
+    // Once delivered and sent (every row of those weeks: the list test left a PENDING one in B's), those weeks go too, attempts with their deliveries.
+    await sql`UPDATE webhook_deliveries SET status = 'SUCCEEDED' WHERE status = 'PENDING'`.execute(db());
+    await sql`UPDATE emails SET status = 'SENT' WHERE status = 'QUEUED'`.execute(db());
     await dropExpiredPartitions(db(), short, new Date(endB + DAY + 60_000));
     assert.equal(await exists('webhook_deliveries', 'id', live.delivery), false);
     assert.equal(await exists('webhook_attempts', 'delivery_id', live.delivery), false);

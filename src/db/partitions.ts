@@ -1,11 +1,15 @@
-// Day partitions of the append-only tables that grow with traffic (docs/decisions.md, "History
-// partitioned by day"). A partition per UTC day, made ahead by ensurePartitions (at migration and
-// from a background job), and dropped whole by dropExpiredPartitions once its retention is over and
-// no live flow needs a row of it. Rows outside every day partition (an id minted for a far date)
-// land in the table's DEFAULT partition, so no insert fails because the job did not run.
+// Week partitions of the append-only tables that grow with traffic (docs/decisions.md, "History
+// partitioned by week"). A partition per UTC week (Monday to Monday), made ahead by ensurePartitions
+// (at migration and from a background job), and dropped whole by dropExpiredPartitions once its
+// retention is over and no live flow needs a row of it. Rows outside every week partition (an id
+// minted for a far date) land in the table's DEFAULT partition, so no insert fails because the job
+// did not run. A week, not a day: a list that is not pruned (a merchant's newest deliveries) plans
+// every partition, and 90 days of events are 13 weeks but 90 days.
 import { sql, type Kysely } from 'kysely';
 
 export const DAY_MS = 86_400_000;
+/** The span of one partition. */
+export const PERIOD_MS = 7 * DAY_MS;
 
 /** How a table is partitioned: on a UUIDv7 column (its first 48 bits are the time) or on a date column. */
 export interface PartitionedTable {
@@ -14,7 +18,7 @@ export interface PartitionedTable {
   kind: 'uuid' | 'date';
 }
 
-// webhook_attempts follows its delivery (RANGE on delivery_id with the same bounds), so a day of
+// webhook_attempts follows its delivery (RANGE on delivery_id with the same bounds), so a week of
 // deliveries and its attempts go together; it is listed after webhook_deliveries and dropped first.
 export const PARTITIONED: PartitionedTable[] = [
   { table: 'events', column: 'id', kind: 'uuid' },
@@ -24,18 +28,21 @@ export const PARTITIONED: PartitionedTable[] = [
   { table: 'idempotency_keys', column: 'day', kind: 'date' },
 ];
 
-/** Days made ahead of today: the job runs every JOB_INTERVAL_MS, so this is slack for a stopped fleet. */
+/** Partitions reach at least this many days past now: the job runs hourly, so this is slack for a stopped fleet. */
 export const DAYS_AHEAD = 14;
 
 /** Start of the UTC day of `at`, in ms. */
 export const dayStart = (at: Date | number) => Math.floor(new Date(at).getTime() / DAY_MS) * DAY_MS;
+
+/** Start of the UTC week (Monday 00:00) of `at`, in ms: 1970-01-05 was a Monday. */
+export const weekStart = (at: Date | number) => Math.floor((new Date(at).getTime() - 4 * DAY_MS) / PERIOD_MS) * PERIOD_MS + 4 * DAY_MS;
 
 /** YYYYMMDD of the UTC day starting at `ms`. */
 export const dayName = (ms: number) => new Date(ms).toISOString().slice(0, 10).replaceAll('-', '');
 
 const fromName = (yyyymmdd: string) => Date.UTC(+yyyymmdd.slice(0, 4), +yyyymmdd.slice(4, 6) - 1, +yyyymmdd.slice(6, 8));
 
-/** The bound of a partition at the day starting at `ms`: the least UUIDv7 of that millisecond, or the date. */
+/** The bound of a partition at the instant `ms` (a day's start): the least UUIDv7 of that millisecond, or the date. */
 export function bound(kind: PartitionedTable['kind'], ms: number): string {
   if (kind === 'date') return new Date(ms).toISOString().slice(0, 10);
   const h = ms.toString(16).padStart(12, '0');
@@ -45,11 +52,11 @@ export function bound(kind: PartitionedTable['kind'], ms: number): string {
 /** A partition of `table`: its name and the day its range ends (exclusive), from the name. */
 export interface Partition {
   name: string;
-  /** ms of the end of its range: a day partition's next day, the legacy partition's named day. */
+  /** ms of the end of its range: a week partition's next Monday, the legacy partition's named day. */
   end: number;
 }
 
-/** The day partitions of `table` and its legacy partition (the table as it was before partitioning), oldest first. */
+/** The week partitions of `table` (named by their Monday) and its legacy partition (the table as it was before partitioning), oldest first. */
 export async function partitionsOf(db: Kysely<any>, table: string): Promise<Partition[]> {
   const { rows } = await sql<{ name: string }>`
     SELECT c.relname::text AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -57,24 +64,24 @@ export async function partitionsOf(db: Kysely<any>, table: string): Promise<Part
   const out: Partition[] = [];
   for (const { name } of rows) {
     const m = name.slice(table.length).match(/^_(p|legacy_)(\d{8})$/);
-    if (m) out.push({ name, end: fromName(m[2]) + (m[1] === 'p' ? DAY_MS : 0) });
+    if (m) out.push({ name, end: fromName(m[2]) + (m[1] === 'p' ? PERIOD_MS : 0) });
   }
   return out.sort((a, b) => a.end - b.end);
 }
 
 /**
- * Creates the day partitions of `t` from the end of its last one (or `from`) through `until`, so
- * the days stay contiguous. Rows the DEFAULT partition holds in a new day's range (an id minted for
- * that day before the partition existed) are moved into it (in the caller's transaction), since
+ * Creates the week partitions of `t` from the end of its last one (or `from`) until one covers
+ * `until`, so the weeks stay contiguous. Rows the DEFAULT partition holds in a new week's range (an
+ * id minted for that week before the partition existed) are moved into it (in the caller's transaction), since
  * PostgreSQL refuses a partition whose rows sit in the default.
  */
 async function extend(db: Kysely<any>, t: PartitionedTable, from: number, until: number): Promise<number> {
   const existing = await partitionsOf(db, t.table);
   let made = 0;
-  for (let day = existing.at(-1)?.end ?? from; day <= until; day += DAY_MS) {
-    const name = `${t.table}_p${dayName(day)}`;
-    const lo = bound(t.kind, day);
-    const hi = bound(t.kind, day + DAY_MS);
+  for (let start = existing.at(-1)?.end ?? from; start <= until; start += PERIOD_MS) {
+    const name = `${t.table}_p${dayName(start)}`;
+    const lo = bound(t.kind, start);
+    const hi = bound(t.kind, start + PERIOD_MS);
     const col = sql.ref(t.column);
     const stray = sql`${col} >= ${lo} AND ${col} < ${hi}`;
     const { rows } = await sql`SELECT 1 FROM ${sql.table(`${t.table}_default`)} WHERE ${stray} LIMIT 1`.execute(db);
@@ -107,10 +114,10 @@ async function exclusively(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<
 /** One lock for the partition work of every process. */
 const PARTITION_LOCK = 4_020_101;
 
-/** Makes the day partitions of every partitioned table through `ahead` days after `now`'s day (in the caller's transaction). */
+/** Makes the week partitions of every partitioned table through `ahead` days after `now` (in the caller's transaction). */
 export async function makePartitions(db: Kysely<any>, now = new Date(), ahead = DAYS_AHEAD): Promise<number> {
   let made = 0;
-  for (const t of PARTITIONED) made += await extend(db, t, dayStart(now), dayStart(now) + ahead * DAY_MS);
+  for (const t of PARTITIONED) made += await extend(db, t, weekStart(now), now.getTime() + ahead * DAY_MS);
   return made;
 }
 
@@ -147,7 +154,7 @@ export async function dropExpiredPartitions(db: Kysely<any>, retention: Retentio
         if (p.end + keepMs[table] > now.getTime()) break;
         const needed = STILL_NEEDED[table];
         if (needed && (await sql`SELECT 1 FROM ${sql.table(p.name)} WHERE ${sql.raw(needed)} LIMIT 1`.execute(trx)).rows.length) continue;
-        // A day of deliveries goes with its attempts (same bounds, same suffix): they reference it.
+        // A week of deliveries goes with its attempts (same bounds, same suffix): they reference it.
         if (table === 'webhook_deliveries') await detachAndDrop(trx, 'webhook_attempts', `webhook_attempts${p.name.slice(table.length)}`);
         await detachAndDrop(trx, table, p.name);
         dropped++;

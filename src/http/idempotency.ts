@@ -35,8 +35,8 @@ export const CLAIM_LEASE_MS = 60_000;
 // Fixed statements, built once (no query building on every request), and named prepared
 // statements on PostgreSQL (see prepared()). The claim (idempotency_claim, migration 048) takes a
 // free key, one whose 24 h are over ($5 is now), or one claimed without a response before $7 (its
-// lease ran out), under the key's lock: the table is partitioned by day, and a unique index holds
-// only within a day (docs/decisions.md, "History partitioned by day").
+// lease ran out), under the key's lock: the table is partitioned by week, and a unique index holds
+// only within a week (docs/decisions.md, "History partitioned by week").
 const CLAIM = prepared('idem_claim', 'SELECT idempotency_claim($1, $2, $3, $4, $5, $6, $7) AS claimed');
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
@@ -106,7 +106,7 @@ export class KeyTaken extends Error {
 const keyTaken = (err: unknown) => {
   if (err instanceof KeyTaken) return true;
   const e = err as { code?: string; constraint?: string };
-  // The primary key of a day's partition (idempotency_keys_p<day>_pkey) or idempotency_free's refusal.
+  // The primary key of a week's partition (idempotency_keys_p<monday>_pkey) or idempotency_free's refusal.
   return e.code === '23505' && /^idempotency_keys_\w*pkey$/.test(e.constraint ?? '');
 };
 

@@ -50,7 +50,7 @@ export function sweeps(deps: SweepDeps): Sweep[] {
     { name: 'expire-transactions', batch: 100, run: (now) => expireDue(deps.transactions, now, 100) },
     { name: 'expire-card-authorizations', batch: 50, run: (now) => expireAuthorizations(deps.transactions, now, 50) },
     { name: 'settle-receivables', batch: 100, run: (now) => settleDue(deps.transactions, now, 100) },
-    // Day partitions made ahead and old days dropped whole (src/db/partitions.ts): no DELETE sweeps these tables.
+    // Week partitions made ahead and old weeks dropped whole (src/db/partitions.ts): no DELETE sweeps these tables.
     { name: 'partitions', batch: Infinity, run: partitionsJob(deps) },
     { name: 'release-unlinked-coupon-reservations', batch: 100, run: (now) => releaseUnlinkedReservations(deps.db, now, 100) },
     { name: 'release-affiliate-commissions', batch: 100, run: (now) => releaseDue(deps.commissions, now, 100) },
@@ -64,7 +64,7 @@ export function sweeps(deps: SweepDeps): Sweep[] {
   ];
 }
 
-/** The partition work, at most hourly per process (a day's partition is made DAYS_AHEAD days before it is needed). */
+/** The partition work, at most hourly per process (partitions are made DAYS_AHEAD days before they are needed). */
 function partitionsJob(deps: Pick<SweepDeps, 'db' | 'config'>) {
   let last = -Infinity;
   return async (now: Date) => {

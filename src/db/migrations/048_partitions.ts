@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
-import { bound, dayName, dayStart, makePartitions, PARTITIONED, type PartitionedTable } from '../partitions.ts';
+import { bound, dayName, makePartitions, PARTITIONED, PERIOD_MS, weekStart, type PartitionedTable } from '../partitions.ts';
 import { runSql } from './run-sql.ts';
 
-// The tables that grow with traffic become partitioned by day (src/db/partitions.ts). Each table as
-// it is becomes one partition, `<table>_legacy_<day>`, covering everything before tomorrow: it is
+// The tables that grow with traffic become partitioned by week (src/db/partitions.ts). Each table as
+// it is becomes one partition, `<table>_legacy_<day>`, covering everything before next Monday: it is
 // attached, not copied (a CHECK proved first spares the attach its scan), and dropped whole by the
 // retention job once its last day is old enough. Rows already past that bound (ids minted for a
 // later date) move into the new table first. Indexes and foreign keys are read from the catalog,
@@ -35,22 +35,22 @@ async function definitionsOf(db: Kysely<any>, table: string) {
 const onTable = (def: string, table: string) => def.replace(/ ON (ONLY )?\S+ USING /, ` ON ${table} USING `);
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const tomorrow = dayStart(Date.now()) + 86_400_000;
+  const nextWeek = weekStart(Date.now()) + PERIOD_MS;
   const defs = new Map<string, Awaited<ReturnType<typeof definitionsOf>>>();
   for (const t of PARTITIONED) defs.set(t.table, await definitionsOf(db, t.table));
   // Foreign keys into these tables (webhook_attempts → webhook_deliveries) are made again on the partitioned tables.
   const inbound = [...defs.values()].flatMap((d) => d.fks.filter((f) => f.inbound));
   for (const f of inbound) await sql`ALTER TABLE ${sql.table(f.owner)} DROP CONSTRAINT ${sql.ref(f.name)}`.execute(db);
   const remade = new Set(inbound.map((f) => `${f.owner}.${f.name}`));
-  for (const t of PARTITIONED) await convert(db, t, defs.get(t.table)!, tomorrow, remade);
+  for (const t of PARTITIONED) await convert(db, t, defs.get(t.table)!, nextWeek, remade);
   for (const f of inbound) await sql.raw(`ALTER TABLE ${f.owner} ADD CONSTRAINT ${f.name} ${f.def}`).execute(db);
   await makePartitions(db, new Date());
   await runSql(db, IDEMPOTENCY_FUNCTIONS);
 }
 
-async function convert(db: Kysely<any>, t: PartitionedTable, defs: Awaited<ReturnType<typeof definitionsOf>>, tomorrow: number, remade: Set<string>) {
-  const legacy = `${t.table}_legacy_${dayName(tomorrow)}`;
-  const hi = bound(t.kind, tomorrow);
+async function convert(db: Kysely<any>, t: PartitionedTable, defs: Awaited<ReturnType<typeof definitionsOf>>, nextWeek: number, remade: Set<string>) {
+  const legacy = `${t.table}_legacy_${dayName(nextWeek)}`;
+  const hi = bound(t.kind, nextWeek);
   // A primary key without the partition column goes; attaching builds the new one on these rows.
   if (PRIMARY_KEYS[t.table] !== 'id') await sql.raw(`ALTER TABLE ${t.table} DROP CONSTRAINT ${t.table}_pkey`).execute(db);
   await sql`ALTER TABLE ${sql.table(t.table)} RENAME TO ${sql.table(legacy)}`.execute(db);
@@ -73,10 +73,10 @@ async function convert(db: Kysely<any>, t: PartitionedTable, defs: Awaited<Retur
   await sql`ALTER TABLE ${sql.table(legacy)} DROP CONSTRAINT legacy_bound`.execute(db);
 }
 
-// A key's rows may sit in different day partitions, and a partitioned table's unique index holds
+// A key's rows may sit in different week partitions, and a partitioned table's unique index holds
 // only within one: writers of a key serialize on an advisory lock of the key, then look across the
 // partitions with a fresh snapshot (each statement of a volatile function takes one). The unique
-// index of a day still refuses two rows of one key written by one transaction (one statement's
+// index of a week still refuses two rows of one key written by one transaction (one statement's
 // batch). At most one row per key: a claim taking over an expired key deletes the old row.
 const IDEMPOTENCY_FUNCTIONS = `
 CREATE FUNCTION idempotency_lock(p_user uuid, p_live boolean, p_key text) RETURNS void LANGUAGE sql VOLATILE AS $$

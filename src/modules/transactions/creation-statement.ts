@@ -294,8 +294,8 @@ function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____
  *   id, which the client upsert gives, and the upsert must not run for a request that is not
  *   written. A key stored meanwhile by another process makes the key INSERT fail, so the statement
  *   as a whole (the batch is then written row by row, and that row finds its key stored): within a
- *   day by the partition's primary key, across days by idempotency_free (the key's lock, then a look
- *   across the day partitions: migration 048).
+ *   week by the partition's primary key, across weeks by idempotency_free (the key's lock, then a look
+ *   across the week partitions: migration 048).
  * - `c`: one client upsert per document (two rows of a batch for the same client would make
  *   ON CONFLICT DO UPDATE affect a row twice, which PostgreSQL refuses). It is as if the rows ran
  *   one after the other, those without a phone last: the client keeps the last row's name and
