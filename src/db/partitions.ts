@@ -69,13 +69,16 @@ export async function partitionsOf(db: Kysely<any>, table: string): Promise<Part
   return out.sort((a, b) => a.end - b.end);
 }
 
+/** A partition filled with rows moved from the DEFAULT one, to be attached once every move is done. */
+type Attach = { t: PartitionedTable; name: string; lo: string; hi: string };
+
 /**
  * Creates the week partitions of `t` from the end of its last one (or `from`) until one covers
  * `until`, so the weeks stay contiguous. Rows the DEFAULT partition holds in a new week's range (an
- * id minted for that week before the partition existed) are moved into it (in the caller's transaction), since
- * PostgreSQL refuses a partition whose rows sit in the default.
+ * id minted for that week before the partition existed) are moved into a table of their own, to be
+ * attached by the caller (`attach`): PostgreSQL refuses a partition whose rows sit in the default.
  */
-async function extend(db: Kysely<any>, t: PartitionedTable, from: number, until: number): Promise<number> {
+async function extend(db: Kysely<any>, t: PartitionedTable, from: number, until: number, attach: Attach[]): Promise<number> {
   const existing = await partitionsOf(db, t.table);
   let made = 0;
   for (let start = existing.at(-1)?.end ?? from; start <= until; start += PERIOD_MS) {
@@ -90,12 +93,17 @@ async function extend(db: Kysely<any>, t: PartitionedTable, from: number, until:
     } else {
       await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(t.table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(db);
       await sql`WITH m AS (DELETE FROM ${sql.table(`${t.table}_default`)} WHERE ${stray} RETURNING *) INSERT INTO ${sql.table(name)} SELECT * FROM m`.execute(db);
-      await sql`ALTER TABLE ${sql.table(t.table)} ATTACH PARTITION ${sql.table(name)} FOR VALUES FROM (${sql.lit(lo)}) TO (${sql.lit(hi)})`.execute(db);
+      attach.push({ t, name, lo, hi });
     }
     made++;
   }
   return made;
 }
+
+// Rows leave the DEFAULT partitions referencing side first (a delivery cannot leave while its
+// attempts there point at it), and partitions are attached the other way round (an attempt's
+// foreign key is checked on attaching, against its delivery).
+const referencingFirst = (a: PartitionedTable, b: PartitionedTable) => Number(b.table === 'webhook_attempts') - Number(a.table === 'webhook_attempts');
 
 /**
  * Runs `work` in one transaction under a transaction-level advisory lock, or not at all when another
@@ -117,7 +125,11 @@ const PARTITION_LOCK = 4_020_101;
 /** Makes the week partitions of every partitioned table through `ahead` days after `now` (in the caller's transaction). */
 export async function makePartitions(db: Kysely<any>, now = new Date(), ahead = DAYS_AHEAD): Promise<number> {
   let made = 0;
-  for (const t of PARTITIONED) made += await extend(db, t, weekStart(now), now.getTime() + ahead * DAY_MS);
+  const attach: Attach[] = [];
+  for (const t of [...PARTITIONED].sort(referencingFirst)) made += await extend(db, t, weekStart(now), now.getTime() + ahead * DAY_MS, attach);
+  for (const a of attach.sort((x, y) => referencingFirst(y.t, x.t))) {
+    await sql`ALTER TABLE ${sql.table(a.t.table)} ATTACH PARTITION ${sql.table(a.name)} FOR VALUES FROM (${sql.lit(a.lo)}) TO (${sql.lit(a.hi)})`.execute(db);
+  }
   return made;
 }
 
