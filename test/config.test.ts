@@ -177,3 +177,13 @@ describe('referral program', () => {
     for (const name of ['REFERRAL_COMMISSION_BP', 'REFERRAL_COMMISSION_MONTHS', 'REFERRAL_SALES_THRESHOLD_CENTS', 'REFERRAL_GUARANTEE_DAYS', 'REFERRAL_FIXED_REWARD_CENTS', 'REFERRAL_SIGNUP_URL']) assert.match(msg, new RegExp(name));
   });
 });
+
+describe('history retention', () => {
+  test('defaults, given values, and a key kept less than its 24 h refused', () => {
+    assert.deepEqual(loadConfig({ JWT_SECRET: SECRET }).retention, { eventDays: 90, webhookDeliveryDays: 30, emailDays: 90, idempotencyHours: 48 });
+    const c = loadConfig({ JWT_SECRET: SECRET, EVENT_RETENTION_DAYS: '400', WEBHOOK_DELIVERY_RETENTION_DAYS: '7', EMAIL_RETENTION_DAYS: '30', IDEMPOTENCY_RETENTION_HOURS: '24' });
+    assert.deepEqual(c.retention, { eventDays: 400, webhookDeliveryDays: 7, emailDays: 30, idempotencyHours: 24 });
+    const msg = refused({ JWT_SECRET: SECRET, IDEMPOTENCY_RETENTION_HOURS: '12', EVENT_RETENTION_DAYS: '0' });
+    for (const name of ['IDEMPOTENCY_RETENTION_HOURS', 'EVENT_RETENTION_DAYS']) assert.match(msg, new RegExp(name));
+  });
+});
