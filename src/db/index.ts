@@ -9,6 +9,7 @@ import type { DB } from './types.ts';
 import { ConfigError } from '../config.ts';
 import { lockDataDir } from './lock.ts';
 import { migrations } from './migrations/index.ts';
+import { ensurePartitions } from './partitions.ts';
 
 export type Db = Kysely<DB>;
 export type Trx = Transaction<DB>;
@@ -290,6 +291,8 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+  // Every start: the history's week partitions reach DAYS_AHEAD days past now (src/db/partitions.ts).
+  await ensurePartitions(db);
 }
 
 /**
