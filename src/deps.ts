@@ -15,6 +15,7 @@ import { recordBoleto } from './modules/transactions/boleto-issued.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
+import { readRouter, type ReadRouter } from './db/replica.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
 import { accountKeys, type AccountKeys } from './modules/auth/account-keys.ts';
@@ -61,6 +62,8 @@ export interface Deps {
   config: Config;
   database: Database;
   db: Db;
+  /** Reads that may be a moment stale (lists, exports, reports): `reads.for(scope)` picks the replica or the primary. */
+  reads: ReadRouter;
   log: Logger;
   limiter: RateLimiter;
   auth: Authenticator;
@@ -157,6 +160,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     config,
     database,
     db,
+    reads: readRouter(database, config.replica, log),
     log,
     limiter: opts.limiter,
     auth: new Authenticator({ db, jwtSecret: config.jwtSecret, limiter: opts.limiter, perUserPerMinute: opts.perUserPerMinute ?? config.rateLimitPerMinute }),
