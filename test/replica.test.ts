@@ -63,12 +63,13 @@ describe('reads from a streaming replica (two real clusters)', { skip }, () => {
   /** Another instance over the same pair that tolerates any lag: writes made through it are not app's merchant's own. */
   let other: App;
   let replica: pg.Client;
+  let env: Record<string, string>;
 
   before(async () => {
     pair = await startPgPair({ dir: mkdtempSync(join(tmpdir(), 'cofre-replica-')), primaryPort: 55400, replicaPort: 55401 });
     database = await connect({ url: pair.primaryUrl, poolSize: 10 });
     await migrate(database.db);
-    const env = { DATABASE_URL: pair.primaryUrl, DATABASE_REPLICA_URL: pair.replicaUrl, REPLICA_PROBE_INTERVAL_MS: '50' };
+    env = { DATABASE_URL: pair.primaryUrl, DATABASE_REPLICA_URL: pair.replicaUrl, REPLICA_PROBE_INTERVAL_MS: '50' };
     app = await appOver(appConfig({ ...env, REPLICA_MAX_LAG_MS: String(MAX_LAG_MS) }), database, { limiter: new MemoryLimiter(), logStream: silent() });
     other = await appOver(appConfig({ ...env, REPLICA_MAX_LAG_MS: '3600000' }), database, { limiter: new MemoryLimiter(), logStream: silent() });
     replica = new pg.Client({ connectionString: pair.replicaUrl });
@@ -112,9 +113,9 @@ describe('reads from a streaming replica (two real clusters)', { skip }, () => {
     await until('the replica has replayed the merchant write', () => onReplica(app, m));
     return { m, id };
   };
-  const everyReadAnswers = async (m: Merchant) => {
+  const everyReadAnswers = async (m: Merchant, through = app) => {
     for (const r of REPLICA_READS) {
-      const res = await call(app, 'GET', r.url, r.via === 'key' ? { key: m.devKey } : { token: m.token });
+      const res = await call(through, 'GET', r.url, r.via === 'key' ? { key: m.devKey } : { token: m.token });
       assert.equal(res.status, 200, `${r.url}: ${res.raw}`);
     }
   };
@@ -156,14 +157,19 @@ describe('reads from a streaming replica (two real clusters)', { skip }, () => {
   test('a stopped replica: reads fall back to the primary without an error, and the replica is used again once restarted', async () => {
     const { m, id } = await merchantWithPix();
     await paidThroughOther(m, id);
-    await stopReplica(pair!);
+    // An instance whose probe will not run again during the test: its reads meet the stopped replica.
+    const unaware = await appOver(appConfig({ ...env, REPLICA_MAX_LAG_MS: '3600000', REPLICA_PROBE_INTERVAL_MS: '60000' }), database, { limiter: new MemoryLimiter(), logStream: silent() });
     try {
-      // At once (before any probe has noticed) and after the router has.
-      await everyReadAnswers(m);
-      assert.equal(await statusIn(app, m, id), 'PAID');
+      await until('the replica is in use by the new instance', () => unaware.deps.reads.status().inUse);
+      await stopReplica(pair!);
+      await everyReadAnswers(m, unaware);
+      assert.equal(await statusIn(unaware, m, id), 'PAID');
+      assert.equal(unaware.deps.reads.status().replica, 'down', 'the failed connection took the replica out');
       await until('the probe sees the replica down', () => app.deps.reads.status().replica === 'down');
       await everyReadAnswers(m);
+      assert.equal(await statusIn(app, m, id), 'PAID');
     } finally {
+      await unaware.close();
       await startReplica(pair!);
     }
     await replica.end().catch(() => {});
