@@ -17,7 +17,7 @@ const B = { userId: 'merchant-b' };
 /** A router on a clock the test moves, with maxLagMs 1000. */
 function fixture() {
   let now = 10_000;
-  const router = new ReadRouter(primary, replica, 1000, () => now);
+  const router = new ReadRouter(primary, replica, 1000, undefined, () => now);
   const probe = (primaryLsn: number, replayLsn: number | null) => {
     const sample: ProbeSample = { startedAt: now, primaryLsn: BigInt(primaryLsn), replayLsn: replayLsn === null ? null : BigInt(replayLsn) };
     router.observe(sample);

@@ -44,11 +44,22 @@ export class ReadRouter {
   /** Each merchant's latest write through this process (monotonic ms), while it may not be on the replica. */
   private readonly writes = new Map<string, number>();
 
-  constructor(primary: Db, replica: Db | null, maxLagMs: number, now: () => number = () => performance.now()) {
+  private starter: (() => void) | undefined;
+
+  /** `start` begins the probe (db/replica.ts), once, when start() is first called. */
+  constructor(primary: Db, replica: Db | null, maxLagMs: number, start?: () => void, now: () => number = () => performance.now()) {
     this.primary = primary;
     this.replica = replica;
     this.maxLagMs = maxLagMs;
+    this.starter = start;
     this.now = now;
+  }
+
+  /** Starts probing the replica (the HTTP app does; until then every read is the primary's). */
+  start(): void {
+    const start = this.starter;
+    this.starter = undefined;
+    start?.();
   }
 
   /** The database for a read of this merchant's that may come from the replica. */

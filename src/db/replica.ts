@@ -13,8 +13,8 @@ export { ReadRouter } from './read-router.ts';
 
 /**
  * The reads router for this database: without a replica (or on PGlite) every read is the primary's
- * and nothing runs; with one, a pool on the replica and a probe every probeIntervalMs, both closed
- * with the database.
+ * and nothing runs; with one, a pool on the replica and, once start() is called (by the HTTP app:
+ * a worker has no replica reads), a probe every probeIntervalMs; both closed with the database.
  */
 export function readRouter(database: Database, replica: ReplicaConfig | null, log: Logger, poolSize = 10): ReadRouter {
   if (!replica || !database.pg) return new ReadRouter(database.db, null, 0);
@@ -37,8 +37,11 @@ export function readRouter(database: Database, replica: ReplicaConfig | null, lo
     end: () => pool.end(),
     options: pool.options,
   };
-  router = new ReadRouter(database.db, new Kysely<DB>({ dialect: new PostgresDialect({ pool: fallback }) }), replica.maxLagMs);
-  const stop = probeLoop(router, primary, pool, replica.probeIntervalMs, log);
+  let stop = () => {};
+  const start = () => {
+    stop = probeLoop(router!, primary, pool, replica.probeIntervalMs, log);
+  };
+  router = new ReadRouter(database.db, new Kysely<DB>({ dialect: new PostgresDialect({ pool: fallback }) }), replica.maxLagMs, start);
   database.onClose(async () => {
     stop();
     await router.replica?.destroy();
@@ -46,19 +49,22 @@ export function readRouter(database: Database, replica: ReplicaConfig | null, lo
   return router;
 }
 
+const READ = /^\s*(select|with)\b/i;
+
 /** SQLSTATEs and socket errors after which a replica read is made again on the primary. */
 const LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '40001', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
 
 /**
  * A replica connection that dies under a read (the replica stopped), or a read the replica cancels
  * because replay needed its rows (40001, a recovery conflict): the same statement is run on the
- * primary, outside a transaction block only (inside one the error stands).
+ * primary. Only a SELECT outside a transaction block: inside one the error stands, and a BEGIN run
+ * on a primary connection would leave that connection in a transaction.
  */
 function readOnPrimaryWhenLost(client: pg.PoolClient, primary: pg.Pool, lost: (err: unknown) => void): void {
   const query = client.query as (...args: unknown[]) => Promise<unknown>;
   const c = client as unknown as { getTransactionStatus(): string | null };
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
-    if (args.length !== 2 || typeof args[0] !== 'string') return query.apply(this, args);
+    if (args.length !== 2 || typeof args[0] !== 'string' || !READ.test(args[0])) return query.apply(this, args);
     return query.apply(this, args).catch((err: { code?: string; message?: string }) => {
       const terminated = /Connection terminated|terminating connection/i.test(err?.message ?? '');
       if (!(LOST.has(err?.code ?? '') || terminated) || c.getTransactionStatus() === 'T') throw err;
