@@ -53,6 +53,8 @@ const REPLICA_READS: { url: string; via: 'key' | 'token' }[] = [
   { url: '/api/advances', via: 'key' },
   { url: '/api/v1/payment-links', via: 'key' },
   { url: '/api/v1/cart-abandonments', via: 'key' },
+  { url: '/api/v1/audit-log', via: 'token' },
+  { url: '/api/v1/audit-log?format=csv', via: 'token' },
 ];
 
 describe('reads from a streaming replica (two real clusters)', { skip }, () => {
