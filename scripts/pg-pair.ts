@@ -1,11 +1,15 @@
 // A PostgreSQL primary and a streaming replica (made with `pg_basebackup -R`) in a temporary
 // directory on loopback, from the server binaries installed on this machine. Used by the replica
-// tests (test/replica.test.ts) and by `npm run cluster`; a library, no CLI.
+// tests (test/replica.test.ts) and by `npm run cluster`; a library, no CLI:
+//   startPgPair({ dir, primaryPort, replicaPort, database?, fsync?, settings?, binDir? }) -> PgPair
+//   stopReplica(pair, mode?) / startReplica(pair) / stopNode / startNode / waitStreaming
+//   stopPair(pair) (both, kept on disk) / removePair(pair) (stopped and deleted)
+// Servers outlive a killed Node process: a leftover holds its ports until removePair or `pg_ctl stop`.
 //
 // PostgreSQL refuses to run as root, so when we are root every binary runs through
 // `runuser -u postgres --` and the directory is handed to that user.
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -90,9 +94,14 @@ function confLines(settings: Record<string, string | number>): string {
     .join('');
 }
 
-/** pg_ctl start (waits until the server accepts connections). */
+/** pg_ctl start (waits until the server accepts connections); a failure quotes the end of the server's log. */
 export async function startNode(pair: PgPair, node: PgNode): Promise<void> {
-  await pgRun(pair.binDir, 'pg_ctl', ['start', '-w', '-t', '60', '-D', pair.dataDir[node], '-l', pair.logFile[node]]);
+  try {
+    await pgRun(pair.binDir, 'pg_ctl', ['start', '-w', '-t', '60', '-D', pair.dataDir[node], '-l', pair.logFile[node]]);
+  } catch (err) {
+    const log = existsSync(pair.logFile[node]) ? readFileSync(pair.logFile[node], 'utf8').trim().split('\n').slice(-5).join('\n') : '';
+    throw new Error(`${(err as Error).message}\n${node} log (${pair.logFile[node]}):\n${log}`);
+  }
 }
 
 /** pg_ctl stop; a node that is not running is not an error. `immediate` is a crash (no checkpoint). */
