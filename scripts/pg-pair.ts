@@ -4,12 +4,14 @@
 //   startPgPair({ dir, primaryPort, replicaPort, database?, fsync?, settings?, binDir? }) -> PgPair
 //   stopReplica(pair, mode?) / startReplica(pair) / stopNode / startNode / waitStreaming
 //   stopPair(pair) (both, kept on disk) / removePair(pair) (stopped and deleted)
+//   freePorts(count, from, to): loopback ports free now in a range (parallel runs rarely meet)
 // Servers outlive a killed Node process: a leftover holds its ports until removePair or `pg_ctl stop`.
 //
 // PostgreSQL refuses to run as root, so when we are root every binary runs through
 // `runuser -u postgres --` and the directory is handed to that user.
 import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -60,6 +62,27 @@ export function findPgBinDir(root = '/usr/lib/postgresql'): string {
 }
 
 const asRoot = process.getuid?.() === 0;
+
+/** `count` ports of [from, to] that nothing listens on at 127.0.0.1 now, from a random start. */
+export async function freePorts(count: number, from: number, to: number): Promise<number[]> {
+  const span = to - from + 1;
+  const start = Math.floor(Math.random() * span);
+  const found: number[] = [];
+  for (let i = 0; i < span && found.length < count; i++) {
+    const port = from + ((start + i) % span);
+    if (await isFree(port)) found.push(port);
+  }
+  if (found.length < count) throw new Error(`fewer than ${count} free ports in ${from}-${to}`);
+  return found;
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
 
 /** Runs a server binary, as the postgres user when we are root. Resolves with stdout. */
 async function pgRun(binDir: string, binary: string, args: string[]): Promise<string> {

@@ -1,8 +1,8 @@
 // Reads from a streaming replica, on two real clusters: a primary and a pg_basebackup replica made
-// by scripts/pg-pair.ts on loopback ports 55400-55401. A read is shown to come from the replica by
-// pausing the replica's replay (pg_wal_replay_pause) and changing a row on the primary through a
-// second app instance (another process, as far as read-your-writes goes): the list shows the old
-// row. Lists past REPLICA_MAX_LAG_MS, the writing merchant's own reads, reads with the replica
+// by scripts/pg-pair.ts on two free loopback ports of 55400-55499. A read is shown to come from the
+// replica by pausing the replica's replay (pg_wal_replay_pause) and changing a row on the primary
+// through a second app instance (another process, as far as read-your-writes goes): the list shows
+// the old row. Lists past REPLICA_MAX_LAG_MS, the writing merchant's own reads, reads with the replica
 // stopped and every money decision are shown to see the primary's row.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { removePair, startPgPair, startReplica, stopReplica, type PgPair } from '../scripts/pg-pair.ts';
+import { freePorts, removePair, startPgPair, startReplica, stopReplica, type PgPair } from '../scripts/pg-pair.ts';
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import type { App } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
@@ -71,7 +71,8 @@ describe('reads from a streaming replica (two real clusters)', { skip }, () => {
   let env: Record<string, string>;
 
   before(async () => {
-    pair = await startPgPair({ dir: mkdtempSync(join(tmpdir(), 'cofre-replica-')), primaryPort: 55400, replicaPort: 55401 });
+    const [primaryPort, replicaPort] = await freePorts(2, 55400, 55499);
+    pair = await startPgPair({ dir: mkdtempSync(join(tmpdir(), 'cofre-replica-')), primaryPort, replicaPort });
     database = await connect({ url: pair.primaryUrl, poolSize: 10 });
     await migrate(database.db);
     env = { DATABASE_URL: pair.primaryUrl, DATABASE_REPLICA_URL: pair.replicaUrl, REPLICA_PROBE_INTERVAL_MS: '50' };
