@@ -79,7 +79,7 @@ export class ReadRouter {
   lost(err: unknown): void {
     this.up = false;
     this.pending = [];
-    this.reason = `replica unreachable: ${(err as Error)?.message ?? String(err)}`;
+    this.reason = `unreachable: ${(err as Error)?.message ?? String(err)}`;
   }
 
   /** Takes in one probe's sample (db/replica.ts). */

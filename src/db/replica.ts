@@ -67,7 +67,7 @@ function readOnPrimaryWhenLost(client: pg.PoolClient, primary: pg.Pool, lost: (e
     if (args.length !== 2 || typeof args[0] !== 'string' || !READ.test(args[0])) return query.apply(this, args);
     return query.apply(this, args).catch((err: { code?: string; message?: string }) => {
       const terminated = /Connection terminated|terminating connection/i.test(err?.message ?? '');
-      if (!(LOST.has(err?.code ?? '') || terminated) || c.getTransactionStatus() === 'T') throw err;
+      if (!(LOST.has(err?.code ?? '') || terminated) || c.getTransactionStatus() !== 'I') throw err;
       if (err?.code !== '40001') lost(err);
       return primary.query(args[0] as string, args[1] as unknown[]);
     });
@@ -121,9 +121,11 @@ async function probe(primary: pg.Pool, replica: pg.Pool): Promise<ProbeSample> {
 
 const PROBE_TIMEOUT_MS = 2000;
 
+// pool.query passes a callback: the replica's query is never run again on the primary (readOnPrimaryWhenLost).
 async function sample(primary: pg.Pool, replica: pg.Pool, startedAt: number): Promise<ProbeSample> {
-  const p = await primary.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
-  const r = await replica.query<{ lsn: string | null }>('SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()::text END AS lsn');
+  const named = (where: string) => (err: Error) => Promise.reject(new Error(`${where}: ${err.message}`));
+  const p = await primary.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn').catch(named('primary'));
+  const r = await replica.query<{ lsn: string | null }>('SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()::text END AS lsn').catch(named('replica'));
   const replayed = r.rows[0]?.lsn;
   return { startedAt, primaryLsn: parseLsn(p.rows[0].lsn), replayLsn: replayed ? parseLsn(replayed) : null };
 }
