@@ -56,6 +56,12 @@ const REPLICA_READS: { url: string; via: 'key' | 'token' }[] = [
   { url: '/api/v1/cart-abandonments', via: 'key' },
   { url: '/api/v1/audit-log', via: 'token' },
   { url: '/api/v1/audit-log?format=csv', via: 'token' },
+  { url: '/api/affiliate/stats', via: 'token' },
+  { url: '/api/affiliate/commissions', via: 'token' },
+  { url: '/api/referral/stats', via: 'token' },
+  { url: '/api/referral/rewards', via: 'token' },
+  { url: '/api/v1/splits', via: 'key' },
+  { url: '/api/v1/splits/summary', via: 'key' },
 ];
 
 describe('reads from a streaming replica (two real clusters)', { skip }, () => {

@@ -172,13 +172,13 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
         response: { 200: CommissionListResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => listCommissions(db, req.auth, req.query),
+    async (req) => listCommissions(reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(
     '/api/affiliate/stats',
     { config: read, schema: { tags, operationId: 'getMyAffiliateStats', summary: 'Your totals as an affiliate', response: { 200: AffiliateStatsResponse, ...errors(401, 403) } } },
-    async (req) => ({ data: await affiliateStats(db, req.auth) }),
+    async (req) => ({ data: await affiliateStats(reads.for(req.auth), req.auth) }),
   );
 }
 
