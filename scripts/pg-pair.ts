@@ -20,7 +20,8 @@ import pg from 'pg';
 const run = promisify(execFile);
 
 export interface PgPairOptions {
-  /** Directory that will hold both data directories, the sockets and the logs (created if missing). */
+  /** Directory that will hold both data directories, the sockets and the logs (created if missing;
+   *  as root it is handed to the postgres user, whose way to it must be open: under /tmp it is). */
   dir: string;
   primaryPort: number;
   replicaPort: number;
