@@ -1,11 +1,17 @@
 // A PostgreSQL primary and a streaming replica (made with `pg_basebackup -R`) in a temporary
 // directory on loopback, from the server binaries installed on this machine. Used by the replica
-// tests (test/replica.test.ts) and by `npm run cluster`; a library, no CLI.
+// tests (test/replica.test.ts) and by `npm run cluster`; a library, no CLI:
+//   startPgPair({ dir, primaryPort, replicaPort, database?, fsync?, settings?, binDir? }) -> PgPair
+//   stopReplica(pair, mode?) / startReplica(pair) / stopNode / startNode / waitStreaming
+//   stopPair(pair) (both, kept on disk) / removePair(pair) (stopped and deleted)
+//   freePorts(count, from, to): loopback ports free now in a range (parallel runs rarely meet)
+// Servers outlive a killed Node process: a leftover holds its ports until removePair or `pg_ctl stop`.
 //
 // PostgreSQL refuses to run as root, so when we are root every binary runs through
 // `runuser -u postgres --` and the directory is handed to that user.
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -14,7 +20,8 @@ import pg from 'pg';
 const run = promisify(execFile);
 
 export interface PgPairOptions {
-  /** Directory that will hold both data directories, the sockets and the logs (created if missing). */
+  /** Directory that will hold both data directories, the sockets and the logs (created if missing;
+   *  as root it is handed to the postgres user, whose way to it must be open: under /tmp it is). */
   dir: string;
   primaryPort: number;
   replicaPort: number;
@@ -57,6 +64,27 @@ export function findPgBinDir(root = '/usr/lib/postgresql'): string {
 
 const asRoot = process.getuid?.() === 0;
 
+/** `count` ports of [from, to] that nothing listens on at 127.0.0.1 now, from a random start. */
+export async function freePorts(count: number, from: number, to: number): Promise<number[]> {
+  const span = to - from + 1;
+  const start = Math.floor(Math.random() * span);
+  const found: number[] = [];
+  for (let i = 0; i < span && found.length < count; i++) {
+    const port = from + ((start + i) % span);
+    if (await isFree(port)) found.push(port);
+  }
+  if (found.length < count) throw new Error(`fewer than ${count} free ports in ${from}-${to}`);
+  return found;
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** Runs a server binary, as the postgres user when we are root. Resolves with stdout. */
 async function pgRun(binDir: string, binary: string, args: string[]): Promise<string> {
   const file = join(binDir, binary);
@@ -90,9 +118,14 @@ function confLines(settings: Record<string, string | number>): string {
     .join('');
 }
 
-/** pg_ctl start (waits until the server accepts connections). */
+/** pg_ctl start (waits until the server accepts connections); a failure quotes the end of the server's log. */
 export async function startNode(pair: PgPair, node: PgNode): Promise<void> {
-  await pgRun(pair.binDir, 'pg_ctl', ['start', '-w', '-t', '60', '-D', pair.dataDir[node], '-l', pair.logFile[node]]);
+  try {
+    await pgRun(pair.binDir, 'pg_ctl', ['start', '-w', '-t', '60', '-D', pair.dataDir[node], '-l', pair.logFile[node]]);
+  } catch (err) {
+    const log = existsSync(pair.logFile[node]) ? readFileSync(pair.logFile[node], 'utf8').trim().split('\n').slice(-5).join('\n') : '';
+    throw new Error(`${(err as Error).message}\n${node} log (${pair.logFile[node]}):\n${log}`);
+  }
 }
 
 /** pg_ctl stop; a node that is not running is not an error. `immediate` is a crash (no checkpoint). */
