@@ -198,8 +198,9 @@ function installReplicaReads(app: App, { reads }: Deps) {
   reads.start();
   const safe = new Set(['GET', 'HEAD', 'OPTIONS']);
   app.addHook('onSend', (req, _reply, payload, done) => {
-    if (req.auth && !safe.has(req.method)) reads.wrote(req.auth.userId);
-    done(null, payload);
+    const marked = req.auth && !safe.has(req.method) ? reads.wrote(req.auth.userId) : undefined;
+    if (marked) marked.then(() => done(null, payload));
+    else done(null, payload);
   });
 }
 

@@ -163,7 +163,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     config,
     database,
     db,
-    reads: readRouter(database, config.replica, log),
+    reads: readRouter(database, config.replica, log, config.redisUrl),
     log,
     limiter: opts.limiter,
     lifecycle: { draining: false },

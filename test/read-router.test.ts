@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/index.ts';
 import { parseLsn, ReadRouter, type ProbeSample } from '../src/db/read-router.ts';
 import { readRouter } from '../src/db/replica.ts';
+import type { WriteMarks } from '../src/db/write-marks.ts';
 import { onPostgres, startApp, type TestContext } from './helpers.ts';
 
 const primary = { name: 'primary' } as unknown as Db;
@@ -100,6 +101,48 @@ describe('ReadRouter', () => {
     probe(120, null);
     assert.equal(router.for(A), primary);
     assert.match(router.status().reason, /not in recovery/);
+  });
+
+  test('shared write marks: a merchant that wrote through another process reads the primary; unsure (Redis failing) means the primary', async () => {
+    let now = 10_000;
+    const marks = new Map<string, number>();
+    let failing = false;
+    const shared: WriteMarks = {
+      mark: async (userId, at) => {
+        if (failing) throw new Error('redis down');
+        marks.set(userId, Math.max(at, marks.get(userId) ?? 0));
+      },
+      latest: async (userId) => {
+        if (failing) throw new Error('redis down');
+        return marks.get(userId) ?? null;
+      },
+      close: async () => {},
+    };
+    const [one, two] = [new ReadRouter(primary, replica, 1000, undefined, () => now), new ReadRouter(primary, replica, 1000, undefined, () => now)];
+    one.share(shared);
+    two.share(shared);
+    const probe = (lsn: number, replay: number) => {
+      for (const r of [one, two]) r.observe({ startedAt: now, primaryLsn: BigInt(lsn), replayLsn: BigInt(replay) });
+    };
+    probe(100, 100);
+    now += 5;
+    await one.wrote(A.userId);
+    assert.equal(await two.for(A), primary, "A's write through the other process is not on the replica yet");
+    assert.equal(await two.for(B), replica);
+    now += 50;
+    probe(150, 150); // started 50 ms after A's write: within the clocks' allowed skew, not taken as covering it
+    assert.equal(await two.for(A), primary);
+    now += 100;
+    probe(160, 160); // started 150 ms after it, replayed
+    now += 5;
+    assert.equal(await two.for(A), replica);
+    failing = true;
+    assert.equal(await two.for(B), primary, 'the marks cannot be read: the primary');
+    failing = false;
+    assert.equal(await two.for(B), primary, 'and for maxLagMs after');
+    now += 1001;
+    probe(200, 200);
+    assert.equal(await two.for(B), replica);
   });
 
   test('parseLsn orders positions as PostgreSQL does', () => {

@@ -15,7 +15,7 @@ import { freePorts, removePair, startPgPair, startReplica, stopReplica, type PgP
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import type { App } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
-import { appConfig, appOver, call, cpf, merchant, onPostgres, type Merchant } from './helpers.ts';
+import { appConfig, appOver, call, cpf, merchant, onPostgres, REDIS_URL, type Merchant } from './helpers.ts';
 import { paidPix, pixFee } from './wallet-helpers.ts';
 
 // The PostgreSQL pass only: the pair is made of PostgreSQL's server binaries (initdb, pg_basebackup),
@@ -168,6 +168,29 @@ describe('reads from a streaming replica (two real clusters)', { skip }, () => {
       await resume();
     }
     await until("A's reads go back to the replica once it has A's write", () => onReplica(app, a.m));
+  });
+
+  test('read-your-writes across processes: with REDIS_URL another instance sees the merchant\'s write too', { skip: !REDIS_URL && 'needs Redis (TEST_REDIS_URL)' }, async () => {
+    const shared = (lag: number) => appOver(appConfig({ ...env, REDIS_URL: REDIS_URL!, REPLICA_MAX_LAG_MS: String(lag) }), database, { limiter: new MemoryLimiter(), logStream: silent() });
+    const [one, two] = [await shared(60_000), await shared(60_000)];
+    try {
+      await until('both instances use the replica', () => one.deps.reads.status().inUse && two.deps.reads.status().inUse);
+      const a = await merchantWithPix();
+      const b = await merchantWithPix();
+      await until('the replica has both merchants', async () => (await two.deps.reads.for({ userId: a.m.id })) === two.deps.reads.replica && (await two.deps.reads.for({ userId: b.m.id })) === two.deps.reads.replica);
+      await pause();
+      try {
+        const created = await newPix(one, a.m);
+        await paidThroughOther(b.m, b.id);
+        assert.equal(await statusIn(two, a.m, created), 'PENDING', "A's payment, made through the other instance, is in A's list");
+        assert.equal(await statusIn(two, b.m, b.id), 'PENDING', "B made no write: B's list still comes from the replica");
+      } finally {
+        await resume();
+      }
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 
   test('a stopped replica: reads fall back to the primary without an error, and the replica is used again once restarted', async () => {

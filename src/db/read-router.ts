@@ -2,6 +2,10 @@
 // (docs/decisions.md, "Reads from a streaming replica"). Pure bookkeeping, fed by the probe of
 // db/replica.ts; the routes ask it per request with `reads.for(req.auth)`.
 import type { Db } from './index.ts';
+import type { WriteMarks } from './write-marks.ts';
+
+/** How far two machines' clocks may differ when one's write time is compared with another's probe (NTP keeps it to milliseconds). */
+const CLOCK_SKEW_MS = 100;
 
 /** What one probe saw: the primary's insert position, then the replica's replay position. */
 export type ProbeSample =
@@ -45,6 +49,9 @@ export class ReadRouter {
   private readonly writes = new Map<string, number>();
 
   private starter: (() => void) | undefined;
+  /** Other processes' write times (Redis), when shared; and when asking for them last failed. */
+  private shared: WriteMarks | undefined;
+  private sharedFailedAt = Number.NEGATIVE_INFINITY;
 
   /** `start` begins the probe (db/replica.ts), once, when start() is first called. */
   constructor(primary: Db, replica: Db | null, maxLagMs: number, start?: () => void, now: () => number = () => performance.now()) {
@@ -62,17 +69,47 @@ export class ReadRouter {
     start?.();
   }
 
+  /** Write times shared with the other processes (db/write-marks.ts): read-your-writes across them. */
+  share(marks: WriteMarks): void {
+    this.shared = marks;
+  }
+
   /** The database for a read of this merchant's that may come from the replica. */
-  for(scope: { userId: string }): Db {
+  for(scope: { userId: string }): Db | Promise<Db> {
     if (!this.replica || !this.up) return this.primary;
     if (this.now() - this.safeBefore > this.maxLagMs) return this.primary;
     const wrote = this.writes.get(scope.userId);
-    return wrote !== undefined && wrote >= this.safeBefore ? this.primary : this.replica;
+    if (wrote !== undefined && wrote >= this.safeBefore) return this.primary;
+    return this.shared ? this.afterOthersWrites(scope.userId, this.safeBefore) : this.replica;
   }
 
-  /** The merchant has just written (its answer is about to go out): it reads the primary until the replica has that. */
-  wrote(userId: string): void {
-    if (this.replica) this.writes.set(userId, this.now());
+  /** The replica unless another process recorded a write of the merchant the replica may not have; the primary when unsure. */
+  private async afterOthersWrites(userId: string, safeBefore: number): Promise<Db> {
+    if (this.now() - this.sharedFailedAt <= this.maxLagMs) return this.primary;
+    try {
+      const at = await this.shared!.latest(userId);
+      return at !== null && at >= this.epoch(safeBefore) - CLOCK_SKEW_MS ? this.primary : this.replica!;
+    } catch {
+      this.sharedFailedAt = this.now();
+      return this.primary;
+    }
+  }
+
+  /**
+   * The merchant has just written (its answer is about to go out): it reads the primary until the
+   * replica has that. With shared marks, resolves once the other processes can know it too.
+   */
+  wrote(userId: string): Promise<void> | undefined {
+    if (!this.replica) return;
+    const at = this.now();
+    this.writes.set(userId, at);
+    return this.shared?.mark(userId, this.epoch(at)).catch(() => {
+      this.sharedFailedAt = this.now(); // a mark lost: the others may not know, so nobody trusts the replica for a while
+    });
+  }
+
+  private epoch(ms: number): number {
+    return performance.timeOrigin + ms;
   }
 
   /** A read on the replica failed for want of a connection: the primary until a probe reaches it again. */

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { ReplicaConfig } from '../config-replica.ts';
 import { createPool, type Database } from './index.ts';
 import { parseLsn, ReadRouter, type ProbeSample } from './read-router.ts';
+import { RedisWriteMarks } from './write-marks.ts';
 import type { DB } from './types.ts';
 
 export { ReadRouter } from './read-router.ts';
@@ -15,8 +16,9 @@ export { ReadRouter } from './read-router.ts';
  * The reads router for this database: without a replica (or on PGlite) every read is the primary's
  * and nothing runs; with one, a pool on the replica and, once start() is called (by the HTTP app:
  * a worker has no replica reads), a probe every probeIntervalMs; both closed with the database.
+ * With `redisUrl`, write marks shared with the other processes (read-your-writes across them).
  */
-export function readRouter(database: Database, replica: ReplicaConfig | null, log: Logger, poolSize = 10): ReadRouter {
+export function readRouter(database: Database, replica: ReplicaConfig | null, log: Logger, redisUrl: string | null = null, poolSize = 10): ReadRouter {
   if (!replica || !database.pg) return new ReadRouter(database.db, null, 0);
   const primary = database.pg.pool;
   // A replica that does not answer in a second is taken for down: its reads go to the primary.
@@ -42,8 +44,12 @@ export function readRouter(database: Database, replica: ReplicaConfig | null, lo
     stop = probeLoop(router!, primary, pool, replica.probeIntervalMs, log);
   };
   router = new ReadRouter(database.db, new Kysely<DB>({ dialect: new PostgresDialect({ pool: fallback }) }), replica.maxLagMs, start);
+  // With Redis, a merchant's write answered by another process counts too (db/write-marks.ts).
+  const marks = redisUrl ? new RedisWriteMarks(redisUrl, replica.maxLagMs + 1000) : null;
+  if (marks) router.share(marks);
   database.onClose(async () => {
     stop();
+    await marks?.close();
     await router.replica?.destroy();
   });
   return router;

@@ -67,7 +67,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       schema: { tags, operationId: 'listAdvances', summary: 'List advances (newest first, page style)', querystring: ListAdvancesQuery, response: { 200: AdvanceListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listAdvances(reads.for(req.auth), req.auth, req.query);
+      const { rows, pagination } = await listAdvances(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', advances: rows.map((a) => advanceView(a)), pagination };
     },
   );

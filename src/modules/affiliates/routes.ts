@@ -55,7 +55,7 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
     '/api/affiliate/programs',
     { config: read, schema: { tags, operationId: 'listAffiliatePrograms', summary: 'Your affiliate programs (page style)', querystring: ListProgramsQuery, response: { 200: ProgramListResponse, ...errors(400, 401, 403) } } },
     async (req) => {
-      const { data, meta } = await listPrograms(reads.for(req.auth), req.auth, req.query);
+      const { data, meta } = await listPrograms(await reads.for(req.auth), req.auth, req.query);
       return { data: data.map(programView), meta };
     },
   );
@@ -131,7 +131,7 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
       config: read,
       schema: { tags, operationId: 'listAffiliateMarketplace', summary: 'Active programs of your environment you can join (search and page)', querystring: MarketplaceQuery, response: { 200: MarketplaceResponse, ...errors(400, 401, 403) } },
     },
-    async (req) => marketplace(reads.for(req.auth), req.auth, req.query),
+    async (req) => marketplace(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.post(
@@ -172,13 +172,13 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
         response: { 200: CommissionListResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => listCommissions(reads.for(req.auth), req.auth, req.query),
+    async (req) => listCommissions(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(
     '/api/affiliate/stats',
     { config: read, schema: { tags, operationId: 'getMyAffiliateStats', summary: 'Your totals as an affiliate', response: { 200: AffiliateStatsResponse, ...errors(401, 403) } } },
-    async (req) => ({ data: await affiliateStats(reads.for(req.auth), req.auth) }),
+    async (req) => ({ data: await affiliateStats(await reads.for(req.auth), req.auth) }),
   );
 }
 

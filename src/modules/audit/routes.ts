@@ -24,9 +24,9 @@ const wantsCsv = (req: FastifyRequest, format: string | undefined) => format ===
 export default async function auditRoutes(app: HttpApp, deps: AuditRouteDeps) {
   const { reads, cursors } = deps;
 
-  function answer(req: FastifyRequest, reply: FastifyReply, who: Audience, list: ReturnType<Cursors['of']>, q: typeof AdminAuditQuery.static, name: string) {
+  async function answer(req: FastifyRequest, reply: FastifyReply, who: Audience, list: ReturnType<Cursors['of']>, q: typeof AdminAuditQuery.static, name: string) {
     // The log and its export may read the replica (an operator's own writes included: read-your-writes by its id).
-    const db = reads.for(req.auth);
+    const db = await reads.for(req.auth);
     if (wantsCsv(req, q.format)) {
       return reply
         .type('text/csv; charset=utf-8')

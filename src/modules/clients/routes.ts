@@ -31,7 +31,7 @@ export default async function clientRoutes(app: HttpApp, deps: ClientRouteDeps) 
       schema: { tags, operationId: 'listClients', summary: 'List clients (page style; search by name, e-mail or document)', querystring: ListClientsQuery, response: { 200: ClientListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listClients(reads.for(req.auth), req.auth, req.query);
+      const { rows, pagination } = await listClients(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', clients: rows.map(clientView), pagination };
     },
   );

@@ -52,7 +52,7 @@ export default async function couponRoutes(app: HttpApp, deps: CouponRouteDeps) 
       schema: { tags, operationId: 'listCoupons', summary: 'List coupons (page style)', querystring: ListCouponsQuery, response: { 200: CouponListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listCoupons(reads.for(req.auth), req.auth, req.query);
+      const { rows, pagination } = await listCoupons(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', coupons: rows.map(couponView), pagination };
     },
   );

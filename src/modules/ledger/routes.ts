@@ -101,7 +101,7 @@ export default async function ledgerRoutes(app: HttpApp, deps: LedgerRouteDeps) 
       },
     },
     async (req) => {
-      const { entries, pagination } = await listEntries(reads.for(req.auth), cursors, req.auth, req.query);
+      const { entries, pagination } = await listEntries(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', entries, pagination };
     },
   );

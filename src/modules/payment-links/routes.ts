@@ -46,7 +46,7 @@ export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkR
       schema: { tags, operationId: 'listPaymentLinks', summary: 'List payment links (cursor style, newest first)', querystring: ListLinksQuery, response: { 200: PaymentLinkListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listLinks(reads.for(req.auth), cursors, req.auth, req.query);
+      const { rows, pagination } = await listLinks(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', paymentLinks: rows.map(view), pagination };
     },
   );
@@ -128,7 +128,7 @@ export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkR
       },
     },
     async (req) => {
-      const { rows, pagination } = await listAbandonments(reads.for(req.auth), cursors, req.auth, req.query);
+      const { rows, pagination } = await listAbandonments(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', cartAbandonments: rows.map(abandonmentView), pagination };
     },
   );

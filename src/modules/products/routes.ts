@@ -31,7 +31,7 @@ export default async function productRoutes(app: HttpApp, deps: ProductRouteDeps
       schema: { tags, operationId: 'listProducts', summary: 'List products (page style)', querystring: ListProductsQuery, response: { 200: ProductListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listProducts(reads.for(req.auth), req.auth, req.query);
+      const { rows, pagination } = await listProducts(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', products: rows.map(productView), pagination };
     },
   );

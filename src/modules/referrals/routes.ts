@@ -39,7 +39,7 @@ export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDe
         response: { 200: ReferralStatsResponse, ...errors(401) },
       },
     },
-    async (req) => referralStats(reads.for(req.auth), req.auth.userId),
+    async (req) => referralStats(await reads.for(req.auth), req.auth.userId),
   );
 
   app.get(
@@ -55,6 +55,6 @@ export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDe
         response: { 200: RewardListResponse, ...errors(400, 401) },
       },
     },
-    async (req) => listRewards(reads.for(req.auth), req.auth.userId, req.query),
+    async (req) => listRewards(await reads.for(req.auth), req.auth.userId, req.query),
   );
 }

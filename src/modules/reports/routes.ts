@@ -31,7 +31,7 @@ export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) 
         response: { 200: SummaryResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ message: 'OK', data: await reportSummary(reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
+    async (req) => ({ message: 'OK', data: await reportSummary(await reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
   );
 
   app.get(
@@ -47,6 +47,6 @@ export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) 
         response: { 200: TimeseriesResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ message: 'OK', data: await reportTimeseries(reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
+    async (req) => ({ message: 'OK', data: await reportTimeseries(await reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
   );
 }

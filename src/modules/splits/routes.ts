@@ -30,7 +30,7 @@ export default async function splitRoutes(app: HttpApp, deps: SplitRouteDeps) {
         response: { 200: ShareList, ...errors(400, 401, 403) },
       },
     },
-    async (req) => listShares(reads.for(req.auth), req.auth, req.query),
+    async (req) => listShares(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(
@@ -45,7 +45,7 @@ export default async function splitRoutes(app: HttpApp, deps: SplitRouteDeps) {
         response: { 200: SplitSummary, ...errors(400, 401, 403) },
       },
     },
-    async (req) => splitSummary(reads.for(req.auth), req.auth, req.query),
+    async (req) => splitSummary(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(

@@ -42,7 +42,7 @@ export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
           response: { 200: MetricsResponse, ...errors(400, 401, 403) },
         },
       },
-      async (req) => ({ message: 'OK', metrics: await subscriptionMetrics(reads.for(req.auth), req.auth, req.query.month, new Date(), db) }),
+      async (req) => ({ message: 'OK', metrics: await subscriptionMetrics(await reads.for(req.auth), req.auth, req.query.month, new Date(), db) }),
     );
 
     app.post(
@@ -55,7 +55,7 @@ export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
       `${prefix}/plans`,
       { config: READ, schema: { tags, operationId: opId(prefix, 'listPlans'), summary: 'List plans (cursor)', querystring: ListPlansQuery, response: { 200: PlanListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
-        const { rows, pagination } = await listPlans(reads.for(req.auth), cursors, req.auth, req.query);
+        const { rows, pagination } = await listPlans(await reads.for(req.auth), cursors, req.auth, req.query);
         return { message: 'OK', plans: rows.map((p) => planView(config, p)), pagination };
       },
     );

@@ -82,7 +82,7 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
       prefix,
       { config: READ, schema: { tags, operationId: opId(prefix, 'listSubscriptions'), summary: 'List subscriptions (cursor)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
-        const { rows, pagination } = await listSubscriptions(reads.for(req.auth), cursors, req.auth, req.query);
+        const { rows, pagination } = await listSubscriptions(await reads.for(req.auth), cursors, req.auth, req.query);
         return { message: 'OK', subscriptions: rows.map((s) => subscriptionView(s)), pagination };
       },
     );

@@ -60,7 +60,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       },
     },
     async (req) => {
-      const { rows, pagination } = await listTransactions(reads.for(req.auth), cursors, req.auth, req.query);
+      const { rows, pagination } = await listTransactions(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', transactions: rows.map(view), pagination };
     },
   );
@@ -91,7 +91,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
         .type('text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${name}"`)
         .header('Cache-Control', 'no-store')
-        .send(transactionsCsv(reads.for(req.auth), cursors, req.auth, req.query));
+        .send(transactionsCsv(await reads.for(req.auth), cursors, req.auth, req.query));
     },
   );
 

@@ -58,7 +58,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
       schema: { tags, operationId: 'listWithdrawals', summary: 'List withdrawals (newest first)', querystring: ListWithdrawalsQuery, response: { 200: WithdrawalListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { data, meta } = await listWithdrawals(reads.for(req.auth), req.auth, req.query);
+      const { data, meta } = await listWithdrawals(await reads.for(req.auth), req.auth, req.query);
       return { data: data.map(withdrawalView), meta };
     },
   );
