@@ -182,9 +182,26 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   // Auth, then modules
   installAuth(app, auth);
+  installReplicaReads(app, deps);
   await registerRoutes(app, deps);
 
   return app;
+}
+
+/**
+ * Reads from the replica (db/read-router.ts): its probe starts with the HTTP app; a merchant's
+ * request that may have written marks it before the answer goes out, so its next reads go to the
+ * primary until the replica has it (read-your-writes).
+ */
+function installReplicaReads(app: App, { reads }: Deps) {
+  if (!reads.replica) return; // no replica: nothing on the hot path
+  reads.start();
+  const safe = new Set(['GET', 'HEAD', 'OPTIONS']);
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    const marked = req.auth && !safe.has(req.method) ? reads.wrote(req.auth.userId) : undefined;
+    if (marked) marked.then(() => done(null, payload));
+    else done(null, payload);
+  });
 }
 
 /** Revocations made by other instances reach this one's key cache at once (see REVOKED_CHANNEL). */

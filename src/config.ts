@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { efiConfig, type EfiConfig } from './config-efi.ts';
 import { interConfig, type InterConfig } from './config-inter.ts';
+import { replicaConfig, type ReplicaConfig } from './config-replica.ts';
 import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
 import type { Retention } from './db/partitions.ts';
 
@@ -61,6 +62,8 @@ export interface Config {
   databasePoolSize: number;
   /** PostgreSQL schema (search_path) to use; null = the server's default. Only with DATABASE_URL. */
   databaseSchema: string | null;
+  /** DATABASE_REPLICA_URL and its bounds (config-replica.ts); null = every read on the primary. */
+  replica: ReplicaConfig | null;
   webhooks: WebhookConfig;
   payouts: PayoutConfig;
   /** The production PIX provider speaking the Banco Central's API Pix (PIX_PROVIDER=bcb-api); null = not configured. */
@@ -244,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseSchema = env.DATABASE_SCHEMA?.trim() || null;
   if (databaseSchema && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) problems.push(`DATABASE_SCHEMA must be a lowercase SQL identifier (got "${databaseSchema}")`);
   if (databaseSchema && !databaseUrl) problems.push('DATABASE_SCHEMA needs DATABASE_URL (the embedded database has no schemas to choose)');
+  const replica = replicaConfig(env, databaseUrl, problems);
   const webhooks = webhookConfig(env, problems);
   const referrals: ReferralConfig = {
     fixedRewardCents: int(env, 'REFERRAL_FIXED_REWARD_CENTS', 5000, 0, 100_000_000, problems),
@@ -311,6 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
     authLimits,
     databasePoolSize,
     databaseSchema,
+    replica,
     webhooks,
     payouts,
     pixApi,

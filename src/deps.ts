@@ -15,6 +15,7 @@ import { recordBoleto } from './modules/transactions/boleto-issued.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
+import { readRouter, type ReadRouter } from './db/replica.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
 import { accountKeys, type AccountKeys } from './modules/auth/account-keys.ts';
@@ -62,6 +63,8 @@ export interface Deps {
   config: Config;
   database: Database;
   db: Db;
+  /** Reads that may be a moment stale (lists, exports, reports): `reads.for(scope)` picks the replica or the primary. */
+  reads: ReadRouter;
   log: Logger;
   limiter: RateLimiter;
   /** Set by the process as it stops: readiness fails so a load balancer drains it. */
@@ -160,6 +163,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     config,
     database,
     db,
+    reads: readRouter(database, config.replica, log, config.redisUrl),
     log,
     limiter: opts.limiter,
     lifecycle: { draining: false },

@@ -21,7 +21,26 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Run raw LISTEN for a channel; returns an unlisten function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** PostgreSQL only: the primary's pool and its connection options (a read replica's pool falls back to it). */
+  pg?: { pool: pg.Pool; options: string | undefined };
+  /** Runs `fn` when the database closes, before its pool (the replica's router: db/replica.ts). */
+  onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
+}
+
+/** close() for a Database: the registered onClose functions, then `last` (the pool). */
+function closer(last: () => Promise<void>): Pick<Database, 'onClose' | 'close'> {
+  const before: (() => Promise<void>)[] = [];
+  return {
+    onClose: (fn) => void before.push(fn),
+    async close() {
+      try {
+        for (const fn of before.splice(0)) await fn();
+      } finally {
+        await last();
+      }
+    },
+  };
 }
 
 // int8 (bigint) holds money and counters: parse as number (amounts stay far below 2^53).
@@ -160,16 +179,7 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   } finally {
     await c.end().catch(() => {});
   }
-  const pool = new pg.Pool({ connectionString: url, max, options });
-  // A server out of connections (other processes' pools at their peak) refuses a new one at once:
-  // waiting a moment usually finds one, where failing would answer the request with an error.
-  // Only the promise form is wrapped: pg-pool's own query() calls connect(callback), which keeps
-  // the original (a wrapper taking no arguments would drop the callback and hang that query).
-  const connectOnce = pool.connect.bind(pool);
-  const connectRetrying = retryWhenBusy(() => connectOnce());
-  pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
-  pool.on('error', () => {}); // idle client errors surface on the next query
-  pool.on('connect', usePrepared); // before the new client is handed out
+  const pool = createPool({ connectionString: url, max, options }, true);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -184,10 +194,29 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
         await client.end().catch(() => {});
       };
     },
-    async close() {
-      await db.destroy();
-    },
+    pg: { pool, options },
+    ...closer(() => db.destroy()),
   };
+}
+
+/**
+ * A pg pool whose clients send registered texts as named prepared statements (usePrepared). With
+ * `waitWhenBusy`, a server out of connections (other processes' pools at their peak) is tried
+ * again after a moment, where failing would answer the request with an error; a read replica's
+ * pool does not wait (its reads go to the primary instead).
+ */
+export function createPool(config: pg.PoolConfig, waitWhenBusy: boolean): pg.Pool {
+  const pool = new pg.Pool(config);
+  if (waitWhenBusy) {
+    // Only the promise form is wrapped: pg-pool's own query() calls connect(callback), which keeps
+    // the original (a wrapper taking no arguments would drop the callback and hang that query).
+    const connectOnce = pool.connect.bind(pool);
+    const connectRetrying = retryWhenBusy(() => connectOnce());
+    pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
+  }
+  pool.on('error', () => {}); // idle client errors surface on the next query
+  pool.on('connect', usePrepared); // before the new client is handed out
+  return pool;
 }
 
 /**
@@ -269,13 +298,13 @@ async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promis
     async listen(channel, onNotify) {
       return pglite.listen(channel, onNotify);
     },
-    async close() {
+    ...closer(async () => {
       try {
         await db.destroy();
       } finally {
         unlock();
       }
-    },
+    }),
   };
 }
 

@@ -6,17 +6,19 @@ import type { AdvanceDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, OptionalReasonBody, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
 import { AdminAdvancesQuery, AdminAdvanceView, AdvanceListResponse, AdvanceResponse, CreateAdvanceBody, ListAdvancesQuery, SimulateQuery, SimulationResponse } from './schemas.ts';
 import { adminListAdvances, advanceView, approveAdvance, cancelAdvance, createAdvance, getAdvance, listAdvances, rejectAdvance, simulateAdvance } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 
 /** The options of advanceRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface AdvanceRouteDeps {
   db: Db;
+  reads: ReadRouter;
   advances: AdvanceDeps;
 }
 
 // Spec "T" routes: the dashboard token, or an API key with withdrawals:read / withdrawals:write.
 export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps) {
-  const { db } = opts;
+  const { db, reads } = opts;
   const deps = opts.advances;
   const tags = ['Advances'];
 
@@ -65,7 +67,7 @@ export default async function advanceRoutes(app: HttpApp, opts: AdvanceRouteDeps
       schema: { tags, operationId: 'listAdvances', summary: 'List advances (newest first, page style)', querystring: ListAdvancesQuery, response: { 200: AdvanceListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listAdvances(db, req.auth, req.query);
+      const { rows, pagination } = await listAdvances(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', advances: rows.map((a) => advanceView(a)), pagination };
     },
   );

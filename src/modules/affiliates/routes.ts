@@ -24,6 +24,7 @@ import {
   UpdateProgramBody,
 } from './schemas.ts';
 import { createProgram, deleteProgram, getProgram, listPrograms, marketplace, programView, updateProgram } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 // Every affiliate route takes an API key with the permission or a dashboard token (spec: advertiser
 // and "authenticated" routes); the stats route is spec "K" and takes both like the others.
@@ -33,11 +34,12 @@ const write = { auth: { key: 'affiliates:write', token: true } } as const;
 /** The options of affiliateRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface AffiliateRouteDeps {
   db: Db;
+  reads: ReadRouter;
   affiliates: AffiliateDeps;
 }
 
 export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRouteDeps) {
-  const { db, affiliates } = deps;
+  const { db, reads, affiliates } = deps;
   const tags = ['Affiliates'];
 
   app.post(
@@ -53,7 +55,7 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
     '/api/affiliate/programs',
     { config: read, schema: { tags, operationId: 'listAffiliatePrograms', summary: 'Your affiliate programs (page style)', querystring: ListProgramsQuery, response: { 200: ProgramListResponse, ...errors(400, 401, 403) } } },
     async (req) => {
-      const { data, meta } = await listPrograms(db, req.auth, req.query);
+      const { data, meta } = await listPrograms(await reads.for(req.auth), req.auth, req.query);
       return { data: data.map(programView), meta };
     },
   );
@@ -129,7 +131,7 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
       config: read,
       schema: { tags, operationId: 'listAffiliateMarketplace', summary: 'Active programs of your environment you can join (search and page)', querystring: MarketplaceQuery, response: { 200: MarketplaceResponse, ...errors(400, 401, 403) } },
     },
-    async (req) => marketplace(db, req.auth, req.query),
+    async (req) => marketplace(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.post(
@@ -170,13 +172,13 @@ export default async function affiliateRoutes(app: HttpApp, deps: AffiliateRoute
         response: { 200: CommissionListResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => listCommissions(db, req.auth, req.query),
+    async (req) => listCommissions(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(
     '/api/affiliate/stats',
     { config: read, schema: { tags, operationId: 'getMyAffiliateStats', summary: 'Your totals as an affiliate', response: { 200: AffiliateStatsResponse, ...errors(401, 403) } } },
-    async (req) => ({ data: await affiliateStats(db, req.auth) }),
+    async (req) => ({ data: await affiliateStats(await reads.for(req.auth), req.auth) }),
   );
 }
 

@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Cursors } from '../../http/pagination.ts';
-import type { Db } from '../../db/index.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 import { ADMIN, errors } from '../../http/schemas.ts';
 import { spDate } from '../../payments/calendar.ts';
 import { auditCsv, auditView, listAudit, type Audience } from './list.ts';
@@ -11,7 +11,7 @@ import { AdminAuditQuery, AuditListResponse, AuditQuery } from './schemas.ts';
 
 /** The options of auditRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface AuditRouteDeps {
-  db: Db;
+  reads: ReadRouter;
   cursors: Cursors;
 }
 
@@ -22,9 +22,11 @@ const CSV_NOTE =
 const wantsCsv = (req: FastifyRequest, format: string | undefined) => format === 'csv' || (format === undefined && /^\s*text\/csv/i.test(req.headers.accept ?? ''));
 
 export default async function auditRoutes(app: HttpApp, deps: AuditRouteDeps) {
-  const { db, cursors } = deps;
+  const { reads, cursors } = deps;
 
-  function answer(req: FastifyRequest, reply: FastifyReply, who: Audience, list: ReturnType<Cursors['of']>, q: typeof AdminAuditQuery.static, name: string) {
+  async function answer(req: FastifyRequest, reply: FastifyReply, who: Audience, list: ReturnType<Cursors['of']>, q: typeof AdminAuditQuery.static, name: string) {
+    // The log and its export may read the replica (an operator's own writes included: read-your-writes by its id).
+    const db = await reads.for(req.auth);
     if (wantsCsv(req, q.format)) {
       return reply
         .type('text/csv; charset=utf-8')

@@ -3,14 +3,16 @@ import type { Db } from '../../db/index.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { ClientListResponse, ClientResponse, CreateClientBody, ListClientsQuery, UpdateClientBody } from './schemas.ts';
 import { clientView, createClient, deleteClient, getClient, listClients, updateClient } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of clientRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface ClientRouteDeps {
   db: Db;
+  reads: ReadRouter;
 }
 
 export default async function clientRoutes(app: HttpApp, deps: ClientRouteDeps) {
-  const { db } = deps;
+  const { db, reads } = deps;
   const tags = ['Clients'];
 
   app.post(
@@ -29,7 +31,7 @@ export default async function clientRoutes(app: HttpApp, deps: ClientRouteDeps) 
       schema: { tags, operationId: 'listClients', summary: 'List clients (page style; search by name, e-mail or document)', querystring: ListClientsQuery, response: { 200: ClientListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listClients(db, req.auth, req.query);
+      const { rows, pagination } = await listClients(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', clients: rows.map(clientView), pagination };
     },
   );

@@ -16,15 +16,17 @@ import {
   ValidResponse,
 } from './schemas.ts';
 import { validatePublic } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of couponRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface CouponRouteDeps {
   db: Db;
+  reads: ReadRouter;
   limiter: RateLimiter;
 }
 
 export default async function couponRoutes(app: HttpApp, deps: CouponRouteDeps) {
-  const { db, limiter } = deps;
+  const { db, reads, limiter } = deps;
   const tags = ['Coupons'];
 
   app.post(
@@ -50,7 +52,7 @@ export default async function couponRoutes(app: HttpApp, deps: CouponRouteDeps) 
       schema: { tags, operationId: 'listCoupons', summary: 'List coupons (page style)', querystring: ListCouponsQuery, response: { 200: CouponListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listCoupons(db, req.auth, req.query);
+      const { rows, pagination } = await listCoupons(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', coupons: rows.map(couponView), pagination };
     },
   );

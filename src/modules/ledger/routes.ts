@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import { CursorPagination, CursorQuery, errors, Timestamp, Uuid } from '../../http/schemas.ts';
 import { getBalance, listEntries, listReleases, originBalanceNames, walletOf } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 export const BalanceView = Type.Object({
   availableCents: Type.Integer({ description: 'Can be withdrawn now' }),
@@ -29,11 +30,12 @@ const EntryView = Type.Object({
 /** The options of ledgerRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface LedgerRouteDeps {
   db: Db;
+  reads: ReadRouter;
   cursors: Cursors;
 }
 
 export default async function ledgerRoutes(app: HttpApp, deps: LedgerRouteDeps) {
-  const { db, cursors } = deps;
+  const { db, reads, cursors } = deps;
   const tags = ['Balance'];
 
   app.get(
@@ -99,7 +101,7 @@ export default async function ledgerRoutes(app: HttpApp, deps: LedgerRouteDeps) 
       },
     },
     async (req) => {
-      const { entries, pagination } = await listEntries(db, cursors, req.auth, req.query);
+      const { entries, pagination } = await listEntries(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', entries, pagination };
     },
   );

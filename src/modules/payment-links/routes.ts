@@ -7,17 +7,19 @@ import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { abandonmentView, listAbandonments } from './abandonments.ts';
 import { AbandonmentListResponse, CreateLinkBody, ListAbandonmentsQuery, ListLinksQuery, PaymentLinkListResponse, PaymentLinkResponse, SlugParams, UpdateLinkBody } from './schemas.ts';
 import { createLink, deleteLink, getLink, getLinkBySlug, linkView, listLinks, updateLink } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of paymentLinkRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface PaymentLinkRouteDeps {
   db: Db;
+  reads: ReadRouter;
   config: Config;
   cursors: Cursors;
   paymentLinks: LinkDeps;
 }
 
 export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkRouteDeps) {
-  const { db, config, cursors, paymentLinks } = deps;
+  const { db, reads, config, cursors, paymentLinks } = deps;
   const tags = ['Payment links'];
   const view = (lp: Parameters<typeof linkView>[1]) => linkView(config, lp);
 
@@ -44,7 +46,7 @@ export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkR
       schema: { tags, operationId: 'listPaymentLinks', summary: 'List payment links (cursor style, newest first)', querystring: ListLinksQuery, response: { 200: PaymentLinkListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listLinks(db, cursors, req.auth, req.query);
+      const { rows, pagination } = await listLinks(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', paymentLinks: rows.map(view), pagination };
     },
   );
@@ -126,7 +128,7 @@ export default async function paymentLinkRoutes(app: HttpApp, deps: PaymentLinkR
       },
     },
     async (req) => {
-      const { rows, pagination } = await listAbandonments(db, cursors, req.auth, req.query);
+      const { rows, pagination } = await listAbandonments(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', cartAbandonments: rows.map(abandonmentView), pagination };
     },
   );

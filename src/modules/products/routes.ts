@@ -3,14 +3,16 @@ import type { Db } from '../../db/index.ts';
 import { errors, IdParams, Message } from '../../http/schemas.ts';
 import { CreateProductBody, ListProductsQuery, ProductListResponse, ProductResponse, UpdateProductBody } from './schemas.ts';
 import { createProduct, deleteProduct, getProduct, listProducts, productView, updateProduct } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of productRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface ProductRouteDeps {
   db: Db;
+  reads: ReadRouter;
 }
 
 export default async function productRoutes(app: HttpApp, deps: ProductRouteDeps) {
-  const { db } = deps;
+  const { db, reads } = deps;
   const tags = ['Products'];
 
   app.post(
@@ -29,7 +31,7 @@ export default async function productRoutes(app: HttpApp, deps: ProductRouteDeps
       schema: { tags, operationId: 'listProducts', summary: 'List products (page style)', querystring: ListProductsQuery, response: { 200: ProductListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { rows, pagination } = await listProducts(db, req.auth, req.query);
+      const { rows, pagination } = await listProducts(await reads.for(req.auth), req.auth, req.query);
       return { message: 'OK', products: rows.map(productView), pagination };
     },
   );

@@ -4,6 +4,7 @@ import type { Config } from '../../config.ts';
 import { errors } from '../../http/schemas.ts';
 import { ListRewardsQuery, ReferralCodeResponse, ReferralStatsResponse, RewardListResponse } from './schemas.ts';
 import { listRewards, referralCode, referralStats } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 // Referrals are the account's, not an environment's (spec: "T", the dashboard token): the money is
 // production money whatever X-Environment says, since development never produces any.
@@ -12,11 +13,12 @@ const token = { auth: { token: true } } as const;
 /** The options of referralRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface ReferralRouteDeps {
   db: Db;
+  reads: ReadRouter;
   config: Config;
 }
 
 export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDeps) {
-  const { db, config } = deps;
+  const { db, reads, config } = deps;
   const tags = ['Referrals'];
 
   app.get(
@@ -37,7 +39,7 @@ export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDe
         response: { 200: ReferralStatsResponse, ...errors(401) },
       },
     },
-    async (req) => referralStats(db, req.auth.userId),
+    async (req) => referralStats(await reads.for(req.auth), req.auth.userId),
   );
 
   app.get(
@@ -53,6 +55,6 @@ export default async function referralRoutes(app: HttpApp, deps: ReferralRouteDe
         response: { 200: RewardListResponse, ...errors(400, 401) },
       },
     },
-    async (req) => listRewards(db, req.auth.userId, req.query),
+    async (req) => listRewards(await reads.for(req.auth), req.auth.userId, req.query),
   );
 }

@@ -1,18 +1,19 @@
 // Sales reports for the dashboard (and any integrator): the totals of a period against the one
 // before, and gross sales per day. API key with transactions:read, or a dashboard token.
 import type { HttpApp } from '../../http/app-type.ts';
-import type { Db } from '../../db/index.ts';
 import { errors } from '../../http/schemas.ts';
 import { ReportQuery, SummaryResponse, TimeseriesResponse } from './schemas.ts';
 import { reportPeriod, reportSummary, reportTimeseries } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of reportRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface ReportRouteDeps {
-  db: Db;
+  /** Reports may read the replica (db/read-router.ts). */
+  reads: ReadRouter;
 }
 
 export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) {
-  const { db } = deps;
+  const { reads } = deps;
   const tags = ['Reports'];
   const auth = { auth: { key: 'transactions:read', token: true } } as const;
   const period = 'Days are calendar days in America/Sao_Paulo, both ends included: `from` and `to` (at most 366 days), or a `preset` (default today).';
@@ -30,7 +31,7 @@ export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) 
         response: { 200: SummaryResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ message: 'OK', data: await reportSummary(db, req.auth, reportPeriod(req.query)) }),
+    async (req) => ({ message: 'OK', data: await reportSummary(await reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
   );
 
   app.get(
@@ -46,6 +47,6 @@ export default async function reportRoutes(app: HttpApp, deps: ReportRouteDeps) 
         response: { 200: TimeseriesResponse, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ message: 'OK', data: await reportTimeseries(db, req.auth, reportPeriod(req.query)) }),
+    async (req) => ({ message: 'OK', data: await reportTimeseries(await reads.for(req.auth), req.auth, reportPeriod(req.query)) }),
   );
 }

@@ -4,14 +4,16 @@ import type { HttpApp } from '../../http/app-type.ts';
 import { errors, IdParams } from '../../http/schemas.ts';
 import { ListSharesQuery, ShareList, SplitSummary, SummaryQuery, TransactionShares } from './schemas.ts';
 import { listShares, splitSummary, transactionShares } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of splitRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface SplitRouteDeps {
   db: Db;
+  reads: ReadRouter;
 }
 
 export default async function splitRoutes(app: HttpApp, deps: SplitRouteDeps) {
-  const { db } = deps;
+  const { db, reads } = deps;
   const tags = ['Splits'];
   const read = { auth: { key: 'transactions:read' as const, token: true } };
 
@@ -28,7 +30,7 @@ export default async function splitRoutes(app: HttpApp, deps: SplitRouteDeps) {
         response: { 200: ShareList, ...errors(400, 401, 403) },
       },
     },
-    async (req) => listShares(db, req.auth, req.query),
+    async (req) => listShares(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(
@@ -43,7 +45,7 @@ export default async function splitRoutes(app: HttpApp, deps: SplitRouteDeps) {
         response: { 200: SplitSummary, ...errors(400, 401, 403) },
       },
     },
-    async (req) => splitSummary(db, req.auth, req.query),
+    async (req) => splitSummary(await reads.for(req.auth), req.auth, req.query),
   );
 
   app.get(

@@ -219,7 +219,7 @@ async function storeRows(db: Executor, scope: Scope, month: string, kind: Kind, 
  * their rows as of t1; null when no snapshot of day d is stored at the current version. One
  * database snapshot (repeatable read), so that the stored rows and the movers agree.
  */
-async function currentRows(db: Executor, scope: Scope, month: string, t0: Date, d: Date, t1: Date): Promise<Grouped[] | null> {
+async function currentRows(db: Executor, primary: Executor, scope: Scope, month: string, t0: Date, d: Date, t1: Date): Promise<Grouped[] | null> {
   const read = async (trx: Trx) => {
     await tune(trx);
     const stored = await storedRows(trx, scope, month, 'DAY', d);
@@ -243,7 +243,7 @@ async function currentRows(db: Executor, scope: Scope, month: string, t0: Date, 
   };
   const result = db.isTransaction ? await read(db as Trx) : await (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
   if (result === 'stale') {
-    await sql`DELETE FROM subscription_metrics_months WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND month = ${month} AND kind = 'DAY'`.execute(db);
+    await sql`DELETE FROM subscription_metrics_months WHERE user_id = ${scope.userId} AND livemode = ${scope.livemode} AND month = ${month} AND kind = 'DAY'`.execute(primary);
     return allRows(db, scope, t0, t1);
   }
   return result;
@@ -287,8 +287,12 @@ function fromRows(w: ReturnType<typeof monthWindow>, rows: Grouped[]): Metrics {
 const dayStart = (t: number) => new Date(Math.floor((t - 3 * 3600_000) / DAY_MS) * DAY_MS + 3 * 3600_000);
 const DAY_MS = 86_400_000;
 
-/** Metrics of the merchant's subscriptions in `month` (default: the current São Paulo month). */
-export async function subscriptionMetrics(db: Executor, scope: Scope, month: string | undefined, now = new Date()): Promise<Metrics> {
+/**
+ * Metrics of the merchant's subscriptions in `month` (default: the current São Paulo month). `db`
+ * may be a read replica (db/read-router.ts): the stored rows are written on `primary`; a snapshot
+ * the replica has not replayed yet is simply not found there (every subscription is read instead).
+ */
+export async function subscriptionMetrics(db: Executor, scope: Scope, month: string | undefined, now = new Date(), primary: Executor = db): Promise<Metrics> {
   const w = monthWindow(month, now);
   const { t0, t1 } = w;
   // Stored rows describe only what was recorded before the day the wall clock is in (the triggers' cutoff).
@@ -297,14 +301,14 @@ export async function subscriptionMetrics(db: Executor, scope: Scope, month: str
   const end = monthBounds(w.month).end;
   if (end.getTime() <= upTo) {
     const stored = await inTx(db, (trx) => storedRows(trx, scope, w.month, 'CLOSED', t1));
-    return fromRows(w, stored ?? (await storeRows(db, scope, w.month, 'CLOSED', t0, t1)));
+    return fromRows(w, stored ?? (await storeRows(primary, scope, w.month, 'CLOSED', t0, t1)));
   }
   const d = new Date(Math.max(dayStart(t1.getTime()).getTime(), t0.getTime()));
-  let rows = await currentRows(db, scope, w.month, t0, d, t1);
+  let rows = await currentRows(db, primary, scope, w.month, t0, d, t1);
   if (!rows) {
-    await storeRows(db, scope, w.month, 'DAY', t0, d);
+    await storeRows(primary, scope, w.month, 'DAY', t0, d);
     // Stored at the version read then; after a backdated write since: every subscription is read.
-    rows = (await currentRows(db, scope, w.month, t0, d, t1)) ?? (await allRows(db, scope, t0, t1));
+    rows = (await currentRows(db, primary, scope, w.month, t0, d, t1)) ?? (await allRows(db, scope, t0, t1));
   }
   return fromRows(w, rows);
 }

@@ -12,17 +12,19 @@ import { subscriptionMetrics } from './metrics.ts';
 import { CreatePlanBody, ListPlansQuery, MetricsQuery, MetricsResponse, PlanListResponse, PlanResponse, UpdatePlanBody } from './schemas.ts';
 
 import { opId, PREFIXES, READ, WRITE } from './schemas.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of planRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface PlanRouteDeps {
   db: Db;
+  reads: ReadRouter;
   config: Config;
   cursors: Cursors;
   subscriptions: SubscriptionDeps;
 }
 
 export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
-  const { db, config, cursors } = opts;
+  const { db, reads, config, cursors } = opts;
   const deps = opts.subscriptions;
   const tags = ['Subscriptions'];
 
@@ -40,7 +42,7 @@ export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
           response: { 200: MetricsResponse, ...errors(400, 401, 403) },
         },
       },
-      async (req) => ({ message: 'OK', metrics: await subscriptionMetrics(db, req.auth, req.query.month) }),
+      async (req) => ({ message: 'OK', metrics: await subscriptionMetrics(await reads.for(req.auth), req.auth, req.query.month, new Date(), db) }),
     );
 
     app.post(
@@ -53,7 +55,7 @@ export default async function planRoutes(app: HttpApp, opts: PlanRouteDeps) {
       `${prefix}/plans`,
       { config: READ, schema: { tags, operationId: opId(prefix, 'listPlans'), summary: 'List plans (cursor)', querystring: ListPlansQuery, response: { 200: PlanListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
-        const { rows, pagination } = await listPlans(db, cursors, req.auth, req.query);
+        const { rows, pagination } = await listPlans(await reads.for(req.auth), cursors, req.auth, req.query);
         return { message: 'OK', plans: rows.map((p) => planView(config, p)), pagination };
       },
     );

@@ -37,16 +37,18 @@ import {
 } from './service.ts';
 import { subscribe } from './subscribe.ts';
 import { subscriptionView } from './view.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 /** The options of subscriptionRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface SubscriptionRouteDeps {
   db: Db;
+  reads: ReadRouter;
   cursors: Cursors;
   subscriptions: SubscriptionDeps;
 }
 
 export default async function subscriptionRoutes(app: HttpApp, opts: SubscriptionRouteDeps) {
-  const { db, cursors } = opts;
+  const { db, reads, cursors } = opts;
   const deps = opts.subscriptions;
   const tags = ['Subscriptions'];
   const optionalBody = { preValidation: emptyBodyIsObject };
@@ -80,7 +82,7 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
       prefix,
       { config: READ, schema: { tags, operationId: opId(prefix, 'listSubscriptions'), summary: 'List subscriptions (cursor)', querystring: ListSubscriptionsQuery, response: { 200: SubscriptionListResponse, ...errors(400, 401, 403) } } },
       async (req) => {
-        const { rows, pagination } = await listSubscriptions(db, cursors, req.auth, req.query);
+        const { rows, pagination } = await listSubscriptions(await reads.for(req.auth), cursors, req.auth, req.query);
         return { message: 'OK', subscriptions: rows.map((s) => subscriptionView(s)), pagination };
       },
     );

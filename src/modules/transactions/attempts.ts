@@ -85,8 +85,8 @@ export async function settleAttempts(db: Executor, transactionId: string, connec
  * Moves a PENDING card charge from connector `from` to `to` before `to` is called, so everything
  * after (the janitor, captures, refunds) asks the right one; false when the row moved on meanwhile.
  */
-export async function switchProvider(db: Executor, transactionId: string, from: string, to: string, now = new Date()): Promise<boolean> {
-  const r = await db.updateTable('transactions').set({ provider: to, updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').where('provider', '=', from).executeTakeFirst();
+export async function switchProvider(db: Executor, tx: { id: string; user_id: string }, from: string, to: string, now = new Date()): Promise<boolean> {
+  const r = await db.updateTable('transactions').set({ provider: to, updated_at: now }).where('user_id', '=', tx.user_id).where('id', '=', tx.id).where('status', '=', 'PENDING').where('provider', '=', from).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -94,6 +94,6 @@ export async function switchProvider(db: Executor, transactionId: string, from: 
  * Marks a PENDING charge as being worked on (before each call of the chain), so the janitor, which
  * waits JANITOR_GRACE_SECONDS after the last change, never settles it while a connector is asked.
  */
-export async function heartbeat(db: Executor, transactionId: string, now = new Date()): Promise<void> {
-  await db.updateTable('transactions').set({ updated_at: now }).where('id', '=', transactionId).where('status', '=', 'PENDING').execute();
+export async function heartbeat(db: Executor, tx: { id: string; user_id: string }, now = new Date()): Promise<void> {
+  await db.updateTable('transactions').set({ updated_at: now }).where('user_id', '=', tx.user_id).where('id', '=', tx.id).where('status', '=', 'PENDING').execute();
 }

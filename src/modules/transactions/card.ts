@@ -112,7 +112,7 @@ export async function payPendingCard(deps: TransactionDeps, id: string, card: Ca
   const connector = deps.connectors.forNew(tx.livemode, 'CARD');
   const guard = tx.livemode ? cardGuard : undefined;
   await guard?.before();
-  const claimed = await claimCard(deps.db, id, { brand: checked.brand, last4: checked.last4, connector: connector.name }, now);
+  const claimed = await claimCard(deps.db, tx, { brand: checked.brand, last4: checked.last4, connector: connector.name }, now);
   if (!claimed) throw notPayable();
   return chargeCard(deps, claimed, card, opts.capture ?? true, guard);
 }

@@ -132,7 +132,7 @@ export async function closeChargeback(deps: TransactionDeps, trx: Trx, tx: Trans
 }
 
 async function setStatus(deps: TransactionDeps, trx: Trx, tx: Transaction, status: Transaction['status'], now: Date): Promise<Transaction> {
-  const updated = await trx.updateTable('transactions').set({ status, updated_at: now }).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx.updateTable('transactions').set({ status, updated_at: now }).where('user_id', '=', tx.user_id).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
   for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
   return updated;
 }

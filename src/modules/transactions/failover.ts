@@ -40,7 +40,7 @@ export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, re
       continue;
     }
     if (c.name !== current) {
-      if (!(await switchProvider(deps.db, tx.id, current, c.name))) throw new Error('the card charge was settled by another process meanwhile');
+      if (!(await switchProvider(deps.db, tx, current, c.name))) throw new Error('the card charge was settled by another process meanwhile');
       current = c.name;
     }
     const outcome = await tryConnector(deps, tx, c, req);
@@ -71,7 +71,7 @@ async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConne
   }
   try {
     // The charge was just recorded or switched to this connector; its lookup restarts the janitor's wait.
-    await heartbeat(deps.db, tx.id);
+    await heartbeat(deps.db, tx);
     const found = await c.findCharge(tx.id, 'CARD');
     const adopted = lookupResult(found);
     if (adopted) {

@@ -173,8 +173,8 @@ export async function insertRefund(
 }
 
 /** A connector's answer on a still-PENDING refund: SUCCEEDED, or PENDING with its reference. */
-export async function markRefundAnswered(db: Executor, refundId: string, status: 'PENDING' | 'SUCCEEDED', providerRef: string): Promise<void> {
-  await db.updateTable('refunds').set({ status, provider_ref: providerRef, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
+export async function markRefundAnswered(db: Executor, scope: Scope, refundId: string, status: 'PENDING' | 'SUCCEEDED', providerRef: string): Promise<void> {
+  await db.updateTable('refunds').set({ status, provider_ref: providerRef, updated_at: new Date() }).where('user_id', '=', scope.userId).where('id', '=', refundId).where('status', '=', 'PENDING').execute();
 }
 
 export async function refundScope(db: Executor, refundId: string): Promise<Scope | null> {
@@ -183,16 +183,17 @@ export async function refundScope(db: Executor, refundId: string): Promise<Scope
 }
 
 /** A still-PENDING refund marked FAILED; undefined when it was settled meanwhile. */
-export function failRefund(trx: Trx, refundId: string, reason: string) {
-  return trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: reason, updated_at: new Date() }).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
+export function failRefund(trx: Trx, scope: Scope, refundId: string, reason: string) {
+  return trx.updateTable('refunds').set({ status: 'FAILED', failure_reason: reason, updated_at: new Date() }).where('user_id', '=', scope.userId).where('id', '=', refundId).where('status', '=', 'PENDING').returningAll().executeTakeFirst();
 }
 
 /** A locked transaction's refunded amount and status after a refund was undone. */
-export function setRefunded(trx: Trx, id: string, refundedCents: number, status: 'PAID' | 'PARTIALLY_REFUNDED' | 'CHARGEBACK'): Promise<Transaction> {
+export function setRefunded(trx: Trx, tx: Transaction, refundedCents: number, status: 'PAID' | 'PARTIALLY_REFUNDED' | 'CHARGEBACK'): Promise<Transaction> {
   return trx
     .updateTable('transactions')
     .set({ refunded_cents: refundedCents, status, ...(refundedCents === 0 ? { refunded_at: null } : {}), updated_at: new Date() })
-    .where('id', '=', id)
+    .where('user_id', '=', tx.user_id)
+    .where('id', '=', tx.id)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -255,11 +256,12 @@ export async function markSettled(trx: Trx, receivableId: string, now: Date): Pr
 }
 
 /** Claims a PENDING card payment for a card (brand, last 4) and the connector that will charge it; undefined when one already is. */
-export function claimCard(db: Executor, id: string, card: { brand: string; last4: string; connector: string }, now: Date): Promise<Transaction | undefined> {
+export function claimCard(db: Executor, tx: Transaction, card: { brand: string; last4: string; connector: string }, now: Date): Promise<Transaction | undefined> {
   return db
     .updateTable('transactions')
     .set({ card_brand: card.brand, card_last4: card.last4, provider: card.connector, updated_at: now })
-    .where('id', '=', id)
+    .where('user_id', '=', tx.user_id)
+    .where('id', '=', tx.id)
     .where('status', '=', 'PENDING')
     .where('card_last4', 'is', null)
     .returningAll()

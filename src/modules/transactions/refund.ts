@@ -74,7 +74,7 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
 async function sendRefund(deps: TransactionDeps, tx: Transaction & RefundRoute, refundId: string, amountCents: number): Promise<Transaction | null> {
   try {
     const result = await refunderOf(deps, tx).refund(refundRequest(refundId, tx, amountCents));
-    return await recordRefund(deps, refundId, tx.id, result);
+    return await recordRefund(deps, refundId, tx.id, result, { userId: tx.user_id, livemode: tx.livemode });
   } catch (err) {
     deps.log.error({ err, refundId, transactionId: tx.id }, 'refund: no answer from the provider; the refund stays PENDING until the janitor asks it');
     return null;
@@ -88,17 +88,18 @@ async function sendRefund(deps: TransactionDeps, tx: Transaction & RefundRoute, 
  * merchant's available balance, the transaction's refunded amount and status as before it, and
  * the merchant is told (transaction.refund_failed) and may refund again.
  */
-export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes' | 'hooks'>, refundId: string, transactionId: string, result: RefundResult): Promise<Transaction | null> {
+export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'events' | 'ledger' | 'changes' | 'hooks'>, refundId: string, transactionId: string, result: RefundResult, known?: Scope): Promise<Transaction | null> {
+  // A connector's report names only the refund: its merchant is looked up by the refund's id.
+  const scope = known ?? (await refundScope(deps.db, refundId));
+  if (!scope) return null;
   if (result.ok) {
-    await markRefundAnswered(deps.db, refundId, result.pending ? 'PENDING' : 'SUCCEEDED', result.reference);
+    await markRefundAnswered(deps.db, scope, refundId, result.pending ? 'PENDING' : 'SUCCEEDED', result.reference);
     return null;
   }
-  const scope = await refundScope(deps.db, refundId);
-  if (!scope) return null;
   const undone = await deps.changes.run(scope, async (trx) => {
     // The transaction first, as every refund locks it: two answers about one refund take turns.
     const tx = await lockTransaction(trx, scope, transactionId);
-    const failed = tx && (await failRefund(trx, refundId, result.reason));
+    const failed = tx && (await failRefund(trx, scope, refundId, result.reason));
     if (!tx || !failed) return null;
     const refundedCents = tx.refunded_cents - failed.amount_cents;
     // The fee comes back as refunds return it (in proportion to what stays refunded), so that the
@@ -123,7 +124,7 @@ export async function recordRefund(deps: Pick<TransactionDeps, 'db' | 'log' | 'e
         ],
       },
     ], collected);
-    const updated = await setRefunded(trx, tx.id, refundedCents, status);
+    const updated = await setRefunded(trx, tx, refundedCents, status);
     const data = eventData(updated, tx.status);
     collectEvents(collected, scope.userId, [...(status === tx.status ? [] : [{ type: 'transaction.updated' as const, data }]), { type: 'transaction.refund_failed', data: { ...data, refund: refundView(failed) } }]);
     await deps.events.recordAll(trx, scope.livemode, collected);

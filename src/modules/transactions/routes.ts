@@ -18,18 +18,20 @@ import { latestChargeback } from './chargeback.ts';
 import { disputeChargeback, simulateChargeback } from './chargeback-dispute.ts';
 import { DISPUTE_LIMITS, DisputeBody } from './chargeback-schemas.ts';
 import { attemptsOf } from './attempts.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 
 /** The options of transactionRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface TransactionRouteDeps {
   db: Db;
+  reads: ReadRouter;
   config: Config;
   cursors: Cursors;
   transactions: TransactionDeps;
 }
 
 export default async function transactionRoutes(app: HttpApp, deps: TransactionRouteDeps) {
-  const { db, config, cursors, transactions } = deps;
+  const { db, reads, config, cursors, transactions } = deps;
   const tags = ['Transactions'];
   const view = (tx: Parameters<typeof transactionView>[0]) => transactionView(tx, config);
   /**
@@ -58,7 +60,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       },
     },
     async (req) => {
-      const { rows, pagination } = await listTransactions(db, cursors, req.auth, req.query);
+      const { rows, pagination } = await listTransactions(await reads.for(req.auth), cursors, req.auth, req.query);
       return { message: 'OK', transactions: rows.map(view), pagination };
     },
   );
@@ -89,7 +91,7 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
         .type('text/csv; charset=utf-8')
         .header('Content-Disposition', `attachment; filename="${name}"`)
         .header('Cache-Control', 'no-store')
-        .send(transactionsCsv(db, cursors, req.auth, req.query));
+        .send(transactionsCsv(await reads.for(req.auth), cursors, req.auth, req.query));
     },
   );
 

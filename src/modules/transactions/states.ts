@@ -116,7 +116,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
   }
 
-  const updated = await trx.updateTable('transactions').set(set).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await trx.updateTable('transactions').set(set).where('user_id', '=', tx.user_id).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
   for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
   collectEvents(collected, scope.userId, events.map((type) => ({ type, data: eventData(updated, tx.status) })));
   await deps.events.recordAll(trx, scope.livemode, collected);

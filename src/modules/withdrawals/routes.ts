@@ -7,16 +7,18 @@ import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message,
 import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, PayoutHealthView, SimulateWithdrawalBody, WalletBalance, WithdrawalListResponse, WithdrawalResponse, WithdrawalView } from './schemas.ts';
 import { payoutHealth } from './health.ts';
 import { adminListWithdrawals, adminWithdrawalView, approveWithdrawal, cancelWithdrawal, getWithdrawal, listWithdrawals, requestWithdrawal, settleByHand, simulateWithdrawal, walletBalance, withdrawalView } from './service.ts';
+import type { ReadRouter } from '../../db/read-router.ts';
 
 
 /** The options of withdrawalRoutes: what it uses of the dependencies (app.ts passes them all). */
 export interface WithdrawalRouteDeps {
   db: Db;
+  reads: ReadRouter;
   withdrawals: WithdrawalDeps;
 }
 
 export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRouteDeps) {
-  const { db, withdrawals } = deps;
+  const { db, reads, withdrawals } = deps;
   const tags = ['Withdrawals'];
 
   app.get(
@@ -56,7 +58,7 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
       schema: { tags, operationId: 'listWithdrawals', summary: 'List withdrawals (newest first)', querystring: ListWithdrawalsQuery, response: { 200: WithdrawalListResponse, ...errors(400, 401, 403) } },
     },
     async (req) => {
-      const { data, meta } = await listWithdrawals(db, req.auth, req.query);
+      const { data, meta } = await listWithdrawals(await reads.for(req.auth), req.auth, req.query);
       return { data: data.map(withdrawalView), meta };
     },
   );
