@@ -10,6 +10,7 @@ import { createLimiter } from './http/ratelimit.ts';
 import { backgroundJobs } from './jobs/runner.ts';
 import { createUser } from './modules/auth/service.ts';
 import { tuneRuntime } from './runtime.ts';
+import { onShutdown, sleep } from './shutdown.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                                         start the API (and background jobs unless RUN_JOBS=false)
@@ -31,16 +32,15 @@ async function serve(config: Config) {
   const deps = buildDeps(config, database, { limiter });
   const app = await buildApp(deps);
   const jobs = config.runJobs ? backgroundJobs(deps, { jobIntervalMs: config.jobIntervalMs, payoutIntervalMs: config.payouts.intervalMs }, deps.log) : null;
-  const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await jobs?.stop();
+  // Readiness fails first so a load balancer stops sending; then the listener closes and the
+  // requests in flight (and the job in hand) finish before the pool closes.
+  onShutdown(app.log, config.shutdown.timeoutMs, async () => {
+    deps.lifecycle.draining = true;
+    await sleep(config.shutdown.drainMs);
+    await Promise.all([app.close(), jobs?.stop()]);
     await limiter.close();
     await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  });
   await app.listen({ port: config.port, host: config.host }).catch((err) => {
     throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
   });
@@ -64,15 +64,11 @@ async function worker(config: Config) {
   const deps = buildDeps(config, database, { limiter });
   const { log, webhooks } = deps;
   const jobs = backgroundJobs(deps, { jobIntervalMs: config.jobIntervalMs, payoutIntervalMs: config.payouts.intervalMs }, log);
-  const shutdown = async (signal: string) => {
-    log.info({ signal }, 'worker shutting down');
+  onShutdown(log, config.shutdown.timeoutMs, async () => {
     await Promise.all([jobs.stop(), webhooks.close()]);
     await limiter.close();
     await database.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  });
   jobs.start();
   await webhooks.dispatcher.start();
   log.info({ database: database.kind }, 'worker started');

@@ -47,6 +47,8 @@ export interface Config {
   /** AUDIT_RETENTION_DAYS: audit log entries older than this are deleted by the job runner (default 1825, 5 years). */
   auditRetentionDays: number;
   runJobs: boolean;
+  /** SHUTDOWN_DRAIN_MS: on SIGTERM, /ready fails this long before the listener closes; SHUTDOWN_TIMEOUT_MS bounds the whole stop. */
+  shutdown: { drainMs: number; timeoutMs: number };
   /** Requests per minute per merchant on authenticated routes. */
   rateLimitPerMinute: number;
   /** Trust X-Forwarded-For from a proxy in front (client IPs for rate limits). */
@@ -223,6 +225,8 @@ export function loadConfig(env: Env = process.env): Config {
   const monthlyInterestBp = int(env, 'CARD_MONTHLY_INTEREST_BP', 299, 0, 10000, problems);
   const authorizationTtlDays = int(env, 'CARD_AUTHORIZATION_TTL_DAYS', 7, 1, 30, problems);
   const jobIntervalMs = int(env, 'JOB_INTERVAL_MS', 5000, 50, 3_600_000, problems);
+  const shutdown = { drainMs: int(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 120_000, problems), timeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1000, 600_000, problems) };
+  if (shutdown.drainMs >= shutdown.timeoutMs) problems.push(`SHUTDOWN_DRAIN_MS (${shutdown.drainMs}) must be below SHUTDOWN_TIMEOUT_MS (${shutdown.timeoutMs})`);
   const checkoutLimits: CheckoutLimits = {
     perIpPerMinute: int(env, 'CHECKOUT_PER_IP_PER_MINUTE', 30, 1, 100_000_000, problems),
     cardAttemptsPerIpPerHour: int(env, 'CARD_ATTEMPTS_PER_IP_PER_HOUR', 10, 1, 100_000_000, problems),
@@ -289,6 +293,7 @@ export function loadConfig(env: Env = process.env): Config {
     janitorGraceSeconds,
     auditRetentionDays,
     runJobs: env.RUN_JOBS !== 'false',
+    shutdown,
     rateLimitPerMinute,
     trustProxy: env.TRUST_PROXY === 'true',
     checkoutLimits,

@@ -22,6 +22,7 @@ import { PageCache } from './http/page-cache.ts';
 import { Cursors } from './http/pagination.ts';
 import type { RateLimiter } from './http/ratelimit.ts';
 import { createLogger } from './logger.ts';
+import type { Lifecycle } from './modules/health/routes.ts';
 import type { AdvanceDeps } from './modules/advances/service.ts';
 import { ClickCounter } from './modules/affiliates/clicks.ts';
 import { commissionHooks, type CommissionDeps } from './modules/affiliates/commissions.ts';
@@ -63,6 +64,8 @@ export interface Deps {
   db: Db;
   log: Logger;
   limiter: RateLimiter;
+  /** Set by the process as it stops: readiness fails so a load balancer drains it. */
+  lifecycle: Lifecycle;
   auth: Authenticator;
   /** Seal TOTP secrets and key the hash of short codes (derived from JWT_SECRET). */
   accountKeys: AccountKeys;
@@ -159,6 +162,7 @@ export function buildDeps(config: Config, database: Database, opts: DepsOptions)
     db,
     log,
     limiter: opts.limiter,
+    lifecycle: { draining: false },
     auth: new Authenticator({ db, jwtSecret: config.jwtSecret, limiter: opts.limiter, perUserPerMinute: opts.perUserPerMinute ?? config.rateLimitPerMinute }),
     accountKeys: accountKeys(config.jwtSecret),
     cursors,
