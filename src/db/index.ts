@@ -3,6 +3,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql, type DatabaseIntrospector,
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { withPreparedStatements } from './pglite-prepared.ts';
+import { address, listenPostgres, pooledConnection } from './listen.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from './types.ts';
@@ -103,7 +104,7 @@ export const preparedName = (text: string): string | undefined => preparedNames.
  * generation (its young-generation pauses were 5-7 ms every half second at 1,000 creations/s;
  * measured in bench/HISTORY.md, 2026-11-26), through a reference we did not find.
  */
-function usePrepared(client: pg.PoolClient): void {
+function usePrepared(client: pg.PoolClient, named: boolean): void {
   const query = client.query as (...args: unknown[]) => unknown;
   const c = client as unknown as { getTransactionStatus(): string | null; connection: { parsedStatements: Record<string, string> } };
   const send = (self: pg.PoolClient, config: object) =>
@@ -111,7 +112,7 @@ function usePrepared(client: pg.PoolClient): void {
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
     if (args.length !== 2 || typeof args[0] !== 'string' || !Array.isArray(args[1])) return query.apply(this, args);
     const [text, values] = args as [string, unknown[]];
-    const name = preparedNames.get(text) ?? autoName(text);
+    const name = named ? (preparedNames.get(text) ?? autoName(text)) : undefined;
     if (!name) return send(this, { text, values });
     const run = () => send(this, { name, text, values });
     const stale = c.getTransactionStatus() === 'I' && name in c.connection.parsedStatements;
@@ -132,17 +133,21 @@ export interface ConnectOptions {
   /** PostgreSQL schema to use (created if missing); tests isolate themselves this way. */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL only: send registered and repeated texts as named prepared statements. Default:
+   *  yes, unless the server is reached through a pooler (pooledConnection), which in transaction
+   *  mode would run a statement on a server connection that never prepared it. */
+  namedStatements?: boolean;
   /** In-memory PGlite only: start from this data directory dump (`dumpDataDir`) instead of an empty
    *  database (the test suite's migrated template: initdb is most of a fresh start). */
   loadDataDir?: Blob;
 }
 
 export async function connect(opts: ConnectOptions): Promise<Database> {
-  if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20);
+  if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20, opts.namedStatements);
   return connectPglite(opts.dataDir ?? null, opts.loadDataDir);
 }
 
-async function connectPostgres(url: string, schema: string | undefined, max: number): Promise<Database> {
+async function connectPostgres(url: string, schema: string | undefined, max: number, namedStatements?: boolean): Promise<Database> {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const options = schema ? `-c search_path=${schema}` : undefined;
   // One connection first, so that a server that cannot be reached is named before anything else
@@ -154,8 +159,10 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   } catch (err) {
     throw unreachable(url, err);
   }
+  let named = namedStatements;
   try {
     if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    named ??= !(await pooledConnection(c));
   } finally {
     await c.end().catch(() => {});
   }
@@ -168,21 +175,12 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   const connectRetrying = retryWhenBusy(() => connectOnce());
   pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
   pool.on('error', () => {}); // idle client errors surface on the next query
-  pool.on('connect', usePrepared); // before the new client is handed out
+  pool.on('connect', (client) => usePrepared(client, named)); // before the new client is handed out
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     kind: 'postgres',
-    async listen(channel, onNotify) {
-      const client = new pg.Client({ connectionString: url, options });
-      await client.connect();
-      client.on('notification', (m) => m.channel === channel && onNotify(m.payload ?? ''));
-      client.on('error', () => {});
-      await client.query(`LISTEN ${channel}`);
-      return async () => {
-        await client.end().catch(() => {});
-      };
-    },
+    listen: (channel, onNotify) => listenPostgres(url, options, db, channel, onNotify),
     async close() {
       await db.destroy();
     },
@@ -235,14 +233,7 @@ function unreachable(url: string, err: unknown): unknown {
   const timeout = /timeout/i.test(e?.message ?? '');
   const reason = (code && CONNECT_ERRORS[code]) ?? (timeout ? CONNECT_ERRORS.ETIMEDOUT : undefined);
   if (!reason) return err;
-  let where = 'the DATABASE_URL address';
-  try {
-    const u = new URL(url);
-    where = `${u.hostname || 'localhost'}:${u.port || 5432}${u.pathname.length > 1 ? u.pathname : ''}`;
-  } catch {
-    // an unparsable URL keeps the generic wording
-  }
-  return new ConfigError(`Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${reason}.`);
+  return new ConfigError(`Cannot reach PostgreSQL at ${address(url)} (DATABASE_URL): ${reason}.`);
 }
 
 async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
