@@ -101,7 +101,10 @@ export async function stopCluster(): Promise<void> {
 
 function status(): void {
   const state = readState();
-  if (!state) return console.log('no cluster recorded');
+  if (!state) {
+    console.log('no cluster recorded');
+    return;
+  }
   for (const [name, pid] of Object.entries(state.pids)) console.log(`  ${name.padEnd(10)} pid ${pid} ${alive(pid) ? 'running' : 'gone'}`);
   printUrls(state);
 }
