@@ -175,7 +175,13 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   const connectRetrying = retryWhenBusy(() => connectOnce());
   pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
   pool.on('error', () => {}); // idle client errors surface on the next query
-  pool.on('connect', (client) => usePrepared(client, named)); // before the new client is handed out
+  pool.on('connect', (client) => {
+    // pg-pool listens for errors on idle clients only: a connection lost while a transaction holds it
+    // between statements (PgBouncer or PostgreSQL restarting) would be an uncaught 'error' that ends
+    // the process. Its next statement fails instead, and the pool drops it on release.
+    client.on('error', () => {});
+    usePrepared(client, named); // before the new client is handed out
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
