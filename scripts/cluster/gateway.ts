@@ -32,6 +32,10 @@ export function gatewayEnv(dir: string): NodeJS.ProcessEnv {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     // A payout or charge left behind by a killed worker is taken up after 15 s, within a rehearsal.
     JANITOR_GRACE_SECONDS: '15',
+    // Likewise the deliveries a killed worker had leased (at least WEBHOOK_TIMEOUT_MS + 1 s).
+    WEBHOOK_LOCK_MS: '15000',
+    // The rehearsal registers its merchants from one address, run after run.
+    REGISTRATIONS_PER_IP_PER_HOUR: '1000',
     // On SIGTERM /ready fails for 1.5 s (HAProxy: 2 checks 500 ms apart) before the listener closes.
     SHUTDOWN_DRAIN_MS: '1500',
     SHUTDOWN_TIMEOUT_MS: '15000',

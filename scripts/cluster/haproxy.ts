@@ -24,6 +24,8 @@ export function haproxyConfig(o: HaproxyOptions): string {
     'defaults',
     '  mode http',
     '  option httplog',
+    // The client's address for the gateway's per-IP limits (TRUST_PROXY=true on the API processes).
+    '  option forwardfor',
     '  log stdout format raw local0',
     '  timeout connect 1s',
     '  timeout client 30s',

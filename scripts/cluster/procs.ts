@@ -63,9 +63,12 @@ export async function waitPort(port: number, what: string, timeoutMs = 30_000): 
 export async function waitHttp(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (see the logs)`);
+    const last = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      async (r) => (r.ok ? null : `${r.status} ${await r.text()}`),
+      (err: Error) => err.message,
+    );
+    if (last === null) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last}; see the logs)`);
     await sleep(200);
   }
 }
