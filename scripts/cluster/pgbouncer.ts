@@ -15,6 +15,8 @@ export interface PgbouncerOptions {
   poolMode?: 'transaction' | 'session';
   /** Server connections per database and user. */
   poolSize?: number;
+  /** Run on every new server connection (the benchmark's schema: 1.18 drops the clients' `options`). */
+  connectQuery?: string;
 }
 
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
@@ -28,7 +30,7 @@ export function writePgbouncerConfig(o: PgbouncerOptions): string {
     ini,
     [
       '[databases]',
-      `${o.database} = host=127.0.0.1 port=${o.serverPort} dbname=${o.database}`,
+      `${o.database} = host=127.0.0.1 port=${o.serverPort} dbname=${o.database}${o.connectQuery ? ` connect_query='${o.connectQuery}'` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${o.port}`,
@@ -41,7 +43,7 @@ export function writePgbouncerConfig(o: PgbouncerOptions): string {
       'max_client_conn = 1000',
       `default_pool_size = ${o.poolSize ?? 20}`,
       // pg sends extra_float_digits at start-up; 1.18 refuses start-up parameters it does not know.
-      'ignore_startup_parameters = extra_float_digits',
+      `ignore_startup_parameters = extra_float_digits${o.connectQuery ? ', options' : ''}`,
       `logfile = ${join(o.dir, 'pgbouncer.log')}`,
       `pidfile = ${join(o.dir, 'pgbouncer.pid')}`,
       'server_reset_query =',
