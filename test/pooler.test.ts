@@ -11,7 +11,7 @@ import pg from 'pg';
 import { PGBOUNCER, startPgbouncer } from '../scripts/cluster/pgbouncer.ts';
 import { stopPid } from '../scripts/cluster/procs.ts';
 import { ConfigError } from '../src/config.ts';
-import { connect, type Database } from '../src/db/index.ts';
+import { connect, migrate, type Database } from '../src/db/index.ts';
 import { listeningAt, pooledConnection } from '../src/db/listen.ts';
 
 const direct = process.env.TEST_DATABASE_URL;
@@ -23,17 +23,45 @@ describe('PgBouncer in transaction mode', { skip }, () => {
   const port = 56500 + Math.floor(Math.random() * 400);
   const pooled = `postgres://${target.username}@127.0.0.1:${port}/${database}`;
   const dir = mkdtempSync(join(tmpdir(), 'cofre-pooler-'));
+  // PgBouncer 1.18 refuses the `options` a schema is usually given in: it sets the search path itself.
+  const schema = `pooler_${process.pid}`;
+  const admin = new pg.Client({ connectionString: direct });
   let pid = 0;
   let db: Database;
 
   before(async () => {
-    pid = await startPgbouncer({ dir, port, serverPort: Number(target.port || 5432), database, poolSize: 3 });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+    pid = await startPgbouncer({ dir, port, serverPort: Number(target.port || 5432), database, poolSize: 3, connectQuery: `SET search_path = ${schema}` });
     db = await connect({ url: pooled, poolSize: 6 });
   });
   after(async () => {
     await db?.close();
     await stopPid(pid);
     rmSync(dir, { recursive: true, force: true });
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  });
+
+  test('migrations through it leave no lock held on its server connections (the next start would wait for it)', async () => {
+    // Other clients keep the server connections changing hands, as on a loaded cluster.
+    let busy = true;
+    const noise = Array.from({ length: 4 }, async () => {
+      while (busy) await sql`SELECT pg_sleep(0.001)`.execute(db.db);
+    });
+    try {
+      await migrate(db.db);
+      await migrate(db.db);
+    } finally {
+      busy = false;
+      await Promise.all(noise);
+    }
+    const console_ = new pg.Client({ connectionString: `postgres://${target.username}@127.0.0.1:${port}/pgbouncer` });
+    await console_.connect();
+    const servers = (await console_.query('SHOW SERVERS')).rows.map((r) => Number(r.remote_pid));
+    await console_.end();
+    const { rows } = await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND pid = ANY($1)", [servers]);
+    assert.deepEqual(rows, []);
   });
 
   test('the pooler is told from a direct connection by the cancel key it makes up', async () => {

@@ -275,18 +275,32 @@ async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promis
   };
 }
 
-/** Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too. */
+/** Serialises the processes that migrate one database at start (any constant; Kysely's own is another). */
+const MIGRATION_LOCK = 7_402_911_551;
+
+/**
+ * Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too.
+ * All of it runs in one transaction that first takes a transaction-level advisory lock: Kysely's
+ * migrator takes a session-level one on a connection of its own and releases it after its
+ * transaction, three transactions that PgBouncer in transaction mode may give three server
+ * connections, leaving the lock held on one of them; the next process to start then waited in
+ * migrate (up to Kysely's hour) until PgBouncer closed that connection. Given a transaction, the
+ * migrator takes and releases its lock inside it, and ours is held until the commit.
+ */
 export async function migrate(db: Db, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db: withSchemaIntrospection(db, schema),
-    provider: { getMigrations: async () => migrations },
-    ...(schema && { migrationTableSchema: schema }),
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    const migrator = new Migrator({
+      db: withSchemaIntrospection(trx, schema),
+      provider: { getMigrations: async () => migrations },
+      ...(schema && { migrationTableSchema: schema }),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+    }
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
-  }
 }
 
 /**
@@ -295,7 +309,7 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
  * schema with a privilege check per schema, which fails with 'schema "<another>" does not exist'
  * when another session drops one meanwhile (tests and benchmarks drop theirs).
  */
-function withSchemaIntrospection(db: Db, schema: string | undefined): Db {
+function withSchemaIntrospection<D extends Executor>(db: D, schema: string | undefined): D {
   const target = sql`coalesce(${schema ?? null}::text, current_schema()::text)`;
   const getTables = async () => {
     const { rows } = await sql<{ name: string; schema: string }>`
