@@ -32,7 +32,7 @@ describe('PgBouncer in transaction mode', { skip }, () => {
   before(async () => {
     await admin.connect();
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
-    pid = await startPgbouncer({ dir, port, serverPort: Number(target.port || 5432), database, poolSize: 3, connectQuery: `SET search_path = ${schema}` });
+    pid = await startPgbouncer({ dir, port, serverPort: Number(target.port || 5432), database, user: target.username, poolSize: 3, connectQuery: `SET search_path = ${schema}` });
     db = await connect({ url: pooled, poolSize: 6 });
   });
   after(async () => {

@@ -31,7 +31,7 @@ for (let i = 0; i < pairs; i++) {
       continue;
     }
     const dir = mkdtempSync(join(tmpdir(), 'cofre-bench-pooler-'));
-    const pid = await startPgbouncer({ dir, port, serverPort: Number(direct.port || 5432), database, poolSize: 50, connectQuery: `SET search_path = bench_${runId}` });
+    const pid = await startPgbouncer({ dir, port, serverPort: Number(direct.port || 5432), database, user: direct.username, poolSize: 50, connectQuery: `SET search_path = bench_${runId}` });
     try {
       bench(`postgres://${direct.username}@127.0.0.1:${port}/${database}`, runId);
     } finally {

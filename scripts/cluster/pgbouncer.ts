@@ -15,6 +15,8 @@ export interface PgbouncerOptions {
   poolMode?: 'transaction' | 'session';
   /** Server connections per database and user. */
   poolSize?: number;
+  /** The role clients connect as (trusted; default postgres). */
+  user?: string;
   /** Run on every new server connection (the benchmark's schema: 1.18 drops the clients' `options`). */
   connectQuery?: string;
 }
@@ -25,7 +27,7 @@ export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 export function writePgbouncerConfig(o: PgbouncerOptions): string {
   mkdirSync(o.dir, { recursive: true });
   const ini = join(o.dir, 'pgbouncer.ini');
-  writeFileSync(join(o.dir, 'userlist.txt'), '"postgres" ""\n');
+  writeFileSync(join(o.dir, 'userlist.txt'), `"${o.user ?? 'postgres'}" ""\n`);
   writeFileSync(
     ini,
     [
@@ -38,7 +40,7 @@ export function writePgbouncerConfig(o: PgbouncerOptions): string {
       // Loopback only, like the primary's own trust; a real deployment uses scram-sha-256 here.
       'auth_type = trust',
       `auth_file = ${join(o.dir, 'userlist.txt')}`,
-      'admin_users = postgres',
+      `admin_users = ${o.user ?? 'postgres'}`,
       `pool_mode = ${o.poolMode ?? 'transaction'}`,
       'max_client_conn = 1000',
       `default_pool_size = ${o.poolSize ?? 20}`,
