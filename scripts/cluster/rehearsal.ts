@@ -66,11 +66,12 @@ async function main(): Promise<boolean> {
   // Requests left unanswered (a key held by a killed process: 409 until its lease ends) are sent again.
   const unfinished = client.outcomes.filter((o) => o.status === null);
   await Promise.all(unfinished.map((o) => client.retry(o, merchants[o.merchant].key, Date.now() + 90_000)));
+  const finishedMs = Date.now() - loadEnd;
   const settledMs = await settle(URLS.primary, merchants);
   const checks = await runChecks(URLS.primary, merchants, client.outcomes, receiver.received);
   await receiver.close();
 
-  report(client, marks, t0, loadEnd, unfinished.length, settledMs);
+  report(client, marks, t0, loadEnd, { unfinished: unfinished.length, finishedMs, settledMs });
   for (const c of checks) say(`  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
   const passed = checks.every((c) => c.ok);
   say(passed ? 'rehearsal passed' : 'rehearsal FAILED');
@@ -79,7 +80,7 @@ async function main(): Promise<boolean> {
   return passed;
 }
 
-function report(client: Client, marks: FaultMark[], t0: number, loadEnd: number, unfinished: number, settledMs: number): void {
+function report(client: Client, marks: FaultMark[], t0: number, loadEnd: number, after: { unfinished: number; finishedMs: number; settledMs: number }): void {
   const byOp = new Map<string, { n: number; ok: number }>();
   for (const o of client.outcomes) {
     const s = byOp.get(o.op) ?? { n: 0, ok: 0 };
@@ -89,7 +90,7 @@ function report(client: Client, marks: FaultMark[], t0: number, loadEnd: number,
   }
   const retried = client.outcomes.filter((o) => o.attempts > 1).length;
   say(`load: ${client.attempts.length} HTTP requests in ${((loadEnd - t0) / 1000).toFixed(1)} s; POSTs by operation (2xx/sent): ${[...byOp].map(([op, s]) => `${op} ${s.ok}/${s.n}`).join(', ')}`);
-  say(`  POSTs sent again with the same key: ${retried}; unanswered when the load stopped, finished afterwards: ${unfinished}; workers settled ${(settledMs / 1000).toFixed(1)} s after`);
+  say(`  POSTs sent again with the same key: ${retried}; unanswered when the load stopped (a key held by a killed process answers 409 until its 60 s lease ends): ${after.unfinished}, answered within ${(after.finishedMs / 1000).toFixed(1)} s; workers idle ${(after.settledMs / 1000).toFixed(1)} s after that`);
   const { windows, unattributed } = faultWindows(marks, client.attempts);
   say('faults (failed = 5xx or no answer, each attributed to the latest fault before it):');
   for (const w of windows) {
