@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { retriable } from '../scripts/cluster/client.ts';
-import { faultWindows, receipts, throughput } from '../scripts/cluster/windows.ts';
+import { faultWindows, receipts, refusedOnRetry, throughput } from '../scripts/cluster/windows.ts';
 
 const at = (t: number, status: number) => ({ at: t, op: 'x', status });
 
@@ -35,4 +35,10 @@ test('a POST is sent again on no answer, a 5xx or a key in progress; never on an
   assert.equal(retriable(409, { message: 'Transaction is not pending' }), false);
   assert.equal(retriable(400, {}), false);
   assert.equal(retriable(201, {}), false);
+});
+
+test('a request refused after a failed try is flagged; one refused at once, or answered 2xx after a retry, is not', () => {
+  const o = (status: number, history: number[]) => ({ status, history });
+  const flagged = o(400, [0, 409, 409, 400]);
+  assert.deepEqual(refusedOnRetry([flagged, o(400, [400]), o(201, [502, 201]), o(409, [409]), o(400, [502, 400])]), [flagged, o(400, [502, 400])]);
 });

@@ -5,7 +5,7 @@ import { assertLedgerBalanced } from '../../test/ledger-check.ts';
 import { connect } from '../../src/db/index.ts';
 import type { Outcome } from './client.ts';
 import type { Merchant } from './load.ts';
-import { receipts } from './windows.ts';
+import { receipts, refusedOnRetry } from './windows.ts';
 
 export interface Check {
   name: string;
@@ -97,11 +97,17 @@ async function ledger(url: string): Promise<Check> {
   }
 }
 
+function notRerun(outcomes: Outcome[]): Check {
+  const refused = refusedOnRetry(outcomes);
+  const detail = refused.map((o) => `${o.op} ${o.history.join('>')}>${o.status}: ${String(o.response?.message ?? '').slice(0, 80)}`).join('; ');
+  return { name: 'no request refused when sent again after a failure (its work re-run)', ok: refused.length === 0, detail: `${refused.length} of ${outcomes.filter((o) => o.history.length > 1).length} requests sent more than once${detail ? `: ${detail}` : ''}` };
+}
+
 export async function runChecks(primaryUrl: string, merchants: Merchant[], outcomes: Outcome[], received: Map<string, number>): Promise<Check[]> {
   const c = new pg.Client({ connectionString: primaryUrl });
   await c.connect();
   try {
-    return [await exactlyOnce(c, merchants, outcomes), await notTwice(c, merchants, outcomes), await webhooks(c, merchants, received), await stuckKeys(c, merchants), await ledger(primaryUrl)];
+    return [await exactlyOnce(c, merchants, outcomes), await notTwice(c, merchants, outcomes), notRerun(outcomes), await webhooks(c, merchants, received), await stuckKeys(c, merchants), await ledger(primaryUrl)];
   } finally {
     await c.end();
   }

@@ -24,6 +24,8 @@ export interface Outcome {
   status: number | null;
   response: any;
   attempts: number;
+  /** The status of each try, in order (0: no answer). */
+  history: number[];
 }
 
 export class Client {
@@ -45,7 +47,7 @@ export class Client {
 
   /** A POST with a fresh Idempotency-Key, tried until it stands or `budgetMs` runs out (then unfinished: the rehearsal retries it after the load). */
   async post(op: string, merchant: number, apiKey: string, path: string, body: unknown, budgetMs = 20_000): Promise<Outcome> {
-    const outcome: Outcome = { op, merchant, key: randomUUID(), method: 'POST', path, body, status: null, response: null, attempts: 0 };
+    const outcome: Outcome = { op, merchant, key: randomUUID(), method: 'POST', path, body, status: null, response: null, attempts: 0, history: [] };
     this.outcomes.push(outcome);
     await this.retry(outcome, apiKey, Date.now() + budgetMs);
     return outcome;
@@ -56,6 +58,7 @@ export class Client {
     for (let pause = 100; ; pause = Math.min(pause * 2, 2000)) {
       const r = await this.send(outcome.method, outcome.path, { 'api-key': apiKey, 'idempotency-key': outcome.key }, outcome.body);
       outcome.attempts++;
+      outcome.history.push(r.status);
       this.attempts.push({ at: Date.now(), op: outcome.op, status: r.status });
       if (!retriable(r.status, r.body)) {
         outcome.status = r.status;

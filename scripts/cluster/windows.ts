@@ -58,3 +58,12 @@ export function receipts(received: Map<string, number>): { events: number; dupli
   for (const n of received.values()) duplicates += n - 1;
   return { events: received.size, duplicates };
 }
+
+/**
+ * Requests refused (4xx) on a try after one that failed (no answer, 5xx, or 409 while the key was
+ * held): the first try may have done the work on a process that died before storing its answer, and
+ * the retry, taking the key over once its lease ended, ran it again (docs/operations.md, "Rehearsal").
+ */
+export function refusedOnRetry<T extends { status: number | null; history: number[] }>(outcomes: T[]): T[] {
+  return outcomes.filter((o) => o.status !== null && o.status >= 400 && o.status < 500 && o.history.slice(0, -1).some((s) => s === 0 || s >= 500 || s === 409));
+}
