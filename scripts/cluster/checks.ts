@@ -23,7 +23,7 @@ async function countsMatch(c: pg.Client, merchants: Merchant[], outcomes: Outcom
   for (const m of merchants) {
     const answered = outcomes.filter((o) => o.merchant === m.index && ops.includes(o.op) && ok2xx(o)).length;
     const stored = Number(rows.find((r) => r.user_id === m.userId)?.n ?? 0);
-    if (answered !== stored) problems.push(`merchant ${m.index}: ${answered} answered 2xx, ${stored} stored`);
+    if (answered !== stored) problems.push(`merchant ${m.index} ${ops.join('/')}: ${answered} answered 2xx, ${stored} stored`);
   }
   return problems;
 }
