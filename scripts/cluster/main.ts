@@ -11,7 +11,7 @@ import { startApi, startWorker } from './gateway.ts';
 import { startHaproxy } from './haproxy.ts';
 import { clearState, DATABASE, PORTS, readState, stateFile, URLS, writeState, type ClusterState } from './layout.ts';
 import { startPgbouncer } from './pgbouncer.ts';
-import { alive, stopPid } from './procs.ts';
+import { alive, portOpen, stopPid } from './procs.ts';
 import { startRedis } from './redis.ts';
 
 /** The pair as pg-pair describes it, for a cluster directory (stop and the rehearsal find it again). */
@@ -35,6 +35,9 @@ export const pgbouncerOptions = (dir: string) => ({ dir: join(dir, 'pgbouncer'),
 export async function startCluster(): Promise<ClusterState> {
   const running = readState();
   if (running && Object.values(running.pids).some(alive)) throw new Error(`a cluster already runs in ${running.dir} (npm run cluster -- stop)`);
+  const ports = [PORTS.primary, PORTS.replica, PORTS.pgbouncer, PORTS.redis, PORTS.haproxy, PORTS.haproxyStats, ...PORTS.apis];
+  const taken = (await Promise.all(ports.map(async (p) => ((await portOpen(p)) ? p : 0)))).filter(Boolean);
+  if (taken.length) throw new Error(`ports in use on 127.0.0.1: ${taken.join(', ')} (another cluster, or another program: the cluster needs them)`);
   const dir = mkdtempSync(join(tmpdir(), 'cofre-cluster-'));
   chmodSync(dir, 0o755); // PostgreSQL and PgBouncer run as postgres and reach their subdirectories through it
   const state: ClusterState = { dir, startedAt: new Date().toISOString(), pids: {} };

@@ -42,18 +42,21 @@ export async function stopPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', t
   }
 }
 
+/** Whether something accepts TCP connections on port (loopback). */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts TCP connections on port (polls every 100 ms). */
 export async function waitPort(port: number, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const s = connect({ host: '127.0.0.1', port }, () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (open) return;
+  while (!(await portOpen(port))) {
     if (Date.now() > deadline) throw new Error(`${what} is not listening on ${port} after ${timeoutMs} ms (see its log)`);
     await sleep(100);
   }
