@@ -72,11 +72,12 @@ export function pixBody(ctx: Context): string {
   });
 }
 
-export async function api<T = any>(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+export async function api<T = any>(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<{ status: number; body: T }> {
   const res = await fetch(base + path, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body !== undefined ? JSON.stringify(body) : undefined,
+    signal,
   });
   const text = await res.text();
   let parsed: any = text;

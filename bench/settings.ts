@@ -60,7 +60,9 @@ function nonNegativeInt(name: string, fallback: number): number {
   return positiveInt(name, fallback, 0);
 }
 
-export const runId = randomBytes(5).toString('hex');
+// BENCH_RUN_ID names the run (and its schema) beforehand: a pooler that cannot pass the schema on
+// (PgBouncer 1.18 drops `options`) sets it per server connection (scripts/cluster/bench-pooler.ts).
+export const runId = /^[a-z0-9]{1,20}$/.test(process.env.BENCH_RUN_ID ?? '') ? (process.env.BENCH_RUN_ID as string) : randomBytes(5).toString('hex');
 export const SCHEMA = `bench_${runId}`;
 export const APP_NAME = SCHEMA; // application_name of every connection of this run (PGAPPNAME)
 process.env.PGAPPNAME = APP_NAME;

@@ -9,6 +9,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import Fastify from 'fastify';
+import { ConfigError } from './config.ts';
 import { uuidv7 } from './db/ids.ts';
 import type { App, Deps } from './deps.ts';
 import type { HttpApp } from './http/app-type.ts';
@@ -210,6 +211,7 @@ async function listenForRevocations(app: App, { database, auth }: Deps) {
     const stop = await database.listen(REVOKED_CHANNEL, (keyHash) => auth.forget(keyHash));
     app.addHook('onClose', () => stop().catch(() => {})); // the database may be closed already
   } catch (err) {
+    if (err instanceof ConfigError) throw err; // LISTEN through a pooler that cannot carry it: refuse to start
     app.log.warn({ err }, 'auth: LISTEN for key revocations failed; other instances revoke within the key cache time (4 s)');
   }
 }

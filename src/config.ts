@@ -24,6 +24,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** DATABASE_LISTEN_URL: PostgreSQL itself, for the LISTEN connections when DATABASE_URL goes through a pooler; null = DATABASE_URL. */
+  databaseListenUrl: string | null;
   redisUrl: string | null;
   baseUrl: string;
   checkoutUrl: string;
@@ -196,6 +198,8 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST?.trim() || '0.0.0.0';
   const dataDir = resolve(env.DATA_DIR?.trim() || './data');
   const databaseUrl = env.DATABASE_URL ? url(env, 'DATABASE_URL', '', problems, ['postgres:', 'postgresql:']) : null;
+  const databaseListenUrl = env.DATABASE_LISTEN_URL ? url(env, 'DATABASE_LISTEN_URL', '', problems, ['postgres:', 'postgresql:']) : null;
+  if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL needs DATABASE_URL (it is where LISTEN goes when DATABASE_URL is a pooler)');
   const redisUrl = env.REDIS_URL ? url(env, 'REDIS_URL', '', problems, ['redis:', 'rediss:']) : null;
   const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`, problems);
   const checkoutUrl = url(env, 'CHECKOUT_URL', baseUrl, problems);
@@ -285,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databaseListenUrl,
     redisUrl,
     baseUrl,
     checkoutUrl,

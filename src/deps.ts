@@ -15,6 +15,7 @@ import { recordBoleto } from './modules/transactions/boleto-issued.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database, Db } from './db/index.ts';
+import { listeningAt } from './db/listen.ts';
 import { readRouter, type ReadRouter } from './db/replica.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
@@ -116,7 +117,8 @@ export interface DepsOptions {
   changeBatch?: ChangeBatchOptions;
 }
 
-export function buildDeps(config: Config, database: Database, opts: DepsOptions): Deps {
+export function buildDeps(config: Config, given: Database, opts: DepsOptions): Deps {
+  const database = config.databaseListenUrl ? listeningAt(given, config.databaseListenUrl, config.databaseSchema ?? undefined) : given;
   const { db } = database;
   const log = createLogger(config, opts.logStream);
   const connectors = buildRegistry(config, db, log, opts.connectors);

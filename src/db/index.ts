@@ -3,6 +3,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql, type DatabaseIntrospector,
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { withPreparedStatements } from './pglite-prepared.ts';
+import { address, listenPostgres, pooledConnection } from './listen.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DB } from './types.ts';
@@ -21,8 +22,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Run raw LISTEN for a channel; returns an unlisten function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
-  /** PostgreSQL only: the primary's pool and its connection options (a read replica's pool falls back to it). */
-  pg?: { pool: pg.Pool; options: string | undefined };
+  /** PostgreSQL only: the primary's pool, its connection options and whether statements are named (a read replica's pool follows them and falls back to it). */
+  pg?: { pool: pg.Pool; options: string | undefined; named: boolean };
   /** Runs `fn` when the database closes, before its pool (the replica's router: db/replica.ts). */
   onClose(fn: () => Promise<void>): void;
   close(): Promise<void>;
@@ -123,7 +124,7 @@ export const preparedName = (text: string): string | undefined => preparedNames.
  * generation (its young-generation pauses were 5-7 ms every half second at 1,000 creations/s;
  * measured in bench/HISTORY.md, 2026-11-26), through a reference we did not find.
  */
-function usePrepared(client: pg.PoolClient): void {
+function usePrepared(client: pg.PoolClient, named: boolean): void {
   const query = client.query as (...args: unknown[]) => unknown;
   const c = client as unknown as { getTransactionStatus(): string | null; connection: { parsedStatements: Record<string, string> } };
   const send = (self: pg.PoolClient, config: object) =>
@@ -131,7 +132,7 @@ function usePrepared(client: pg.PoolClient): void {
   client.query = function (this: pg.PoolClient, ...args: unknown[]) {
     if (args.length !== 2 || typeof args[0] !== 'string' || !Array.isArray(args[1])) return query.apply(this, args);
     const [text, values] = args as [string, unknown[]];
-    const name = preparedNames.get(text) ?? autoName(text);
+    const name = named ? (preparedNames.get(text) ?? autoName(text)) : undefined;
     if (!name) return send(this, { text, values });
     const run = () => send(this, { name, text, values });
     const stale = c.getTransactionStatus() === 'I' && name in c.connection.parsedStatements;
@@ -152,17 +153,21 @@ export interface ConnectOptions {
   /** PostgreSQL schema to use (created if missing); tests isolate themselves this way. */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL only: send registered and repeated texts as named prepared statements. Default:
+   *  yes, unless the server is reached through a pooler (pooledConnection), which in transaction
+   *  mode would run a statement on a server connection that never prepared it. */
+  namedStatements?: boolean;
   /** In-memory PGlite only: start from this data directory dump (`dumpDataDir`) instead of an empty
    *  database (the test suite's migrated template: initdb is most of a fresh start). */
   loadDataDir?: Blob;
 }
 
 export async function connect(opts: ConnectOptions): Promise<Database> {
-  if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20);
+  if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20, opts.namedStatements);
   return connectPglite(opts.dataDir ?? null, opts.loadDataDir);
 }
 
-async function connectPostgres(url: string, schema: string | undefined, max: number): Promise<Database> {
+async function connectPostgres(url: string, schema: string | undefined, max: number, namedStatements?: boolean): Promise<Database> {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const options = schema ? `-c search_path=${schema}` : undefined;
   // One connection first, so that a server that cannot be reached is named before anything else
@@ -174,38 +179,32 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   } catch (err) {
     throw unreachable(url, err);
   }
+  let named = namedStatements;
   try {
     if (schema) await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    named ??= !(await pooledConnection(c));
   } finally {
     await c.end().catch(() => {});
   }
-  const pool = createPool({ connectionString: url, max, options }, true);
+  const pool = createPool({ connectionString: url, max, options }, true, named);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     kind: 'postgres',
-    async listen(channel, onNotify) {
-      const client = new pg.Client({ connectionString: url, options });
-      await client.connect();
-      client.on('notification', (m) => m.channel === channel && onNotify(m.payload ?? ''));
-      client.on('error', () => {});
-      await client.query(`LISTEN ${channel}`);
-      return async () => {
-        await client.end().catch(() => {});
-      };
-    },
-    pg: { pool, options },
+    listen: (channel, onNotify) => listenPostgres(url, options, db, channel, onNotify),
+    pg: { pool, options, named },
     ...closer(() => db.destroy()),
   };
 }
 
 /**
- * A pg pool whose clients send registered texts as named prepared statements (usePrepared). With
+ * A pg pool whose clients send registered texts as named prepared statements unless `named` is false
+ * (behind a pooler; usePrepared). With
  * `waitWhenBusy`, a server out of connections (other processes' pools at their peak) is tried
  * again after a moment, where failing would answer the request with an error; a read replica's
  * pool does not wait (its reads go to the primary instead).
  */
-export function createPool(config: pg.PoolConfig, waitWhenBusy: boolean): pg.Pool {
+export function createPool(config: pg.PoolConfig, waitWhenBusy: boolean, named: boolean): pg.Pool {
   const pool = new pg.Pool(config);
   if (waitWhenBusy) {
     // Only the promise form is wrapped: pg-pool's own query() calls connect(callback), which keeps
@@ -215,7 +214,13 @@ export function createPool(config: pg.PoolConfig, waitWhenBusy: boolean): pg.Poo
     pool.connect = ((cb?: Parameters<typeof connectOnce>[0]) => (cb ? connectOnce(cb) : connectRetrying())) as typeof pool.connect;
   }
   pool.on('error', () => {}); // idle client errors surface on the next query
-  pool.on('connect', usePrepared); // before the new client is handed out
+  pool.on('connect', (client) => {
+    // pg-pool listens for errors on idle clients only: a connection lost while a transaction holds it
+    // between statements (PgBouncer or PostgreSQL restarting) would be an uncaught 'error' that ends
+    // the process. Its next statement fails instead, and the pool drops it on release.
+    client.on('error', () => {});
+    usePrepared(client, named); // before the new client is handed out
+  });
   return pool;
 }
 
@@ -265,14 +270,7 @@ function unreachable(url: string, err: unknown): unknown {
   const timeout = /timeout/i.test(e?.message ?? '');
   const reason = (code && CONNECT_ERRORS[code]) ?? (timeout ? CONNECT_ERRORS.ETIMEDOUT : undefined);
   if (!reason) return err;
-  let where = 'the DATABASE_URL address';
-  try {
-    const u = new URL(url);
-    where = `${u.hostname || 'localhost'}:${u.port || 5432}${u.pathname.length > 1 ? u.pathname : ''}`;
-  } catch {
-    // an unparsable URL keeps the generic wording
-  }
-  return new ConfigError(`Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${reason}.`);
+  return new ConfigError(`Cannot reach PostgreSQL at ${address(url)} (DATABASE_URL): ${reason}.`);
 }
 
 async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
@@ -308,18 +306,32 @@ async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promis
   };
 }
 
-/** Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too. */
+/** Serialises the processes that migrate one database at start (any constant; Kysely's own is another). */
+const MIGRATION_LOCK = 7_402_911_551;
+
+/**
+ * Applies pending migrations. With a schema, Kysely's own bookkeeping tables live there too.
+ * All of it runs in one transaction that first takes a transaction-level advisory lock: Kysely's
+ * migrator takes a session-level one on a connection of its own and releases it after its
+ * transaction, three transactions that PgBouncer in transaction mode may give three server
+ * connections, leaving the lock held on one of them; the next process to start then waited in
+ * migrate (up to Kysely's hour) until PgBouncer closed that connection. Given a transaction, the
+ * migrator takes and releases its lock inside it, and ours is held until the commit.
+ */
 export async function migrate(db: Db, schema?: string): Promise<void> {
-  const migrator = new Migrator({
-    db: withSchemaIntrospection(db, schema),
-    provider: { getMigrations: async () => migrations },
-    ...(schema && { migrationTableSchema: schema }),
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    const migrator = new Migrator({
+      db: withSchemaIntrospection(trx, schema),
+      provider: { getMigrations: async () => migrations },
+      ...(schema && { migrationTableSchema: schema }),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+    }
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
-  }
   // Every start: the history's week partitions reach DAYS_AHEAD days past now (src/db/partitions.ts).
   await ensurePartitions(db);
 }
@@ -330,7 +342,7 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
  * schema with a privilege check per schema, which fails with 'schema "<another>" does not exist'
  * when another session drops one meanwhile (tests and benchmarks drop theirs).
  */
-function withSchemaIntrospection(db: Db, schema: string | undefined): Db {
+function withSchemaIntrospection<D extends Executor>(db: D, schema: string | undefined): D {
   const target = sql`coalesce(${schema ?? null}::text, current_schema()::text)`;
   const getTables = async () => {
     const { rows } = await sql<{ name: string; schema: string }>`

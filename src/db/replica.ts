@@ -22,7 +22,7 @@ export function readRouter(database: Database, replica: ReplicaConfig | null, lo
   if (!replica || !database.pg) return new ReadRouter(database.db, null, 0);
   const primary = database.pg.pool;
   // A replica that does not answer in a second is taken for down: its reads go to the primary.
-  const pool = createPool({ connectionString: replica.url, max: poolSize, options: database.pg.options, connectionTimeoutMillis: 1000, keepAlive: true, allowExitOnIdle: true }, false);
+  const pool = createPool({ connectionString: replica.url, max: poolSize, options: database.pg.options, connectionTimeoutMillis: 1000, keepAlive: true, allowExitOnIdle: true }, false, database.pg.named);
   let router: ReadRouter | undefined;
   const lost = (err: unknown) => router?.lost(err);
   pool.on('connect', (client) => readOnPrimaryWhenLost(client, primary, lost));

@@ -8,7 +8,7 @@
 // and a lease (locked_until) that outlives the attempt's deadline, so a delivery is never attempted
 // by two workers at once, and one whose worker died is claimed again when its lease runs out.
 import type { FastifyBaseLogger } from 'fastify';
-import type { WebhookConfig } from '../../config.ts';
+import { ConfigError, type WebhookConfig } from '../../config.ts';
 import type { Database, Db } from '../../db/index.ts';
 import { attempt, claimDue, recordOutcomes, type ClaimedDelivery, type Outcome, type RecordedAttempt } from './deliveries.ts';
 import { NOTIFY_CHANNEL } from './enqueue.ts';
@@ -120,6 +120,7 @@ export class WebhookDispatcher {
       try {
         this.unlisten = await this.opts.database.listen(NOTIFY_CHANNEL, () => this.wake());
       } catch (err) {
+        if (err instanceof ConfigError) throw err; // LISTEN through a pooler that cannot carry it: refuse to start
         this.opts.log.warn({ err }, 'webhooks: LISTEN failed; falling back to polling');
       }
     }
