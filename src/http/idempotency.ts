@@ -1,12 +1,15 @@
 // Idempotency-Key on every authenticated POST: the first response (status and body) is
 // stored for 24 h per merchant, environment and key, and replayed for a retry with the same body.
 //
-// Two ways to hold a key:
+// Ways to hold a key:
 // - claimed: the preHandler claims the key (a row without a response) before the handler runs, a
 //   retry meanwhile gets 409, and onSend stores the response (or frees the key after a 5xx);
 // - held: a claimed request whose work has begun something that must not be done twice (a card
 //   transaction recorded before its charge) stores a provisional response with holdKey(); from then
 //   on a 5xx never frees the key, and onSend stores the final response over the provisional one;
+// - answered within the work: a request whose work commits in one transaction (a refund, a
+//   withdrawal, a sandbox confirmation, a subscription) stores its answer in that transaction
+//   (answerWithin), so a retry after a crash replays it rather than taking the key over;
 // - inline (route config `idempotency: { inline }`, for a request whose work is ONE statement):
 //   nothing is written before the handler; the statement doing the work also inserts the key with
 //   its response (transactions/creation.ts), so the work and its stored response commit together.
@@ -20,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CompiledQuery } from 'kysely';
-import { prepared, type Db } from '../db/index.ts';
+import { prepared, type Db, type Executor } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
@@ -41,7 +44,8 @@ const CLAIM = prepared('idem_claim', 'SELECT idempotency_claim($1, $2, $3, $4, $
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
-const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
+// Only a key without a stored answer: one stored by the work's own transaction (answerWithin) or held stays.
+const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND response_status IS NULL');
 
 /** The key a request holds: `inline` until its statement stores it, `claimed` once claimed, `held` with a provisional response, `settled` when nothing is left to store. */
 export interface RequestKey {
@@ -144,12 +148,9 @@ export function installIdempotency(app: FastifyInstance, db: Db) {
     const k = req.idempotency;
     if (k?.state !== 'claimed' && k?.state !== 'held') return done(null, payload);
     const { userId, livemode, key } = k;
-    // A 5xx of a claimed request means nothing was done: the key is freed so the client can retry
-    // with it. A held key keeps its provisional response: something was done.
-    let query: CompiledQuery | null = null;
-    if (reply.statusCode < 500) query = CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]);
-    else if (k.state === 'claimed') query = CompiledQuery.raw(FREE, [userId, livemode, key]);
-    if (!query) return done(null, payload);
+    // A 5xx of a claimed request whose work stored no answer means nothing was done: the key is
+    // freed so the client can retry with it. A key holding an answer keeps it: something was done.
+    const query = reply.statusCode < 500 ? CompiledQuery.raw(RESPOND, [userId, livemode, key, reply.statusCode, String(payload)]) : CompiledQuery.raw(FREE, [userId, livemode, key]);
     db.executeQuery(query).then(() => done(null, payload), done);
   });
 }
@@ -194,6 +195,25 @@ export async function holdKey(db: Db, req: FastifyRequest, status: number, text:
   if (k?.state !== 'claimed') return;
   await db.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
   k.state = 'held';
+}
+
+/** Stores a request's answer rendered from its work's result, in the work's transaction (answerWithin). */
+export type Answer<T> = (trx: Executor, result: T) => Promise<void>;
+
+/**
+ * For a request holding a claimed key: a function that stores the answer rendered from the work's
+ * result inside the work's own transaction, so the work and its stored answer commit together. A
+ * process that dies after that commit leaves the answer for the retry to replay; it never takes the
+ * key over to do the work again. onSend stores the final answer over it. Undefined without a claimed key.
+ */
+export function answerWithin<T>(req: FastifyRequest, reply: FastifyReply, status: number, render: (result: T, trx: Executor) => unknown): Answer<T> | undefined {
+  const k = req.idempotency;
+  if (k?.state !== 'claimed' && k?.state !== 'held') return undefined;
+  return async (trx, result) => {
+    const text = reply.code(status).serialize(await render(result, trx)) as string;
+    await trx.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
+    k.state = 'held';
+  };
 }
 
 /** Whether the scope holds `key` unexpired (answered or in flight): a request under it is not run again. */

@@ -2,7 +2,9 @@
 // /api/v1/subscriptions (one handler, both paths), with an API key (subscriptions:read / :write) or
 // a dashboard token. Operations without a required body accept a request with no body at all.
 import type { HttpApp } from '../../http/app-type.ts';
-import type { Db } from '../../db/index.ts';
+import type { Db, Executor } from '../../db/index.ts';
+import type { Subscription } from '../../db/types.ts';
+import { answerWithin } from '../../http/idempotency.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import type { SubscriptionDeps } from './service.ts';
 import { emptyBodyIsObject, errors, IdParams } from '../../http/schemas.ts';
@@ -73,8 +75,10 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
       async (req, reply) => {
         const plan = await findPlan(db, req.auth, req.body.planId);
         if (!plan) throw validation('planId', 'is not a plan of this merchant and environment');
-        const sub = await subscribe(deps, plan, req.body);
-        return reply.code(201).send({ message: 'Subscription created', subscription: await fullView(deps, sub) });
+        const body = async (s: Subscription, from: Executor = db) => ({ message: 'Subscription created', subscription: await fullView({ ...deps, db: from }, s) });
+        // Stored with the subscription: a retry after a crash replays it rather than subscribing again.
+        const sub = await subscribe(deps, plan, req.body, { answer: answerWithin(req, reply, 201, body) });
+        return reply.code(201).send(await body(sub));
       },
     );
 
@@ -203,10 +207,14 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
           response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
         },
       },
-      async (req) => ({
-        message: [req.body.pixAutomatico && `Simulated ${req.body.pixAutomatico}`, req.body.advanceDays && `Advanced ${req.body.advanceDays} days`].filter(Boolean).join('; '),
-        subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays, req.body.pixAutomatico)),
-      }),
+      async (req, reply) => {
+        const message = [req.body.pixAutomatico && `Simulated ${req.body.pixAutomatico}`, req.body.advanceDays && `Advanced ${req.body.advanceDays} days`].filter(Boolean).join('; ');
+        // The clock moves in many steps: the answer as it stands is held first, so a retry after a
+        // crash replays it rather than moving the clock again.
+        const hold = answerWithin(req, reply, 200, async (s: Subscription) => ({ message, subscription: await fullView(deps, s) }));
+        if (hold) await hold(db, await getSubscription(db, req.auth, req.params.id));
+        return { message, subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays, req.body.pixAutomatico)) };
+      },
     );
   }
 }

@@ -7,6 +7,7 @@ import { uuidv7 } from '../../db/ids.ts';
 import type { Client, Subscription, SubscriptionCycle, SubscriptionMethod, SubscriptionPlan, Transaction } from '../../db/types.ts';
 import { AppError, badRequest, validation } from '../../http/errors.ts';
 import { requiredText, sanitizeJson } from '../../http/sanitize.ts';
+import type { Answer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
@@ -140,7 +141,7 @@ async function attribution(deps: EngineDeps, scope: Scope, plan: SubscriptionPla
  * (a card is kept); without one it is INCOMPLETE until its first charge is paid (a card is charged
  * at once; a PIX or boleto is issued and e-mailed).
  */
-export async function subscribe(deps: EngineDeps, plan: SubscriptionPlan, input: SubscribeInput, opts: { cardGuard?: CardGuard } = {}): Promise<Subscription> {
+export async function subscribe(deps: EngineDeps, plan: SubscriptionPlan, input: SubscribeInput, opts: { cardGuard?: CardGuard; answer?: Answer<Subscription> } = {}): Promise<Subscription> {
   const scope: Scope = { userId: plan.user_id, livemode: plan.livemode };
   const now = new Date();
   checkPlanOpen(plan);
@@ -153,7 +154,11 @@ export async function subscribe(deps: EngineDeps, plan: SubscriptionPlan, input:
     card = input.cardId ? await savedCardToken({ db: deps.db, connectors: deps.transactions.connectors }, scope, input.cardId, checked.client) : await tokenize(deps, scope.livemode, input.card!, { email: checked.client.email }, now);
   }
   const trialEnd = plan.trial_days > 0 ? new Date(now.getTime() + plan.trial_days * DAY_MS) : null;
-  const { sub, cycle } = await inTx(deps.db, (trx) => insertSubscription(deps, trx, scope, plan, { ...checked, ...sold, card, trialEnd }, now));
+  const { sub, cycle } = await inTx(deps.db, async (trx) => {
+    const made = await insertSubscription(deps, trx, scope, plan, { ...checked, ...sold, card, trialEnd }, now);
+    await opts.answer?.(trx, made.sub); // the request's answer commits with the subscription (http/idempotency.ts)
+    return made;
+  });
   let charged: Transaction | null = null;
   if (cycle) {
     try {

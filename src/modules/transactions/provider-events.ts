@@ -4,6 +4,7 @@
 import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import { AppError, forbidden, notFound, validation } from '../../http/errors.ts';
+import type { Answer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { spDate } from '../../payments/calendar.ts';
 import type { ProviderEvent } from '../../payments/connector.ts';
@@ -36,35 +37,42 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
  * a due date paid late for what its terms allow that day: the payment is then booked for what was
  * paid (fine and interest included), with the fee on that.
  */
-export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, connector: string, events: ProviderEvent[]): Promise<Transaction[]> {
+export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, connector: string, events: ProviderEvent[], answer?: Answer<Transaction>): Promise<Transaction[]> {
   const out: Transaction[] = [];
   for (const e of events) {
     const reported: Change = e.outcome === 'FAILED' ? { to: 'FAILED', reason: e.reason ?? 'PROVIDER_FAILURE' } : e.outcome === 'PAID' ? { to: 'PAID', paidWith: e.paidWith, settlesAt: e.settlesAt } : { to: e.outcome };
     const applied = await deps.changes.run(scope, async (trx) => {
-      let change = reported;
-      const tx = await lockTransaction(trx, scope, e.transactionId);
-      if (!tx || tx.provider !== connector) throw notFound('Transaction');
-      if (e.outcome === 'PAID' && e.reference !== undefined) {
-        if (tx.provider_ref === e.reference) return tx;
-        if (tx.provider_ref !== null) throw new AppError(409, `Transaction ${tx.id} is already paid by another payment (${tx.provider_ref}); ${e.reference} must be returned to the payer`);
-      }
-      if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
-        const late = tx.late_payment && tx.due_date && e.paidAt && explainsLatePayment(tx.charged_cents, tx.late_payment, tx.due_date, spDate(e.paidAt), e.amountCents);
-        if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
-        change = { to: 'PAID', paidWith: e.paidWith, settlesAt: e.settlesAt, settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
-      }
-      return applyChange(deps, trx, tx, change, new Date(), e.outcome === 'PAID' ? (e.reference ?? null) : null);
+      const tx = await applyEvent(deps, trx, scope, connector, e, reported);
+      await answer?.(trx, tx);
+      return tx;
     });
     out.push(applied);
   }
   return out;
 }
 
+/** One provider event on its locked transaction, in the change's transaction. */
+async function applyEvent(deps: TransactionDeps, trx: Trx, scope: Scope, connector: string, e: ProviderEvent, reported: Change): Promise<Transaction> {
+  let change = reported;
+  const tx = await lockTransaction(trx, scope, e.transactionId);
+  if (!tx || tx.provider !== connector) throw notFound('Transaction');
+  if (e.outcome === 'PAID' && e.reference !== undefined) {
+    if (tx.provider_ref === e.reference) return tx;
+    if (tx.provider_ref !== null) throw new AppError(409, `Transaction ${tx.id} is already paid by another payment (${tx.provider_ref}); ${e.reference} must be returned to the payer`);
+  }
+  if (e.outcome === 'PAID' && e.amountCents !== undefined && e.amountCents !== tx.charged_cents) {
+    const late = tx.late_payment && tx.due_date && e.paidAt && explainsLatePayment(tx.charged_cents, tx.late_payment, tx.due_date, spDate(e.paidAt), e.amountCents);
+    if (!late) throw new AppError(409, `The provider reports ${e.amountCents} cents paid for transaction ${tx.id}, which charged ${tx.charged_cents}`);
+    change = { to: 'PAID', paidWith: e.paidWith, settlesAt: e.settlesAt, settled: { chargedCents: e.amountCents, feeCents: paymentFee(await deps.fees.of(tx.user_id, trx), tx.payment_method, e.amountCents) } };
+  }
+  return applyChange(deps, trx, tx, change, new Date(), e.outcome === 'PAID' ? (e.reference ?? null) : null);
+}
+
 /** Sandbox: the merchant plays the provider and reports an outcome (development keys only). */
-export async function simulate(deps: TransactionDeps, scope: Scope, id: string, outcome: 'PAID' | 'FAILED' | 'EXPIRED', paidWith?: 'BOLETO' | 'PIX'): Promise<Transaction> {
+export async function simulate(deps: TransactionDeps, scope: Scope, id: string, outcome: 'PAID' | 'FAILED' | 'EXPIRED', paidWith?: 'BOLETO' | 'PIX', answer?: Answer<Transaction>): Promise<Transaction> {
   if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
   if (paidWith && (await lookupMethod(deps, scope, id)) !== 'BOLETO') throw validation('paidWith', 'is only for boletos (paid by barcode or by their Pix code)');
-  const [applied] = await applyProviderEvents(deps, scope, deps.connectors.sandbox.name, [{ transactionId: id, outcome, ...(outcome === 'FAILED' ? { reason: 'SIMULATED_FAILURE' } : {}), ...(paidWith ? { paidWith } : {}) }]);
+  const [applied] = await applyProviderEvents(deps, scope, deps.connectors.sandbox.name, [{ transactionId: id, outcome, ...(outcome === 'FAILED' ? { reason: 'SIMULATED_FAILURE' } : {}), ...(paidWith ? { paidWith } : {}) }], answer);
   return applied;
 }
 

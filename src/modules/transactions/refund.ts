@@ -6,6 +6,7 @@ import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { PixKeyType, Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation } from '../../http/errors.ts';
+import type { Answer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import type { RefundRequest, RefundResult } from '../../payments/connector.ts';
@@ -35,7 +36,7 @@ export function refundRequest(refundId: string, tx: Pick<Transaction, 'id' | 'pa
  * written in one database transaction; then the payment's provider is asked to send the money back
  * with the refund id as its idempotency key, and the row records what it answered.
  */
-export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, body: RefundInput, actor: Actor): Promise<Transaction> {
+export async function refundTransaction(deps: TransactionDeps, scope: Scope, id: string, body: RefundInput, actor: Actor, answer?: Answer<Transaction>): Promise<Transaction> {
   const amountCents = body.amountCents;
   const { tx, refundId, amount, pix } = await deps.changes.run(scope, async (trx) => {
     const locked = await lockTransaction(trx, scope, id);
@@ -60,6 +61,7 @@ export async function refundTransaction(deps: TransactionDeps, scope: Scope, id:
     const sale = (t: Transaction) => ({ transactionId: t.id, displayId: t.display_id, status: t.status, chargedCents: t.charged_cents, refundedCents: t.refunded_cents });
     const entry = { userId: scope.userId, livemode: scope.livemode, action: 'refund.created', objectType: 'refund', objectId: refundId };
     await recordAudit(trx, actor, { ...entry, before: sale(locked), after: { ...sale(refunded), refund: { id: refundId, amountCents: amount, status: 'PENDING' } } });
+    await answer?.(trx, refunded);
     return { tx: refunded, refundId, amount, pix };
   });
   // A provider that refuses at once undoes the refund: the answer is the transaction as that left it.

@@ -1,7 +1,9 @@
 import { actorOf } from '../audit/service.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
-import type { Db } from '../../db/index.ts';
+import type { Db, Executor } from '../../db/index.ts';
+import type { Transaction } from '../../db/types.ts';
+import { answerWithin } from '../../http/idempotency.ts';
 import type { Config } from '../../config.ts';
 import type { Cursors } from '../../http/pagination.ts';
 import type { TransactionDeps } from './types.ts';
@@ -39,10 +41,10 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
    * answer): a transaction never refunded reads exactly as its creation answered. Only a paid one
    * can have any (a refund the provider did not make stays listed, FAILED, after it was undone).
    */
-  const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope) => {
-    const refunds = tx.paid_at ? await refundsOf(db, scope, tx.id) : [];
+  const withRefunds = async (tx: Parameters<typeof transactionView>[0], scope: Scope, from: Executor = db) => {
+    const refunds = tx.paid_at ? await refundsOf(from, scope, tx.id) : [];
     // Likewise its latest chargeback, once a card payment has had one.
-    const chargeback = tx.paid_at && tx.payment_method === 'CARD' ? await latestChargeback(db, scope, tx.id) : undefined;
+    const chargeback = tx.paid_at && tx.payment_method === 'CARD' ? await latestChargeback(from, scope, tx.id) : undefined;
     const shown = refunds.length ? { ...view(tx), refunds: refunds.map(refundView) } : view(tx);
     return chargeback ? { ...shown, chargeback: chargebackView(chargeback) } : shown;
   };
@@ -126,7 +128,12 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       // The body is optional: a POST without one means "refund everything left", like `{}`.
       preValidation: emptyBodyIsObject,
     },
-    async (req) => ({ message: 'Refund concluded', transaction: await withRefunds(await refundTransaction(transactions, req.auth, req.params.id, req.body ?? {}, actorOf(req)), req.auth) }),
+    async (req, reply) => {
+      const body = async (tx: Transaction, from?: Executor) => ({ message: 'Refund concluded', transaction: await withRefunds(tx, req.auth, from) });
+      // The answer commits with the refund: a retry after a crash replays it, never refunds again.
+      const answer = answerWithin(req, reply, 200, body);
+      return body(await refundTransaction(transactions, req.auth, req.params.id, req.body ?? {}, actorOf(req), answer));
+    },
   );
 
   app.post(
@@ -143,11 +150,13 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
         response: { 200: TransactionResponse, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const { outcome, paidWith } = req.body;
       if (paidWith && outcome !== 'PAID') throw validation('paidWith', 'goes with outcome PAID');
-      const tx = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED' ? await simulate(transactions, req.auth, req.params.id, outcome, paidWith) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
-      return { message: `Transaction ${outcome}`, transaction: await withRefunds(tx, req.auth) };
+      const body = async (tx: Transaction, from?: Executor) => ({ message: `Transaction ${outcome}`, transaction: await withRefunds(tx, req.auth, from) });
+      const paid = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED';
+      const tx = paid ? await simulate(transactions, req.auth, req.params.id, outcome, paidWith, answerWithin(req, reply, 200, body)) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
+      return body(tx);
     },
   );
 

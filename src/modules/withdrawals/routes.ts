@@ -2,6 +2,8 @@ import { actorOf, operatorOf } from '../audit/service.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../http/app-type.ts';
 import type { Db } from '../../db/index.ts';
+import type { Withdrawal } from '../../db/types.ts';
+import { answerWithin } from '../../http/idempotency.ts';
 import type { WithdrawalDeps } from './service.ts';
 import { ADMIN, emptyBodyIsObject, errors, IdempotencyHeader, IdParams, Message, PagePagination, RequiredReasonBody } from '../../http/schemas.ts';
 import { AdminWithdrawalsQuery, AdminWithdrawalView, CreateWithdrawalBody, CreateWithdrawalResponse, ListWithdrawalsQuery, PayoutHealthView, SimulateWithdrawalBody, WalletBalance, WithdrawalListResponse, WithdrawalResponse, WithdrawalView } from './schemas.ts';
@@ -46,8 +48,10 @@ export default async function withdrawalRoutes(app: HttpApp, deps: WithdrawalRou
       },
     },
     async (req, reply) => {
-      const w = await requestWithdrawal(withdrawals, req.auth, req.body, actorOf(req));
-      return reply.code(201).send({ message: 'Withdrawal requested', data: withdrawalView(w) });
+      const body = (w: Withdrawal) => ({ message: 'Withdrawal requested', data: withdrawalView(w) });
+      // The answer commits with the withdrawal: a retry after a crash replays it, never withdraws again.
+      const w = await requestWithdrawal(withdrawals, req.auth, req.body, actorOf(req), answerWithin(req, reply, 201, body));
+      return reply.code(201).send(body(w));
     },
   );
 

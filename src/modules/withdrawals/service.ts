@@ -16,6 +16,7 @@ import { inTx, type Db, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Withdrawal, WithdrawalStatus } from '../../db/types.ts';
 import { badRequest, forbidden, notFound, ownAccount, validation } from '../../http/errors.ts';
+import type { Answer } from '../../http/idempotency.ts';
 import { pageInfo } from '../../http/pagination.ts';
 import { sanitizeText } from '../../http/sanitize.ts';
 import { likePattern, type Scope } from '../../http/scope.ts';
@@ -95,7 +96,7 @@ export interface WithdrawalDeps {
   log: ConnectorLog;
 }
 
-export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>, actor: Actor): Promise<Withdrawal> {
+export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, input: Static<typeof CreateWithdrawalBody>, actor: Actor, answer?: Answer<Withdrawal>): Promise<Withdrawal> {
   const { db, fees } = deps;
   const destination = checkDestination(input);
   const fee = (await fees.of(scope.userId)).withdrawalCents;
@@ -146,6 +147,7 @@ export async function requestWithdrawal(deps: WithdrawalDeps, scope: Scope, inpu
     await deps.events.record(trx, scope, [{ type: 'withdrawal.requested', data: eventData(w) }]);
     await auditWithdrawal(trx, actor, 'withdrawal.created', null, w);
     if (held.newDestination) await alertOwner(trx, scope, w, deps.dashboardUrl);
+    await answer?.(trx, w);
     return w;
   });
 }
