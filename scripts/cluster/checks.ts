@@ -113,7 +113,7 @@ export async function runChecks(primaryUrl: string, merchants: Merchant[], outco
   }
 }
 
-/** Waits (up to timeoutMs) until the workers have nothing left for these merchants: payouts sent, deliveries made. */
+/** Waits (up to timeoutMs) until the workers have nothing left for these merchants: payouts sent, deliveries made, card charges settled. */
 export async function settle(primaryUrl: string, merchants: Merchant[], timeoutMs = 90_000): Promise<number> {
   const c = new pg.Client({ connectionString: primaryUrl });
   await c.connect();
@@ -122,7 +122,9 @@ export async function settle(primaryUrl: string, merchants: Merchant[], timeoutM
     for (;;) {
       const { rows } = await c.query<{ n: number }>(
         `SELECT (SELECT count(*) FROM withdrawals WHERE user_id = ANY($1) AND status IN ('PENDING', 'PROCESSING'))
-              + (SELECT count(*) FROM webhook_deliveries WHERE user_id = ANY($1) AND status = 'PENDING') AS n`,
+              + (SELECT count(*) FROM webhook_deliveries WHERE user_id = ANY($1) AND status = 'PENDING')
+              -- card charges whose outcome a killed process never recorded: the janitor's, after JANITOR_GRACE_SECONDS
+              + (SELECT count(*) FROM transactions WHERE user_id = ANY($1) AND payment_method = 'CARD' AND status = 'PENDING' AND card_last4 IS NOT NULL) AS n`,
         [merchants.map((m) => m.userId)],
       );
       if (Number(rows[0].n) === 0 || Date.now() - started > timeoutMs) return Date.now() - started;

@@ -46,6 +46,7 @@ import * as m044 from './044_upsell_offers.ts';
 import * as m045 from './045_splits.ts';
 import * as m046 from './046_sub_account_login.ts';
 import * as m048 from './048_partitions.ts';
+import * as m049 from './049_subscription_clock_target.ts';
 
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
@@ -94,4 +95,5 @@ export const migrations: Record<string, Migration> = {
   '045_splits': m045,
   '046_sub_account_login': m046,
   '048_partitions': m048,
+  '049_subscription_clock_target': m049,
 };

@@ -99,6 +99,9 @@ export interface SubscriptionsTable {
    * POST .../simulate): its steps run at now + offset; next_action_at is kept in wall-clock time.
    */
   clock_offset_ms: Generated<number>;
+  /** The offset a simulation is moving the clock to, and the Idempotency-Key of the request that set it (a retry resumes). */
+  clock_target_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  clock_target_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** The affiliate link the subscription's checkout was attributed to: each of its charges carries it. */

@@ -207,13 +207,12 @@ export default async function subscriptionRoutes(app: HttpApp, opts: Subscriptio
           response: { 200: SubscriptionResponse, ...errors(400, 401, 403, 404) },
         },
       },
-      async (req, reply) => {
+      async (req) => {
         const message = [req.body.pixAutomatico && `Simulated ${req.body.pixAutomatico}`, req.body.advanceDays && `Advanced ${req.body.advanceDays} days`].filter(Boolean).join('; ');
-        // The clock moves in many steps: the answer as it stands is held first, so a retry after a
-        // crash replays it rather than moving the clock again.
-        const hold = answerWithin(req, reply, 200, async (s: Subscription) => ({ message, subscription: await fullView(deps, s) }));
-        if (hold) await hold(db, await getSubscription(db, req.auth, req.params.id));
-        return { message, subscription: await fullView(deps, await simulate(deps, req.auth, req.params.id, req.body.advanceDays, req.body.pixAutomatico)) };
+        // The clock moves in many steps: a retry of an interrupted request (same Idempotency-Key)
+        // resumes towards the day the first one set, never moves it further.
+        const sub = await simulate(deps, req.auth, req.params.id, req.body.advanceDays, req.body.pixAutomatico, req.idempotency?.key);
+        return { message, subscription: await fullView(deps, sub) };
       },
     );
   }

@@ -251,16 +251,17 @@ export async function changePlan(deps: SubscriptionDeps, scope: Scope, id: strin
  * due, as the jobs would (its PIX and boletos past their expiry expire first, as the expiry job
  * would have done on that day).
  */
-export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string, days: number | undefined, pixAutomatico?: PixAutomaticoSimulation): Promise<Subscription> {
+export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string, days: number | undefined, pixAutomatico?: PixAutomaticoSimulation, requestKey?: string): Promise<Subscription> {
   if (scope.livemode) throw forbidden('Simulation is only available with development (test) keys');
   if (pixAutomatico) await simulatePixAutomatico(deps, scope, await getSubscription(deps.db, scope, id), pixAutomatico);
   if (!days) return getSubscription(deps.db, scope, id);
   const sub = await getSubscription(deps.db, scope, id);
   const wallNow = new Date();
-  const target = sub.clock_offset_ms + days * DAY_MS;
+  const target = await clockTarget(deps.db, sub, sub.clock_offset_ms + days * DAY_MS, requestKey);
   // Day by day, so each day's expiries, issues and retries happen in the order they would.
-  for (let offset = sub.clock_offset_ms + DAY_MS; ; offset = Math.min(offset + DAY_MS, target)) {
-    await deps.db.updateTable('subscriptions').set({ clock_offset_ms: offset }).where('id', '=', id).execute();
+  for (let offset = sub.clock_offset_ms; offset < target; ) {
+    offset = Math.min(offset + DAY_MS, target);
+    await deps.db.updateTable('subscriptions').set({ clock_offset_ms: offset }).where('user_id', '=', scope.userId).where('id', '=', id).execute();
     const now = new Date(wallNow.getTime() + offset);
     if (sub.payment_method === 'PIX_AUTOMATICO') {
       // The payer's bank debits a scheduled Pix Automático charge on its due date (unless INSUFFICIENT_FUNDS was simulated first).
@@ -279,8 +280,18 @@ export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string,
       await changeStatus(deps.transactions, scope, tx.id, { to: 'EXPIRED' }).catch(() => {});
     }
     await advance(deps, id, wallNow);
-    if (offset >= target) break;
   }
   return getSubscription(deps.db, scope, id);
+}
+
+/**
+ * Where a simulation moves the clock: `wanted`, or, for a retry of the request (same
+ * Idempotency-Key) that set a target before it was interrupted, that same target.
+ */
+async function clockTarget(db: Executor, sub: Subscription, wanted: number, requestKey: string | undefined): Promise<number> {
+  if (!requestKey) return wanted;
+  if (sub.clock_target_key === requestKey && sub.clock_target_ms !== null) return Number(sub.clock_target_ms);
+  await db.updateTable('subscriptions').set({ clock_target_ms: wanted, clock_target_key: requestKey }).where('user_id', '=', sub.user_id).where('id', '=', sub.id).execute();
+  return wanted;
 }
 
