@@ -59,44 +59,80 @@ export class MemoryLimiter implements RateLimiter {
   }
 }
 
+/**
+ * Counters in Redis, shared by every instance. While Redis cannot answer (restarting, unreachable)
+ * each instance counts in its own memory instead: the limits hold per process for that while, and
+ * an outage of Redis is not an outage of the API (every request would otherwise fail).
+ */
 export class RedisLimiter implements RateLimiter {
   private redis: Redis;
   private prefix: string;
+  private local = new MemoryLimiter();
+  private connected = false;
   constructor(url: string, prefix = 'cofre:rl:') {
     this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
     this.redis.on('error', () => {}); // surfaced through the failing command
+    this.redis.once('ready', () => (this.connected = true));
     this.prefix = prefix;
   }
 
-  async hit(key: string, windowMs: number): Promise<Hit> {
-    const k = this.prefix + key;
-    const res = await this.redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
-    if (!res) throw new Error('rate limiter transaction aborted');
-    const count = Number(res[0][1]);
-    const ttl = Number(res[2][1]);
-    return { count, resetMs: ttl > 0 ? ttl : windowMs };
+  /** `shared()`, or the same count in this process's memory while Redis is not connected or fails. */
+  private async either<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+    // Lost after it was up: no request waits on the reconnections (at start, the first connection is waited for).
+    if (this.connected && this.redis.status !== 'ready') return local();
+    try {
+      return await shared();
+    } catch {
+      return local();
+    }
   }
 
-  async peek(key: string): Promise<Hit> {
+  hit(key: string, windowMs: number): Promise<Hit> {
     const k = this.prefix + key;
-    const res = await this.redis.multi().get(k).pttl(k).exec();
-    if (!res) throw new Error('rate limiter transaction aborted');
-    const count = Number(res[0][1] ?? 0);
-    const ttl = Number(res[1][1]);
-    return { count, resetMs: Math.max(ttl, 0) };
+    return this.either(
+      async () => {
+        const res = await this.redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
+        if (!res || res.some(([err]) => err)) throw new Error('rate limiter transaction failed');
+        const ttl = Number(res[2][1]);
+        return { count: Number(res[0][1]), resetMs: ttl > 0 ? ttl : windowMs };
+      },
+      () => this.local.hit(key, windowMs),
+    );
   }
 
-  async release(key: string) {
+  peek(key: string): Promise<Hit> {
+    const k = this.prefix + key;
+    return this.either(
+      async () => {
+        const res = await this.redis.multi().get(k).pttl(k).exec();
+        if (!res || res.some(([err]) => err)) throw new Error('rate limiter transaction failed');
+        return { count: Number(res[0][1] ?? 0), resetMs: Math.max(Number(res[1][1]), 0) };
+      },
+      () => this.local.peek(key),
+    );
+  }
+
+  release(key: string): Promise<void> {
     // One round trip, atomic: DECR only a live counter above zero (an expired one stays gone).
-    await this.redis.eval("local v = redis.call('GET', KEYS[1]) if v and tonumber(v) > 0 then redis.call('DECR', KEYS[1]) end return 0", 1, this.prefix + key);
+    const script = "local v = redis.call('GET', KEYS[1]) if v and tonumber(v) > 0 then redis.call('DECR', KEYS[1]) end return 0";
+    return this.either(
+      async () => void (await this.redis.eval(script, 1, this.prefix + key)),
+      () => this.local.release(key),
+    );
   }
 
-  async reset(key: string) {
-    await this.redis.del(this.prefix + key);
+  reset(key: string): Promise<void> {
+    return this.either(
+      async () => void (await this.redis.del(this.prefix + key)),
+      () => this.local.reset(key),
+    );
   }
 
   async close() {
-    await this.redis.quit().catch(() => {});
+    await this.local.close();
+    // QUIT waits for a connection: while Redis is away, just drop the reconnection attempts.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => {});
+    else this.redis.disconnect();
   }
 }
 
