@@ -4,9 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { efiConfig, type EfiConfig } from './config-efi.ts';
 import { interConfig, type InterConfig } from './config-inter.ts';
+import { retentionConfig, type Retention } from './config-retention.ts';
 import { replicaConfig, type ReplicaConfig } from './config-replica.ts';
 import { cardBreakerConfig, cieloConfig, connectorChoice, eredeConfig, int, pixApiConfig, url, type BreakerSettings, type CieloConfig, type ConnectorChoice, type EredeConfig, type Env, type PixApiConfig } from './config-connectors.ts';
-import type { Retention } from './db/partitions.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -271,13 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
   const inter = interConfig(env, connectors.BOLETO.includes('inter'), problems);
   const janitorGraceSeconds = int(env, 'JANITOR_GRACE_SECONDS', 60, 1, 86_400, problems);
   const auditRetentionDays = int(env, 'AUDIT_RETENTION_DAYS', 1825, 1, 36_500, problems);
-  // A key replays its response for 24 h, so its rows are kept at least that long.
-  const retention: Retention = {
-    eventDays: int(env, 'EVENT_RETENTION_DAYS', 90, 1, 36_500, problems),
-    webhookDeliveryDays: int(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 36_500, problems),
-    emailDays: int(env, 'EMAIL_RETENTION_DAYS', 90, 1, 36_500, problems),
-    idempotencyHours: int(env, 'IDEMPOTENCY_RETENTION_HOURS', 48, 24, 876_000, problems),
-  };
+  const retention = retentionConfig(env, problems);
   // A sale e.Rede was still deciding must not be settled by the janitor: its call (a sale, a lookup, one retry) ends first.
   if (erede && erede.timeoutMs * 3 >= janitorGraceSeconds * 1000) problems.push(`JANITOR_GRACE_SECONDS (${janitorGraceSeconds}) must exceed three e.Rede calls (3 × EREDE_TIMEOUT_MS = ${(erede.timeoutMs * 3) / 1000} s)`);
 

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
-import type { Database, Db } from './index.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from './types.ts';
 
 /**
  * Whether `client` reaches PostgreSQL through a connection pooler. A pooler (PgBouncer, in any pool
@@ -26,7 +27,7 @@ const LISTEN_PROBE_MS = 5000;
  * transaction mode (PgBouncer) LISTEN is accepted but its notifications go to whichever client
  * holds that server connection next, or nowhere; that refuses the start (a ConfigError).
  */
-export async function listenPostgres(url: string, options: string | undefined, db: Db, channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+export async function listenPostgres(url: string, options: string | undefined, db: Kysely<DB>, channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: url, options });
   await client.connect();
   client.on('error', () => {});
@@ -53,10 +54,10 @@ export async function listenPostgres(url: string, options: string | undefined, d
 }
 
 /** `database` with its LISTEN connections opened at `url` (DATABASE_LISTEN_URL) rather than the pool's address. */
-export function listeningAt(database: Database, url: string, schema?: string): Database {
+export function listeningAt<T extends { kind: string; db: Kysely<DB>; listen: (channel: string, onNotify: (payload: string) => void) => Promise<() => Promise<void>> }>(database: T, url: string, schema?: string): T {
   if (database.kind !== 'postgres') return database;
   const options = schema ? `-c search_path=${schema}` : undefined;
-  return { ...database, listen: (channel, onNotify) => listenPostgres(url, options, database.db, channel, onNotify) };
+  return { ...database, listen: (channel: string, onNotify: (payload: string) => void) => listenPostgres(url, options, database.db, channel, onNotify) };
 }
 
 /** host:port/database of a postgres:// URL, never its password. */

@@ -6,6 +6,7 @@
 // did not run. A week, not a day: a list that is not pruned (a merchant's newest deliveries) plans
 // every partition, and 90 days of events are 13 weeks but 90 days.
 import { sql, type Kysely } from 'kysely';
+import type { Retention } from '../config-retention.ts';
 
 export const DAY_MS = 86_400_000;
 /** The span of one partition. */
@@ -135,15 +136,6 @@ export async function makePartitions(db: Kysely<any>, now = new Date(), ahead = 
 
 /** makePartitions from a background job: one process at a time. Returns how many partitions were made. */
 export const ensurePartitions = (db: Kysely<any>, now = new Date(), ahead = DAYS_AHEAD) => exclusively(db, (trx) => makePartitions(trx, now, ahead));
-
-/** How long each table's rows are kept (config: EVENT_RETENTION_DAYS and the others, docs/operations.md). */
-export interface Retention {
-  eventDays: number;
-  webhookDeliveryDays: number;
-  emailDays: number;
-  /** At least 24: a key replays its response for 24 h. */
-  idempotencyHours: number;
-}
 
 /** A row of the partition a live flow still needs: a delivery still being retried, an e-mail not sent yet. */
 const STILL_NEEDED: Record<string, string> = { webhook_deliveries: "status = 'PENDING'", emails: "status = 'QUEUED'" };

@@ -3639,7 +3639,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers and the process is not stopping */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
