@@ -321,12 +321,7 @@ const MIGRATION_LOCK = 7_402_911_551;
 export async function migrate(db: Db, schema?: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    const migrator = new Migrator({
-      db: withSchemaIntrospection(trx, schema),
-      provider: { getMigrations: async () => migrations },
-      ...(schema && { migrationTableSchema: schema }),
-    });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await migratorOf(trx, schema).migrateToLatest();
     const failed = results?.find((r) => r.status === 'Error');
     if (error || failed) {
       throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
@@ -334,6 +329,11 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
   });
   // Every start: the history's week partitions reach DAYS_AHEAD days past now (src/db/partitions.ts).
   await ensurePartitions(db);
+}
+
+/** Kysely's migrator over Cofre's migrations, seeing only `schema` (below). */
+export function migratorOf(db: Executor, schema?: string): Migrator {
+  return new Migrator({ db: withSchemaIntrospection(db, schema), provider: { getMigrations: async () => migrations }, ...(schema && { migrationTableSchema: schema }) });
 }
 
 /**
