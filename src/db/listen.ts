@@ -1,10 +1,9 @@
 // LISTEN connections and poolers: where a process listens (DATABASE_LISTEN_URL when DATABASE_URL
 // goes through PgBouncer in transaction mode) and the start-up check that its notifications arrive.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { ConfigError } from '../config.ts';
-import type { Kysely } from 'kysely';
 import type { DB } from './types.ts';
 
 /**
