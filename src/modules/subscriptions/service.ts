@@ -258,8 +258,10 @@ export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string,
   const sub = await getSubscription(deps.db, scope, id);
   const wallNow = new Date();
   const target = await clockTarget(deps.db, sub, sub.clock_offset_ms + days * DAY_MS, requestKey);
-  // Day by day, so each day's expiries, issues and retries happen in the order they would.
-  for (let offset = sub.clock_offset_ms; offset < target; ) {
+  // Day by day, so each day's expiries, issues and retries happen in the order they would. A retry
+  // that finds the clock already at its target still runs that day once: the first may have died in it.
+  let offset = sub.clock_offset_ms;
+  do {
     offset = Math.min(offset + DAY_MS, target);
     await deps.db.updateTable('subscriptions').set({ clock_offset_ms: offset }).where('user_id', '=', scope.userId).where('id', '=', id).execute();
     const now = new Date(wallNow.getTime() + offset);
@@ -280,7 +282,7 @@ export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string,
       await changeStatus(deps.transactions, scope, tx.id, { to: 'EXPIRED' }).catch(() => {});
     }
     await advance(deps, id, wallNow);
-  }
+  } while (offset < target);
   return getSubscription(deps.db, scope, id);
 }
 
@@ -290,7 +292,8 @@ export async function simulate(deps: SubscriptionDeps, scope: Scope, id: string,
  */
 async function clockTarget(db: Executor, sub: Subscription, wanted: number, requestKey: string | undefined): Promise<number> {
   if (!requestKey) return wanted;
-  if (sub.clock_target_key === requestKey && sub.clock_target_ms !== null) return Number(sub.clock_target_ms);
+  // Never behind the clock: a simulation without a key may have moved it past that target since.
+  if (sub.clock_target_key === requestKey && sub.clock_target_ms !== null) return Math.max(Number(sub.clock_target_ms), sub.clock_offset_ms);
   await db.updateTable('subscriptions').set({ clock_target_ms: wanted, clock_target_key: requestKey }).where('user_id', '=', sub.user_id).where('id', '=', sub.id).execute();
   return wanted;
 }
