@@ -154,8 +154,8 @@ export default async function transactionRoutes(app: HttpApp, deps: TransactionR
       const { outcome, paidWith } = req.body;
       if (paidWith && outcome !== 'PAID') throw validation('paidWith', 'goes with outcome PAID');
       const body = async (tx: Transaction, from?: Executor) => ({ message: `Transaction ${outcome}`, transaction: await withRefunds(tx, req.auth, from) });
-      const paid = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED';
-      const tx = paid ? await simulate(transactions, req.auth, req.params.id, outcome, paidWith, answerWithin(req, reply, 200, body)) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
+      const payment = outcome === 'PAID' || outcome === 'FAILED' || outcome === 'EXPIRED';
+      const tx = payment ? await simulate(transactions, req.auth, req.params.id, outcome, paidWith, answerWithin(req, reply, 200, body)) : await simulateChargeback(transactions, req.auth, req.params.id, outcome);
       return body(tx);
     },
   );
