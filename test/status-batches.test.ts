@@ -21,8 +21,16 @@ describe('status changes in batches', () => {
   const ranIn = new Map<string, Trx>();
   /** Transactions whose change throws after writing (a plain error), and those that lose a deadlock (this many times). */
   const explode = new Set<string>();
+  /** Transactions whose PAID journal carries a row the database refuses: it fails when the batch writes its journals. */
+  const badRow = new Set<string>();
   const deadlocks = new Map<string, number>();
   const spy: TransactionHooks = {
+    async paidJournals(_trx, tx) {
+      if (!badRow.has(tx.id)) return [];
+      // A journal whose own row breaks a NOT NULL column (transaction_splits.transaction_id).
+      const postings = [{ account: 'fees' as const, amount: 1 }, { account: 'external' as const, amount: -1 }];
+      return [{ kind: 'test', referenceType: 'transaction', referenceId: tx.id, description: 'refused row', postings, rows: [{ table: 'transaction_splits' as const, values: [{ id: tx.id } as never] }] }];
+    },
     async afterChange(trx, _before, after: Transaction) {
       ranIn.set(after.id, trx);
       if (explode.has(after.id)) throw new Error('hook failed after the change was written');
@@ -99,13 +107,14 @@ describe('status changes in batches', () => {
     await assertLedgerBalanced(ctx.database.db);
   });
 
-  test('a change that fails leaves nothing behind; the changes beside it commit', async () => {
+  /** 30 payments at once, the one at `at` marked to fail: it fails alone, leaving nothing; the others commit. */
+  const failsAlone = async (marked: Set<string>, at: number) => {
     const ids = await Promise.all(Array.from({ length: 30 }, pix));
-    const bad = ids[10];
-    explode.add(bad);
+    const bad = ids[at];
+    marked.add(bad);
     const answers = await Promise.all(ids.map((id) => simulate(id)));
-    explode.delete(bad);
-    assert.equal(answers[10].status, 500);
+    marked.delete(bad);
+    assert.equal(answers[at].status, 500);
     assert.equal(await status(bad), 'PENDING');
     assert.equal(await journalsOf([bad]), 0, 'no journal of the failed change');
     const good = ids.filter((id) => id !== bad);
@@ -114,7 +123,50 @@ describe('status changes in batches', () => {
     // And it can be made again.
     assert.equal((await simulate(bad)).status, 200);
     await assertLedgerBalanced(ctx.database.db);
+  };
+
+  test('a change that fails leaves nothing behind; the changes beside it commit', () => failsAlone(explode, 10));
+
+
+  test("a batch's journals and events are written at its end: each balance.updated carries the balance after its own payment", async () => {
+    const ids = await Promise.all(Array.from({ length: 40 }, pix));
+    const before = (await call(ctx.app, 'GET', '/api/v1/balance', { key: m.devKey })).body;
+    const answers = await Promise.all(ids.map((id) => simulate(id)));
+    for (const a of answers) assert.equal(a.status, 200, a.raw);
+    assert.ok(new Set(ids.map((id) => ranIn.get(id))).size < ids.length, 'the payments shared database transactions');
+    const rows = await ctx.database.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('user_id', '=', m.id)
+      .where('livemode', '=', false)
+      .where(sql<boolean>`data->>'referenceId' = ANY(${ids}) OR data->>'id' = ANY(${ids})`)
+      .execute();
+    // Each payment's balance.updated carries the balance its own journal left (its entry's balance
+    // after), not the batch's end: the balances step up by each net, one payment after another.
+    const updates = rows.filter((r) => r.type === 'balance.updated').map((r) => r.data as { availableCents: number; referenceId: string; reason: string });
+    assert.equal(updates.length, ids.length);
+    for (const id of ids) assert.deepEqual(rows.filter((r) => (r.data as { id?: string }).id === id).map((r) => r.type).sort(), ['transaction.completed', 'transaction.created', 'transaction.updated']);
+    const entries = await ctx.database.db
+      .selectFrom('ledger_entries as e')
+      .innerJoin('ledger_journals as j', 'j.id', 'e.journal_id')
+      .select(['j.reference_id', 'e.balance_after_cents', 'e.amount_cents'])
+      .where('j.reference_id', 'in', ids)
+      .where('e.user_id', '=', m.id)
+      .where('e.account_kind', '=', 'available')
+      .orderBy('e.balance_after_cents')
+      .execute();
+    const after = new Map(entries.map((e) => [e.reference_id, Number(e.balance_after_cents)]));
+    for (const u of updates) {
+      assert.equal(u.reason, 'payment');
+      assert.equal(u.availableCents, after.get(u.referenceId), `balance.updated of ${u.referenceId}`);
+    }
+    let available = Number(before.availableCents);
+    for (const e of entries) assert.equal(Number(e.balance_after_cents), (available += Number(e.amount_cents)));
+    await assertLedgerBalanced(ctx.database.db);
   });
+
+  test('a journal the database refuses when the batch writes it fails its own change alone', () => failsAlone(badRow, 7));
+
 
   test('a change that loses a deadlock is run again alone and succeeds', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, pix));

@@ -2,7 +2,8 @@
 // statement as their fan-out. The fan-outs (today: webhook deliveries, see webhooks/enqueue.ts) are
 // given to the EventLog by the composition root (deps.ts): nothing is switched on by an import.
 import { sql, type RawBuilder } from 'kysely';
-import { prepared, type Executor } from '../../db/index.ts';
+import { deferredPart, type DeferredPart } from '../../db/deferred.ts';
+import { prepared, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../http/scope.ts';
 
@@ -148,21 +149,51 @@ export class EventLog {
     return this.recordAll(trx, scope.livemode, new Map([[scope.userId, items]]));
   }
 
-  /** Writes several merchants' events (one environment) and their fan-out in one statement. */
+  /**
+   * Writes several merchants' events (one environment) and their fan-out in one statement. In a
+   * transaction that defers its writes (a batch of status changes, db/deferred.ts) they are written
+   * at its end with the batch's other events: their ids and times are drawn now, in order.
+   */
   async recordAll(trx: Executor, livemode: boolean, byMerchant: EventsByMerchant): Promise<EventRecord[]> {
     const now = new Date();
-    const at = now.toISOString();
     const events = [...byMerchant].flatMap(([userId, items]) => items.map((e) => ({ id: uuidv7(), userId, type: e.type, data: e.data, createdAt: now })));
     if (!events.length) return [];
-    const rows = events.map(
-      (e) => sql`(${e.id}::uuid, ${e.userId}::uuid, ${e.type}::text, ${JSON.stringify(e.data)}::text, ${now}::timestamptz, ${at}::text, NULL::text, ${postbackOf(e)}::uuid)`,
-    );
+    const later = deferredPart(trx as Trx, `events:${livemode}`, 1, () => new DeferredEvents(this, livemode));
+    if (later) later.events.push(...events);
+    else await this.write(trx, livemode, events);
+    return events.map(({ userId: _, ...e }) => e);
+  }
+
+  /**
+   * Writes the events in one statement (the data serialised now: a balance's is filled in late),
+   * given as one JSON parameter: the statement's text depends only on the shape, never on the number
+   * of events (a prepared statement, prepared()).
+   */
+  async write(trx: Executor, livemode: boolean, events: Array<EventRecord & { userId: string }>): Promise<void> {
+    const rows = events.map((e) => {
+      const at = e.createdAt.toISOString();
+      return { id: e.id, user_id: e.userId, type: e.type, data: JSON.stringify(e.data), created_at: at, at, postback_of: postbackOf(e) };
+    });
     const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
-    const { ctes, result } = this.writes({ livemode }, shape, sql`VALUES ${sql.join(rows)}`);
-    // Its text depends only on the number of events and the shape: a prepared statement (prepared()).
+    const source = sql`SELECT id, user_id, type, data, created_at, at, NULL::text, postback_of FROM json_to_recordset(${JSON.stringify(rows)}::json)
+      AS r (id uuid, user_id uuid, type text, data text, created_at timestamptz, at text, postback_of uuid)`;
+    const { ctes, result } = this.writes({ livemode }, shape, source);
     const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
     prepared('event_record', query.sql);
     await trx.executeQuery(query);
-    return events.map(({ userId: _, ...e }) => e);
+  }
+}
+
+/** The events a batch has put off, written together at its end. */
+class DeferredEvents implements DeferredPart {
+  readonly events: Array<EventRecord & { userId: string }> = [];
+  private readonly log: EventLog;
+  private readonly livemode: boolean;
+  constructor(log: EventLog, livemode: boolean) {
+    this.log = log;
+    this.livemode = livemode;
+  }
+  flush(trx: Trx): Promise<void> {
+    return this.log.write(trx, this.livemode, this.events);
   }
 }

@@ -5,23 +5,16 @@
 // Every movement is a journal whose entries sum to zero, posted inside the caller's transaction;
 // account balances are updated under row lock and always equal the sum of their entries.
 import { sql } from 'kysely';
+import { flushDeferred } from '../../db/deferred.ts';
 import type { Executor, Trx } from '../../db/index.ts';
-import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
-import type { Insertable } from 'kysely';
-import type { AccountKind, DB } from '../../db/types.ts';
+import { uuidv7 } from '../../db/ids.ts';
+import type { AccountKind } from '../../db/types.ts';
 import { createdAtPage, type CursorPageQuery, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
-import { collectEvents, type EventLog, type EventsByMerchant } from '../events/service.ts';
+import type { EventLog, EventsByMerchant } from '../events/service.ts';
+import { byLockOrder, MERCHANT_ACCOUNTS, postJournals, type AccountKey, type Balance, type JournalInput, type Posting } from './posting.ts';
 
-export interface Posting {
-  account: AccountKind;
-  amount: number; // cents; positive increases the account, negative decreases it
-  /**
-   * Another merchant's account (same environment) moved in this journal: an affiliate's share of a
-   * sale. Each merchant's part of a journal must balance on its own (through `transfers`).
-   */
-  userId?: string;
-}
+export type { AccountKey, Balance, JournalInput, JournalRows, Posting } from './posting.ts';
 
 /**
  * Moves `amount` from the journal's merchant to another merchant's `account` through both sides'
@@ -35,29 +28,8 @@ export function transferPostings(userId: string, account: AccountKind, amount: n
   ];
 }
 
-export interface JournalInput {
-  kind: string; // payment, refund, settlement, withdrawal, ...
-  referenceType: string;
-  referenceId: string;
-  description: string;
-  postings: Posting[];
-  /** Rows that describe the journal's movements (a split's shares), written by its own statement. */
-  rows?: JournalRows[];
-}
-
-/** Rows of one table, inserted with a journal. */
-export type JournalRows = { [T in keyof DB]: { table: T; values: Insertable<DB[T]>[] } }[keyof DB];
-
-const MERCHANT_ACCOUNTS: AccountKind[] = ['available', 'receivable', 'reserved'];
-const ORDER: AccountKind[] = ['available', 'receivable', 'reserved', 'fees', 'external', 'commission_pending', 'transfers'];
-
-export interface Balance {
-  availableCents: number;
-  receivableCents: number;
-  reservedCents: number;
-}
-
 export async function getBalance(db: Executor, scope: Scope): Promise<Balance> {
+  await flushDeferred(db);
   const rows = await db
     .selectFrom('ledger_accounts')
     .select(['kind', 'balance_cents'])
@@ -112,6 +84,8 @@ export function originBalanceNames(b: Balance) {
 
 /** Locks the merchant's account of this kind (creating it if needed) and returns its balance. */
 export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Promise<number> {
+  // A balance read sees the journals its transaction has put off (db/deferred.ts).
+  await flushDeferred(trx);
   await trx
     .insertInto('ledger_accounts')
     .values({ id: uuidv7(), user_id: scope.userId, livemode: scope.livemode, kind, balance_cents: 0, updated_at: new Date() })
@@ -128,18 +102,6 @@ export async function lockAccount(trx: Trx, scope: Scope, kind: AccountKind): Pr
   return row.balance_cents;
 }
 
-/** An account of a merchant: what `lockAccounts` takes. */
-export interface AccountKey {
-  userId: string;
-  kind: AccountKind;
-}
-
-/** The one global order every lock on ledger accounts follows: by merchant, then kind (ORDER). */
-function byLockOrder(a: AccountKey, b: AccountKey): number {
-  if (a.userId !== b.userId) return a.userId < b.userId ? -1 : 1;
-  return ORDER.indexOf(a.kind) - ORDER.indexOf(b.kind);
-}
-
 /**
  * Locks accounts of one environment (creating missing ones) in the global order journals use, so
  * a caller that must read a balance before it posts (a refund checks what the merchant can pay)
@@ -147,6 +109,7 @@ function byLockOrder(a: AccountKey, b: AccountKey): number {
  * in opposite roles (each refunding a sale the other earned a share of) cannot deadlock.
  */
 export async function lockAccounts(trx: Trx, livemode: boolean, keys: AccountKey[]): Promise<void> {
+  await flushDeferred(trx);
   const seen = new Set<string>();
   const sorted = keys.filter((k) => !seen.has(`${k.userId}:${k.kind}`) && seen.add(`${k.userId}:${k.kind}`)).sort(byLockOrder);
   if (!sorted.length) return;
@@ -184,180 +147,6 @@ export class Ledger {
   postAll(trx: Trx, scope: Scope, inputs: JournalInput[], collect?: EventsByMerchant): Promise<void> {
     return postJournals(trx, this.events, scope, inputs, collect);
   }
-}
-
-/** A journal to post and its deltas per merchant and account kind. */
-interface Journal {
-  input: JournalInput;
-  deltas: Map<string, Map<AccountKind, number>>;
-}
-
-/** Deltas per merchant and account kind; each merchant's part must balance on its own. */
-function journalDeltas(scope: Scope, input: JournalInput): Journal['deltas'] {
-  const deltas = new Map<string, Map<AccountKind, number>>();
-  for (const p of input.postings) {
-    if (!Number.isSafeInteger(p.amount)) throw new Error(`ledger: non-integer amount ${p.amount}`);
-    const userId = p.userId ?? scope.userId;
-    const of = deltas.get(userId) ?? new Map<AccountKind, number>();
-    of.set(p.account, (of.get(p.account) ?? 0) + p.amount);
-    deltas.set(userId, of);
-  }
-  for (const [userId, of] of deltas) {
-    const sum = [...of.values()].reduce((a, b) => a + b, 0);
-    if (sum !== 0) throw new Error(`ledger: unbalanced journal ${input.kind} (${sum}${userId === scope.userId ? '' : ` for ${userId}`})`);
-    for (const [kind, delta] of of) if (delta === 0) of.delete(kind);
-  }
-  return deltas;
-}
-
-/** Now on the database's clock, to the millisecond (what a Date holds, and so what list cursors hold). */
-const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
-
-async function postJournals(trx: Trx, events: EventLog, scope: Scope, inputs: JournalInput[], collect?: EventsByMerchant): Promise<void> {
-  const journals: Journal[] = inputs.map((input) => ({ input, deltas: journalDeltas(scope, input) })).filter((j) => [...j.deltas.values()].some((of) => of.size > 0));
-  if (!journals.length) return;
-  // All the journals' deltas together, applied in one statement in the global lock order.
-  const total = totalDeltas(journals);
-  const moved = [...total.values()].sort(byLockOrder);
-
-  const { accounts, balances } = await moveAccounts(trx, scope, moved);
-  // The accounts are locked from here to the commit. The entries are stamped with their accounts'
-  // movement time and their ids drawn in order, so that listed by (created_at, id) they follow the
-  // order of the balances after them, whichever process wrote them (a time read in the process
-  // before the lock put a transaction that had waited for it before the one it waited for).
-  const now = new Date(Math.max(...accounts.map((a) => a.updated_at.getTime())));
-  // Each entry's balance after it: from the balance before all the journals, journal by journal.
-  const running = new Map(accounts.map((a) => [`${a.user_id}:${a.kind}`, { id: a.id, balance: Number(a.balance_cents) - total.get(`${a.user_id}:${a.kind}`)!.delta }]));
-
-  for (const { input, deltas } of journals) {
-    const entries = [...deltas].flatMap(([userId, of]) => [...of].map(([kind, delta]) => ({ userId, kind, delta }))).sort(byLockOrder);
-    const journalId = uuidv7();
-    // The journal, its entries and its rows in one statement (the entries' foreign key is checked at its end).
-    await withRows(trx, input.rows ?? [])
-      .with('journal', (db) =>
-        db.insertInto('ledger_journals').values({
-          id: journalId,
-          user_id: scope.userId,
-          livemode: scope.livemode,
-          kind: input.kind,
-          reference_type: input.referenceType,
-          reference_id: input.referenceId,
-          description: input.description,
-          created_at: now,
-        }),
-      )
-      .insertInto('ledger_entries')
-      .values(
-        entries.map((e) => {
-          const account = running.get(`${e.userId}:${e.kind}`)!;
-          account.balance += e.delta;
-          return {
-            id: uuidv7Ordered(),
-            journal_id: journalId,
-            account_id: account.id,
-            user_id: e.userId,
-            livemode: scope.livemode,
-            account_kind: e.kind,
-            amount_cents: e.delta,
-            balance_after_cents: account.balance,
-            created_at: now,
-          };
-        }),
-      )
-      .execute();
-  }
-
-  await recordBalanceUpdates(trx, events, scope, journals, balances, collect);
-}
-
-/**
- * Applies the deltas to their accounts (created on first use) in one statement, in lock order;
- * answers the moved rows and each merchant's balance after them, read by the same statement (rows
- * `moved` false: its other accounts, and the moved ones as they were before).
- */
-async function moveAccounts(trx: Trx, scope: Scope, moved: { userId: string; kind: AccountKind; delta: number }[]) {
-  const upsert = trx
-    .insertInto('ledger_accounts')
-    .values(moved.map((m) => ({ id: uuidv7(), user_id: m.userId, livemode: scope.livemode, kind: m.kind, balance_cents: m.delta, updated_at: MOVED_AT })))
-    .onConflict((oc) =>
-      oc.columns(['user_id', 'livemode', 'kind']).doUpdateSet((eb) => ({
-        balance_cents: eb('ledger_accounts.balance_cents', '+', eb.ref('excluded.balance_cents')),
-        // Read once the row is locked, on the database's one clock, and never before its last movement.
-        updated_at: sql<Date>`greatest(${MOVED_AT}, ledger_accounts.updated_at + interval '1 millisecond')`,
-      })),
-    )
-    .returning(['id', 'user_id', 'kind', 'balance_cents', 'updated_at', sql<boolean>`true`.as('moved')]);
-  const owners = [...new Set(moved.filter((m) => MERCHANT_ACCOUNTS.includes(m.kind)).map((m) => m.userId))];
-  const rows = owners.length
-    ? await trx
-        .with('moved', () => upsert)
-        .selectFrom('moved')
-        .selectAll()
-        .unionAll(
-          trx
-            .selectFrom('ledger_accounts')
-            .select(['id', 'user_id', 'kind', 'balance_cents', 'updated_at', sql<boolean>`false`.as('moved')])
-            .where('livemode', '=', scope.livemode)
-            .where('user_id', 'in', owners)
-            .where('kind', 'in', MERCHANT_ACCOUNTS),
-        )
-        .execute()
-    : await upsert.execute();
-  return { accounts: rows.filter((a) => a.moved), balances: ownerBalances(owners, rows) };
-}
-
-/** Each owner's balance after the journals: an account's moved row, else its row as it was, else 0. */
-function ownerBalances(owners: string[], rows: { user_id: string; kind: AccountKind; balance_cents: number | string; moved: boolean }[]): Map<string, Balance> {
-  const out = new Map<string, Balance>();
-  for (const userId of owners) {
-    const of = (kind: AccountKind) => {
-      const mine = rows.filter((r) => r.user_id === userId && r.kind === kind);
-      return Number((mine.find((r) => r.moved) ?? mine[0])?.balance_cents ?? 0);
-    };
-    out.set(userId, { availableCents: of('available'), receivableCents: of('receivable'), reservedCents: of('reserved') });
-  }
-  return out;
-}
-
-/** The deltas of all the journals together, per merchant and account kind. */
-function totalDeltas(journals: Journal[]): Map<string, { userId: string; kind: AccountKind; delta: number }> {
-  const total = new Map<string, { userId: string; kind: AccountKind; delta: number }>();
-  for (const j of journals) {
-    for (const [userId, of] of j.deltas) {
-      for (const [kind, delta] of of) {
-        const key = `${userId}:${kind}`;
-        const t = total.get(key) ?? { userId, kind, delta: 0 };
-        t.delta += delta;
-        total.set(key, t);
-      }
-    }
-  }
-  return total;
-}
-
-/** balance.updated to each merchant whose own accounts a journal moved, one per journal: into `collect`, or recorded in one statement. */
-async function recordBalanceUpdates(trx: Trx, events: EventLog, scope: Scope, journals: Journal[], balances: Map<string, Balance>, collect?: EventsByMerchant): Promise<void> {
-  const out: EventsByMerchant = collect ?? new Map();
-  for (const { input, deltas } of journals) {
-    for (const [userId, of] of deltas) {
-      if (!MERCHANT_ACCOUNTS.some((k) => of.has(k))) continue;
-      collectEvents(out, userId, [{ type: 'balance.updated', data: { ...balances.get(userId)!, reason: input.kind, referenceType: input.referenceType, referenceId: input.referenceId } }]);
-    }
-  }
-  if (!collect) await events.recordAll(trx, scope.livemode, out);
-}
-
-/**
- * A query builder whose statement also inserts `rows`, each table's as a CTE of its own taking its
- * rows as one JSON parameter (by column name): one bind value however many rows and columns.
- */
-function withRows(trx: Trx, rows: JournalRows[]) {
-  let q: Pick<Trx, 'with'> = trx;
-  rows.forEach((r, i) => {
-    const table = sql.table(r.table);
-    q = q.with(`rows_${i}`, () => sql`(INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(r.values)}::jsonb))`) as unknown as Pick<Trx, 'with'>;
-  });
-  return q;
 }
 
 /** The merchant's own ledger entries (available, receivable, reserved), newest first. */

@@ -3,6 +3,7 @@
 // journal of each refund or chargeback, from the recipient's unsettled instalments of the sale
 // first, then from its available balance, which may go negative: its next sales pay it back first;
 // given back (to available) when that money returns to the seller (a refund not made, a chargeback won).
+import { flushDeferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import { uuidv7Ordered } from '../../db/ids.ts';
 import type { Transaction, TransactionSplit, TransactionSplitRule } from '../../db/types.ts';
@@ -37,6 +38,8 @@ export function splitHooks(): TransactionHooks {
 
     async refundSplits(trx, tx, amountCents, now): Promise<Split[]> {
       if (!tx.split?.length) return [];
+      // The shares are written with the PAID journal, which a batch may still hold (db/deferred.ts).
+      await flushDeferred(trx);
       const shares = await trx.selectFrom('transaction_splits').selectAll().where('transaction_id', '=', tx.id).where('status', '<>', 'REVERSED').orderBy('recipient_id').forUpdate().execute();
       const taken = new Map<string, { receivable: number; available: number }>();
       const reversed: TransactionSplit[] = [];
@@ -60,6 +63,7 @@ export function splitHooks(): TransactionHooks {
 
     async restoredSplits(trx, tx, now): Promise<Split[]> {
       if (!tx.split?.length) return [];
+      await flushDeferred(trx);
       const shares = await trx.selectFrom('transaction_splits').selectAll().where('transaction_id', '=', tx.id).where('reversed_cents', '>', 0).orderBy('recipient_id').forUpdate().execute();
       const given = new Map<string, number>();
       const restored: TransactionSplit[] = [];

@@ -6,8 +6,9 @@
 // commit, so one merchant's changes run one after the other, each holding the lock through its own
 // commit and WAL flush. Measured before this (bench F, 50 connections on one merchant): 141-166
 // changes/s, p99 1.4-1.6 s, the connections queued on the accounts' row lock. In a batch the lock
-// is taken once and the commit is shared. Every change's work must be safe to run again (it is
-// only database work on the transaction it is given).
+// is taken once and the commit is shared, and the changes' journals and events are written at the
+// batch's end, one statement each for all of them (db/deferred.ts). Every change's work must be safe
+// to run again (it is only database work on the transaction it is given).
 //
 // Each change keeps its own outcome: one that throws is rolled back to its savepoint (its writes,
 // its row locks and its notifications go; its neighbours' stay) and its caller gets its error. A
@@ -17,6 +18,7 @@
 // fails as a whole (its commit, a lost connection) is run again one change at a time, as
 // GroupCommit does for any batch.
 import { sql } from 'kysely';
+import { deferWrites, discardDeferred, flushDeferred } from '../../db/deferred.ts';
 import { GroupCommit } from '../../db/group-commit.ts';
 import { inTx, inTxRetried, lostRace, type Db, type Trx } from '../../db/index.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -95,11 +97,14 @@ export class ChangeWriter {
       }
     }
     // Most batches have no change that fails: they run without savepoints (two round trips fewer a
-    // change). When one throws, the batch is rolled back and run again with a savepoint a change.
+    // change), their journals and events written at the end for all of them (db/deferred.ts). When
+    // one throws, or those writes do, the batch is rolled back and run again with a savepoint a change.
     try {
       return await inTx(this.db, async (trx) => {
+        deferWrites(trx);
         const out: Outcome[] = [];
         for (const unit of units) out.push({ value: await unit.work(trx).catch((error: unknown) => Promise.reject(new UnitFailed(error))) });
+        await flushDeferred(trx).catch((error: unknown) => Promise.reject(new UnitFailed(error)));
         return out;
       });
     } catch (error) {
@@ -110,14 +115,17 @@ export class ChangeWriter {
 
   private writeWithSavepoints(units: Unit[]): Promise<Outcome[]> {
     return inTx(this.db, async (trx) => {
+      deferWrites(trx);
       const out: Outcome[] = [];
       for (const unit of units) {
         await sql`SAVEPOINT change`.execute(trx);
         try {
           const value = await unit.work(trx);
+          await flushDeferred(trx);
           await sql`RELEASE SAVEPOINT change`.execute(trx);
           out.push({ value });
         } catch (error) {
+          discardDeferred(trx);
           await sql`ROLLBACK TO SAVEPOINT change`.execute(trx);
           await sql`RELEASE SAVEPOINT change`.execute(trx);
           out.push(lostRace(error) ? { alone: true } : { error });
