@@ -1,6 +1,7 @@
 // The one place a transaction changes status. Each move checks the state machine, runs the other
 // modules' hooks, updates the row, posts the ledger journal and records the events — all inside the
 // caller's database transaction, on a row the caller has locked (FOR UPDATE).
+import { flushDeferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Updateable } from 'kysely';
@@ -10,7 +11,7 @@ import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import { collectEvents, type EventLog, type EventsByMerchant, type EventType } from '../events/service.ts';
-import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type Ledger, type Posting } from '../ledger/service.ts';
+import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type JournalRows, type Ledger, type Posting } from '../ledger/service.ts';
 import type { SaleAccount, Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
@@ -175,30 +176,33 @@ async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: E
       { account: 'fees', amount: tx.fee_cents },
       ...splits.flatMap((s) => transferPostings(s.userId, s.account ?? toAccount, s.amountCents)),
     ],
-    rows: splits.flatMap((s) => s.rows ?? []),
+    // The shares' rows, and the instalments of what is receivable, written by the journal's own statement.
+    rows: [...splits.flatMap((s) => s.rows ?? []), ...(toAccount === 'receivable' ? instalmentRows(tx, kept, splits, later, now) : [])],
   };
   collectSplitEvents(collected, splits);
   await deps.ledger.postAll(trx, scope, [payment, ...journals], collected);
-  if (toAccount === 'receivable') {
-    // The seller's instalments and each share that settles with the sale, on the same days.
-    const settleAt = (i: number) => later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS);
-    const owners = [{ userId: tx.user_id, amount: kept }, ...splits.filter((s) => !s.account).map((s) => ({ userId: s.userId, amount: s.amountCents }))];
-    const rows = owners.filter((o) => o.amount > 0).flatMap((o) =>
-      split(o.amount, tx.installments).map((amount, i) => ({
-        id: uuidv7(),
-        user_id: o.userId,
-        livemode: tx.livemode,
-        transaction_id: tx.id,
-        installment_number: i + 1,
-        amount_cents: amount,
-        settle_at: settleAt(i),
-        status: 'PENDING' as const,
-        created_at: now,
-      })),
-    );
-    if (rows.length) await trx.insertInto('receivables').values(rows).execute();
-  }
   return tx;
+}
+
+/** The seller's instalments of a receivable sale and each share's that settles with it, on the same days. */
+function instalmentRows(tx: Transaction, kept: number, splits: Split[], later: Date | null, now: Date): JournalRows[] {
+  const settleAt = (i: number) => later ?? new Date(now.getTime() + SETTLEMENT_DAYS * (i + 1) * DAY_MS);
+  const owners = [{ userId: tx.user_id, amount: kept }, ...splits.filter((s) => !s.account).map((s) => ({ userId: s.userId, amount: s.amountCents }))];
+  const values = owners.filter((o) => o.amount > 0).flatMap((o) =>
+    split(o.amount, tx.installments).map((amount, i) => ({
+      id: uuidv7(),
+      user_id: o.userId,
+      livemode: tx.livemode,
+      transaction_id: tx.id,
+      installment_number: i + 1,
+      amount_cents: amount,
+      settle_at: settleAt(i),
+      status: 'PENDING' as const,
+      settled_at: null,
+      created_at: now,
+    })),
+  );
+  return values.length ? [{ table: 'receivables', values }] : [];
 }
 
 /**
@@ -276,6 +280,8 @@ export const mayHoldReceivables = (tx: Transaction) => tx.payment_method === 'CA
  * or a split recipient's), latest first, locked; answers what it took.
  */
 export async function takeInstalments(trx: Trx, transactionId: string, userId: string, amount: number): Promise<number> {
+  // The instalments are written with the PAID journal, which a batch may still hold (db/deferred.ts).
+  await flushDeferred(trx);
   const pending = await trx
     .selectFrom('receivables')
     .select(['id', 'amount_cents'])
