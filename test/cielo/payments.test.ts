@@ -3,7 +3,8 @@
 // the connector maps. Each request the fake received is checked against what was asked.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { card, cielo, get, journals, orderOf, pay, post, refunds, row, saleOf, T, YEAR } from './kit.ts';
+import { assertLedgerBalanced } from '../ledger-check.ts';
+import { card, cielo, ctx, get, journals, orderOf, pay, post, refunds, row, saleOf, T, YEAR } from './kit.ts';
 
 describe('Cielo: sales', () => {
   test('a sale: POST /1/sales/ with our id as MerchantOrderId, captured; PAID with the PaymentId as provider_ref', async () => {
@@ -21,6 +22,22 @@ describe('Cielo: sales', () => {
     assert.equal(sent[0].body.Payment.Capture, true);
     assert.equal(sent[0].body.Payment.CreditCard.SecurityCode, '321');
     assert.deepEqual(await journals(tx.id), ['payment']);
+  });
+
+  test('sales of one merchant at once (their PAID changes batched): each try APPROVED with its latency, each sale its instalments', async () => {
+    const txs = await Promise.all(Array.from({ length: 12 }, (_, i) => pay({ installments: 1 + (i % 3) })));
+    const db = ctx.app.deps.db;
+    const ids = txs.map((t) => t.id);
+    const tries = await db.selectFrom('card_attempts').select(['transaction_id', 'connector', 'outcome', 'latency_ms']).where('transaction_id', 'in', ids).execute();
+    assert.equal(tries.length, ids.length);
+    for (const t of tries) assert.ok(t.outcome === 'APPROVED' && t.connector === 'cielo' && t.latency_ms !== null, JSON.stringify(t));
+    const instalments = await db.selectFrom('receivables').select(['transaction_id', 'amount_cents']).where('transaction_id', 'in', ids).execute();
+    for (const tx of txs) {
+      const mine = instalments.filter((r) => r.transaction_id === tx.id);
+      assert.equal(mine.length, tx.installments, `instalments of ${tx.id}`);
+      assert.equal(mine.reduce((a, r) => a + Number(r.amount_cents), 0), tx.netAmountCents);
+    }
+    await assertLedgerBalanced(db);
   });
 
   test('every call carries MerchantId, MerchantKey and a fresh RequestId', async () => {

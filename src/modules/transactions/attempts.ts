@@ -2,7 +2,9 @@
 // of the transaction's provider to the next connector before that one is called.
 import { uuidv7Ordered } from '../../db/ids.ts';
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
-import type { Db, Executor } from '../../db/index.ts';
+import { sql } from 'kysely';
+import { deferredPart, flushDeferred, type DeferredPart } from '../../db/deferred.ts';
+import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
 
 /** The reason of a try whose call got no answer but whose lookup found the charge (adopted). */
@@ -50,11 +52,21 @@ export class AttemptWriter {
 }
 
 export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, now = new Date()): Promise<void> {
-  await db
-    .updateTable('card_attempts')
-    .set({ outcome: end.outcome, return_code: end.code ?? null, reason: end.reason?.slice(0, 200) ?? null, latency_ms: end.latencyMs ?? null, updated_at: now })
-    .where('id', '=', id)
-    .execute();
+  const set = { outcome: end.outcome, return_code: end.code ?? null, reason: end.reason?.slice(0, 200) ?? null, latency_ms: end.latencyMs ?? null, updated_at: now };
+  // In a batch of status changes (the try that answered finishes with the payment), at the batch's end.
+  const later = deferredPart(db as Trx, 'card_attempts', 0, () => new DeferredFinishes());
+  if (later) later.rows.push({ id, ...set });
+  else await db.updateTable('card_attempts').set(set).where('id', '=', id).execute();
+}
+
+/** The tries a batch has finished, written together at its end (db/deferred.ts). */
+class DeferredFinishes implements DeferredPart {
+  readonly rows: Array<{ id: string; outcome: string; return_code: string | null; reason: string | null; latency_ms: number | null; updated_at: Date }> = [];
+  async flush(trx: Trx): Promise<void> {
+    await sql`UPDATE card_attempts a SET outcome = r.outcome, return_code = r.return_code, reason = r.reason, latency_ms = r.latency_ms, updated_at = r.updated_at
+      FROM json_to_recordset(${JSON.stringify(this.rows)}::json) AS r (id uuid, outcome text, return_code text, reason text, latency_ms integer, updated_at timestamptz)
+      WHERE a.id = r.id`.execute(trx);
+  }
 }
 
 /** A connector skipped without a call (its circuit is open). */
@@ -72,6 +84,7 @@ export function attemptsOf(db: Executor, transactionId: string): Promise<CardAtt
 
 /** Tries still PENDING at `connector` (their call's answer never recorded) take the janitor's outcome. */
 export async function settleAttempts(db: Executor, transactionId: string, connector: string, end: AttemptEnd, now = new Date()): Promise<void> {
+  await flushDeferred(db);
   await db
     .updateTable('card_attempts')
     .set({ outcome: end.outcome, reason: end.reason ?? null, return_code: end.code ?? null, updated_at: now })
