@@ -1,10 +1,11 @@
 // Writes put off to the end of a transaction, so that a batch of status changes (see
 // modules/transactions/changes.ts) sends each kind as one statement for all its changes: their
-// ledger journals (the accounts moved once, by the batch's total), then their events. Outside a
-// transaction opened for it with deferWrites, nothing is put off.
+// ledger journals (the accounts moved once, by the batch's total; with the rows they describe, a
+// split's shares and a card sale's instalments), their card tries' finishes, then their events.
+// Outside a transaction opened for it with deferWrites, nothing is put off.
 //
-// A part is flushed before anything reads what it would write (the ledger's balance reads flush
-// first), at the end of the batch, and by each change of a batch run with savepoints before its
+// A part is flushed before anything reads what it would write (the ledger's balance reads, the
+// shares' and instalments' reads and the janitor's settling of tries flush first), at the end of the batch, and by each change of a batch run with savepoints before its
 // savepoint is released, so a failing write fails with its own change.
 import type { Trx } from './index.ts';
 

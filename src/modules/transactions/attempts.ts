@@ -1,8 +1,8 @@
 // The tries of a production card charge, one row per connector asked (failover.ts), and the switch
 // of the transaction's provider to the next connector before that one is called.
+import { sql } from 'kysely';
 import { uuidv7Ordered } from '../../db/ids.ts';
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
-import { sql } from 'kysely';
 import { deferredPart, flushDeferred, type DeferredPart } from '../../db/deferred.ts';
 import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
