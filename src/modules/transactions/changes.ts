@@ -1,6 +1,7 @@
 // Status changes in batches (group commit, see db/group-commit.ts and docs/decisions.md): the
-// changes of one merchant and environment that wait while another batch of theirs is being written
-// run in ONE database transaction, each inside a savepoint of its own, and commit together.
+// changes of one group of merchants and environment (on PostgreSQL a merchant's shard, on PGlite the
+// merchant) that wait while another batch of theirs is being written run in ONE database
+// transaction and commit together.
 //
 // Why: a change that moves money (PAID, a refund) locks the merchant's ledger accounts until its
 // commit, so one merchant's changes run one after the other, each holding the lock through its own
@@ -41,17 +42,22 @@ type Outcome = { value: unknown } | { error: unknown } | { alone: true };
 export interface ChangeBatchOptions {
   /** At most this many changes per transaction. */
   maxBatch: number;
-  /** At most this many batches (of different merchants) at a time; one merchant's, one at a time. */
+  /** At most this many batches at a time; one group's, one at a time. */
   maxInFlight: number;
+  /**
+   * Merchants share batches in this many groups per environment, each merchant always in the same
+   * one (by its id), so that many merchants' lone changes still share a commit and the closing
+   * statements. Without it, a batch is one merchant's.
+   */
+  shards?: number;
   /** Start batches on the next turn of the event loop (PGlite, see GroupCommit). */
   nextTurn?: boolean;
 }
 
 /** How status changes are batched on each database. */
 export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
-  // Different merchants' batches run side by side, as many as the pool gives connections to (as
-  // lone changes always did); one merchant's, one at a time.
-  postgres: { maxBatch: 100, maxInFlight: Infinity },
+  // Four groups of merchants, their batches side by side; one group's, one at a time.
+  postgres: { maxBatch: 100, maxInFlight: Infinity, shards: 4 },
   pglite: { maxBatch: 100, maxInFlight: 1, nextTurn: true },
 };
 
@@ -67,7 +73,7 @@ export class ChangeWriter {
     this.writer = new GroupCommit<Unit, Outcome>({
       ...opts,
       onePerGroup: true,
-      group: (u) => `${u.scope.userId}:${u.scope.livemode}`,
+      group: opts.shards ? (u) => `${shardOf(u.scope.userId, opts.shards!)}:${u.scope.livemode}` : (u) => `${u.scope.userId}:${u.scope.livemode}`,
       write: (units) => this.write(units),
     });
   }
@@ -134,4 +140,9 @@ export class ChangeWriter {
       return out;
     });
   }
+}
+
+/** A merchant's group among `shards`: from the random tail of its id (UUIDv7). */
+function shardOf(userId: string, shards: number): number {
+  return Number.parseInt(userId.slice(-8), 16) % shards;
 }
