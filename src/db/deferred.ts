@@ -4,39 +4,40 @@
 // split's shares and a card sale's instalments), their card tries' finishes, then their events.
 // Outside a transaction opened for it with deferWrites, nothing is put off.
 //
-// A part is flushed before anything reads what it would write (the ledger's balance reads, the
-// shares' and instalments' reads and the janitor's settling of tries flush first), at the end of the batch, and by each change of a batch run with savepoints before its
-// savepoint is released, so a failing write fails with its own change.
+// What is put off is written before anything reads it (the ledger's balance reads, the shares' and
+// instalments' reads and the janitor's settling of tries flush first), at the end of the batch, and
+// by each change of a batch run with savepoints before its savepoint is released, so a failing
+// write fails with its own change.
 import type { Trx } from './index.ts';
 
-/** What one kind of deferred write keeps for a transaction, and how it writes it. */
-export interface DeferredPart {
-  flush(trx: Trx): Promise<void>;
-}
-
-/** Parts are flushed in rank order: a lower rank may still defer into a higher one while it flushes. */
-interface Entry {
+/** One kind of deferred write of a transaction: what it keeps, and how it writes that. */
+interface Part {
   rank: number;
-  part: DeferredPart;
+  items: unknown[];
+  write(trx: Trx, items: unknown[]): Promise<void>;
 }
 
-const open = new WeakMap<Trx, Map<string, Entry>>();
+const open = new WeakMap<Trx, Map<string, Part>>();
 
-/** From now on, parts that support it defer their writes in `trx` until flushDeferred. */
+/** From now on, writers that support it defer their writes in `trx` until flushDeferred. */
 export function deferWrites(trx: Trx): void {
   if (!open.has(trx)) open.set(trx, new Map());
 }
 
-/** The part `key` of `trx`, made on first use; undefined when `trx` does not defer (write at once). */
-export function deferredPart<T extends DeferredPart>(trx: Trx, key: string, rank: number, make: () => T): T | undefined {
-  const parts = open.get(trx);
+/**
+ * The list of items of kind `key` that `trx` puts off, to push to; `write` gets them all at the flush.
+ * Kinds are flushed in `rank` order: a lower rank may still defer into a higher one while it writes.
+ * Undefined when `trx` does not defer (write at once).
+ */
+export function deferred<T>(trx: unknown, key: string, rank: number, write: (trx: Trx, items: T[]) => Promise<void>): T[] | undefined {
+  const parts = open.get(trx as Trx);
   if (!parts) return undefined;
-  let entry = parts.get(key);
-  if (!entry) {
-    entry = { rank, part: make() };
-    parts.set(key, entry);
+  let part = parts.get(key);
+  if (!part) {
+    part = { rank, items: [], write: write as Part['write'] };
+    parts.set(key, part);
   }
-  return entry.part as T;
+  return part.items as T[];
 }
 
 /** Writes everything `trx` has put off, lowest rank first; a no-op for an executor that does not defer. */
@@ -44,9 +45,9 @@ export async function flushDeferred(trx: unknown): Promise<void> {
   const parts = open.get(trx as Trx);
   if (!parts) return;
   while (parts.size) {
-    const [key, entry] = [...parts].reduce((a, b) => (b[1].rank < a[1].rank ? b : a));
+    const [key, part] = [...parts].reduce((a, b) => (b[1].rank < a[1].rank ? b : a));
     parts.delete(key);
-    await entry.part.flush(trx as Trx);
+    await part.write(trx as Trx, part.items);
   }
 }
 

@@ -2,8 +2,8 @@
 // statement as their fan-out. The fan-outs (today: webhook deliveries, see webhooks/enqueue.ts) are
 // given to the EventLog by the composition root (deps.ts): nothing is switched on by an import.
 import { sql, type RawBuilder } from 'kysely';
-import { deferredPart, type DeferredPart } from '../../db/deferred.ts';
-import { prepared, type Executor, type Trx } from '../../db/index.ts';
+import { deferred } from '../../db/deferred.ts';
+import { prepared, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../http/scope.ts';
 
@@ -114,6 +114,9 @@ export function collectEvents(into: EventsByMerchant, userId: string, items: Eve
 
 export type EventInput = { type: EventType; data: Record<string, unknown> };
 
+/** An event as recordAll has drawn it (id and time), with whose it is. */
+type StoredEvent = EventRecord & { userId: string };
+
 /** Records events with their fan-outs: one instance per process, built by deps.ts. */
 export class EventLog {
   private fanouts: readonly EventFanout[];
@@ -158,8 +161,8 @@ export class EventLog {
     const now = new Date();
     const events = [...byMerchant].flatMap(([userId, items]) => items.map((e) => ({ id: uuidv7(), userId, type: e.type, data: e.data, createdAt: now })));
     if (!events.length) return [];
-    const later = deferredPart(trx as Trx, `events:${livemode}`, 1, () => new DeferredEvents(this, livemode));
-    if (later) later.events.push(...events);
+    const later = deferred<StoredEvent>(trx, `events:${livemode}`, 1, (t, all) => this.write(t, livemode, all));
+    if (later) later.push(...events);
     else await this.write(trx, livemode, events);
     return events.map(({ userId: _, ...e }) => e);
   }
@@ -169,7 +172,7 @@ export class EventLog {
    * given as one JSON parameter: the statement's text depends only on the shape, never on the number
    * of events (a prepared statement, prepared()).
    */
-  async write(trx: Executor, livemode: boolean, events: Array<EventRecord & { userId: string }>): Promise<void> {
+  private async write(trx: Executor, livemode: boolean, events: StoredEvent[]): Promise<void> {
     const rows = events.map((e) => {
       const at = e.createdAt.toISOString();
       return { id: e.id, user_id: e.userId, type: e.type, data: JSON.stringify(e.data), created_at: at, at, postback_of: postbackOf(e) };
@@ -181,19 +184,5 @@ export class EventLog {
     const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
     prepared('event_record', query.sql);
     await trx.executeQuery(query);
-  }
-}
-
-/** The events a batch has put off, written together at its end. */
-class DeferredEvents implements DeferredPart {
-  readonly events: Array<EventRecord & { userId: string }> = [];
-  private readonly log: EventLog;
-  private readonly livemode: boolean;
-  constructor(log: EventLog, livemode: boolean) {
-    this.log = log;
-    this.livemode = livemode;
-  }
-  flush(trx: Trx): Promise<void> {
-    return this.log.write(trx, this.livemode, this.events);
   }
 }

@@ -3,7 +3,7 @@
 // (db/deferred.ts) the journals of every change wait for the batch's end and go together: each
 // account is moved once for the batch, and the batch costs those two statements, not two a change.
 import { sql, type Insertable } from 'kysely';
-import { deferredPart, type DeferredPart } from '../../db/deferred.ts';
+import { deferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
 import type { AccountKind, DB } from '../../db/types.ts';
@@ -85,18 +85,6 @@ function journalDeltas(scope: Scope, input: JournalInput): Journal['deltas'] {
   return deltas;
 }
 
-/** The journals a batch has put off, posted together at its end. */
-class DeferredJournals implements DeferredPart {
-  readonly posts: Post[] = [];
-  private readonly livemode: boolean;
-  constructor(livemode: boolean) {
-    this.livemode = livemode;
-  }
-  flush(trx: Trx): Promise<void> {
-    return writePosts(trx, this.livemode, this.posts);
-  }
-}
-
 /**
  * Posts balanced journals of one environment: balance.updated to each merchant whose own accounts a
  * journal moved, one per journal, into `collect` (for the caller to record with its own events) or
@@ -118,8 +106,9 @@ export async function postJournals(trx: Trx, events: EventLog, scope: Scope, inp
     }
   }
   if (!post.journals.length) return;
-  const later = deferredPart(trx, `ledger:${scope.livemode}`, 0, () => new DeferredJournals(scope.livemode));
-  if (later) later.posts.push(post);
+  // In a batch, the journals of all its changes are posted together at its end.
+  const later = deferred<Post>(trx, `ledger:${scope.livemode}`, 0, (t, posts) => writePosts(t, scope.livemode, posts));
+  if (later) later.push(post);
   else await writePosts(trx, scope.livemode, [post]);
   if (!collect) await events.recordAll(trx, scope.livemode, out);
 }

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { uuidv7Ordered } from '../../db/ids.ts';
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
-import { deferredPart, flushDeferred, type DeferredPart } from '../../db/deferred.ts';
+import { deferred, flushDeferred } from '../../db/deferred.ts';
 import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
 
@@ -54,19 +54,16 @@ export class AttemptWriter {
 export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, now = new Date()): Promise<void> {
   const set = { outcome: end.outcome, return_code: end.code ?? null, reason: end.reason?.slice(0, 200) ?? null, latency_ms: end.latencyMs ?? null, updated_at: now };
   // In a batch of status changes (the try that answered finishes with the payment), at the batch's end.
-  const later = deferredPart(db as Trx, 'card_attempts', 0, () => new DeferredFinishes());
-  if (later) later.rows.push({ id, ...set });
+  const later = deferred(db, 'card_attempts', 0, writeFinishes);
+  if (later) later.push({ id, ...set });
   else await db.updateTable('card_attempts').set(set).where('id', '=', id).execute();
 }
 
 /** The tries a batch has finished, written together at its end (db/deferred.ts). */
-class DeferredFinishes implements DeferredPart {
-  readonly rows: Array<{ id: string; outcome: string; return_code: string | null; reason: string | null; latency_ms: number | null; updated_at: Date }> = [];
-  async flush(trx: Trx): Promise<void> {
-    await sql`UPDATE card_attempts a SET outcome = r.outcome, return_code = r.return_code, reason = r.reason, latency_ms = r.latency_ms, updated_at = r.updated_at
-      FROM json_to_recordset(${JSON.stringify(this.rows)}::json) AS r (id uuid, outcome text, return_code text, reason text, latency_ms integer, updated_at timestamptz)
-      WHERE a.id = r.id`.execute(trx);
-  }
+async function writeFinishes(trx: Trx, rows: Array<{ id: string } & Record<string, unknown>>): Promise<void> {
+  await sql`UPDATE card_attempts a SET outcome = r.outcome, return_code = r.return_code, reason = r.reason, latency_ms = r.latency_ms, updated_at = r.updated_at
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r (id uuid, outcome text, return_code text, reason text, latency_ms integer, updated_at timestamptz)
+    WHERE a.id = r.id`.execute(trx);
 }
 
 /** A connector skipped without a call (its circuit is open). */
