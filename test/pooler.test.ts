@@ -13,6 +13,7 @@ import { stopPid } from '../scripts/cluster/procs.ts';
 import { ConfigError } from '../src/config.ts';
 import { connect, migrate, type Database } from '../src/db/index.ts';
 import { listeningAt, pooledConnection } from '../src/db/listen.ts';
+import { freePort } from './helpers.ts';
 
 const direct = process.env.TEST_DATABASE_URL;
 const skip = !direct ? 'needs PostgreSQL (TEST_DATABASE_URL)' : !existsSync(PGBOUNCER) ? `${PGBOUNCER} is not installed (apt-get install pgbouncer)` : false;
@@ -20,8 +21,8 @@ const skip = !direct ? 'needs PostgreSQL (TEST_DATABASE_URL)' : !existsSync(PGBO
 describe('PgBouncer in transaction mode', { skip }, () => {
   const target = new URL(direct ?? 'postgres://x@127.0.0.1/test');
   const database = target.pathname.slice(1);
-  const port = 56500 + Math.floor(Math.random() * 400);
-  const pooled = `postgres://${target.username}@127.0.0.1:${port}/${database}`;
+  let port = 0;
+  let pooled = '';
   const dir = mkdtempSync(join(tmpdir(), 'cofre-pooler-'));
   // PgBouncer 1.18 refuses the `options` a schema is usually given in: it sets the search path itself.
   const schema = `pooler_${process.pid}`;
@@ -32,12 +33,14 @@ describe('PgBouncer in transaction mode', { skip }, () => {
   before(async () => {
     await admin.connect();
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; CREATE SCHEMA ${schema}`);
+    port = await freePort();
+    pooled = `postgres://${target.username}@127.0.0.1:${port}/${database}`;
     pid = await startPgbouncer({ dir, port, serverPort: Number(target.port || 5432), database, user: target.username, poolSize: 3, connectQuery: `SET search_path = ${schema}` });
     db = await connect({ url: pooled, poolSize: 6 });
   });
   after(async () => {
     await db?.close();
-    await stopPid(pid);
+    if (pid) await stopPid(pid);
     rmSync(dir, { recursive: true, force: true });
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.end();

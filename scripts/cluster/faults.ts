@@ -49,7 +49,7 @@ export const FAULTS: Omit<Fault, 'at'>[] = [
     name: 'PgBouncer restarted (safe shutdown, then start)',
     run: async (s) => {
       await stopPid(s.pids.pgbouncer, 'SIGINT');
-      s.pids.pgbouncer = await startPgbouncer(pgbouncerOptions(s.dir), s.dir);
+      s.pids.pgbouncer = await startPgbouncer(pgbouncerOptions(s.dir));
       writeState(s);
     },
   },

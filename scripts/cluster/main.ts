@@ -53,7 +53,7 @@ export async function startCluster(): Promise<ClusterState> {
     await startPgPair({ dir: join(dir, 'pg'), primaryPort: PORTS.primary, replicaPort: PORTS.replica, database: DATABASE, fsync: true, settings });
     writeState(state);
     step('PgBouncer, Redis');
-    state.pids.pgbouncer = await startPgbouncer(pgbouncerOptions(dir), dir);
+    state.pids.pgbouncer = await startPgbouncer(pgbouncerOptions(dir));
     state.pids.redis = await startRedis(dir, PORTS.redis);
     writeState(state);
     step('API processes (the first applies the migrations), workers, HAProxy');

@@ -1,9 +1,9 @@
 // PgBouncer in transaction mode in front of the primary (Debian's 1.18). It refuses to run as root,
 // so as root it is started with `-u postgres` and its directory is handed to that user.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDetached, waitPort } from './procs.ts';
+import { startDetached, stopPid, waitPort } from './procs.ts';
 
 export interface PgbouncerOptions {
   /** Its own directory (config, log, pid). */
@@ -46,8 +46,6 @@ export function writePgbouncerConfig(o: PgbouncerOptions): string {
       `default_pool_size = ${o.poolSize ?? 20}`,
       // pg sends extra_float_digits at start-up; 1.18 refuses start-up parameters it does not know.
       `ignore_startup_parameters = extra_float_digits${o.connectQuery ? ', options' : ''}`,
-      `logfile = ${join(o.dir, 'pgbouncer.log')}`,
-      `pidfile = ${join(o.dir, 'pgbouncer.pid')}`,
       'server_reset_query =',
       'log_connections = 0',
       'log_disconnections = 0',
@@ -58,11 +56,20 @@ export function writePgbouncerConfig(o: PgbouncerOptions): string {
   return ini;
 }
 
-/** Starts PgBouncer (in the foreground, detached from us); resolves with its pid once it listens. */
-export async function startPgbouncer(o: PgbouncerOptions, logDir = o.dir): Promise<number> {
+/**
+ * Starts PgBouncer (in the foreground, detached from us); resolves with its pid once it listens. It logs
+ * to stderr, into `dir`/pgbouncer.log opened by us: as `postgres` it may not reach a root-only $TMPDIR.
+ */
+export async function startPgbouncer(o: PgbouncerOptions): Promise<number> {
   const ini = writePgbouncerConfig(o);
   const args = process.getuid?.() === 0 ? ['-u', 'postgres', ini] : [ini];
-  const pid = startDetached(logDir, 'pgbouncer-stdout', PGBOUNCER, args);
-  await waitPort(o.port, 'PgBouncer');
+  const pid = startDetached(o.dir, 'pgbouncer', PGBOUNCER, args);
+  try {
+    await waitPort(o.port, 'PgBouncer');
+  } catch (err) {
+    // Not left running, and its own words say why it did not listen.
+    await stopPid(pid, 'SIGKILL');
+    throw new Error(`${(err as Error).message}\n${readFileSync(join(o.dir, 'pgbouncer.log'), 'utf8').slice(-2000)}`);
+  }
   return pid;
 }

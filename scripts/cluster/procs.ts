@@ -14,7 +14,13 @@ export function startDetached(dir: string, name: string, cmd: string, args: stri
   return child.pid;
 }
 
+/** A real child's pid: 0 and negatives would name a process group (kill(0) signals our own). */
+function checkPid(pid: number): void {
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`not a process id: ${pid}`);
+}
+
 export function alive(pid: number): boolean {
+  checkPid(pid);
   try {
     process.kill(pid, 0);
     return true;
