@@ -14,7 +14,7 @@ import { type Context, pixBody, settle } from './context.ts';
 import { liveMerchant } from './card.ts';
 import { load, type LoadResult } from './load.ts';
 import { startGateway } from './processes.ts';
-import { withFloor } from './scenarios-write.ts';
+import { timingLines, withFloor } from './scenarios-write.ts';
 import { summarizeProfile } from './profile.ts';
 import { startWorker, stopWorkers } from './payouts.ts';
 import { DATABASE_URL, PROFILE, runId, SCHEMA } from './settings.ts';
@@ -94,6 +94,7 @@ export async function scenarioBoleto(ctx: Context, n: number): Promise<void> {
     const stats = await gw.stats();
     const per = (v: number) => fmt(v / Math.max(1, creation.ok), 2);
     const byKind = Object.entries(stats.queries).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${per(v)}`);
+    for (const line of timingLines(stats)) console.log(`  ${line}`);
     console.log(`  gateway: ${per(Object.values(stats.queries).reduce((a, b) => a + b, 0))} statements per creation (${byKind.join(', ')}); its CPU ${per(stats.cpuMs)} ms per creation`);
     const total = n + WARMUP;
     const worker = await startWorker({ ...env, DATABASE_URL, DATABASE_SCHEMA: SCHEMA, JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123', JOB_INTERVAL_MS: '100', LOG_LEVEL: 'info' }, 'boleto-worker');

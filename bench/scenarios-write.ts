@@ -7,6 +7,7 @@ import type autocannon from 'autocannon';
 import { api, type Context, type GatewayResult, merchant, pixBody, settle } from './context.ts';
 import { closedLoop, cpuLine, type LoadResult, load, loadOpen, merge, waitForQuiet } from './load.ts';
 import type { OpenLoopOptions } from './open-loop.ts';
+import type { ChildStats } from './child.ts';
 import { type Child, startChild, startGateway } from './processes.ts';
 import { summarizeProfile } from './profile.ts';
 import { CONNECTIONS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, POOL_SIZE, PROFILE, runId, SCENARIOS, SECONDS, SLICE_SECONDS, WARMUP_SECONDS } from './settings.ts';
@@ -155,20 +156,26 @@ async function gatewayLoad(ctx: Context, gw: Child, label: string, request: Open
   console.log(`  non-2xx responses: ${result.non2xx}${result.non2xx ? ` (status codes ${JSON.stringify(result.statusCodes)})` : ' (none, as required)'}`);
   console.log(`  statements per request: ${fmt(total, 2)} (${Object.entries(queriesPerRequest).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')})`);
   console.log(`  gateway process CPU: ${fmt(stats.cpuMs / sent, 2)} ms per request (kernel ${fmt(stats.systemMs / sent, 2)} ms)`);
-  console.log(
-    `  gateway event loop delay p50 ${fmt(stats.loopDelay.p50, 1)} ms, p99 ${fmt(stats.loopDelay.p99, 1)} ms, max ${fmt(stats.loopDelay.max, 1)} ms; ` +
+  for (const line of timingLines(stats)) console.log(`  ${line}`);
+  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
+  return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
+}
+
+/** Where a gateway's requests spent their time: its event loop, its GC pauses, its creation batches. */
+export function timingLines(stats: ChildStats): string[] {
+  const lines = [
+    `gateway event loop delay p50 ${fmt(stats.loopDelay.p50, 1)} ms, p99 ${fmt(stats.loopDelay.p99, 1)} ms, max ${fmt(stats.loopDelay.max, 1)} ms; ` +
       `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms (${stats.gc.majorCount} mark-compact, longest ${fmt(stats.gc.majorMaxMs, 1)} ms); ` +
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
-  );
+  ];
   const b = stats.batches;
   if (b) {
-    console.log(
-      `  creation batches: ${b.count} (${fmt(b.rows / b.count, 1)} creations each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
+    lines.push(
+      `creation batches: ${b.count} (${fmt(b.rows / b.count, 1)} creations each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
         `its oldest creation had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`,
     );
   }
-  if (PROFILE) console.log(summarizeProfile(profileFile, sent));
-  return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
+  return lines;
 }
 
 /** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */

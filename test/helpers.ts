@@ -299,14 +299,37 @@ export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789', ...env });
 }
 
-/** A loopback TCP port free at the moment of asking (a server to be started on it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback TCP port free at the moment of asking (a server to be started on it right after), drawn
+ * below the kernel's ephemeral range: one from that range may become an outgoing connection's local
+ * port (this suite opens thousands) before the server listens on it, which then fails EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralLow();
+  for (let i = 0; below > 11_000 && i < 50; i++) {
+    const port = 10_000 + Math.floor(Math.random() * (below - 10_000));
+    if (await listensOn(port)) return port;
+  }
+  return listensOn(0) as Promise<number>;
+}
+
+/** Listens on `port` (0: any) and closes: the port it got, or false when taken. */
+function listensOn(port: number): Promise<number | false> {
+  return new Promise((resolve) => {
     const s = createNetServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => {
+      const got = (s.address() as AddressInfo).port;
+      s.close(() => resolve(got));
     });
   });
+}
+
+/** The lowest port the kernel hands to outgoing connections (Linux; 32768 elsewhere, the common default). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
 }
