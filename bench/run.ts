@@ -15,7 +15,7 @@
 //   S2 subsrenewal  100,000 due card subscriptions renewed by 2 worker processes (bench/subscriptions.ts)
 //   R  reports      GET /api/v1/reports/summary and /timeseries, 30 and 90 days, over 1M rows (a year)
 //   G  card         production card payments over a fake Cielo answering in 150 ms, 200 connections (bench/card.ts)
-//   H  boleto       2,000 production boletos created on an API instance, issued by one worker through a fake Inter at 300 ms (bench/boleto.ts)
+//   H  boleto       4 bursts of 2,000 production boletos created on an API instance (alternated with the floor's), issued by one worker through a fake Inter at 300 ms (bench/boleto.ts)
 //   P  payouts      5,000 queued withdrawals sent through a fake Efí answering in 100 ms by 1, then 2 workers; request to PROCESSING (bench/payouts.ts)
 //   SP split        PIX creations and their confirmations (simulate PAID) without and with a 3-recipient split, alternating slices (bench/splits.ts; not in the default list)
 //   HG history      creation and the deliveries list with events and deliveries at 10^5, then 10^7 rows each (bench/history.ts; not in the default list)

@@ -167,6 +167,9 @@ export async function connect(opts: ConnectOptions): Promise<Database> {
   return connectPglite(opts.dataDir ?? null, opts.loadDataDir);
 }
 
+// Kept open through any lull (the rest close after pg's 10 s idle): one reopened costs a fork and every
+// named statement prepared again, which the first requests of the next burst wait on (bench H).
+const WARM_CONNECTIONS = 10;
 async function connectPostgres(url: string, schema: string | undefined, max: number, namedStatements?: boolean): Promise<Database> {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const options = schema ? `-c search_path=${schema}` : undefined;
@@ -186,7 +189,7 @@ async function connectPostgres(url: string, schema: string | undefined, max: num
   } finally {
     await c.end().catch(() => {});
   }
-  const pool = createPool({ connectionString: url, max, options }, true, named);
+  const pool = createPool({ connectionString: url, max, min: Math.min(max, WARM_CONNECTIONS), options }, true, named);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
