@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startDetached, stopPid, waitPort } from './procs.ts';
 
 export interface PgbouncerOptions {
-  /** Its own directory (config, log, pid). */
+  /** Its own directory (config, user list, log). */
   dir: string;
   port: number;
   /** The primary it pools. */

@@ -170,6 +170,7 @@ export async function connect(opts: ConnectOptions): Promise<Database> {
 // Kept open through any lull (the rest close after pg's 10 s idle): one reopened costs a fork and every
 // named statement prepared again, which the first requests of the next burst wait on (bench H).
 const WARM_CONNECTIONS = 10;
+
 async function connectPostgres(url: string, schema: string | undefined, max: number, namedStatements?: boolean): Promise<Database> {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error('invalid schema name');
   const options = schema ? `-c search_path=${schema}` : undefined;
