@@ -1,18 +1,19 @@
-// Where the cluster's pieces listen (loopback, 56000-56999: clear of the 5432/6379 that CI and
-// other work use) and where `npm run cluster` keeps what `stop` and the rehearsal need to find it.
+// Where the cluster's pieces listen (loopback, 26000-26999: clear of the 5432/6379 that CI and
+// other work use, and below the kernel's ephemeral range, where a process the rehearsal restarts
+// could find its port taken as an outgoing connection's local port) and where `npm run cluster` keeps what `stop` and the rehearsal need to find it.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const PORTS = {
-  haproxy: 56080,
-  haproxyStats: 56081,
-  apis: [56101, 56102],
-  primary: 56432,
-  replica: 56433,
-  pgbouncer: 56434,
-  redis: 56379,
-  receiver: 56090,
+  haproxy: 26080,
+  haproxyStats: 26081,
+  apis: [26101, 26102],
+  primary: 26432,
+  replica: 26433,
+  pgbouncer: 26434,
+  redis: 26379,
+  receiver: 26090,
 } as const;
 
 export const DATABASE = 'cofre';
