@@ -13,7 +13,7 @@ import { stopPid } from './procs.ts';
 
 const direct = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test');
 const database = direct.pathname.slice(1);
-const port = 56600;
+const port = 26600; // below the ephemeral range, beside the cluster's 26000-26999 but clear of its ports
 const pairs = Number(process.argv[2] ?? 2);
 
 function bench(url: string, runId: string): void {
