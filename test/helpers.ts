@@ -314,7 +314,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Listens on `port` (0: any) and closes: the port it got, or false when taken. */
-function listensOn(port: number): Promise<number | false> {
+export function listensOn(port: number): Promise<number | false> {
   return new Promise((resolve) => {
     const s = createNetServer();
     s.once('error', () => resolve(false));

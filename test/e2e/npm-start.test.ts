@@ -5,12 +5,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { freePort } from '../helpers.ts';
+import { freePort, listensOn } from '../helpers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const linux = process.platform === 'linux';
@@ -23,14 +22,6 @@ after(() => {
   for (const pgid of groups) if (alive(groupOf(pgid)).length) process.kill(-pgid, 'SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((res) => {
-    const srv = createServer();
-    srv.once('error', () => res(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => res(true)));
-  });
-}
 
 /** /proc/<pid>/stat: the state and process group (the command may hold spaces and parentheses: read after the last ')'). */
 function stat(pid: number): { state: string; pgid: number } | null {
@@ -88,7 +79,7 @@ test('SIGTERM to the `npm start` process stops the gateway: every process of the
   assert.deepEqual(left, [], `still running 15 s after SIGTERM: ${left.map((p) => `${p} ${existsSync(`/proc/${p}/cmdline`) ? readFileSync(`/proc/${p}/cmdline`, 'utf8').replaceAll('\0', ' ') : ''}`)}\n${output}`);
   const { code, signal } = await exited;
   assert.ok(code === 0 || signal === 'SIGTERM', `npm ended with ${code ?? signal}\n${output}`);
-  assert.ok(await portFree(port), `port ${port} is still taken`);
+  assert.equal(await listensOn(port), port, `port ${port} is still taken`);
 });
 
 /** A Node older than 22 on the PATH outside node_modules (it cannot run TypeScript), if any. */
