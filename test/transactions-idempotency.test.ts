@@ -141,9 +141,24 @@ describe('idempotency', () => {
     assert.equal(paid.body.transaction.status, 'PAID');
     const retry = await post(i.devKey, b, idem('card-1'));
     assert.equal(retry.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(retry.body, paid.body);
+    assert.equal(retry.raw, paid.raw);
     assert.equal(await txCount(i.id), 2);
     assert.ok(!retry.raw.includes('4242424242424242'));
+  });
+
+  test('card payments charged together: each retry replays its own final answer, byte for byte', async () => {
+    const i = await merchant(ctx.app);
+    // Their outcomes are recorded in shared batches, the answers stored with them (storeAnswer).
+    const bodies = Array.from({ length: 12 }, (_, n) => body({ paymentMethod: 'CARD', card: card(), amountCents: 1000 + n }));
+    const first = await Promise.all(bodies.map((b, n) => post(i.devKey, b, idem(`batch-card-${n}`))));
+    for (const r of first) assert.equal(r.body.transaction?.status, 'PAID', r.raw);
+    const retries = await Promise.all(bodies.map((b, n) => post(i.devKey, b, idem(`batch-card-${n}`))));
+    retries.forEach((r, n) => {
+      assert.equal(r.headers['idempotent-replayed'], 'true');
+      assert.equal(r.status, 201);
+      assert.equal(r.raw, first[n].raw);
+    });
+    assert.equal(await txCount(i.id), 12);
   });
 
   test('same key with another body -> 400 IDEMPOTENCY_KEY_REUSED; the same body in another key order is the same body', async () => {

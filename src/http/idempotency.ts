@@ -23,7 +23,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CompiledQuery } from 'kysely';
-import { prepared, type Db, type Executor } from '../db/index.ts';
+import { deferred } from '../db/deferred.ts';
+import { prepared, type Db, type Executor, type Trx } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
 const TTL_MS = 24 * 3600_000;
@@ -44,6 +45,13 @@ const CLAIM = prepared('idem_claim', 'SELECT idempotency_claim($1, $2, $3, $4, $
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
+// A batch's answers (storeAnswer): each row found by its primary key, as RESPOND finds one.
+const RESPOND_ALL = prepared(
+  'idem_respond_all',
+  `UPDATE idempotency_keys k SET response_status = r.status, response_body = r.body
+   FROM json_to_recordset($1::json) AS r (user_id uuid, livemode boolean, key text, status integer, body text)
+   WHERE k.user_id = r.user_id AND k.livemode = r.livemode AND k.key = r.key`,
+);
 // Only a key without a stored answer: one stored by the work's own transaction (answerWithin) or held stays.
 const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND response_status IS NULL');
 
@@ -197,6 +205,29 @@ export async function holdKey(db: Db, req: FastifyRequest, status: number, text:
   k.state = 'held';
 }
 
+/** An answer stored with its work: the key's row, the status and the response text. */
+interface StoredAnswer {
+  user_id: string;
+  livemode: boolean;
+  key: string;
+  status: number;
+  body: string;
+}
+
+/**
+ * Stores `text` as the answer of `k` in the work's transaction `trx`. In a batch of status changes
+ * (db/deferred.ts) it is written at the batch's end, with the other changes' answers, by one statement.
+ */
+export async function storeAnswer(trx: Executor, k: Pick<RequestKey, 'userId' | 'livemode' | 'key'>, status: number, text: string): Promise<void> {
+  const later = deferred<StoredAnswer>(trx, 'idempotency_answers', 2, writeAnswers);
+  if (later) later.push({ user_id: k.userId, livemode: k.livemode, key: k.key, status, body: text });
+  else await trx.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
+}
+
+async function writeAnswers(trx: Trx, answers: StoredAnswer[]): Promise<void> {
+  await trx.executeQuery(CompiledQuery.raw(RESPOND_ALL, [JSON.stringify(answers)]));
+}
+
 /** Stores a request's answer rendered from its work's result, in the work's transaction (answerWithin). */
 export type Answer<T> = (trx: Executor, result: T) => Promise<void>;
 
@@ -211,7 +242,7 @@ export function answerWithin<T>(req: FastifyRequest, reply: FastifyReply, status
   if (k?.state !== 'claimed' && k?.state !== 'held') return undefined;
   return async (trx, result) => {
     const text = reply.code(status).serialize(await render(result, trx)) as string;
-    await trx.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
+    await storeAnswer(trx, k, status, text);
     k.state = 'held';
   };
 }

@@ -4,6 +4,7 @@
 // outcome never recorded is settled by the janitor (janitor.ts) or a subscription's re-drive.
 import type { Transaction } from '../../db/types.ts';
 import { AppError, badRequest, notFound, validation } from '../../http/errors.ts';
+import type { Answer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { validateCard, type CardInput } from '../../payments/card.ts';
 import type { CardResult, Connector, TokenChargeKind } from '../../payments/connector.ts';
@@ -27,15 +28,16 @@ import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
  * its card claimed): it can never be charged again, by a retry of the request or otherwise, and
  * the failure is logged for reconciliation.
  */
-export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
-  return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard);
+export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined, answer?: Answer<Transaction>): Promise<Transaction> {
+  return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard, answer);
 }
 
 /**
  * The provider call of a recorded charge, then its outcome applied (see charge), with the try that
- * answered finished in the same commit (finished alone when the outcome is not recorded).
+ * answered finished in the same commit (finished alone when the outcome is not recorded), and the
+ * request's `answer` stored there too when given.
  */
-async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<Charged>, capture: boolean, guard: CardGuard | undefined): Promise<Transaction> {
+async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => Promise<Charged>, capture: boolean, guard: CardGuard | undefined, answer?: Answer<Transaction>): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   let charged: Charged;
   try {
@@ -53,7 +55,10 @@ async function recordCharge(deps: TransactionDeps, tx: Transaction, call: () => 
   const authorizedUntil = new Date(Date.now() + deps.config.card.authorizationTtlDays * DAY_MS);
   const change: Change = !result.approved ? { to: 'FAILED', reason: result.reason } : capture ? { to: 'PAID' } : { to: 'AUTHORIZED', until: authorizedUntil };
   try {
-    return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null, attempt && ((trx) => finishAttempt(trx, attempt.id, attempt.end)));
+    return await changeStatus(deps, scope, tx.id, change, result.approved ? result.reference : null, async (trx, applied) => {
+      if (attempt) await finishAttempt(trx, attempt.id, attempt.end);
+      await answer?.(trx, applied);
+    });
   } catch (err) {
     await finishAlone();
     deps.log.error({ err, transactionId: tx.id, outcome: change.to }, 'card charge: the outcome could not be recorded; answering the stored state');

@@ -1,6 +1,7 @@
 // A new payment: prepared (prepare.ts), written by the creation statement (creation.ts); a card
 // given with it is charged next (card.ts).
 import type { Transaction } from '../../db/types.ts';
+import { storeAnswer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
 import { chargeCard } from './card.ts';
 import type { KeyAttachment } from './creation.ts';
@@ -20,12 +21,24 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
  * Creates the transaction with its Idempotency-Key and response written by the creation statement
  * itself; returns the response text. Throws KeyTaken when the key is taken (nothing is written). A
  * card given is charged after: the key is stored with the PENDING answer and held (a retry from then
- * on replays it and never charges again), and the caller stores the final answer over it.
+ * on replays it and never charges again), and the final answer is stored over it with the charge's
+ * outcome, in its commit (else, when the outcome could not be recorded, by the caller).
  */
 export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment, extras: CheckoutExtras = {}): Promise<string> {
   const { draft, card } = await prepare(deps, scope, input, extras, {});
   if (!card) return deps.creations.insertWith(draft, attach);
   const tx = await deps.creations.insertHeld(draft, attach);
   attach.key.state = 'held';
-  return attach.render(await chargeCard(deps, tx, card, input.capture ?? true, undefined));
+  let answered: { row: Transaction; text: string } | undefined;
+  const charged = await chargeCard(deps, tx, card, input.capture ?? true, undefined, async (trx, row) => {
+    const text = attach.render(row);
+    await storeAnswer(trx, attach.key, attach.status, text);
+    answered = { row, text };
+  });
+  // The outcome's commit stored this answer: nothing is left to store.
+  if (answered?.row === charged) {
+    attach.key.state = 'settled';
+    return answered.text;
+  }
+  return attach.render(charged);
 }

@@ -16,14 +16,14 @@ import type { TransactionDeps } from './types.ts';
 
 /**
  * Locks the transaction and applies one status change (state machine, hooks, ledger, events);
- * `also`: more work of the caller's to commit with it.
+ * `also`: more work of the caller's to commit with it, given the transaction as changed.
  */
-export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, change: Change, providerRef: string | null = null, also?: (trx: Trx) => Promise<void>): Promise<Transaction> {
+export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, change: Change, providerRef: string | null = null, also?: (trx: Trx, applied: Transaction) => Promise<void>): Promise<Transaction> {
   return deps.changes.run(scope, async (trx) => {
     const tx = await lockTransaction(trx, scope, id);
     if (!tx) throw notFound('Transaction');
     const applied = await applyChange(deps, trx, tx, change, new Date(), providerRef);
-    await also?.(trx);
+    await also?.(trx, applied);
     return applied;
   });
 }
