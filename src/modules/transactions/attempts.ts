@@ -66,11 +66,15 @@ async function writeFinishes(trx: Trx, rows: Array<{ id: string } & Record<strin
     WHERE a.id = r.id`.execute(trx);
 }
 
-/** A connector skipped without a call (its circuit is open). */
-export async function skippedAttempt(db: Executor, transactionId: string, connector: string, now = new Date()): Promise<void> {
+/** Why a connector was skipped without a call. */
+export const SKIPPED: AttemptEnd = { outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' };
+
+/** A connector skipped without a call (its circuit is open); `recorded`: its try already written PENDING (by the creation statement). */
+export async function skippedAttempt(db: Executor, transactionId: string, connector: string, recorded?: string, now = new Date()): Promise<void> {
+  if (recorded) return finishAttempt(db, recorded, SKIPPED, now);
   await db
     .insertInto('card_attempts')
-    .values({ ...pendingRow(transactionId, connector, now), outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' })
+    .values({ ...pendingRow(transactionId, connector, now), outcome: 'SKIPPED', reason: SKIPPED.reason! })
     .execute();
 }
 

@@ -28,8 +28,15 @@ import type { CardGuard, CreateOptions, TransactionDeps } from './types.ts';
  * its card claimed): it can never be charged again, by a retry of the request or otherwise, and
  * the failure is logged for reconciliation.
  */
-export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined, answer?: Answer<Transaction>): Promise<Transaction> {
-  return recordCharge(deps, tx, () => chargeOverChain(deps, tx, { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture }), capture, guard, answer);
+export function chargeCard(deps: TransactionDeps, tx: Transaction, card: CardInput, capture: boolean, guard: CardGuard | undefined, extra: ChargeExtras = {}): Promise<Transaction> {
+  const req = { reference: tx.id, card, amountCents: tx.charged_cents, installments: tx.installments, capture };
+  return recordCharge(deps, tx, () => chargeOverChain(deps, tx, req, extra.firstTry), capture, guard, extra.answer);
+}
+
+/** What a charge made with its transaction's creation brings: its first try recorded with it, the request's answer to store with the outcome. */
+export interface ChargeExtras {
+  firstTry?: string;
+  answer?: Answer<Transaction>;
 }
 
 /**

@@ -23,6 +23,7 @@ import { deferWrites, discardDeferred, flushDeferred } from '../../db/deferred.t
 import { GroupCommit } from '../../db/group-commit.ts';
 import { inTx, inTxRetried, lostRace, type Db, type Trx } from '../../db/index.ts';
 import type { Scope } from '../../http/scope.ts';
+import { lockBatch } from './queries.ts';
 
 /** A change of a batch run without savepoints threw: the batch is run again with them. */
 class UnitFailed extends Error {
@@ -35,6 +36,8 @@ class UnitFailed extends Error {
 interface Unit {
   scope: Scope;
   work: (trx: Trx) => Promise<unknown>;
+  /** The transaction it changes, locked with the batch's others before the batch's changes run. */
+  lock?: string;
 }
 
 type Outcome = { value: unknown } | { error: unknown } | { alone: true };
@@ -83,9 +86,9 @@ export class ChangeWriter {
    * moment; resolves with what it returned once that transaction committed, or rejects with what
    * it threw (nothing it wrote stays).
    */
-  async run<T>(scope: Scope, work: (trx: Trx) => Promise<T>): Promise<T> {
+  async run<T>(scope: Scope, work: (trx: Trx) => Promise<T>, lock?: string): Promise<T> {
     if (this.alone) return inTx(this.db, work);
-    const outcome = await this.writer.submit({ scope, work });
+    const outcome = await this.writer.submit({ scope, work, lock });
     if ('error' in outcome) throw outcome.error;
     if ('alone' in outcome) return inTxRetried(this.db, work);
     return outcome.value as T;
@@ -108,6 +111,7 @@ export class ChangeWriter {
     try {
       return await inTx(this.db, async (trx) => {
         deferWrites(trx);
+        await lockRows(trx, units);
         const out: Outcome[] = [];
         for (const unit of units) out.push({ value: await unit.work(trx).catch((error: unknown) => Promise.reject(new UnitFailed(error))) });
         await flushDeferred(trx).catch((error: unknown) => Promise.reject(new UnitFailed(error)));
@@ -122,6 +126,7 @@ export class ChangeWriter {
   private writeWithSavepoints(units: Unit[]): Promise<Outcome[]> {
     return inTx(this.db, async (trx) => {
       deferWrites(trx);
+      await lockRows(trx, units);
       const out: Outcome[] = [];
       for (const unit of units) {
         await sql`SAVEPOINT change`.execute(trx);
@@ -145,4 +150,10 @@ export class ChangeWriter {
 /** A merchant's group among `shards`: from the random tail of its id (UUIDv7). */
 function shardOf(userId: string, shards: number): number {
   return Number.parseInt(userId.slice(-8), 16) % shards;
+}
+
+/** The transactions the batch's changes name, locked in one statement (their rows kept for lockTransaction). */
+async function lockRows(trx: Trx, units: Unit[]): Promise<void> {
+  const ids = [...new Set(units.flatMap((u) => (u.lock ? [u.lock] : [])))];
+  if (ids.length > 1) await lockBatch(trx, ids);
 }

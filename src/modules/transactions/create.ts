@@ -1,5 +1,7 @@
 // A new payment: prepared (prepare.ts), written by the creation statement (creation.ts); a card
 // given with it is charged next (card.ts).
+import { uuidv7Ordered } from '../../db/ids.ts';
+import type { Executor } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import { storeAnswer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -12,10 +14,14 @@ import type { CreateOptions, TransactionDeps } from './types.ts';
 /** Creates the transaction (and charges the card, when one is given); returns it as stored. */
 export async function createTransaction(deps: TransactionDeps, scope: Scope, input: CreateInput, extras: CheckoutExtras = {}, opts: CreateOptions = {}): Promise<Transaction> {
   const { draft, card } = await prepare(deps, scope, input, extras, opts);
-  const tx = await deps.creations.insert(draft);
+  const firstTry = triedWith(scope, card);
+  const tx = await deps.creations.insert(draft, firstTry);
   await opts.recorded?.(tx);
-  return card ? chargeCard(deps, tx, card, input.capture ?? true, opts.cardGuard) : tx;
+  return card ? chargeCard(deps, tx, card, input.capture ?? true, opts.cardGuard, { firstTry }) : tx;
 }
+
+/** A production card charge's first try, recorded PENDING by the creation statement (attempts.ts): its id. */
+const triedWith = (scope: Scope, card: unknown) => (card && scope.livemode ? uuidv7Ordered() : undefined);
 
 /**
  * Creates the transaction with its Idempotency-Key and response written by the creation statement
@@ -27,14 +33,16 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
 export async function createTransactionWith(deps: TransactionDeps, scope: Scope, input: CreateInput, attach: KeyAttachment, extras: CheckoutExtras = {}): Promise<string> {
   const { draft, card } = await prepare(deps, scope, input, extras, {});
   if (!card) return deps.creations.insertWith(draft, attach);
-  const tx = await deps.creations.insertHeld(draft, attach);
+  const firstTry = triedWith(scope, card);
+  const tx = await deps.creations.insertHeld(draft, attach, firstTry);
   attach.key.state = 'held';
   let answered: { row: Transaction; text: string } | undefined;
-  const charged = await chargeCard(deps, tx, card, input.capture ?? true, undefined, async (trx, row) => {
+  const answer = async (trx: Executor, row: Transaction) => {
     const text = attach.render(row);
     await storeAnswer(trx, attach.key, attach.status, text);
     answered = { row, text };
-  });
+  };
+  const charged = await chargeCard(deps, tx, card, input.capture ?? true, undefined, { firstTry, answer });
   // The outcome's commit stored this answer: nothing is left to store.
   if (answered?.row === charged) {
     attach.key.state = 'settled';

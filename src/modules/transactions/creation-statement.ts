@@ -1,6 +1,7 @@
 // The creation statement: every row of a batch of new transactions written by ONE statement, with
 // what a creation does for each (the client upsert, the transaction, its transaction.created event
-// and fan-out, the payment link's use count, the Idempotency-Key with its response). Its text
+// and fan-out, the payment link's use count, the Idempotency-Key with its response, a production
+// card charge's first try). Its text
 // depends only on the batch's shape, so it is prepared once per shape (see Shape). creation.ts runs it.
 import { CompiledQuery, sql } from 'kysely';
 import { prepared, type Db } from '../../db/index.ts';
@@ -29,6 +30,8 @@ export interface Creation {
   /** The row to store (buildDraft); its display id is drawn here. */
   draft: Transaction;
   attach: KeyAttachment | null;
+  /** The id of the charge's first try, recorded PENDING at the draft's connector (a production card charge, attempts.ts). */
+  attempt?: string;
 }
 
 /**
@@ -39,46 +42,16 @@ export type Written = { row: Transaction; attached?: undefined } | { attached: s
 
 /** The columns of a creation the statement takes as they are, with their SQL types. */
 const COLUMNS = [
-  ['id', 'uuid'],
-  ['display_id', 'text'],
-  ['product', 'text'],
-  ['amount_cents', 'bigint'],
-  ['charged_cents', 'bigint'],
-  ['fee_cents', 'bigint'],
-  ['status', 'text'],
-  ['payment_method', 'text'],
-  ['client_id', 'uuid'],
-  ['client_name', 'text'],
-  ['client_email', 'text'],
-  ['client_document', 'text'],
-  ['client_phone', 'text'],
-  ['installments', 'integer'],
-  ['installment_cents', 'bigint'],
-  ['card_brand', 'text'],
-  ['card_last4', 'text'],
-  ['pix_txid', 'text'],
-  ['pix_qr_code', 'text'],
-  ['boleto_barcode', 'text'],
-  ['boleto_line', 'text'],
-  ['boleto_pix', 'text'],
-  ['due_date', 'date'],
-  ['late_payment', 'jsonb'],
-  ['expires_at', 'timestamptz'],
-  ['metadata', 'jsonb'],
-  ['tracking_params', 'jsonb'],
-  ['postback_url', 'text'],
-  ['provider', 'text'],
-  ['payment_link_id', 'uuid'],
-  ['coupon_id', 'uuid'],
-  ['discount_cents', 'bigint'],
-  ['affiliate_link_id', 'uuid'],
-  ['address', 'jsonb'],
-  ['items', 'jsonb'],
-  ['split', 'jsonb'],
-  ['parent_transaction_id', 'uuid'],
-  ['subscription_id', 'uuid'],
-  ['subscription_cycle_id', 'uuid'],
-  ['created_at', 'timestamptz'],
+  ['id', 'uuid'], ['display_id', 'text'], ['product', 'text'], ['amount_cents', 'bigint'],
+  ['charged_cents', 'bigint'], ['fee_cents', 'bigint'], ['status', 'text'], ['payment_method', 'text'],
+  ['client_id', 'uuid'], ['client_name', 'text'], ['client_email', 'text'], ['client_document', 'text'],
+  ['client_phone', 'text'], ['installments', 'integer'], ['installment_cents', 'bigint'], ['card_brand', 'text'],
+  ['card_last4', 'text'], ['pix_txid', 'text'], ['pix_qr_code', 'text'], ['boleto_barcode', 'text'],
+  ['boleto_line', 'text'], ['boleto_pix', 'text'], ['due_date', 'date'], ['late_payment', 'jsonb'],
+  ['expires_at', 'timestamptz'], ['metadata', 'jsonb'], ['tracking_params', 'jsonb'], ['postback_url', 'text'],
+  ['provider', 'text'], ['payment_link_id', 'uuid'], ['coupon_id', 'uuid'], ['discount_cents', 'bigint'],
+  ['affiliate_link_id', 'uuid'], ['address', 'jsonb'], ['items', 'jsonb'], ['split', 'jsonb'],
+  ['parent_transaction_id', 'uuid'], ['subscription_id', 'uuid'], ['subscription_cycle_id', 'uuid'], ['created_at', 'timestamptz'],
   ['updated_at', 'timestamptz'],
 ] as const satisfies readonly (readonly [keyof Transaction, string])[];
 
@@ -149,6 +122,7 @@ interface StatementRow {
   phone_mark: string;
   key_created_at: Date | null;
   key_expires_at: Date | null;
+  attempt_id: string | null;
 }
 type Extra = Exclude<keyof StatementRow, 'draft'>;
 
@@ -164,6 +138,7 @@ const EXTRAS: [Extra, string][] = [
   ['phone_mark', 'text'],
   ['key_created_at', 'timestamptz'],
   ['key_expires_at', 'timestamptz'],
+  ['attempt_id', 'uuid'],
 ];
 
 const SLOTS = {
@@ -200,10 +175,12 @@ interface ShapeOf {
   postbackUrls: boolean;
   /** Two rows share a client (a document): the client upsert takes one row per client. */
   sharedClients: boolean;
+  /** Some row is a production card charge: the statement records its first try. */
+  attempted: boolean;
 }
 
 function shapeOf(db: Db, events: EventLog, flags: ShapeOf): Shape {
-  const id = `${flags.keyed}:${flags.linked}:${flags.postbackUrls}:${flags.sharedClients}`;
+  const id = `${flags.keyed}:${flags.linked}:${flags.postbackUrls}:${flags.sharedClients}:${flags.attempted}`;
   let byId = shapes.get(events);
   if (!byId) shapes.set(events, (byId = new Map()));
   let shape = byId.get(id);
@@ -221,7 +198,7 @@ function shapeOf(db: Db, events: EventLog, flags: ShapeOf): Shape {
  * what it did for each creation, from the rows it answered (one per creation written).
  */
 export function creationStatement(events: EventLog, creations: Creation[]) {
-  const rows: StatementRow[] = creations.map(({ draft, attach }) => {
+  const rows: StatementRow[] = creations.map(({ draft, attach, attempt }) => {
     const phoneMark = uuidv7();
     const key = attach?.key ?? null;
     return {
@@ -236,6 +213,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
       phone_mark: `"${phoneMark}"`,
       key_created_at: key?.createdAt ?? null,
       key_expires_at: key ? keyExpiry(key) : null,
+      attempt_id: attempt ?? null,
     };
   });
   // With a key on every row (the API's creations), each row answers only its client: the response
@@ -247,6 +225,7 @@ export function creationStatement(events: EventLog, creations: Creation[]) {
     linked: creations.some((c) => c.draft.payment_link_id !== null),
     postbackUrls: creations.some((c) => c.draft.postback_url !== null),
     sharedClients: new Set(creations.map((c) => c.draft.client_document)).size < creations.length,
+    attempted: creations.some((c) => c.attempt),
   };
   return {
     compile(db: Db): CompiledQuery<CreatedRow> {
@@ -311,7 +290,14 @@ function omitAnswer({ n: _, written_client_id: __, phone_json: ___, fanout: ____
  *   random phone. The answer carries the two values, and the gateway puts them in its own copy of
  *   the response the same way (creationStatement's `written`).
  */
-function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedClients }: ShapeOf) {
+/** A production card charge's first try, PENDING at the transaction's connector (attempts.ts). */
+const TRIES = sql`
+    tries AS (
+      INSERT INTO card_attempts (id, transaction_id, connector, outcome, created_at, updated_at)
+      SELECT f.attempt_id, f.id, f.provider, 'PENDING', f.created_at, f.created_at FROM fc f WHERE f.attempt_id IS NOT NULL
+    ),`;
+
+function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedClients, attempted }: ShapeOf) {
   const scope = { userId: SLOTS.userId, livemode: SLOTS.livemode } as unknown as Scope;
   const u = sql`${SLOTS.userId}::uuid`;
   const l = sql`${SLOTS.livemode}::boolean`;
@@ -320,7 +306,7 @@ function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedCl
   // its own first: for 57 arrays that was 0.1 ms of every statement before its first row.
   const elements = [
     ...SLOTS.columns.map(([slot, type]) => sql`unnest(${slot}::${sql.raw(type)}[]) AS ${sql.raw(slot.name)}`),
-    ...SLOTS.extras.map(([slot, type]) =>
+    ...SLOTS.extras.filter(([slot]) => attempted || slot.name !== 'attempt_id').map(([slot, type]) =>
       type === 'json'
         ? sql`unnest(string_to_array(${slot}::text, chr(1), chr(2))) AS ${sql.raw(slot.name)}`
         : sql`unnest(${slot}::${sql.raw(type)}[]) AS ${sql.raw(slot.name)}`,
@@ -375,7 +361,7 @@ function statementText(events: EventLog, { keyed, linked, postbackUrls, sharedCl
       WHERE payment_links.user_id = ${u} AND payment_links.id = used.payment_link_id
     ),`
         : sql``
-    }
+    }${attempted ? TRIES : sql``}
     k AS (
       INSERT INTO idempotency_keys (user_id, livemode, key, fingerprint, response_status, response_body, created_at, expires_at)
       SELECT ${u}, ${l}, f.idem_key, f.fingerprint, f.key_status,

@@ -5,7 +5,8 @@
 //
 // The statement does for every row what a creation has always done, in one go: the client upsert,
 // the transaction, its transaction.created event with the event's fan-out (see EventLog), the
-// payment link's use count, and, for a request with an Idempotency-Key, the key with its response.
+// payment link's use count, for a request with an Idempotency-Key the key with its response, and for
+// a production card charge its first try (attempts.ts).
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
 import type { Db } from '../../db/index.ts';
 import { shortCode } from '../../db/ids.ts';
@@ -55,9 +56,9 @@ export class CreationWriter {
     });
   }
 
-  /** Stores the transaction; returns it as stored. */
-  async insert(draft: Transaction): Promise<Transaction> {
-    const written = await this.writer.submit({ draft, attach: null });
+  /** Stores the transaction (with its card charge's first try `attempt`); returns it as stored. */
+  async insert(draft: Transaction, attempt?: string): Promise<Transaction> {
+    const written = await this.writer.submit({ draft, attach: null, attempt });
     if (!('row' in written) || !written.row) throw new Error('a creation without a key answers its row');
     return written.row;
   }
@@ -73,13 +74,13 @@ export class CreationWriter {
   }
 
   /** As insertWith, the stored response being provisional (`withRow`): answers the row too. */
-  async insertHeld(draft: Transaction, attach: KeyAttachment): Promise<Transaction> {
-    const { row } = await this.keyed(draft, { ...attach, withRow: true });
+  async insertHeld(draft: Transaction, attach: KeyAttachment, attempt?: string): Promise<Transaction> {
+    const { row } = await this.keyed(draft, { ...attach, withRow: true }, attempt);
     if (!row) throw new Error('a held creation answers its row');
     return row;
   }
 
-  private async keyed(draft: Transaction, attach: KeyAttachment): Promise<{ attached: string; row?: Transaction }> {
+  private async keyed(draft: Transaction, attach: KeyAttachment, attempt?: string): Promise<{ attached: string; row?: Transaction }> {
     const { userId, livemode, key } = attach.key;
     const id = `${userId}:${livemode}:${key}`;
     const holder = this.keys.get(id);
@@ -90,7 +91,7 @@ export class CreationWriter {
     const waiting: (() => void)[] = [];
     this.keys.set(id, waiting);
     try {
-      const w = await this.writer.submit({ draft, attach });
+      const w = await this.writer.submit({ draft, attach, attempt });
       if (!('attached' in w) || w.attached === undefined) throw new KeyTaken();
       return w;
     } finally {
@@ -106,7 +107,7 @@ export class CreationWriter {
  */
 async function writeCreations(db: Db, events: EventLog, batch: Creation[]): Promise<Written[]> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const creations = batch.map((c) => ({ draft: { ...c.draft, display_id: shortCode(10) }, attach: c.attach }));
+    const creations = batch.map((c) => ({ ...c, draft: { ...c.draft, display_id: shortCode(10) } }));
     try {
       const statement = creationStatement(events, creations);
       const { rows } = await db.executeQuery<CreatedRow>(statement.compile(db));

@@ -26,8 +26,9 @@ export interface Charged {
 /**
  * Charges `req` over the chain starting at the transaction's connector; throws when no answer could
  * be had (the transaction stays PENDING for the janitor, its provider naming the last one called).
+ * `firstTry`: the try at the transaction's connector, already recorded PENDING with the transaction.
  */
-export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, req: CardChargeRequest): Promise<Charged> {
+export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, req: CardChargeRequest, firstTry?: string): Promise<Charged> {
   const chain = deps.connectors.cardChain(tx.livemode, tx.provider);
   if (!tx.livemode) return { result: await chain[0].chargeCard(req) };
   let current = tx.provider;
@@ -35,15 +36,16 @@ export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, re
   for (const [i, c] of chain.entries()) {
     const last = i === chain.length - 1;
     const breaker = deps.connectors.breaker(c.name);
+    const recorded = i === 0 ? firstTry : undefined;
     if (!last && !breaker.allows()) {
-      await skippedAttempt(deps.db, tx.id, c.name);
+      await skippedAttempt(deps.db, tx.id, c.name, recorded);
       continue;
     }
     if (c.name !== current) {
       if (!(await switchProvider(deps.db, tx, current, c.name))) throw new Error('the card charge was settled by another process meanwhile');
       current = c.name;
     }
-    const outcome = await tryConnector(deps, tx, c, req);
+    const outcome = await tryConnector(deps, tx, c, req, recorded);
     if (outcome.charged) return outcome.charged;
     lastError = outcome.error;
     if (!outcome.noSale || last) break;
@@ -54,10 +56,10 @@ export async function chargeOverChain(deps: TransactionDeps, tx: Transaction, re
 
 type TryOutcome = { charged: Charged; error?: undefined; noSale?: undefined } | { charged?: undefined; error: unknown; noSale: boolean };
 
-/** One try at `c`: its answer, or its lookup's when it did not answer; `noSale`: it confirmed it made none. */
-async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConnector<'CARD'>, req: CardChargeRequest): Promise<TryOutcome> {
+/** One try at `c` (recorded before, or now): its answer, or its lookup's when it did not answer; `noSale`: it confirmed it made none. */
+async function tryConnector(deps: TransactionDeps, tx: Transaction, c: RailConnector<'CARD'>, req: CardChargeRequest, recorded?: string): Promise<TryOutcome> {
   const breaker = deps.connectors.breaker(c.name);
-  const attempt = await deps.attempts.start(tx.id, c.name);
+  const attempt = recorded ?? (await deps.attempts.start(tx.id, c.name));
   const started = Date.now();
   let error: unknown;
   try {

@@ -25,7 +25,7 @@ export function changeStatus(deps: TransactionDeps, scope: Scope, id: string, ch
     const applied = await applyChange(deps, trx, tx, change, new Date(), providerRef);
     await also?.(trx, applied);
     return applied;
-  });
+  }, id);
 }
 
 /**
@@ -45,7 +45,7 @@ export async function applyProviderEvents(deps: TransactionDeps, scope: Scope, c
       const tx = await applyEvent(deps, trx, scope, connector, e, reported);
       await answer?.(trx, tx);
       return tx;
-    });
+    }, e.transactionId);
     out.push(applied);
   }
   return out;
