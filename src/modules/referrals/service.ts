@@ -9,6 +9,7 @@
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { ReferralConfig } from '../../config.ts';
+import { flushDeferred } from '../../db/deferred.ts';
 import { inTx, type Executor, type Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { CommissionStatus, ReferralReward, ReferralRewardKind } from '../../db/types.ts';
@@ -98,6 +99,8 @@ export function referralHooks(config: ReferralConfig): TransactionHooks {
         // exactly one reward, never none. FOR NO KEY UPDATE leaves rows referencing it insertable.
         await trx.selectFrom('users').select('id').where('id', '=', tx.user_id).forNoKeyUpdate().execute();
         if (!(await standingFixed(trx, tx.user_id))) {
+          // The batch's other payments are counted: their rows' writes may still wait (db/deferred.ts).
+          await flushDeferred(trx);
           const before = await trx
             .selectFrom('transactions')
             .select(sql<string>`coalesce(sum(charged_cents - refunded_cents), 0)`.as('sales'))

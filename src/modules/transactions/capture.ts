@@ -3,7 +3,8 @@ import type { Transaction } from '../../db/types.ts';
 import { badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { paymentFee } from '../../payments/fees.ts';
-import { getTransaction, lockTransaction } from './queries.ts';
+import { lockTransaction } from './changed-rows.ts';
+import { getTransaction } from './queries.ts';
 import { applyChange } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 

@@ -23,7 +23,7 @@ import { deferWrites, discardDeferred, flushDeferred } from '../../db/deferred.t
 import { GroupCommit } from '../../db/group-commit.ts';
 import { inTx, inTxRetried, lostRace, type Db, type Trx } from '../../db/index.ts';
 import type { Scope } from '../../http/scope.ts';
-import { lockBatch } from './queries.ts';
+import { lockBatch } from './changed-rows.ts';
 
 /** A change of a batch run without savepoints threw: the batch is run again with them. */
 class UnitFailed extends Error {

@@ -12,7 +12,8 @@ import { sniffContentType } from '../kyc/files.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
 import { applyChargeback, closeChargeback, latestChargeback } from './chargeback.ts';
 import { DISPUTE_LIMITS, type DisputeBody } from './chargeback-schemas.ts';
-import { getTransaction, lockTransaction } from './queries.ts';
+import { lockTransaction } from './changed-rows.ts';
+import { getTransaction } from './queries.ts';
 import type { TransactionDeps } from './types.ts';
 import { chargebackView } from './view.ts';
 

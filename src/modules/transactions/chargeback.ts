@@ -17,7 +17,7 @@ import { badRequest, notFound, validation } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { ChargebackReport } from '../../payments/connector.ts';
 import type { EventsByMerchant, EventType } from '../events/service.ts';
-import { lockTransaction } from './queries.ts';
+import { lockTransaction } from './changed-rows.ts';
 import { bookRefund, canMove, feeReturned, restoredPostings } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 import { chargebackView, eventData } from './view.ts';

@@ -10,7 +10,7 @@ import { spDate } from '../../payments/calendar.ts';
 import type { ProviderEvent } from '../../payments/connector.ts';
 import { paymentFee } from '../../payments/fees.ts';
 import { explainsLatePayment } from '../../payments/late-payment.ts';
-import { lockTransaction } from './queries.ts';
+import { lockTransaction } from './changed-rows.ts';
 import { applyChange, type Change } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 

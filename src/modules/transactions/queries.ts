@@ -2,52 +2,12 @@
 // the lists, the public pages' reads, what the janitor and the sweeps look for); the creation
 // statement is in creation-statement.ts. No rules here: the operation files decide.
 import type { Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { Executor, Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import { notFound } from '../../http/errors.ts';
 import { createdAtPage, keysetPage, type Cursors } from '../../http/pagination.ts';
 import type { Scope } from '../../http/scope.ts';
 import type { ListTransactionsQuery } from './schemas.ts';
-
-/** Rows a batch of changes locked together (lockBatch), each for its change's lockTransaction to take, once. */
-const lockedEarly = new WeakMap<Trx, Map<string, Transaction>>();
-
-/**
- * Locks the transactions a batch of changes is about to change, in one statement (in id order, as
- * any other batch takes them): each change then takes its row from here instead of a round trip.
- */
-export async function lockBatch(trx: Trx, ids: string[]): Promise<void> {
-  const rows = await trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where(sql<boolean>`id = ANY(${`{${ids.join(',')}}`}::uuid[])`)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  lockedEarly.set(trx, new Map(rows.map((r) => [r.id, r])));
-}
-
-/**
- * Locks a transaction row of this tenant for a status change. A row its batch locked is taken as
- * read then: only once, since its change writes it (a second change of the row in the batch reads it).
- */
-export async function lockTransaction(trx: Trx, scope: Scope, id: string): Promise<Transaction | undefined> {
-  const early = lockedEarly.get(trx);
-  const row = early?.get(id);
-  if (row) {
-    early!.delete(id);
-    return row.user_id === scope.userId && row.livemode === scope.livemode ? row : undefined;
-  }
-  return trx
-    .selectFrom('transactions')
-    .selectAll()
-    .where('user_id', '=', scope.userId)
-    .where('livemode', '=', scope.livemode)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-}
 
 export async function getTransaction(db: Executor, scope: Scope, id: string): Promise<Transaction> {
   const tx = await db.selectFrom('transactions').selectAll().where('user_id', '=', scope.userId).where('livemode', '=', scope.livemode).where('id', '=', id).executeTakeFirst();

@@ -4,14 +4,14 @@
 import { flushDeferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
-import type { Updateable } from 'kysely';
-import type { AccountKind, Transaction, TransactionsTable, TransactionStatus } from '../../db/types.ts';
+import type { AccountKind, Transaction, TransactionStatus } from '../../db/types.ts';
 import { badRequest } from '../../http/errors.ts';
 import type { Scope } from '../../http/scope.ts';
 import { DAY_MS } from '../../payments/calendar.ts';
 import { split } from '../../payments/fees.ts';
 import { collectEvents, type EventLog, type EventsByMerchant, type EventType } from '../events/service.ts';
 import { lockAccount, lockAccounts, transferPostings, type AccountKey, type JournalInput, type JournalRows, type Ledger, type Posting } from '../ledger/service.ts';
+import { writeChange, type ChangedColumns } from './changed-rows.ts';
 import type { SaleAccount, Split, TransactionHooks } from './hooks.ts';
 import { eventData } from './view.ts';
 
@@ -81,7 +81,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
   // Every merchant's events of the change (balance.updated from the journals, a split recipient's),
   // recorded with the transaction's in one statement.
   const collected: EventsByMerchant = new Map();
-  const set: Updateable<TransactionsTable> = { status: change.to, updated_at: now };
+  const set: ChangedColumns = { status: change.to, updated_at: now };
   if (providerRef !== null) set.provider_ref = providerRef;
 
   switch (change.to) {
@@ -117,7 +117,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
       break;
   }
 
-  const updated = await trx.updateTable('transactions').set(set).where('user_id', '=', tx.user_id).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await writeChange(trx, tx, set);
   for (const hook of deps.hooks) await hook.afterChange?.(trx, tx, updated, now);
   collectEvents(collected, scope.userId, events.map((type) => ({ type, data: eventData(updated, tx.status) })));
   await deps.events.recordAll(trx, scope.livemode, collected);
@@ -130,7 +130,7 @@ export async function applyChange(deps: StateDeps, trx: Trx, tx: Transaction, ch
  * journals beside it) and a card's instalments scheduled. Returns the transaction as the payment
  * took it (a partial capture or a late PIX changes what was charged).
  */
-async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: Updateable<TransactionsTable>, now: Date, collected: EventsByMerchant): Promise<Transaction> {
+async function bookPayment(deps: StateDeps, trx: Trx, tx: Transaction, change: Extract<Change, { to: 'PAID' }>, set: ChangedColumns, now: Date, collected: EventsByMerchant): Promise<Transaction> {
   const scope: Scope = { userId: tx.user_id, livemode: tx.livemode };
   const ref = { referenceType: 'transaction', referenceId: tx.id };
   set.paid_at = now;

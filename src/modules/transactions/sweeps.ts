@@ -1,7 +1,8 @@
 // Time-based work on payments: authorisations past their time voided, pending charges expired,
 // card instalments settled into the available balance. Safe with many workers.
 import { inTx } from '../../db/index.ts';
-import { expiredAuthorizations, lockDueInstalments, lockExpired, lockTransaction, markSettled } from './queries.ts';
+import { lockTransaction } from './changed-rows.ts';
+import { expiredAuthorizations, lockDueInstalments, lockExpired, markSettled } from './queries.ts';
 import { applyChange } from './states.ts';
 import type { TransactionDeps } from './types.ts';
 
