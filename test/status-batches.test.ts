@@ -77,6 +77,11 @@ describe('status changes in batches', () => {
     for (const id of unknown) assert.equal(answers.find((a) => a.id === id)!.res.status, 404);
     for (const id of ids.slice(3)) assert.equal(await status(id), 'PAID');
     for (const id of failed) assert.equal(await status(id), 'FAILED');
+    // Each answer is the row as the batch wrote it at its end (changed-rows.ts), field for field.
+    for (const a of answers.filter((x) => x.res.status === 200)) {
+      const stored = await call(ctx.app, 'GET', `/api/v1/transactions/${a.id}`, { key: m.devKey });
+      assert.deepEqual(stored.body.transaction, a.res.body.transaction, a.id);
+    }
 
     // Batches formed: the 57 PAID changes ran in fewer database transactions than changes.
     const paid = ids.slice(3);
