@@ -1,11 +1,13 @@
 // Writes put off to the end of a transaction, so that a batch of status changes (see
 // modules/transactions/changes.ts) sends each kind as one statement for all its changes: their
-// ledger journals (the accounts moved once, by the batch's total; with the rows they describe, a
-// split's shares and a card sale's instalments), their card tries' finishes, then their events.
+// transactions' rows, their ledger journals (the accounts moved once, by the batch's total; with the
+// rows they describe, a split's shares and a card sale's instalments), their card tries' finishes,
+// then their events, then the requests' stored answers.
 // Outside a transaction opened for it with deferWrites, nothing is put off.
 //
 // What is put off is written before anything reads it (the ledger's balance reads, the shares' and
-// instalments' reads and the janitor's settling of tries flush first), at the end of the batch, and
+// instalments' reads, a second lock of a row, a referral's sum of sales and the janitor's settling of
+// tries flush first), at the end of the batch, and
 // by each change of a batch run with savepoints before its savepoint is released, so a failing
 // write fails with its own change.
 import type { Trx } from './index.ts';

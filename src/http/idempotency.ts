@@ -6,7 +6,8 @@
 //   retry meanwhile gets 409, and onSend stores the response (or frees the key after a 5xx);
 // - held: a claimed request whose work has begun something that must not be done twice (a card
 //   transaction recorded before its charge) stores a provisional response with holdKey(); from then
-//   on a 5xx never frees the key, and onSend stores the final response over the provisional one;
+//   on a 5xx never frees the key, and onSend stores the final response over the provisional one
+//   (a card charged with its creation's inline key stores it with the outcome: storeAnswer);
 // - answered within the work: a request whose work commits in one transaction (a refund, a
 //   withdrawal, a sandbox confirmation, a subscription) stores its answer in that transaction
 //   (answerWithin), so a retry after a crash replays it rather than taking the key over;

@@ -7,8 +7,9 @@
 // commit, so one merchant's changes run one after the other, each holding the lock through its own
 // commit and WAL flush. Measured before this (bench F, 50 connections on one merchant): 141-166
 // changes/s, p99 1.4-1.6 s, the connections queued on the accounts' row lock. In a batch the lock
-// is taken once and the commit is shared, and the changes' journals and events are written at the
-// batch's end, one statement each for all of them (db/deferred.ts). Every change's work must be safe
+// is taken once and the commit is shared, the transactions the changes name are locked by one
+// statement, and the changes' rows, journals and events are written at the batch's end, one
+// statement each for all of them (changed-rows.ts, db/deferred.ts). Every change's work must be safe
 // to run again (it is only database work on the transaction it is given).
 //
 // Each change keeps its own outcome: one that throws is rolled back to its savepoint (its writes,
