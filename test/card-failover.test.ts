@@ -33,14 +33,18 @@ class Flaky extends SandboxConnector {
   reset() {
     this.calls = { charge: [], capture: [], void: [], refund: [], lookup: [] };
     this.mode = { down: false, lose: false, lookupDown: false };
+    this.onCall = undefined;
   }
   /** A sale made after this connector stopped answering and its lookup said none (the acquirer was late). */
   async saleMadeLate(req: CardChargeRequest) {
     this.made.add(req.reference);
     await super.chargeCard(req);
   }
+  /** Told of each call before it acts (what is on record at that moment). */
+  onCall?: (req: CardChargeRequest) => Promise<void>;
   override async chargeCard(req: CardChargeRequest) {
     this.calls.charge.push(req.reference);
+    await this.onCall?.(req);
     if (this.mode.down) throw new Error(`${this.name}: connect ETIMEDOUT`);
     this.made.add(req.reference);
     const r = await super.chargeCard(req);
@@ -124,6 +128,27 @@ describe('failover between card connectors', () => {
     );
     assert.ok(!JSON.stringify(tries).includes(CARD.number), 'no card number in an attempt');
     await assertLedgerBalanced(ctx.database.db);
+  });
+
+  test('each try is on record, PENDING, before its connector is called (the first with the transaction itself)', async () => {
+    const seen: { connector: string; outcome: string; status: string }[][] = [];
+    const onRecord = async (req: CardChargeRequest) => {
+      const tries = await attempts(req.reference);
+      const tx = await row(req.reference);
+      seen.push(tries.map((t) => ({ connector: t.connector, outcome: t.outcome, status: tx.status })));
+    };
+    alpha.mode.down = true;
+    alpha.onCall = onRecord;
+    beta.onCall = onRecord;
+    const res = await pay();
+    assert.equal(res.body.transaction.status, 'PAID', res.raw);
+    assert.deepEqual(seen, [
+      [{ connector: 'alpha', outcome: 'PENDING', status: 'PENDING' }],
+      [
+        { connector: 'alpha', outcome: 'UNAVAILABLE', status: 'PENDING' },
+        { connector: 'beta', outcome: 'PENDING', status: 'PENDING' },
+      ],
+    ]);
   });
 
   test('the first lost its answer but its lookup finds the sale: adopted, the second never called', async () => {
