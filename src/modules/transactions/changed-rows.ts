@@ -10,11 +10,16 @@ import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import type { Scope } from '../../http/scope.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Rows a batch of changes locked together (lockBatch), each for its change's lockTransaction to take, once. */
 const lockedEarly = new WeakMap<Trx, Map<string, Transaction>>();
 
 /** Locks the transactions a batch of changes is about to change, in one statement, in id order (as any other batch takes them). */
 export async function lockBatch(trx: Trx, ids: string[]): Promise<void> {
+  // An id that is no UUID (a provider's malformed reference) is left to its change's own lookup.
+  ids = ids.filter((id) => UUID.test(id));
+  if (ids.length < 2) return;
   const rows = await trx
     .selectFrom('transactions')
     .selectAll()
@@ -76,10 +81,11 @@ interface Write {
   set: ChangedColumns;
 }
 
-/** Writes a change's columns to its locked row `tx`; answers the row as written. */
-export async function writeChange(trx: Trx, tx: Transaction, set: ChangedColumns): Promise<Transaction> {
+/** Writes a change's columns to its locked row `tx` (an undefined one is not written); answers the row as written. */
+export async function writeChange(trx: Trx, tx: Transaction, columns: ChangedColumns): Promise<Transaction> {
   const later = deferred<Write>(trx, 'transactions', 0, writeChanges);
-  if (!later) return trx.updateTable('transactions').set(set).where('user_id', '=', tx.user_id).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  if (!later) return trx.updateTable('transactions').set(columns).where('user_id', '=', tx.user_id).where('id', '=', tx.id).returningAll().executeTakeFirstOrThrow();
+  const set = Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined)) as ChangedColumns;
   later.push({ id: tx.id, user_id: tx.user_id, set });
   return { ...tx, ...set };
 }

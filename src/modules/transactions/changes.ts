@@ -155,6 +155,5 @@ function shardOf(userId: string, shards: number): number {
 
 /** The transactions the batch's changes name, locked in one statement (their rows kept for lockTransaction). */
 async function lockRows(trx: Trx, units: Unit[]): Promise<void> {
-  const ids = [...new Set(units.flatMap((u) => (u.lock ? [u.lock] : [])))];
-  if (ids.length > 1) await lockBatch(trx, ids);
+  await lockBatch(trx, [...new Set(units.flatMap((u) => (u.lock ? [u.lock] : [])))]);
 }
