@@ -67,14 +67,14 @@ async function writeFinishes(trx: Trx, rows: Array<{ id: string } & Record<strin
 }
 
 /** Why a connector was skipped without a call. */
-export const SKIPPED: AttemptEnd = { outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' };
+const SKIPPED = { outcome: 'SKIPPED', reason: 'circuit open: the connector failed repeatedly and was not called' } as const satisfies AttemptEnd;
 
 /** A connector skipped without a call (its circuit is open); `recorded`: its try already written PENDING (by the creation statement). */
 export async function skippedAttempt(db: Executor, transactionId: string, connector: string, recorded?: string, now = new Date()): Promise<void> {
   if (recorded) return finishAttempt(db, recorded, SKIPPED, now);
   await db
     .insertInto('card_attempts')
-    .values({ ...pendingRow(transactionId, connector, now), outcome: 'SKIPPED', reason: SKIPPED.reason! })
+    .values({ ...pendingRow(transactionId, connector, now), ...SKIPPED })
     .execute();
 }
 

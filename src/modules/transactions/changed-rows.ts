@@ -102,7 +102,9 @@ async function writeChanges(trx: Trx, writes: Write[]): Promise<void> {
     }
     ids.add(w.id);
     const columns = Object.keys(w.set).sort().join(',');
-    round.set(columns, [...(round.get(columns) ?? []), w]);
+    const same = round.get(columns);
+    if (same) same.push(w);
+    else round.set(columns, [w]);
   }
   await writeRound(trx, round);
 }

@@ -5,6 +5,7 @@ import type { Executor } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import { storeAnswer } from '../../http/idempotency.ts';
 import type { Scope } from '../../http/scope.ts';
+import type { CardInput } from '../../payments/card.ts';
 import { chargeCard } from './card.ts';
 import type { KeyAttachment } from './creation.ts';
 import type { CheckoutExtras, CreateInput } from './draft.ts';
@@ -21,7 +22,7 @@ export async function createTransaction(deps: TransactionDeps, scope: Scope, inp
 }
 
 /** A production card charge's first try, recorded PENDING by the creation statement (attempts.ts): its id. */
-const triedWith = (scope: Scope, card: unknown) => (card && scope.livemode ? uuidv7Ordered() : undefined);
+const triedWith = (scope: Scope, card: CardInput | null) => (card && scope.livemode ? uuidv7Ordered() : undefined);
 
 /**
  * Creates the transaction with its Idempotency-Key and response written by the creation statement
