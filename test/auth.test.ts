@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { call, uniqueEmail } from './helpers.ts';
 import { useApp } from './kit/app.ts';
+import { countingReads } from './kit/reads.ts';
 
 const ctx = useApp();
 
@@ -102,27 +103,20 @@ describe('API key cache', () => {
     const { MemoryLimiter } = await import('../src/http/ratelimit.ts');
     const { merchant } = await import('./helpers.ts');
     const m = await merchant(ctx.app);
-    let reads = 0;
-    const db = ctx.database.db.withPlugin({
-      transformQuery(args) {
-        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node).includes('"api_keys"')) reads++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
+    const { db, reads } = countingReads(ctx.database.db, 'api_keys');
     const limiter = new MemoryLimiter();
     const auth = new Authenticator({ db, jwtSecret: ctx.config.jwtSecret, limiter, perUserPerMinute: 1000 });
     const as = (key: string, permission: 'transactions:write' | 'transactions:read' = 'transactions:write') =>
       auth.authenticate({ headers: { 'api-key': key } } as never, { key: permission });
     const answers = await Promise.all(Array.from({ length: 20 }, () => as(m.devKey)));
-    assert.equal(reads, 1);
+    assert.equal(reads(), 1);
     assert.ok(answers.every((a) => a.userId === m.id && a.livemode === false && a.via === 'key'));
     // Cached now: no read; a key that does not exist is read once for all who ask together, and refused.
     await as(m.devKey);
-    assert.equal(reads, 1);
+    assert.equal(reads(), 1);
     const unknown = `cofre_test_${'x'.repeat(43)}`;
     const refused = await Promise.allSettled(Array.from({ length: 5 }, () => as(unknown)));
-    assert.equal(reads, 2);
+    assert.equal(reads(), 2);
     assert.ok(refused.every((r) => r.status === 'rejected' && (r.reason as { status?: number }).status === 401));
     await limiter.close();
   });

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { call, cpf, merchant, operator, type Merchant } from './helpers.ts';
 import { assert400, assertMessageOnly } from './kit/assert.ts';
 import { ready, useApp, useBefore } from './kit/app.ts';
+import { countingReads } from './kit/reads.ts';
 import { assertLedgerBalanced } from './ledger-check.ts';
 import { paidCard, paidPix, req } from './wallet-helpers.ts';
 
@@ -122,5 +123,21 @@ describe('per-merchant fees', () => {
     const t = await pix(m, 777);
     assert.equal(t.feeCents, 0);
     assert.equal(t.netAmountCents, 777);
+  });
+});
+
+describe('fee cache', () => {
+  test('requests that miss the cache together share one read of the merchant\'s fees; a change made here is read at once', async () => {
+    const { FeeSchedule } = await import('../src/modules/fees/schedule.ts');
+    const m = await merchant(ctx.app);
+    const { db, reads } = countingReads(ctx.database.db, 'fees');
+    const schedule = new FeeSchedule(db, ctx.config.fees);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => schedule.of(m.id)));
+    assert.equal(reads(), 1);
+    assert.ok(answers.every((f) => f.pixPercentBp === PLATFORM.pixPercentBp));
+    await schedule.of(m.id);
+    assert.equal(reads(), 1, 'cached now');
+    await schedule.set(m.id, { pixPercentBp: 50 }, { type: 'OPERATOR', id: op.id, ip: null, userAgent: null });
+    assert.equal((await schedule.of(m.id)).pixPercentBp, 50);
   });
 });

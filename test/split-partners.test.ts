@@ -7,6 +7,7 @@ import { PERMISSIONS } from '../src/http/auth.ts';
 import { call, cpf, merchant, type Merchant } from './helpers.ts';
 import { assert400, assertMessageOnly, assertValidation, UUID } from './kit/assert.ts';
 import { useApp } from './kit/app.ts';
+import { countingReads } from './kit/reads.ts';
 import { createAccount, PARTNERS } from './accounts-kit.ts';
 
 const ctx = useApp({ env: { PAYMENT_PROVIDER: 'sandbox' } });
@@ -140,6 +141,23 @@ describe('an invitation', () => {
         ['split_partner.revoked', 'seller'],
       ],
     );
+  });
+});
+
+describe('the recipients\' cache', () => {
+  test('sales that miss it together share one read of their recipients; a partnership ended is read again', async () => {
+    const { allowedRecipients, forgetRecipients } = await import('../src/modules/splits/rule.ts');
+    const { seller, partner, wallet } = await pair();
+    const p = (await invite(seller, wallet)).body.data;
+    assert.equal((await send(partner, 'POST', `${PARTNERS}/${p.id}/accept`)).status, 200);
+    const { db, reads } = countingReads(ctx.database.db, 'split_partners');
+    forgetRecipients(seller.id);
+    const found = await Promise.all(Array.from({ length: 20 }, () => allowedRecipients(db, seller.id, [wallet])));
+    assert.equal(reads(), 1);
+    assert.ok(found.every((m) => m.get(wallet) === partner.id));
+    // Ended: the next sale reads again, and may not pay it.
+    assert.equal((await send(seller, 'DELETE', `${PARTNERS}/${p.id}`)).status, 200);
+    assert.equal((await allowedRecipients(db, seller.id, [wallet])).size, 0);
   });
 });
 

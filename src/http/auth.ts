@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { jwtVerify, SignJWT } from 'jose';
 import { UUID, uuidv7 } from '../db/ids.ts';
 import { inTx, type Db, type Executor, type Trx } from '../db/index.ts';
+import { SharedReads } from '../db/shared-reads.ts';
 import { AppError, forbidden, rateLimitHeaders, unauthorized, validation } from './errors.ts';
 import { enforce, type RateLimiter } from './ratelimit.ts';
 
@@ -116,7 +117,7 @@ export interface AuthDeps {
 export class Authenticator {
   private cache = new Map<string, CachedKey>();
   /** Reads of keys under way (by hash), shared by the requests that missed the cache meanwhile. */
-  private reading = new Map<string, Promise<CachedKey | null>>();
+  private reading = new SharedReads<CachedKey | null>();
   /** Bumped by every revocation: a lookup that raced one is used once but not cached. */
   private revocations = 0;
   private secret: Uint8Array;
@@ -204,12 +205,7 @@ export class Authenticator {
     const h = hashKey(key);
     const hit = this.cache.get(h);
     if (hit && hit.expiresAt > Date.now()) return Promise.resolve(hit);
-    let read = this.reading.get(h);
-    if (!read) {
-      read = this.readKey(h).finally(() => this.reading.delete(h));
-      this.reading.set(h, read);
-    }
-    return read;
+    return this.reading.run(h, () => this.readKey(h));
   }
 
   private async readKey(h: string): Promise<CachedKey | null> {

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Fees } from '../../config.ts';
 import { inTx, type Db, type Executor } from '../../db/index.ts';
+import { SharedReads } from '../../db/shared-reads.ts';
 import { notFound } from '../../http/errors.ts';
 import { recordAudit, type Actor } from '../audit/service.ts';
 
@@ -28,6 +29,10 @@ type Overrides = Static<typeof FeeOverrides>;
 
 export class FeeSchedule {
   private cache = new Map<string, { fees: Fees; until: number }>();
+  /** Reads under way (by merchant), shared by the requests that missed the cache meanwhile. */
+  private reading = new SharedReads<Fees>();
+  /** Bumped by every change of a merchant's fees here: a read that raced one is used but not cached. */
+  private changes = 0;
   private db: Db;
   private defaults: Fees;
   constructor(db: Db, defaults: Fees) {
@@ -35,14 +40,25 @@ export class FeeSchedule {
     this.defaults = defaults;
   }
 
-  /** The fees that apply to this merchant now (read through `via` inside a database transaction). */
-  async of(userId: string, via: Executor = this.db): Promise<Fees> {
-    const now = Date.now();
+  /**
+   * The fees that apply to this merchant now (read through `via` inside a database transaction).
+   * Requests that miss together (every FEES_CACHE_MS, under load, all of a merchant's requests at
+   * that moment) share one read, as API keys do (http/auth.ts).
+   */
+  of(userId: string, via: Executor = this.db): Promise<Fees> {
     const hit = this.cache.get(userId);
-    if (hit && hit.until > now) return hit.fees;
+    if (hit && hit.until > Date.now()) return Promise.resolve(hit.fees);
+    return via === this.db ? this.reading.run(userId, () => this.read(userId, via)) : this.read(userId, via);
+  }
+
+  private async read(userId: string, via: Executor): Promise<Fees> {
+    const changes = this.changes;
+    const started = Date.now();
     const fees = { ...this.defaults, ...(await this.overrides(via, userId)) };
+    // A change made here while the row was being read may have been missed by it: do not cache.
+    if (changes !== this.changes) return fees;
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(userId, { fees, until: now + FEES_CACHE_MS });
+    this.cache.set(userId, { fees, until: started + FEES_CACHE_MS });
     return fees;
   }
 
@@ -62,6 +78,7 @@ export class FeeSchedule {
       const entry = { userId, livemode: null, objectType: 'merchant_fees', objectId: userId };
       await recordAudit(trx, actor, { ...entry, action: 'fees.updated', before: { overrides: row.fees ?? {} }, after: { overrides } });
     });
+    this.changes++;
     this.cache.delete(userId);
     return { fees: { ...this.defaults, ...overrides }, overrides };
   }

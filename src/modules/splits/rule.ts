@@ -3,6 +3,7 @@
 // accepted its invitation, never its own wallet nor one that did not agree. The recipients'
 // merchants are resolved once, onto the sale.
 import type { Executor } from '../../db/index.ts';
+import { SharedReads } from '../../db/shared-reads.ts';
 import type { SplitRule, TransactionSplitRule } from '../../db/types.ts';
 import { badRequest, validation } from '../../http/errors.ts';
 import { ruleProblem } from '../../payments/splits.ts';
@@ -19,8 +20,13 @@ const allowed = new Map<string, { userId: string; at: number }>();
 
 /** Forgets what the cache knows of a merchant's recipients (a partnership or a sub-account changed). */
 export function forgetRecipients(merchantId: string): void {
+  changes++;
   for (const key of allowed.keys()) if (key.startsWith(`${merchantId}:`)) allowed.delete(key);
 }
+
+const sharedReads = new SharedReads<Map<string, string>>();
+/** Bumped by every forgetRecipients: a read started before it is neither joined nor kept after it. */
+let changes = 0;
 
 /** The merchants behind these wallets that `merchantId` may pay shares to (see above), by wallet id. */
 export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
@@ -32,10 +38,21 @@ export async function allowedRecipients(db: Executor, merchantId: string, wallet
     return !out.has(w);
   });
   if (!missing.length) return out;
+  // Outside a transaction, the requests that miss together (every RECIPIENT_CACHE_MS, under load)
+  // share one read of the same wallets.
+  const read = () => readAllowed(db, merchantId, missing, now);
+  const found = db.isTransaction ? await read() : await sharedReads.run(`${changes}:${merchantId}:${[...missing].sort().join(',')}`, read);
+  for (const [w, id] of found) out.set(w, id);
+  return out;
+}
+
+/** The allowed among `wallets`, read and kept (refusals are not). */
+async function readAllowed(db: Executor, merchantId: string, wallets: string[], now: number): Promise<Map<string, string>> {
+  const before = changes;
   const rows = await db
     .selectFrom('users as u')
     .select(['u.id', 'u.wallet_id'])
-    .where('u.wallet_id', 'in', missing)
+    .where('u.wallet_id', 'in', wallets)
     .where('u.id', '<>', merchantId)
     .where((eb) =>
       eb.or([
@@ -47,11 +64,8 @@ export async function allowedRecipients(db: Executor, merchantId: string, wallet
     )
     .execute();
   if (allowed.size > 100_000) allowed.clear();
-  for (const r of rows) {
-    out.set(r.wallet_id, r.id);
-    allowed.set(`${merchantId}:${r.wallet_id}`, { userId: r.id, at: now });
-  }
-  return out;
+  if (before === changes) for (const r of rows) allowed.set(`${merchantId}:${r.wallet_id}`, { userId: r.id, at: now });
+  return new Map(rows.map((r) => [r.wallet_id, r.id]));
 }
 
 /**
