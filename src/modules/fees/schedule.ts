@@ -31,7 +31,7 @@ export class FeeSchedule {
   private cache = new Map<string, { fees: Fees; until: number }>();
   /** Reads under way (by merchant), shared by the requests that missed the cache meanwhile. */
   private reading = new SharedReads<Fees>();
-  /** Bumped by every change of a merchant's fees here: a read that raced one is used but not cached. */
+  /** Bumped by every change of a merchant's fees here: a read that started before one is neither joined nor cached after it. */
   private changes = 0;
   private db: Db;
   private defaults: Fees;
@@ -48,7 +48,7 @@ export class FeeSchedule {
   of(userId: string, via: Executor = this.db): Promise<Fees> {
     const hit = this.cache.get(userId);
     if (hit && hit.until > Date.now()) return Promise.resolve(hit.fees);
-    return via === this.db ? this.reading.run(userId, () => this.read(userId, via)) : this.read(userId, via);
+    return via === this.db ? this.reading.run(`${this.changes}:${userId}`, () => this.read(userId, via)) : this.read(userId, via);
   }
 
   private async read(userId: string, via: Executor): Promise<Fees> {
