@@ -1,9 +1,11 @@
 // Rendered payment-link pages, kept compressed for a short time: every visitor of a slug gets the
 // same HTML, so under load one database query, one render and one compression per slug per TTL
 // serve every request (the checkout API re-checks everything, so a page a second or two stale
-// costs nothing but a clear refusal). Changes made through this process's API drop the entry at
-// once; other instances see them within the TTL.
+// costs nothing but a clear refusal): the requests that miss together share one making of it.
+// Changes made through this process's API drop the entry at once (a page being made meanwhile is
+// neither joined nor kept after it); other instances see them within the TTL.
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { SharedReads } from '../db/shared-reads.ts';
 
 export interface CachedPage {
   status: number;
@@ -16,8 +18,19 @@ export interface CachedPage {
   expiresAt: number;
 }
 
+/** A page as rendered, before it is compressed and kept. */
+export interface PageInput {
+  status: number;
+  csp: string;
+  html: string;
+  cookie: boolean;
+}
+
 export class PageCache {
   private map = new Map<string, CachedPage>();
+  private making = new SharedReads<CachedPage | null>();
+  /** Bumped by every forget: a page made from what was read before it is neither joined nor kept. */
+  private forgets = 0;
   private ttlMs: number;
   private max: number;
   constructor(ttlMs = 2000, max = 5000) {
@@ -25,7 +38,7 @@ export class PageCache {
     this.max = max;
   }
 
-  get(key: string, now = Date.now()): CachedPage | null {
+  private get(key: string, now = Date.now()): CachedPage | null {
     const hit = this.map.get(key);
     if (!hit) return null;
     if (hit.expiresAt <= now) {
@@ -35,26 +48,43 @@ export class PageCache {
     return hit;
   }
 
+  /** The page kept for `key`, or the one `make` makes (null: none), made once for all who ask meanwhile. */
+  async load(key: string, make: () => Promise<PageInput | null>): Promise<CachedPage | null> {
+    const hit = this.get(key);
+    if (hit) return hit;
+    const forgets = this.forgets;
+    return this.making.run(`${forgets}:${key}`, async () => {
+      const page = await make();
+      if (!page) return null;
+      return forgets === this.forgets ? this.put(key, page) : compressed(page, Date.now());
+    });
+  }
+
   /** Compresses once (brotli and gzip) and keeps the page until the TTL ends. */
-  put(key: string, page: { status: number; csp: string; html: string; cookie: boolean }, now = Date.now()): CachedPage {
-    const identity = Buffer.from(page.html);
-    const entry: CachedPage = {
-      status: page.status,
-      csp: page.csp,
-      cookie: page.cookie,
-      identity,
-      br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
-      gzip: gzipSync(identity, { level: 6 }),
-      expiresAt: now + this.ttlMs,
-    };
+  put(key: string, page: PageInput, now = Date.now()): CachedPage {
+    const entry = compressed(page, now + this.ttlMs);
     if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
     this.map.set(key, entry);
     return entry;
   }
 
   forget(key: string) {
+    this.forgets++;
     this.map.delete(key);
   }
+}
+
+function compressed(page: PageInput, expiresAt: number): CachedPage {
+  const identity = Buffer.from(page.html);
+  return {
+    status: page.status,
+    csp: page.csp,
+    cookie: page.cookie,
+    identity,
+    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    gzip: gzipSync(identity, { level: 6 }),
+    expiresAt,
+  };
 }
 
 /** The best encoding the client accepts among br and gzip (q=0 refuses), or identity. */

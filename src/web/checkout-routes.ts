@@ -129,21 +129,16 @@ export default async function checkoutPageRoutes(app: HttpApp, deps: CheckoutPag
     async (req, reply) => {
       const slug = req.params.slug.toLowerCase();
       recordClick(req, reply);
-      const cached = pages.get(slug);
-      if (cached) {
-        if (cached.cookie) ensureDeviceCookie(req, reply, secureCookie);
-        return sendCached(req, reply, cached);
-      }
-      const pl = /^[a-z0-9-]{1,80}$/.test(slug) ? await findBySlug(db, slug) : null;
-      if (!pl) return send(reply, 404, messagePage(assets, 'Link não encontrado', 'Confira o endereço recebido do vendedor.'));
-      const reason = unavailableReason(pl.link);
-      if (reason) {
-        const r = messagePage(assets, UNAVAILABLE_PT[reason][0], UNAVAILABLE_PT[reason][1], pl.merchantName);
-        return sendCached(req, reply, pages.put(slug, { status: 200, csp: r.csp, html: r.html, cookie: false }));
-      }
-      ensureDeviceCookie(req, reply, secureCookie);
-      const r = linkPage(pl, { needsPayerAddress: connectors.needsPayerAddress(pl.link.livemode), boletoDueDays: config.boleto.defaultDueDays }, assets);
-      return sendCached(req, reply, pages.put(slug, { status: 200, csp: r.csp, html: r.html, cookie: true }));
+      const page = await pages.load(slug, async () => {
+        const pl = /^[a-z0-9-]{1,80}$/.test(slug) ? await findBySlug(db, slug) : null;
+        if (!pl) return null;
+        const reason = unavailableReason(pl.link);
+        if (reason) return { status: 200, cookie: false, ...messagePage(assets, UNAVAILABLE_PT[reason][0], UNAVAILABLE_PT[reason][1], pl.merchantName) };
+        return { status: 200, cookie: true, ...linkPage(pl, { needsPayerAddress: connectors.needsPayerAddress(pl.link.livemode), boletoDueDays: config.boleto.defaultDueDays }, assets) };
+      });
+      if (!page) return send(reply, 404, messagePage(assets, 'Link não encontrado', 'Confira o endereço recebido do vendedor.'));
+      if (page.cookie) ensureDeviceCookie(req, reply, secureCookie);
+      return sendCached(req, reply, page);
     },
   );
 
