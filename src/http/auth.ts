@@ -205,7 +205,8 @@ export class Authenticator {
     const h = hashKey(key);
     const hit = this.cache.get(h);
     if (hit && hit.expiresAt > Date.now()) return Promise.resolve(hit);
-    return this.reading.run(h, () => this.readKey(h));
+    // Keyed by the revocations seen: a request after a revocation never joins a read started before it.
+    return this.reading.run(`${this.revocations}:${h}`, () => this.readKey(h));
   }
 
   private async readKey(h: string): Promise<CachedKey | null> {
