@@ -116,10 +116,8 @@ export interface AuthDeps {
 
 export class Authenticator {
   private cache = new Map<string, CachedKey>();
-  /** Reads of keys under way (by hash), shared by the requests that missed the cache meanwhile. */
+  /** Reads of keys under way (by hash), shared by the requests that missed the cache meanwhile; a revocation ends their sharing. */
   private reading = new SharedReads<CachedKey | null>();
-  /** Bumped by every revocation: a lookup that raced one is used once but not cached. */
-  private revocations = 0;
   private secret: Uint8Array;
   private deps: AuthDeps;
   constructor(deps: AuthDeps) {
@@ -194,7 +192,7 @@ export class Authenticator {
   /** Drops a key from this instance's cache at once (a revocation, here or announced by another instance). */
   forget(keyHash: string) {
     this.cache.delete(keyHash);
-    this.revocations++;
+    this.reading.changed();
   }
 
   /**
@@ -205,13 +203,11 @@ export class Authenticator {
     const h = hashKey(key);
     const hit = this.cache.get(h);
     if (hit && hit.expiresAt > Date.now()) return Promise.resolve(hit);
-    // Keyed by the revocations seen: a request after a revocation never joins a read started before it.
-    return this.reading.run(`${this.revocations}:${h}`, () => this.readKey(h));
+    return this.reading.run(h, (current) => this.readKey(h, current));
   }
 
-  private async readKey(h: string): Promise<CachedKey | null> {
+  private async readKey(h: string, current: () => boolean): Promise<CachedKey | null> {
     const now = Date.now();
-    const revocations = this.revocations;
     const row = await this.deps.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -228,7 +224,7 @@ export class Authenticator {
       expiresAt: now + KEY_CACHE_MS,
     };
     // A revocation that landed while the row was being read may have been missed by it: do not cache.
-    if (this.revocations !== revocations) return entry;
+    if (!current()) return entry;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(h, entry);
     return entry;

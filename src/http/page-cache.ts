@@ -28,9 +28,8 @@ export interface PageInput {
 
 export class PageCache {
   private map = new Map<string, CachedPage>();
+  /** Pages being made, shared by the requests that missed meanwhile; a forget ends their sharing. */
   private making = new SharedReads<CachedPage | null>();
-  /** Bumped by every forget: a page made from what was read before it is neither joined nor kept. */
-  private forgets = 0;
   private ttlMs: number;
   private max: number;
   constructor(ttlMs = 2000, max = 5000) {
@@ -52,11 +51,10 @@ export class PageCache {
   async load(key: string, make: () => Promise<PageInput | null>): Promise<CachedPage | null> {
     const hit = this.get(key);
     if (hit) return hit;
-    const forgets = this.forgets;
-    return this.making.run(`${forgets}:${key}`, async () => {
+    return this.making.run(key, async (current) => {
       const page = await make();
       if (!page) return null;
-      return forgets === this.forgets ? this.put(key, page) : compressed(page, Date.now());
+      return current() ? this.put(key, page) : compressed(page, Date.now());
     });
   }
 
@@ -69,7 +67,7 @@ export class PageCache {
   }
 
   forget(key: string) {
-    this.forgets++;
+    this.making.changed();
     this.map.delete(key);
   }
 }

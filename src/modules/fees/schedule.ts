@@ -29,10 +29,8 @@ type Overrides = Static<typeof FeeOverrides>;
 
 export class FeeSchedule {
   private cache = new Map<string, { fees: Fees; until: number }>();
-  /** Reads under way (by merchant), shared by the requests that missed the cache meanwhile. */
+  /** Reads under way (by merchant), shared by the requests that missed the cache meanwhile; a change of fees here ends their sharing. */
   private reading = new SharedReads<Fees>();
-  /** Bumped by every change of a merchant's fees here: a read that started before one is neither joined nor cached after it. */
-  private changes = 0;
   private db: Db;
   private defaults: Fees;
   constructor(db: Db, defaults: Fees) {
@@ -48,15 +46,14 @@ export class FeeSchedule {
   of(userId: string, via: Executor = this.db): Promise<Fees> {
     const hit = this.cache.get(userId);
     if (hit && hit.until > Date.now()) return Promise.resolve(hit.fees);
-    return via === this.db ? this.reading.run(`${this.changes}:${userId}`, () => this.read(userId, via)) : this.read(userId, via);
+    return via === this.db ? this.reading.run(userId, (current) => this.read(userId, via, current)) : this.read(userId, via, this.reading.watch());
   }
 
-  private async read(userId: string, via: Executor): Promise<Fees> {
-    const changes = this.changes;
+  private async read(userId: string, via: Executor, current: () => boolean): Promise<Fees> {
     const started = Date.now();
     const fees = { ...this.defaults, ...(await this.overrides(via, userId)) };
     // A change made here while the row was being read may have been missed by it: do not cache.
-    if (changes !== this.changes) return fees;
+    if (!current()) return fees;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(userId, { fees, until: started + FEES_CACHE_MS });
     return fees;
@@ -78,7 +75,7 @@ export class FeeSchedule {
       const entry = { userId, livemode: null, objectType: 'merchant_fees', objectId: userId };
       await recordAudit(trx, actor, { ...entry, action: 'fees.updated', before: { overrides: row.fees ?? {} }, after: { overrides } });
     });
-    this.changes++;
+    this.reading.changed();
     this.cache.delete(userId);
     return { fees: { ...this.defaults, ...overrides }, overrides };
   }

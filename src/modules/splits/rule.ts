@@ -20,13 +20,12 @@ const allowed = new Map<string, { userId: string; at: number }>();
 
 /** Forgets what the cache knows of a merchant's recipients (a partnership or a sub-account changed). */
 export function forgetRecipients(merchantId: string): void {
-  changes++;
+  sharedReads.changed();
   for (const key of allowed.keys()) if (key.startsWith(`${merchantId}:`)) allowed.delete(key);
 }
 
+/** Reads under way, shared by the sales that missed the cache meanwhile; forgetRecipients ends their sharing. */
 const sharedReads = new SharedReads<Map<string, string>>();
-/** Bumped by every forgetRecipients: a read started before it is neither joined nor kept after it. */
-let changes = 0;
 
 /** The merchants behind these wallets that `merchantId` may pay shares to (see above), by wallet id. */
 export async function allowedRecipients(db: Executor, merchantId: string, walletIds: string[]): Promise<Map<string, string>> {
@@ -40,15 +39,14 @@ export async function allowedRecipients(db: Executor, merchantId: string, wallet
   if (!missing.length) return out;
   // Outside a transaction, the requests that miss together (every RECIPIENT_CACHE_MS, under load)
   // share one read of the same wallets.
-  const read = () => readAllowed(db, merchantId, missing, now);
-  const found = db.isTransaction ? await read() : await sharedReads.run(`${changes}:${merchantId}:${[...missing].sort().join(',')}`, read);
+  const read = (current: () => boolean) => readAllowed(db, merchantId, missing, now, current);
+  const found = db.isTransaction ? await read(sharedReads.watch()) : await sharedReads.run(`${merchantId}:${[...missing].sort().join(',')}`, read);
   for (const [w, id] of found) out.set(w, id);
   return out;
 }
 
 /** The allowed among `wallets`, read and kept (refusals are not). */
-async function readAllowed(db: Executor, merchantId: string, wallets: string[], now: number): Promise<Map<string, string>> {
-  const before = changes;
+async function readAllowed(db: Executor, merchantId: string, wallets: string[], now: number, current: () => boolean): Promise<Map<string, string>> {
   const rows = await db
     .selectFrom('users as u')
     .select(['u.id', 'u.wallet_id'])
@@ -64,7 +62,7 @@ async function readAllowed(db: Executor, merchantId: string, wallets: string[], 
     )
     .execute();
   if (allowed.size > 100_000) allowed.clear();
-  if (before === changes) for (const r of rows) allowed.set(`${merchantId}:${r.wallet_id}`, { userId: r.id, at: now });
+  if (current()) for (const r of rows) allowed.set(`${merchantId}:${r.wallet_id}`, { userId: r.id, at: now });
   return new Map(rows.map((r) => [r.wallet_id, r.id]));
 }
 
