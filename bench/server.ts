@@ -28,7 +28,7 @@ const database = embeddedDir
   : await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
 if (embeddedDir) await migrate(database.db);
 // Off: creations and status changes alike one at a time, as they came.
-const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
+const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity, perGroup: 1 } : undefined;
 const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
 // Every creation batch is reported to the parent's stats (observeBatches), whatever the batching.
