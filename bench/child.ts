@@ -65,22 +65,38 @@ export interface ChildStats {
    * how long each ran (from its start to its commit's answer, ms) and how long its oldest creation
    * had waited for it to start (ms). Null when none was written (the floor never batches).
    */
-  batches: { count: number; rows: number; ran: Spread; waited: Spread } | null;
+  batches: BatchesSummary | null;
+  /** The status-change batches (ChangeWriter), the same way (see observeChangeBatches). */
+  changeBatches: BatchesSummary | null;
   /** What the process adds of its own (serveParent's `extra`): bench/cielo.ts, the sales it holds. */
   extra?: unknown;
 }
 
 const served: number[] = [];
-const batches = { rows: 0, ran: [] as number[], waited: [] as number[] };
+export interface BatchesSummary {
+  count: number;
+  rows: number;
+  ran: Spread;
+  waited: Spread;
+}
+const newBatchLog = () => ({ rows: 0, ran: [] as number[], waited: [] as number[] });
+let batches = newBatchLog();
+let changeBatches = newBatchLog();
 /** The creation writer's `observe` (BatchOptions): each batch's size, wait and run, for ChildStats.batches. */
 export function observeBatches(size: number, waitedMs: number, ranMs: number): void {
   batches.rows += size;
   batches.ran.push(ranMs);
   batches.waited.push(waitedMs);
 }
-function batchesSummary(): ChildStats['batches'] {
-  if (!batches.ran.length) return null;
-  return { count: batches.ran.length, rows: batches.rows, ran: spread(batches.ran), waited: spread(batches.waited) };
+/** The status-change writer's `observe`, for ChildStats.changeBatches. */
+export function observeChangeBatches(size: number, waitedMs: number, ranMs: number): void {
+  changeBatches.rows += size;
+  changeBatches.ran.push(ranMs);
+  changeBatches.waited.push(waitedMs);
+}
+function batchesSummary(log: ReturnType<typeof newBatchLog>): BatchesSummary | null {
+  if (!log.ran.length) return null;
+  return { count: log.ran.length, rows: log.rows, ran: spread(log.ran), waited: spread(log.waited) };
 }
 /** Records each request's time inside this process (see ChildStats.served). */
 export function timeRequests(server: Server): void {
@@ -137,9 +153,8 @@ export function serveParent(port: number, close: () => Promise<void>, extras: Pa
       cpu = process.cpuUsage();
       loop.reset();
       served.length = 0;
-      batches.rows = 0;
-      batches.ran.length = 0;
-      batches.waited.length = 0;
+      batches = newBatchLog();
+      changeBatches = newBatchLog();
       Object.assign(gc, noGc());
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {
@@ -153,7 +168,8 @@ export function serveParent(port: number, close: () => Promise<void>, extras: Pa
         loopDelay: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
         gc: { ...gc },
         served: spread(served),
-        batches: batchesSummary(),
+        batches: batchesSummary(batches),
+        changeBatches: batchesSummary(changeBatches),
         ...(extras.extra ? { extra: extras.extra() } : {}),
       };
       process.send?.(stats);

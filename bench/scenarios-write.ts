@@ -11,7 +11,7 @@ import type { ChildStats } from './child.ts';
 import { type Child, startChild, startGateway } from './processes.ts';
 import { summarizeProfile } from './profile.ts';
 import { CONNECTIONS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, POOL_SIZE, PROFILE, runId, SCENARIOS, SECONDS, SLICE_SECONDS, WARMUP_SECONDS } from './settings.ts';
-import { fmt } from './stats.ts';
+import { batchesLine, fmt } from './stats.ts';
 
 /**
  * The floor's process (bench/floor.ts) around `run`: A and A2. Its table and merchant are made the
@@ -168,15 +168,10 @@ export function timingLines(stats: ChildStats): string[] {
       `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms (${stats.gc.majorCount} mark-compact, longest ${fmt(stats.gc.majorMaxMs, 1)} ms); ` +
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
   ];
-  const b = stats.batches;
-  if (b) {
-    lines.push(
-      `creation batches: ${b.count} (${fmt(b.rows / b.count, 1)} creations each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
-        `its oldest creation had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`,
-    );
-  }
+  for (const [what, b] of [['creation', stats.batches], ['status change', stats.changeBatches]] as const) if (b) lines.push(batchesLine(what, b));
   return lines;
 }
+
 
 /** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */
 export async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {

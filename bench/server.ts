@@ -8,14 +8,17 @@
 //   PostgreSQL, as `cofre serve` runs without DATABASE_URL;
 // - BENCH_CREATION_BATCH='{"maxInFlight":3,"minExtraBatch":8}': creations batched with these options
 //   over the database's defaults (BATCH in transactions/creation.ts), to try other settings.
+// - BENCH_CHANGE_BATCH='{"perGroup":1}': status changes batched with these options over
+//   CHANGE_BATCH (transactions/changes.ts).
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect, migrate } from '../src/db/index.ts';
 import { buildDeps } from '../src/deps.ts';
 import { MemoryLimiter } from '../src/http/ratelimit.ts';
+import { CHANGE_BATCH, type ChangeBatchOptions } from '../src/modules/transactions/changes.ts';
 import { BATCH, type BatchOptions } from '../src/modules/transactions/creation.ts';
 import { tuneRuntime } from '../src/runtime.ts';
-import { countQueries, observeBatches, requireEnv, serveParent, timeRequests } from './child.ts';
+import { countQueries, observeBatches, observeChangeBatches, requireEnv, serveParent, timeRequests } from './child.ts';
 
 tuneRuntime(); // as `serve` does
 countQueries();
@@ -31,9 +34,11 @@ if (embeddedDir) await migrate(database.db);
 const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity, perGroup: 1 } : undefined;
 const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
-// Every creation batch is reported to the parent's stats (observeBatches), whatever the batching.
+// Every creation and status-change batch is reported to the parent's stats (observeBatches), whatever the batching.
 const creationBatch = { ...(unbatched ?? tried ?? BATCH[database.kind]), observe: observeBatches };
-const app = await buildApp(buildDeps(config, database, { limiter, creationBatch, changeBatch: unbatched }));
+const triedChanges = process.env.BENCH_CHANGE_BATCH ? { ...CHANGE_BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CHANGE_BATCH) as Partial<ChangeBatchOptions>) } : undefined;
+const changeBatch = { ...(unbatched ?? triedChanges ?? CHANGE_BATCH[database.kind]), observe: observeChangeBatches };
+const app = await buildApp(buildDeps(config, database, { limiter, creationBatch, changeBatch }));
 timeRequests(app.server);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

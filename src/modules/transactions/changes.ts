@@ -21,7 +21,7 @@
 // GroupCommit does for any batch.
 import { sql } from 'kysely';
 import { deferWrites, discardDeferred, flushDeferred } from '../../db/deferred.ts';
-import { GroupCommit } from '../../db/group-commit.ts';
+import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
 import { inTx, inTxRetried, lostRace, type Db, type Trx } from '../../db/index.ts';
 import type { Scope } from '../../http/scope.ts';
 import { lockBatch } from './changed-rows.ts';
@@ -58,6 +58,8 @@ export interface ChangeBatchOptions {
   shards?: number;
   /** Start batches on the next turn of the event loop (PGlite, see GroupCommit). */
   nextTurn?: boolean;
+  /** Told of every batch once it has finished (the benchmark's measurements, see GroupCommit). */
+  observe?: GroupCommitOptions<unknown, unknown>['observe'];
 }
 
 /** How status changes are batched on each database. */
