@@ -1,10 +1,8 @@
 // Writes put off to the end of a transaction, so that a batch of status changes (see
 // modules/transactions/changes.ts) sends each kind as one statement for all its changes: their
-// transactions' rows, their card tries' finishes and the requests' stored answers, then their ledger
-// journals (the accounts moved once, by the batch's total; with the rows they describe, a split's
-// shares and a card sale's instalments), then their events (which carry the balances the journals
-// left). The accounts are locked from their movement to the commit, so what needs no lock goes
-// first: a merchant's next batch writes it while this one still holds the accounts.
+// transactions' rows, their ledger journals (the accounts moved once, by the batch's total; with the
+// rows they describe, a split's shares and a card sale's instalments), their card tries' finishes,
+// then their events, then the requests' stored answers.
 // Outside a transaction opened for it with deferWrites, nothing is put off.
 //
 // What is put off is written before anything reads it (the ledger's balance reads, the shares' and

@@ -220,7 +220,7 @@ interface StoredAnswer {
  * (db/deferred.ts) it is written at the batch's end, with the other changes' answers, by one statement.
  */
 export async function storeAnswer(trx: Executor, k: Pick<RequestKey, 'userId' | 'livemode' | 'key'>, status: number, text: string): Promise<void> {
-  const later = deferred<StoredAnswer>(trx, 'idempotency_answers', 0, writeAnswers);
+  const later = deferred<StoredAnswer>(trx, 'idempotency_answers', 2, writeAnswers);
   if (later) later.push({ user_id: k.userId, livemode: k.livemode, key: k.key, status, body: text });
   else await trx.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
 }

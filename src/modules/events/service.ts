@@ -161,7 +161,7 @@ export class EventLog {
     const now = new Date();
     const events = [...byMerchant].flatMap(([userId, items]) => items.map((e) => ({ id: uuidv7(), userId, type: e.type, data: e.data, createdAt: now })));
     if (!events.length) return [];
-    const later = deferred<StoredEvent>(trx, `events:${livemode}`, 2, (t, all) => this.write(t, livemode, all));
+    const later = deferred<StoredEvent>(trx, `events:${livemode}`, 1, (t, all) => this.write(t, livemode, all));
     if (later) later.push(...events);
     else await this.write(trx, livemode, events);
     return events.map(({ userId: _, ...e }) => e);

@@ -107,7 +107,7 @@ export async function postJournals(trx: Trx, events: EventLog, scope: Scope, inp
   }
   if (!post.journals.length) return;
   // In a batch, the journals of all its changes are posted together at its end.
-  const later = deferred<Post>(trx, `ledger:${scope.livemode}`, 1, (t, posts) => writePosts(t, scope.livemode, posts));
+  const later = deferred<Post>(trx, `ledger:${scope.livemode}`, 0, (t, posts) => writePosts(t, scope.livemode, posts));
   if (later) later.push(post);
   else await writePosts(trx, scope.livemode, [post]);
   if (!collect) await events.recordAll(trx, scope.livemode, out);
