@@ -8,7 +8,7 @@
 //   PostgreSQL, as `cofre serve` runs without DATABASE_URL;
 // - BENCH_CREATION_BATCH='{"maxInFlight":3,"minExtraBatch":8}': creations batched with these options
 //   over the database's defaults (BATCH in transactions/creation.ts), to try other settings.
-// - BENCH_CHANGE_BATCH='{"perGroup":1}': status changes batched with these options over
+// - BENCH_CHANGE_BATCH='{"shards":8}': status changes batched with these options over
 //   CHANGE_BATCH (transactions/changes.ts).
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -31,7 +31,7 @@ const database = embeddedDir
   : await connect({ url: config.databaseUrl, schema, poolSize: config.databasePoolSize });
 if (embeddedDir) await migrate(database.db);
 // Off: creations and status changes alike one at a time, as they came.
-const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity, perGroup: 1 } : undefined;
+const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
 // Every creation and status-change batch is reported to the parent's stats (observeBatches), whatever the batching.

@@ -198,7 +198,7 @@ describe('ChangeWriter: savepoints and retries inside one batch', () => {
   });
 
   test('the changes queued behind a batch form one transaction; one that throws leaves nothing, one that loses a deadlock runs again alone', async () => {
-    const writer = new ChangeWriter(ctx.database.db, { maxBatch: 100, maxInFlight: 4, perGroup: 1, nextTurn: !onPostgres });
+    const writer = new ChangeWriter(ctx.database.db, { maxBatch: 100, maxInFlight: 4, nextTurn: !onPostgres });
     const scope = { userId: '01a20000-0000-7000-8000-0000000000aa', livemode: false };
     const txOf = new Map<number, unknown[]>();
     const insert = (n: number) => async (trx: Trx) => {

@@ -4,7 +4,7 @@
 // company; with `nextTurn`, on the next turn of the event loop). Writes submitted while batches are
 // in flight queue up; as soon as a batch finishes, everything queued (up to `maxBatch`, of one
 // group) becomes the next batch. At most `maxInFlight` batches run at a time (and, with
-// `perGroup`, that many of one group). A batch that fails as a whole is written again one item at a time,
+// `onePerGroup`, one per group). A batch that fails as a whole is written again one item at a time,
 // so one bad item fails alone. Each submitter's promise settles only when its own batch has finished,
 // i.e. after its commit (the statement is run outside any transaction: it commits by itself).
 //
@@ -31,11 +31,11 @@ export interface GroupCommitOptions<T, R> {
    */
   nextTurn?: boolean;
   /**
-   * At most this many batches of one group at a time: a group's items wait while that many batches
-   * of theirs are in flight (for work that serialises on the group's rows: a second batch prepares
-   * while the first commits, a third would only wait on them).
+   * At most one batch of a group at a time: a group's items wait while a batch of theirs is in
+   * flight (for work that serialises on the group's rows anyway, where two batches of one group
+   * would only wait on each other, or worse, lock rows in opposite orders).
    */
-  perGroup?: number;
+  onePerGroup?: boolean;
   /**
    * Told of every batch once it has finished (for measurements, e.g. the benchmark's): its size, how
    * long its oldest item waited for it to start, and how long it ran (ms).
@@ -55,8 +55,8 @@ interface Pending<T, R> {
 export class GroupCommit<T, R> {
   private queue: Pending<T, R>[] = [];
   private inFlight = 0;
-  /** Batches in flight by group (kept only with perGroup). */
-  private readonly busy = new Map<string, number>();
+  /** The groups with a batch in flight (kept only with onePerGroup). */
+  private readonly busy = new Set<string>();
   private scheduled = false;
   private readonly opts: GroupCommitOptions<T, R>;
 
@@ -87,27 +87,20 @@ export class GroupCommit<T, R> {
 
   private start(): void {
     while (this.inFlight < this.opts.maxInFlight && this.queue.length >= (this.inFlight ? (this.opts.minExtraBatch ?? 1) : 1)) {
-      const { perGroup } = this.opts;
-      const first = perGroup ? this.queue.find((p) => (this.busy.get(p.group) ?? 0) < perGroup) : this.queue[0];
+      const first = this.opts.onePerGroup ? this.queue.find((p) => !this.busy.has(p.group)) : this.queue[0];
       if (!first) return;
       const { group } = first;
       const batch = this.take(group);
       this.inFlight++;
-      if (perGroup) this.busy.set(group, (this.busy.get(group) ?? 0) + 1);
+      if (this.opts.onePerGroup) this.busy.add(group);
       const started = this.opts.observe ? performance.now() : 0;
       void this.run(batch).finally(() => {
         this.opts.observe?.(batch.length, started - batch[0].at, performance.now() - started);
         this.inFlight--;
-        if (perGroup) this.leave(group);
+        this.busy.delete(group);
         this.pump();
       });
     }
-  }
-
-  private leave(group: string): void {
-    const left = (this.busy.get(group) ?? 1) - 1;
-    if (left) this.busy.set(group, left);
-    else this.busy.delete(group);
   }
 
   /** The waiting items of this group, in arrival order, up to maxBatch. */

@@ -46,10 +46,8 @@ type Outcome = { value: unknown } | { error: unknown } | { alone: true };
 export interface ChangeBatchOptions {
   /** At most this many changes per transaction. */
   maxBatch: number;
-  /** At most this many batches at a time. */
+  /** At most this many batches at a time; one group's, one at a time. */
   maxInFlight: number;
-  /** At most this many batches of one group at a time. */
-  perGroup: number;
   /**
    * Merchants share batches in this many groups per environment, each merchant always in the same
    * one (by its id), so that many merchants' lone changes still share a commit and the closing
@@ -64,10 +62,9 @@ export interface ChangeBatchOptions {
 
 /** How status changes are batched on each database. */
 export const CHANGE_BATCH: Record<'postgres' | 'pglite', ChangeBatchOptions> = {
-  // Four groups of merchants, their batches side by side; a group's second batch does its work
-  // while the first commits, and waits for the accounts the first holds only at its end.
-  postgres: { maxBatch: 100, maxInFlight: Infinity, perGroup: 2, shards: 4 },
-  pglite: { maxBatch: 100, maxInFlight: 1, perGroup: 1, nextTurn: true },
+  // Four groups of merchants, their batches side by side; one group's, one at a time.
+  postgres: { maxBatch: 100, maxInFlight: Infinity, shards: 4 },
+  pglite: { maxBatch: 100, maxInFlight: 1, nextTurn: true },
 };
 
 export class ChangeWriter {
@@ -81,6 +78,7 @@ export class ChangeWriter {
     this.alone = opts.maxBatch === 1;
     this.writer = new GroupCommit<Unit, Outcome>({
       ...opts,
+      onePerGroup: true,
       group: opts.shards ? (u) => `${shardOf(u.scope.userId, opts.shards!)}:${u.scope.livemode}` : (u) => `${u.scope.userId}:${u.scope.livemode}`,
       write: (units) => this.write(units),
     });
