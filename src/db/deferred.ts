@@ -1,10 +1,8 @@
 // Writes put off to the end of a transaction, so that a batch of status changes (see
-// modules/transactions/changes.ts) writes each kind once for all its changes: their transactions'
-// rows, their ledger journals (the accounts moved once, by the batch's total; with the rows they
-// describe, a split's shares and a card sale's instalments), their card tries' finishes, then their
-// events, then the requests' stored answers. The ledger moves its accounts by a statement of its own
-// (the events carry the balances it reads); everything else goes in one more statement, each kind a
-// CTE of it: on a busy machine each round trip waits for the event loop and a core.
+// modules/transactions/changes.ts) sends each kind as one statement for all its changes: their
+// transactions' rows, their ledger journals (the accounts moved once, by the batch's total; with the
+// rows they describe, a split's shares and a card sale's instalments), their card tries' finishes,
+// then their events, then the requests' stored answers.
 // Outside a transaction opened for it with deferWrites, nothing is put off.
 //
 // What is put off is written before anything reads it (the ledger's balance reads, the shares' and
@@ -12,34 +10,13 @@
 // tries flush first), at the end of the batch, and
 // by each change of a batch run with savepoints before its savepoint is released, so a failing
 // write fails with its own change.
-import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from './index.ts';
 
-/**
- * A write handed back to the flush, to go with the other kinds' in one statement: its CTEs
- * (`name AS (...)`, names of its own) and, for a CTE that runs only when selected, a count for the
- * statement to select. The flush sends them all at its end, one round trip for every kind.
- */
-export interface Joined {
-  ctes: RawBuilder<unknown>;
-  result?: RawBuilder<unknown>;
-}
-
-/** Runs a Joined write as a statement of its own (a writer's path outside a batch). */
-export async function runJoined(trx: Trx, joined: Joined | undefined): Promise<void> {
-  if (joined) await joinedStatement([joined]).execute(trx);
-}
-
-function joinedStatement(all: Joined[]) {
-  const results = all.flatMap((j) => (j.result ? [j.result] : []));
-  return sql`WITH ${sql.join(all.map((j) => j.ctes))} SELECT ${results.length ? sql.join(results, sql` + `) : sql`0`} AS n`;
-}
-
-/** One kind of deferred write of a transaction: what it keeps, and how it writes that (or what it hands back to be joined). */
+/** One kind of deferred write of a transaction: what it keeps, and how it writes that. */
 interface Part {
   rank: number;
   items: unknown[];
-  write(trx: Trx, items: unknown[]): Promise<Joined | undefined>;
+  write(trx: Trx, items: unknown[]): Promise<void>;
 }
 
 const open = new WeakMap<Trx, Map<string, Part>>();
@@ -54,7 +31,7 @@ export function deferWrites(trx: Trx): void {
  * Kinds are flushed in `rank` order: a lower rank may still defer into a higher one while it writes.
  * Undefined when `trx` does not defer (write at once).
  */
-export function deferred<T>(trx: unknown, key: string, rank: number, write: (trx: Trx, items: T[]) => Promise<Joined | undefined>): T[] | undefined {
+export function deferred<T>(trx: unknown, key: string, rank: number, write: (trx: Trx, items: T[]) => Promise<void>): T[] | undefined {
   const parts = open.get(trx as Trx);
   if (!parts) return undefined;
   let part = parts.get(key);
@@ -65,22 +42,15 @@ export function deferred<T>(trx: unknown, key: string, rank: number, write: (trx
   return part.items as T[];
 }
 
-/**
- * Writes everything `trx` has put off, lowest rank first; a no-op for an executor that does not
- * defer. The kinds that hand their write back go together in one statement at the end (a kind that
- * writes on its own meanwhile, as the ledger moves its accounts, reads nothing they write).
- */
+/** Writes everything `trx` has put off, lowest rank first; a no-op for an executor that does not defer. */
 export async function flushDeferred(trx: unknown): Promise<void> {
   const parts = open.get(trx as Trx);
   if (!parts) return;
-  const joined: Joined[] = [];
   while (parts.size) {
     const [key, part] = [...parts].reduce((a, b) => (b[1].rank < a[1].rank ? b : a));
     parts.delete(key);
-    const handed = await part.write(trx as Trx, part.items);
-    if (handed) joined.push(handed);
+    await part.write(trx as Trx, part.items);
   }
-  if (joined.length) await joinedStatement(joined).execute(trx as Trx);
 }
 
 /** Forgets what `trx` has put off since its last flush (its change was rolled back to a savepoint). */

@@ -23,8 +23,8 @@
 //   refusal is stored as a claimed request's would be.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CompiledQuery, sql } from 'kysely';
-import { deferred, type Joined } from '../db/deferred.ts';
+import { CompiledQuery } from 'kysely';
+import { deferred } from '../db/deferred.ts';
 import { prepared, type Db, type Executor, type Trx } from '../db/index.ts';
 import { AppError, badRequest, conflict, validation } from './errors.ts';
 
@@ -46,6 +46,13 @@ const CLAIM = prepared('idem_claim', 'SELECT idempotency_claim($1, $2, $3, $4, $
 const STORED = prepared('idem_stored', 'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3');
 const HELD = prepared('idem_held', 'SELECT 1 FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND expires_at >= $4');
 const RESPOND = prepared('idem_respond', 'UPDATE idempotency_keys SET response_status = $4, response_body = $5 WHERE user_id = $1 AND livemode = $2 AND key = $3');
+// A batch's answers (storeAnswer): each row found by its primary key, as RESPOND finds one.
+const RESPOND_ALL = prepared(
+  'idem_respond_all',
+  `UPDATE idempotency_keys k SET response_status = r.status, response_body = r.body
+   FROM json_to_recordset($1::json) AS r (user_id uuid, livemode boolean, key text, status integer, body text)
+   WHERE k.user_id = r.user_id AND k.livemode = r.livemode AND k.key = r.key`,
+);
 // Only a key without a stored answer: one stored by the work's own transaction (answerWithin) or held stays.
 const FREE = prepared('idem_free', 'DELETE FROM idempotency_keys WHERE user_id = $1 AND livemode = $2 AND key = $3 AND response_status IS NULL');
 
@@ -218,13 +225,8 @@ export async function storeAnswer(trx: Executor, k: Pick<RequestKey, 'userId' | 
   else await trx.executeQuery(CompiledQuery.raw(RESPOND, [k.userId, k.livemode, k.key, status, text]));
 }
 
-/** A batch's answers, with its other writes (db/deferred.ts): each row found by its primary key, as RESPOND finds one. */
-async function writeAnswers(_trx: Trx, answers: StoredAnswer[]): Promise<Joined> {
-  return {
-    ctes: sql`answers_stored AS (UPDATE idempotency_keys k SET response_status = r.status, response_body = r.body
-      FROM json_to_recordset(${JSON.stringify(answers)}::json) AS r (user_id uuid, livemode boolean, key text, status integer, body text)
-      WHERE k.user_id = r.user_id AND k.livemode = r.livemode AND k.key = r.key)`,
-  };
+async function writeAnswers(trx: Trx, answers: StoredAnswer[]): Promise<void> {
+  await trx.executeQuery(CompiledQuery.raw(RESPOND_ALL, [JSON.stringify(answers)]));
 }
 
 /** Stores a request's answer rendered from its work's result, in the work's transaction (answerWithin). */

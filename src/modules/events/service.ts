@@ -2,7 +2,7 @@
 // statement as their fan-out. The fan-outs (today: webhook deliveries, see webhooks/enqueue.ts) are
 // given to the EventLog by the composition root (deps.ts): nothing is switched on by an import.
 import { sql, type RawBuilder } from 'kysely';
-import { deferred, type Joined } from '../../db/deferred.ts';
+import { deferred } from '../../db/deferred.ts';
 import { prepared, type Executor } from '../../db/index.ts';
 import { uuidv7 } from '../../db/ids.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -161,25 +161,18 @@ export class EventLog {
     const now = new Date();
     const events = [...byMerchant].flatMap(([userId, items]) => items.map((e) => ({ id: uuidv7(), userId, type: e.type, data: e.data, createdAt: now })));
     if (!events.length) return [];
-    const later = deferred<StoredEvent>(trx, `events:${livemode}`, 1, async (_t, all) => this.joined(livemode, all));
+    const later = deferred<StoredEvent>(trx, `events:${livemode}`, 1, (t, all) => this.write(t, livemode, all));
     if (later) later.push(...events);
     else await this.write(trx, livemode, events);
     return events.map(({ userId: _, ...e }) => e);
   }
 
   /**
-   * Writes the events in one statement, given as one JSON parameter: the statement's text depends
-   * only on the shape, never on the number of events (a prepared statement, prepared()).
+   * Writes the events in one statement (the data serialised now: a balance's is filled in late),
+   * given as one JSON parameter: the statement's text depends only on the shape, never on the number
+   * of events (a prepared statement, prepared()).
    */
   private async write(trx: Executor, livemode: boolean, events: StoredEvent[]): Promise<void> {
-    const { ctes, result } = this.joined(livemode, events);
-    const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
-    prepared('event_record', query.sql);
-    await trx.executeQuery(query);
-  }
-
-  /** The events' writes and fan-out as CTEs (the data serialised now: a balance's is filled in late). */
-  private joined(livemode: boolean, events: StoredEvent[]): Joined {
     const rows = events.map((e) => {
       const at = e.createdAt.toISOString();
       return { id: e.id, user_id: e.userId, type: e.type, data: JSON.stringify(e.data), created_at: at, at, postback_of: postbackOf(e) };
@@ -187,6 +180,9 @@ export class EventLog {
     const shape = { postbackUrls: false, postbackLookups: events.some((e) => postbackOf(e) !== null) };
     const source = sql`SELECT id, user_id, type, data, created_at, at, NULL::text, postback_of FROM json_to_recordset(${JSON.stringify(rows)}::json)
       AS r (id uuid, user_id uuid, type text, data text, created_at timestamptz, at text, postback_of uuid)`;
-    return this.writes({ livemode }, shape, source);
+    const { ctes, result } = this.writes({ livemode }, shape, source);
+    const query = sql`WITH ${ctes} SELECT ${result} AS fanout`.compile(trx);
+    prepared('event_record', query.sql);
+    await trx.executeQuery(query);
   }
 }

@@ -3,7 +3,7 @@
 // (db/deferred.ts) the journals of every change wait for the batch's end and go together: each
 // account is moved once for the batch, and the batch costs those two statements, not two a change.
 import { sql, type Insertable } from 'kysely';
-import { deferred, type Joined, runJoined } from '../../db/deferred.ts';
+import { deferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import { uuidv7, uuidv7Ordered } from '../../db/ids.ts';
 import type { AccountKind, DB } from '../../db/types.ts';
@@ -109,7 +109,7 @@ export async function postJournals(trx: Trx, events: EventLog, scope: Scope, inp
   // In a batch, the journals of all its changes are posted together at its end.
   const later = deferred<Post>(trx, `ledger:${scope.livemode}`, 0, (t, posts) => writePosts(t, scope.livemode, posts));
   if (later) later.push(post);
-  else await runJoined(trx, await writePosts(trx, scope.livemode, [post]));
+  else await writePosts(trx, scope.livemode, [post]);
   if (!collect) await events.recordAll(trx, scope.livemode, out);
 }
 
@@ -118,10 +118,9 @@ const MOVED_AT = sql<Date>`date_trunc('milliseconds', clock_timestamp())`;
 
 type Delta = { userId: string; kind: AccountKind; delta: number };
 
-/** Moves the accounts; hands back the journals, their entries and rows to write (db/deferred.ts), their balance.updated data filled. */
-async function writePosts(trx: Trx, livemode: boolean, posts: Post[]): Promise<Joined | undefined> {
+async function writePosts(trx: Trx, livemode: boolean, posts: Post[]): Promise<void> {
   const journals = posts.flatMap((p) => p.journals);
-  if (!journals.length) return undefined;
+  if (!journals.length) return;
   // All the journals' deltas together, applied in one statement in the global lock order.
   const total = totalDeltas(journals);
   const { accounts, balances } = await moveAccounts(trx, livemode, [...total.values()].sort(byLockOrder));
@@ -152,9 +151,9 @@ async function writePosts(trx: Trx, livemode: boolean, posts: Post[]): Promise<J
       else more.set(r.table, { ...r, values: [...r.values] } as JournalRows);
     }
   }
-  fillBalanceUpdates(posts, balances);
   // The journals, their entries and their rows in one statement (the entries' foreign key is checked at its end).
-  return insertRows([{ table: 'ledger_journals', values: journalRows }, { table: 'ledger_entries', values: entryRows }, ...more.values()]);
+  await insertRows(trx, [{ table: 'ledger_journals', values: journalRows }, { table: 'ledger_entries', values: entryRows }, ...more.values()]);
+  fillBalanceUpdates(posts, balances);
 }
 
 /**
@@ -243,14 +242,14 @@ function totalDeltas(journals: Journal[]): Map<string, Delta> {
 }
 
 /**
- * The inserts of `rows`, each table's a CTE taking its rows as one JSON parameter (by column name):
- * one bind value however many rows and columns, and one statement text however many journals a
- * batch posts.
+ * Inserts `rows` in one statement, each table's as a CTE of its own taking its rows as one JSON
+ * parameter (by column name): one bind value however many rows and columns, and one statement text
+ * however many journals a batch posts.
  */
-function insertRows(rows: JournalRows[]): Joined {
+async function insertRows(trx: Trx, rows: JournalRows[]): Promise<void> {
   const ctes = rows.map((r, i) => {
     const table = sql.table(r.table);
-    return sql`${sql.raw(`ledger_rows_${i}`)} AS (INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(r.values)}::jsonb))`;
+    return sql`${sql.raw(`rows_${i}`)} AS (INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(NULL::${table}, ${JSON.stringify(r.values)}::jsonb))`;
   });
-  return { ctes: sql.join(ctes) };
+  await sql`WITH ${sql.join(ctes)} SELECT 1`.execute(trx);
 }

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { uuidv7Ordered } from '../../db/ids.ts';
 import { GroupCommit, type GroupCommitOptions } from '../../db/group-commit.ts';
-import { deferred, flushDeferred, type Joined } from '../../db/deferred.ts';
+import { deferred, flushDeferred } from '../../db/deferred.ts';
 import type { Db, Executor, Trx } from '../../db/index.ts';
 import type { CardAttempt, CardAttemptOutcome } from '../../db/types.ts';
 
@@ -59,13 +59,11 @@ export async function finishAttempt(db: Executor, id: string, end: AttemptEnd, n
   else await db.updateTable('card_attempts').set(set).where('id', '=', id).execute();
 }
 
-/** The tries a batch has finished, written together at its end with its other writes (db/deferred.ts). */
-async function writeFinishes(_trx: Trx, rows: Array<{ id: string } & Record<string, unknown>>): Promise<Joined> {
-  return {
-    ctes: sql`tries_finished AS (UPDATE card_attempts a SET outcome = r.outcome, return_code = r.return_code, reason = r.reason, latency_ms = r.latency_ms, updated_at = r.updated_at
+/** The tries a batch has finished, written together at its end (db/deferred.ts). */
+async function writeFinishes(trx: Trx, rows: Array<{ id: string } & Record<string, unknown>>): Promise<void> {
+  await sql`UPDATE card_attempts a SET outcome = r.outcome, return_code = r.return_code, reason = r.reason, latency_ms = r.latency_ms, updated_at = r.updated_at
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r (id uuid, outcome text, return_code text, reason text, latency_ms integer, updated_at timestamptz)
-    WHERE a.id = r.id)`,
-  };
+    WHERE a.id = r.id`.execute(trx);
 }
 
 /** Why a connector was skipped without a call. */

@@ -5,7 +5,7 @@
 // round trip of its own. What a change writes is answered as the row will be (no trigger rewrites
 // a transaction's row), and anything that reads a row of the batch flushes the writes first.
 import { sql } from 'kysely';
-import { deferred, flushDeferred, type Joined, runJoined } from '../../db/deferred.ts';
+import { deferred, flushDeferred } from '../../db/deferred.ts';
 import type { Trx } from '../../db/index.ts';
 import type { Transaction } from '../../db/types.ts';
 import type { Scope } from '../../http/scope.ts';
@@ -90,17 +90,13 @@ export async function writeChange(trx: Trx, tx: Transaction, columns: ChangedCol
   return { ...tx, ...set };
 }
 
-/**
- * A batch's writes: an UPDATE per set of columns, handed back to go with the batch's other writes
- * (db/deferred.ts). A row written twice (not through lockTransaction) is written in rounds, in
- * order, the earlier ones on their own (one statement cannot update a row twice).
- */
-async function writeChanges(trx: Trx, writes: Write[]): Promise<Joined> {
+/** A batch's writes: one statement per set of columns; a row written twice (not through lockTransaction) in rounds, in order. */
+async function writeChanges(trx: Trx, writes: Write[]): Promise<void> {
   let round = new Map<string, Write[]>();
   const ids = new Set<string>();
   for (const w of writes) {
     if (ids.has(w.id)) {
-      await runJoined(trx, roundWrites(round));
+      await writeRound(trx, round);
       round = new Map();
       ids.clear();
     }
@@ -110,17 +106,16 @@ async function writeChanges(trx: Trx, writes: Write[]): Promise<Joined> {
     if (same) same.push(w);
     else round.set(columns, [w]);
   }
-  return roundWrites(round);
+  await writeRound(trx, round);
 }
 
-function roundWrites(byColumns: Map<string, Write[]>): Joined {
-  const ctes = [...byColumns].map(([columns, rows], i) => {
+async function writeRound(trx: Trx, byColumns: Map<string, Write[]>): Promise<void> {
+  for (const [columns, rows] of byColumns) {
     const names = columns.split(',') as (keyof typeof CHANGED)[];
     for (const n of names) if (!(n in CHANGED)) throw new Error(`transactions: no deferred write of ${n}`);
     const body = JSON.stringify(rows.map((w) => ({ id: w.id, user_id: w.user_id, ...w.set })));
-    return sql`${sql.raw(`changed_${i}`)} AS (UPDATE transactions t SET ${sql.raw(names.map((n) => `${n} = r.${n}`).join(', '))}
+    await sql`UPDATE transactions t SET ${sql.raw(names.map((n) => `${n} = r.${n}`).join(', '))}
       FROM json_to_recordset(${body}::json) AS r (id uuid, user_id uuid, ${sql.raw(names.map((n) => `${n} ${CHANGED[n]}`).join(', '))})
-      WHERE t.user_id = r.user_id AND t.id = r.id)`;
-  });
-  return { ctes: sql.join(ctes) };
+      WHERE t.user_id = r.user_id AND t.id = r.id`.execute(trx);
+  }
 }
