@@ -172,7 +172,6 @@ export function timingLines(stats: ChildStats): string[] {
   return lines;
 }
 
-
 /** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */
 export async function scenarioPixCreation(ctx: Context, gw: Child): Promise<void> {
   await settle(ctx);

@@ -34,7 +34,8 @@ if (embeddedDir) await migrate(database.db);
 const unbatched = process.env.BENCH_GROUP_COMMIT === 'off' ? { maxBatch: 1, maxInFlight: Infinity } : undefined;
 const tried = process.env.BENCH_CREATION_BATCH ? { ...BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CREATION_BATCH) as Partial<BatchOptions>) } : undefined;
 const limiter = new MemoryLimiter();
-// Every creation and status-change batch is reported to the parent's stats (observeBatches), whatever the batching.
+// Every creation and status-change batch is reported to the parent's stats (observeBatches,
+// observeChangeBatches), whatever the batching.
 const creationBatch = { ...(unbatched ?? tried ?? BATCH[database.kind]), observe: observeBatches };
 const triedChanges = process.env.BENCH_CHANGE_BATCH ? { ...CHANGE_BATCH[database.kind], ...(JSON.parse(process.env.BENCH_CHANGE_BATCH) as Partial<ChangeBatchOptions>) } : undefined;
 const changeBatch = { ...(unbatched ?? triedChanges ?? CHANGE_BATCH[database.kind]), observe: observeChangeBatches };
