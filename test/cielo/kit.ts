@@ -15,6 +15,12 @@ export const YEAR = new Date().getUTCFullYear() + 3;
 export const card = (last = '1', over: Record<string, unknown> = {}) => ({ number: cardEnding(last), holderName: 'Ana Souza', expMonth: 7, expYear: YEAR, cvv: '321', ...over });
 
 export let ctx: TestContext;
+/**
+ * The connector's time limit here: with headroom for a loaded CI host, where the fake (in this
+ * process, beside PGlite) answered a batch of sales in up to 1.1 s. LATE_MS: an answer it gives up on.
+ */
+export const TIMEOUT_MS = 2_000;
+export const LATE_MS = TIMEOUT_MS + 700;
 export let cielo: FakeCielo;
 export let baseUrl: string;
 export let m: Merchant;
@@ -22,7 +28,7 @@ before(async () => {
   cielo = await startFakeCielo();
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  ctx = await startApp({ env: { ...cieloEnv(cielo), BASE_URL: baseUrl, JANITOR_GRACE_SECONDS: '1' } });
+  ctx = await startApp({ env: { ...cieloEnv(cielo, TIMEOUT_MS), BASE_URL: baseUrl, JANITOR_GRACE_SECONDS: '1' } });
   await ctx.app.listen({ port, host: '127.0.0.1' });
   m = await merchant(ctx.app, { live: true });
 });

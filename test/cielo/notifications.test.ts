@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { call } from '../helpers.ts';
-import { cielo, ctx, journals, notificationUrl, orderOf, pay, post, refunds, row, saleOf, T, until } from './kit.ts';
+import { cielo, ctx, journals, LATE_MS, notificationUrl, orderOf, pay, post, refunds, row, saleOf, T, until } from './kit.ts';
 
 const saleReads = (paymentId: string) => cielo.calls('GET', `/1/sales/${paymentId}`).length;
 const eventsOf = async (id: string) => (await ctx.app.deps.db.selectFrom('events').select('type').where('data', '@>', JSON.stringify({ id }) as never).execute()).map((e) => e.type).sort();
 
 /** A payment left PENDING here while Cielo made the sale (its answer came after the time limit). */
 async function pendingButMade(capture = true) {
-  cielo.delayNext(1, 1200);
+  cielo.delayNext(1, LATE_MS);
   const tx = await pay({ capture });
   assert.equal(tx.status, 'PENDING');
   await until(() => cielo.salesOf(orderOf(tx.id)).length === 1);
@@ -46,7 +46,7 @@ describe('Cielo notifications: confirmed with Cielo', () => {
   });
 
   test('a sale Cielo denied: FAILED with the mapped reason', async () => {
-    cielo.delayNext(1, 1200);
+    cielo.delayNext(1, LATE_MS);
     cielo.declineNext('51', 'Saldo insuficiente');
     const tx = await pay();
     await until(() => cielo.salesOf(orderOf(tx.id)).length === 1);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { settleUnknownCharges, settleUnknownRefunds } from '../../src/modules/transactions/service.ts';
-import { cielo, ctx, journals, orderOf, pay, post, refunds, row, saleOf, T, until } from './kit.ts';
+import { cielo, ctx, journals, LATE_MS, orderOf, pay, post, refunds, row, saleOf, T, until } from './kit.ts';
 
 const later = () => new Date(Date.now() + 5000);
 const queries = (id: string) => cielo.calls('GET', '/1/sales').filter((c) => c.query.get('merchantOrderId') === orderOf(id));
@@ -48,7 +48,7 @@ describe('Cielo: a sale whose answer was lost', () => {
   });
 
   test('a time-out is never sent again (the sale may still be under way): PENDING, then the janitor adopts the sale Cielo made', async () => {
-    cielo.delayNext(1, 1500); // longer than CIELO_TIMEOUT_MS: the answer comes after the connector gave up
+    cielo.delayNext(1, LATE_MS); // the answer comes after the connector gave up
     const tx = await pay();
     assert.equal(tx.status, 'PENDING');
     await until(() => cielo.salesOf(orderOf(tx.id)).length === 1);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { card, cielo, ctx, pay, until, orderOf } from './kit.ts';
+import { card, cielo, ctx, LATE_MS, orderOf, pay, until } from './kit.ts';
 
 describe('Cielo: card data and secrets stay out of logs and tables', () => {
   test('after sales of every outcome, lost answers, a refused request and a time-out', async () => {
@@ -17,7 +17,7 @@ describe('Cielo: card data and secrets stay out of logs and tables', () => {
     cielo.failNext(1, 400, 'api');
     const refused = await pay({ card: cards[0] });
     assert.deepEqual([refused.status, refused.failureReason], ['FAILED', 'PROCESSING_ERROR']);
-    cielo.delayNext(1, 1200);
+    cielo.delayNext(1, LATE_MS);
     const late = await pay({ card: cards[0] });
     await until(() => cielo.salesOf(orderOf(late.id)).length === 1);
 
