@@ -15,7 +15,7 @@ import { type LoadResult, load } from './load.ts';
 import { type Child, startChild, startGateway } from './processes.ts';
 import { summarizeProfile } from './profile.ts';
 import { CARD, PROFILE, runId, SECONDS, WARMUP_SECONDS } from './settings.ts';
-import { batchesLine, fmt } from './stats.ts';
+import { batchesLines, fmt } from './stats.ts';
 
 export interface CardBenchResult {
   load: LoadResult;
@@ -149,7 +149,7 @@ async function cardLoad(ctx: Context, gw: Child, cielo: Child): Promise<CardBenc
     `  gateway: ${fmt(statements, 2)} statements per payment (${byKind.join(', ')}); its own CPU count ${fmt(gwStats.cpuMs / sent, 2)} ms per payment; event loop delay p99 ${fmt(gwStats.loopDelay.p99, 1)} ms; ` +
       `time inside it p50 ${fmt(gwStats.served.p50, 1)} ms, p99 ${fmt(gwStats.served.p99, 1)} ms; the fake Cielo answered ${fake.requests.toLocaleString('en-US')} requests in all, over ${fake.connections.toLocaleString('en-US')} TLS connections`,
   );
-  for (const [what, b] of [['creation', gwStats.batches], ['status change', gwStats.changeBatches]] as const) if (b) console.log(`  ${batchesLine(what, b)}`);
+  for (const line of batchesLines(gwStats)) console.log(`  ${line}`);
   if (PROFILE) console.log(summarizeProfile(profileFile, sent));
   const c = out.check;
   if (result.non2xx + result.errors + result.timeouts > 0 || c.paid !== c.transactions || c.twice + c.withoutSale + c.strays + c.violations + c.ledgerOff > 0 || c.captured !== c.sales) process.exitCode = 1;

@@ -79,22 +79,27 @@ export interface BatchesSummary {
   ran: Spread;
   waited: Spread;
 }
-const newBatchLog = () => ({ rows: 0, ran: [] as number[], waited: [] as number[] });
-let batches = newBatchLog();
-let changeBatches = newBatchLog();
-/** The creation writer's `observe` (BatchOptions): each batch's size, wait and run, for ChildStats.batches. */
-export function observeBatches(size: number, waitedMs: number, ranMs: number): void {
-  batches.rows += size;
-  batches.ran.push(ranMs);
-  batches.waited.push(waitedMs);
-}
+type BatchLog = { rows: number; ran: number[]; waited: number[] };
+const batches: BatchLog = { rows: 0, ran: [], waited: [] };
+const changeBatches: BatchLog = { rows: 0, ran: [], waited: [] };
+/** A writer's `observe` (GroupCommit): each batch's size, wait and run, into `log`. */
+const recordInto =
+  (log: BatchLog) =>
+  (size: number, waitedMs: number, ranMs: number): void => {
+    log.rows += size;
+    log.ran.push(ranMs);
+    log.waited.push(waitedMs);
+  };
+/** The creation writer's `observe` (BatchOptions), for ChildStats.batches. */
+export const observeBatches = recordInto(batches);
 /** The status-change writer's `observe`, for ChildStats.changeBatches. */
-export function observeChangeBatches(size: number, waitedMs: number, ranMs: number): void {
-  changeBatches.rows += size;
-  changeBatches.ran.push(ranMs);
-  changeBatches.waited.push(waitedMs);
+export const observeChangeBatches = recordInto(changeBatches);
+function clearLog(log: BatchLog): void {
+  log.rows = 0;
+  log.ran.length = 0;
+  log.waited.length = 0;
 }
-function batchesSummary(log: ReturnType<typeof newBatchLog>): BatchesSummary | null {
+function batchesSummary(log: BatchLog): BatchesSummary | null {
   if (!log.ran.length) return null;
   return { count: log.ran.length, rows: log.rows, ran: spread(log.ran), waited: spread(log.waited) };
 }
@@ -153,8 +158,8 @@ export function serveParent(port: number, close: () => Promise<void>, extras: Pa
       cpu = process.cpuUsage();
       loop.reset();
       served.length = 0;
-      batches = newBatchLog();
-      changeBatches = newBatchLog();
+      clearLog(batches);
+      clearLog(changeBatches);
       Object.assign(gc, noGc());
       process.send?.({ type: 'reset' });
     } else if (m.type === 'stats') {

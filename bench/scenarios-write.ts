@@ -11,7 +11,7 @@ import type { ChildStats } from './child.ts';
 import { type Child, startChild, startGateway } from './processes.ts';
 import { summarizeProfile } from './profile.ts';
 import { CONNECTIONS, OPEN_LOOP_RATE, OPEN_LOOP_WARMUP_SECONDS, POOL_SIZE, PROFILE, runId, SCENARIOS, SECONDS, SLICE_SECONDS, WARMUP_SECONDS } from './settings.ts';
-import { batchesLine, fmt } from './stats.ts';
+import { batchesLines, fmt } from './stats.ts';
 
 /**
  * The floor's process (bench/floor.ts) around `run`: A and A2. Its table and merchant are made the
@@ -161,15 +161,14 @@ async function gatewayLoad(ctx: Context, gw: Child, label: string, request: Open
   return { ...result, queriesPerRequest, serverCpuMsPerRequest: stats.cpuMs / sent, serverSystemMsPerRequest: stats.systemMs / sent };
 }
 
-/** Where a gateway's requests spent their time: its event loop, its GC pauses, its creation batches. */
+/** Where a gateway's requests spent their time: its event loop, its GC pauses, its creation and status-change batches. */
 export function timingLines(stats: ChildStats): string[] {
-  const lines = [
+  return [
     `gateway event loop delay p50 ${fmt(stats.loopDelay.p50, 1)} ms, p99 ${fmt(stats.loopDelay.p99, 1)} ms, max ${fmt(stats.loopDelay.max, 1)} ms; ` +
       `GC ${stats.gc.count} pauses, ${fmt(stats.gc.totalMs, 0)} ms in all, longest ${fmt(stats.gc.maxMs, 1)} ms (${stats.gc.majorCount} mark-compact, longest ${fmt(stats.gc.majorMaxMs, 1)} ms); ` +
       `time inside the gateway p50 ${fmt(stats.served.p50, 1)} ms, p99 ${fmt(stats.served.p99, 1)} ms`,
+    ...batchesLines(stats),
   ];
-  for (const [what, b] of [['creation', stats.batches], ['status change', stats.changeBatches]] as const) if (b) lines.push(batchesLine(what, b));
-  return lines;
 }
 
 /** B: PIX creation through the real gateway, a unique Idempotency-Key per request. */

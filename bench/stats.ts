@@ -1,5 +1,5 @@
 // Percentiles of the benchmark's samples, one definition for every scenario.
-import type { BatchesSummary } from './child.ts';
+import type { BatchesSummary, ChildStats } from './child.ts';
 
 /** The p-th percentile (nearest rank) of ascending `sorted` values; NaN when there are none. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -19,10 +19,13 @@ export const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toLoca
 /** A target's result as the report writes it. */
 export const met = (ok: boolean | undefined) => (ok === undefined ? 'not run' : ok ? '**met**' : '**missed**');
 
-/** How a writer's batches went: their number and size, how long each ran, how long its oldest item waited for it. */
-export function batchesLine(what: string, b: BatchesSummary): string {
-  return (
+/** How the gateway's writers' batches went: their number and size, how long each ran, how long its oldest item waited for it. */
+export function batchesLines(stats: Pick<ChildStats, 'batches' | 'changeBatches'>): string[] {
+  const line = (what: string, b: BatchesSummary) =>
     `${what} batches: ${b.count} (${fmt(b.rows / b.count, 1)} each on average), each ran p50 ${fmt(b.ran.p50, 1)} ms, p99 ${fmt(b.ran.p99, 1)} ms; ` +
-    `its oldest had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`
-  );
+    `its oldest had waited for it p50 ${fmt(b.waited.p50, 1)} ms, p99 ${fmt(b.waited.p99, 1)} ms`;
+  return [
+    ...(stats.batches ? [line('creation', stats.batches)] : []),
+    ...(stats.changeBatches ? [line('status change', stats.changeBatches)] : []),
+  ];
 }
