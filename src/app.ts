@@ -15,6 +15,7 @@ import type { App, Deps } from './deps.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { REVOKED_CHANNEL, installAuth } from './http/auth.ts';
 import { installCompat } from './http/compat.ts';
+import { LazySchemas } from './http/lazy-schemas.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
@@ -151,8 +152,10 @@ export async function buildApp(deps: Deps): Promise<App> {
     ...frameworkErrorOptions({ baseUrl: config.baseUrl }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  app.setValidatorCompiler(validatorCompiler());
+  const schemas = new LazySchemas();
+  app.setValidatorCompiler(schemas.validators(validatorCompiler()));
   app.decorate('deps', deps);
+  app.decorate('schemas', schemas);
   app.addHook('onClose', () => deps.webhooks.close());
   app.addHook('onClose', async () => deps.mail.mailer.close());
   await listenForRevocations(app, deps);
@@ -166,7 +169,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   installErrorHandling(app);
   installHardening(app, { baseUrl: config.baseUrl });
   // Origin compatibility (envelopes, aliases, spellings): before any other onRoute hook, see compat.ts.
-  installCompat(app, originCompat(deps.db));
+  installCompat(app, originCompat(deps.db), schemas);
   app.addSchema(ValidationErrorBody);
   app.addSchema(ErrorBody);
   // Before the idempotency store: a refused second factor is not an answer to replay.

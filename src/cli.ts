@@ -44,6 +44,8 @@ async function serve(config: Config) {
   await app.listen({ port: config.port, host: config.host }).catch((err) => {
     throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
   });
+  // The routes' schemas not used yet, compiled between requests (http/lazy-schemas.ts).
+  void app.schemas.compileInBackground().catch((err) => app.log.error({ err }, 'a route schema does not compile'));
   // Connectors register where their providers notify, once this answers (their sweeps retry on failure).
   await deps.connectors.start();
   jobs?.start();

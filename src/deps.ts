@@ -59,6 +59,7 @@ import { applyChargeback, applyProviderEvents, recordRefund } from './modules/tr
 import { buildRegistry, type RegistryOptions } from './payments/catalogue.ts';
 import type { Connector, ConnectorCore } from './payments/connector.ts';
 import type { ConnectorRegistry } from './payments/registry.ts';
+import type { LazySchemas } from './http/lazy-schemas.ts';
 
 export interface Deps {
   config: Config;
@@ -195,4 +196,6 @@ export function buildDeps(config: Config, given: Database, opts: DepsOptions): D
 /** The app buildApp returns (to the root and the tests): the routes' HttpApp, with the dependencies. */
 export type App = HttpApp & {
   deps: Deps;
+  /** The routes' schemas, compiled on first use (http/lazy-schemas.ts). */
+  schemas: LazySchemas;
 };

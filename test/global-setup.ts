@@ -1,13 +1,14 @@
-// What a whole `npm test` run shares (node --test --test-global-setup): one Chromium for every
-// browser test file. It is started here, in the test runner's own process, as a Playwright browser
-// server on loopback, and its address is handed to the test files (child processes) in
-// CHROMIUM_ENDPOINT; test/e2e/browser.ts connects to it, each file in its own browser contexts, and
-// launches a Chromium of its own when run alone (no endpoint). The teardown closes it; a test file
-// that crashes only drops its connection (its contexts are closed by the server); a runner stopped by
-// a signal closes it on the way out, and one killed outright takes it along (Chromium exits when the
-// pipe to its parent closes).
+// What a whole `npm test` run shares (node --test --test-global-setup): Node's compile cache, and
+// one Chromium for every browser test file. It is started here, in the test runner's own process,
+// as a Playwright browser server on loopback, and its address is handed to the test files (child
+// processes) in CHROMIUM_ENDPOINT; test/e2e/browser.ts connects to it, each file in its own browser
+// contexts, and launches a Chromium of its own when run alone (no endpoint). The teardown closes
+// it; a test file that crashes only drops its connection (its contexts are closed by the server); a
+// runner stopped by a signal closes it on the way out, and one killed outright takes it along
+// (Chromium exits when the pipe to its parent closes).
 // Not started when no browser test will run: Chromium absent, or the PostgreSQL pass (browser.ts).
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { BrowserServer } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -31,6 +32,9 @@ export const skipBrowser: string | false = !existsSync(CHROMIUM)
 let server: BrowserServer | undefined;
 
 export async function globalSetup() {
+  // Every test file is a process that loads the same few hundred modules: Node's compile cache keeps
+  // their compiled code on disk for the next one (about 0.7 s of CPU less per process here).
+  process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('../node_modules/.cache/node-compile', import.meta.url));
   if (skipBrowser) return;
   const { chromium } = await import('playwright-core');
   try {

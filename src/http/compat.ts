@@ -9,6 +9,7 @@
 // - `page=1` on cursor-style lists is the first page.
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { addEnvelope, envelopeSerializerCompiler } from './envelope.ts';
+import type { LazySchemas } from './lazy-schemas.ts';
 import { validation } from './errors.ts';
 
 export interface Alias {
@@ -43,9 +44,10 @@ const asArray = <T>(x: T | T[] | undefined): T[] => (x === undefined ? [] : Arra
  * Installs the compatibility layer. Call it before the routes are registered and before any other
  * onRoute hook: an alias is registered from the route's options as its module declared them, so
  * every other hook (auth, documented errors, OpenAPI) processes the alias on its own, exactly once.
+ * Every route's serializer is the envelope's, compiled on first use (`schemas`).
  */
-export function installCompat(app: FastifyInstance, table: CompatTable) {
-  app.setSerializerCompiler(envelopeSerializerCompiler(() => app.getSchemas()));
+export function installCompat(app: FastifyInstance, table: CompatTable, schemas: LazySchemas) {
+  app.setSerializerCompiler(schemas.serializers(envelopeSerializerCompiler(() => app.getSchemas())));
 
   const seen = new Set<string>();
   app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
