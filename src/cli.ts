@@ -41,11 +41,12 @@ async function serve(config: Config) {
     await limiter.close();
     await database.close();
   });
+  // Every route's schemas compiled before the first request can arrive (http/lazy-schemas.ts).
+  await app.ready();
+  app.schemas.compileAll();
   await app.listen({ port: config.port, host: config.host }).catch((err) => {
     throw err?.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : err; // taken since the check
   });
-  // The routes' schemas not used yet, compiled between requests (http/lazy-schemas.ts).
-  void app.schemas.compileInBackground().catch((err) => app.log.error({ err }, 'a route schema does not compile'));
   // Connectors register where their providers notify, once this answers (their sweeps retry on failure).
   await deps.connectors.start();
   jobs?.start();

@@ -312,7 +312,7 @@ describe('GET /docs', () => {
 });
 
 describe('route schemas (compiled on first use: src/http/lazy-schemas.ts)', () => {
-  test('every route\'s validators and serializers compile, each once; the server compiles them after it listens', async () => {
+  test('every route\'s validators and serializers compile, each once (the server compiles them all before it listens)', async () => {
     const left = ctx.app.schemas.compileAll();
     assert.ok(left > 100, `only ${left} schemas were left to compile: the app compiled them at start`);
     assert.equal(ctx.app.schemas.compileAll(), 0);

@@ -1,9 +1,8 @@
 // Route schemas compiled on their first use rather than when each route is registered: compiling
-// every route's validators (Ajv) and serializers (fast-json-stringify) took about half of an app's
-// start, for routes a process may never serve (a test file uses a few dozen of hundreds). The server
-// compiles the rest right after it listens, a few at a time (compileInBackground), and a test
-// compiles them all (compileAll) so that a broken schema fails there, not on a merchant's request.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// every route's validators (Ajv) and serializers (fast-json-stringify) was a third of an app's
+// start, for routes a test file mostly never calls (it uses a few dozen of hundreds). The server
+// compiles them all before it listens (compileAll), so no request pays for one, and a test does too,
+// so that a broken schema fails there.
 import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 
 type ValidationResult = ReturnType<FastifySchemaCompiler<unknown>>;
@@ -39,14 +38,6 @@ export class LazySchemas {
     const left = [...this.pending];
     for (const compile of left) compile();
     return left.length;
-  }
-
-  /** Compiles what is left one schema per turn of the event loop, so requests are served between them. */
-  async compileInBackground(): Promise<void> {
-    for (const compile of [...this.pending]) {
-      await nextTurn();
-      compile();
-    }
   }
 
   private once<T>(build: () => T): () => T {
