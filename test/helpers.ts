@@ -51,6 +51,14 @@ export async function openDatabase(): Promise<{ database: Database; schema: stri
   return { database, schema };
 }
 
+/** A name for what the migrations make on this PGlite: the hash of their files and of PGlite's version. */
+export function migrationsKey(): string {
+  const dir = fileURLToPath(new URL('../src/db/migrations/', import.meta.url));
+  const hash = createHash('sha256').update(readFileSync(new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url)));
+  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
+  return hash.digest('hex').slice(0, 16);
+}
+
 /**
  * An embedded database with every migration applied, dumped once per set of migrations into the
  * system's temporary directory and loaded by each test file: a fresh PGlite spends seconds in
@@ -59,10 +67,7 @@ export async function openDatabase(): Promise<{ database: Database; schema: stri
  * from nothing). Test files racing to build it each write their own and rename it into place.
  */
 async function pgliteTemplate(): Promise<Blob> {
-  const dir = fileURLToPath(new URL('../src/db/migrations/', import.meta.url));
-  const hash = createHash('sha256').update(readFileSync(new URL('../node_modules/@electric-sql/pglite/package.json', import.meta.url)));
-  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
-  const file = join(tmpdir(), `cofre-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  const file = join(tmpdir(), `cofre-pglite-template-${migrationsKey()}.tar`);
   if (existsSync(file)) return new Blob([readFileSync(file)]);
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create();

@@ -2,10 +2,12 @@
 // (PGlite in a temp DATA_DIR unless told otherwise), waited on with deadlines, killed at the end.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { migrationsKey } from '../helpers.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN = join(ROOT, 'src', 'main.ts');
@@ -22,6 +24,29 @@ export function tempDataDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'cofre-cli-'));
   dirs.push(d);
   return join(d, 'data');
+}
+
+/**
+ * A data directory already initialised and migrated: a copy of one that `migrate` made once per set
+ * of migrations. A directory's first start costs seconds of CPU in initdb and the migrations; the
+ * tests that are not about it start from here (test/e2e/readme.test.ts starts from nothing).
+ */
+export async function migratedDataDir(): Promise<string> {
+  const template = join(tmpdir(), `cofre-cli-template-${migrationsKey()}`);
+  if (!existsSync(template)) {
+    // Test files racing to make it each make their own and rename it into place; the first one stays.
+    const part = `${template}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const res = await run(['migrate'], { DATA_DIR: part });
+    assert.equal(res.code, 0, `migrate: ${res.stdout}\n${res.stderr}`);
+    try {
+      renameSync(part, template);
+    } catch {
+      rmSync(part, { recursive: true, force: true });
+    }
+  }
+  const dir = tempDataDir();
+  cpSync(template, dir, { recursive: true });
+  return dir;
 }
 
 /** The caller's environment without anything that would point the CLI elsewhere than PGlite. */

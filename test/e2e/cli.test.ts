@@ -6,10 +6,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { freePort, onPostgres } from '../helpers.ts';
 import { skippedWith } from './browser.ts';
-import { children, cleanEnv, cleanUp, MAIN, ROOT, run, serve, start, stop, tempDataDir, within } from './cli-kit.ts';
+import { children, cleanEnv, cleanUp, MAIN, migratedDataDir, ROOT, run, serve, start, stop, tempDataDir, within } from './cli-kit.ts';
 
 // On the PostgreSQL pass each test is reported skipped: the CLI runs on PGlite whatever it says (cleanEnv).
-const { after, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
+const { after, before, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
 after(cleanUp);
 
 async function login(port: number, email: string, password: string) {
@@ -22,7 +22,10 @@ async function login(port: number, email: string, password: string) {
 }
 
 describe('operator account and serve', () => {
-  const dataDir = tempDataDir();
+  let dataDir: string;
+  before(async () => {
+    dataDir = await migratedDataDir();
+  });
   const email = `ops.${Date.now()}@cofre.example`;
   const password = 'operador-forte-123';
 
@@ -137,7 +140,7 @@ describe('one process per embedded database (DATA_DIR lock)', () => {
   const noStack = (s: string) => assert.doesNotMatch(s, /\n\s+at /, `no stack trace expected:\n${s}`);
 
   test('while serve runs: a second serve, migrate and admin create stop at once naming the running pid; the data stays the server\'s', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const port = await freePort();
     const server = await serve(dataDir, port);
     const pid = server.child.pid!;
@@ -180,7 +183,7 @@ describe('one process per embedded database (DATA_DIR lock)', () => {
   });
 
   test('a lock left by a killed process is taken over', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const port = await freePort();
     const first = await serve(dataDir, port);
     first.child.kill('SIGKILL');
@@ -229,7 +232,7 @@ describe('logs', () => {
 
   test('serve on a terminal (a pseudo-terminal through script(1)) logs readable lines, one per request', { skip: !hasScript && 'script(1) not installed' }, async () => {
     const port = await freePort();
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     const child = spawn('/usr/bin/script', ['-qfec', `${q(process.execPath)} ${q(MAIN)} serve`, '/dev/null'], {
       cwd: ROOT,
@@ -277,7 +280,7 @@ describe('logs', () => {
 
   test('serve with stdout not a terminal logs JSON lines', async () => {
     const port = await freePort();
-    const proc = start(['serve'], { DATA_DIR: tempDataDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    const proc = start(['serve'], { DATA_DIR: await migratedDataDir(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     try {
       await within(
         new Promise<void>((res) => {

@@ -6,9 +6,9 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { freePort, onPostgres } from '../helpers.ts';
 import { skippedWith } from './browser.ts';
-import { cleanUp, type Proc, serve, start, tempDataDir, within } from './cli-kit.ts';
+import { cleanUp, migratedDataDir, type Proc, serve, start, within } from './cli-kit.ts';
 
-const { after, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
+const { after, before, describe, test } = skippedWith(onPostgres && 'always the embedded database (TEST_DATABASE_URL is not passed on): run on the PGlite pass only');
 after(cleanUp);
 
 /** A login whose body is sent in two halves: the request is in flight until `finish` is called. */
@@ -41,17 +41,24 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000) {
   }
 }
 
+/** Resolves once the server has read the login's headers (its "incoming request" log line, LOG_LEVEL info): the request is in flight. */
+const loginInFlight = (server: Proc) =>
+  until('the login in flight', async () => server.stdout().split('\n').some((l) => l.includes('"incoming request"') && l.includes('/api/auth/login')), 30_000);
+
 const exited = (proc: Proc, ms: number) => within(proc.exited, ms, 'exit after SIGTERM', proc);
 
 describe('SIGTERM', () => {
-  const dataDir = tempDataDir();
+  let dataDir: string;
+  before(async () => {
+    dataDir = await migratedDataDir();
+  });
 
   test('serve: /ready fails while draining, the listener closes, the request in flight is answered, exit 0', async () => {
     const port = await freePort();
-    const server = await serve(dataDir, port, { SHUTDOWN_DRAIN_MS: '1500' });
+    const server = await serve(dataDir, port, { SHUTDOWN_DRAIN_MS: '1500', LOG_LEVEL: 'info' });
     assert.equal((await fetch(`http://127.0.0.1:${port}/ready`)).status, 200);
     const login = slowLogin(port);
-    await new Promise((r) => setTimeout(r, 200)); // the request's headers have reached the server
+    await loginInFlight(server);
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     await until('readiness failing', async () => (await fetch(`http://127.0.0.1:${port}/ready`, { headers: { connection: 'close' } })).status === 503);
@@ -70,7 +77,7 @@ describe('SIGTERM', () => {
     const server = await serve(dataDir, port, { SHUTDOWN_TIMEOUT_MS: '2000', LOG_LEVEL: 'info' });
     const login = slowLogin(port);
     login.answered.catch(() => {}); // its connection dies with the process
-    await new Promise((r) => setTimeout(r, 200));
+    await loginInFlight(server);
     const signalled = Date.now();
     server.child.kill('SIGTERM');
     const { code } = await exited(server, 15_000);
