@@ -19,6 +19,7 @@ import { listeningAt } from './db/listen.ts';
 import { readRouter, type ReadRouter } from './db/replica.ts';
 import type { HttpApp } from './http/app-type.ts';
 import { Authenticator } from './http/auth.ts';
+import type { LazySchemas } from './http/lazy-schemas.ts';
 import { accountKeys, type AccountKeys } from './modules/auth/account-keys.ts';
 import { PageCache } from './http/page-cache.ts';
 import { Cursors } from './http/pagination.ts';
@@ -59,7 +60,6 @@ import { applyChargeback, applyProviderEvents, recordRefund } from './modules/tr
 import { buildRegistry, type RegistryOptions } from './payments/catalogue.ts';
 import type { Connector, ConnectorCore } from './payments/connector.ts';
 import type { ConnectorRegistry } from './payments/registry.ts';
-import type { LazySchemas } from './http/lazy-schemas.ts';
 
 export interface Deps {
   config: Config;

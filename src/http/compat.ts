@@ -9,8 +9,8 @@
 // - `page=1` on cursor-style lists is the first page.
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { addEnvelope, envelopeSerializerCompiler } from './envelope.ts';
-import type { LazySchemas } from './lazy-schemas.ts';
 import { validation } from './errors.ts';
+import type { LazySchemas } from './lazy-schemas.ts';
 
 export interface Alias {
   /** Default: the route's own method. */
