@@ -19,6 +19,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { frameworkErrorOptions, installHardening, MAX_PARAM_LENGTH } from './http/hardening.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { LazySchemas } from './http/lazy-schemas.ts';
+import { hoistSharedSchemas } from './http/openapi-components.ts';
 import { enforce } from './http/ratelimit.ts';
 import { addGenericErrors, documentedSchema, ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import emailRoutes from './mail/routes.ts';
@@ -239,6 +240,7 @@ async function installApiDocs(app: App, baseUrl: string) {
       },
     },
     transform: documentedSchema as never,
+    transformObject: (({ openapiObject }: { openapiObject: Record<string, unknown> }) => hoistSharedSchemas(openapiObject)) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, docsUiOptions(baseUrl));

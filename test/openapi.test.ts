@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { hoistSharedSchemas } from '../src/http/openapi-components.ts';
 import { addGenericErrors } from '../src/http/schemas.ts';
 import { call } from './helpers.ts';
 import { ready, useApp } from './kit/app.ts';
@@ -77,8 +78,53 @@ describe('GET /openapi.json', () => {
       }
     };
     walk(doc.paths);
+    walk(doc.components);
     assert.ok(refs.length > 0);
     for (const ref of refs) resolve({ $ref: ref });
+  });
+
+  test('a schema used in several places is written once, under components.schemas', () => {
+    // A transaction's answer: the resource under its name and under `data` is one named schema.
+    const body = resolve(doc.paths['/api/v1/transactions/{id}'].get.responses['200'].content['application/json'].schema);
+    assert.equal(body.properties.transaction.$ref, '#/components/schemas/Transaction');
+    assert.equal(body.properties.data.$ref, '#/components/schemas/Transaction');
+    assert.match(body.properties.data.description, /same value as `transaction`/);
+    assert.equal(resolve(body.properties.data).properties.id.format, 'uuid');
+    // No object schema of any size is repeated anywhere in the document.
+    const seen = new Map<string, number>();
+    const walk = (n: any) => {
+      if (Array.isArray(n)) return n.forEach(walk);
+      if (!n || typeof n !== 'object') return;
+      if (n.type === 'object' && n.properties) {
+        const text = JSON.stringify(n);
+        if (text.length >= 300) seen.set(text, (seen.get(text) ?? 0) + 1);
+      }
+      Object.values(n).forEach(walk);
+    };
+    walk(doc);
+    assert.deepEqual([...seen.entries()].filter(([, k]) => k > 1).map(([t]) => t.slice(0, 120)), []);
+    assert.ok(JSON.stringify(doc).length < 1_000_000, 'the document is under 1 MB');
+  });
+
+  test('naming leaves small and single-use schemas inline, and keeps the names the document had', () => {
+    const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`field${i}`, { type: 'string' }])) };
+    const small = { type: 'object', properties: { a: { type: 'string' } } };
+    const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+    const out = hoistSharedSchemas({
+      paths: {
+        '/a': { get: { operationId: 'getA', responses: { '200': json({ type: 'object', properties: { error: big, data: big, small, other: small } }) } } },
+        '/b': { get: { operationId: 'getB', responses: { '200': json({ type: 'array', items: big }), '400': json({ example: big }) } } },
+      },
+      components: { schemas: { Error: { type: 'object', properties: {} } } },
+    }) as any;
+    const a = out.paths['/a'].get.responses['200'].content['application/json'].schema;
+    assert.deepEqual(a.properties.error, { $ref: '#/components/schemas/Error2' });
+    assert.deepEqual(a.properties.data, { $ref: '#/components/schemas/Error2' });
+    assert.deepEqual(a.properties.small, small);
+    assert.deepEqual(out.paths['/b'].get.responses['200'].content['application/json'].schema.items, { $ref: '#/components/schemas/Error2' });
+    assert.deepEqual(out.paths['/b'].get.responses['400'].content['application/json'].schema.example, big, 'examples are data, not schemas');
+    assert.deepEqual(Object.keys(out.components.schemas), ['Error', 'Error2']);
+    assert.deepEqual(out.components.schemas.Error2, big);
   });
 
   test('lists every route of the foundation (other modules add theirs)', () => {

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { cpf, merchant, type Merchant } from '../helpers.ts';
 import { paidPix } from '../wallet-helpers.ts';
 import { data, failure, failureOn, send, useOrigin, type Origin } from './origin-client.ts';
+import { inlineRefs } from '../kit/openapi-doc.ts';
 
 let o: Origin;
 let m: Merchant;
@@ -189,7 +190,7 @@ describe('the origin paths (aliases of one route table)', () => {
   });
 
   test('the OpenAPI document shows each alias as an alias of its route, with the envelope fields', async () => {
-    const doc = (await send(o, 'GET', '/openapi.json')).json;
+    const doc = inlineRefs((await send(o, 'GET', '/openapi.json')).json);
     const ids = new Set<string>();
     for (const ops of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(ops)) {

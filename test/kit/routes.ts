@@ -3,6 +3,7 @@
 // each operation's `security` from the route's auth declaration, src/http/auth.ts installAuth).
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../src/deps.ts';
+import { inlineRefs } from './openapi-doc.ts';
 
 /** How a route authenticates, read from its OpenAPI `security`. */
 export type AuthKind =
@@ -44,7 +45,7 @@ export function authKind(security: Operation['security']): AuthKind {
 
 /** Every documented operation (the OpenAPI document the app serves), HEAD left out. */
 export function documentedRoutes(app: App): Route[] {
-  const doc = app.swagger() as { paths: Record<string, Record<string, Operation>> };
+  const doc = inlineRefs(app.swagger()) as { paths: Record<string, Record<string, Operation>> };
   const routes: Route[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
