@@ -63,8 +63,9 @@ export interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `node src/main.ts ...args`, with the test runner's --liftoff-only (package.json; docs/decisions.md "Testing"). */
 export function start(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--liftoff-only', MAIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   let err = '';
