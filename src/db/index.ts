@@ -157,14 +157,14 @@ export interface ConnectOptions {
    *  yes, unless the server is reached through a pooler (pooledConnection), which in transaction
    *  mode would run a statement on a server connection that never prepared it. */
   namedStatements?: boolean;
-  /** In-memory PGlite only: start from this data directory dump (`dumpDataDir`) instead of an empty
-   *  database (the test suite's migrated template: initdb is most of a fresh start). */
-  loadDataDir?: Blob;
+  /** In-memory PGlite only (the test suite's): start from a data directory dump (`dumpDataDir`: its
+   *  migrated template, as initdb is most of a fresh start), with settings (`-c`) over PGlite's own. */
+  pglite?: { loadDataDir?: Blob; settings?: Record<string, string> };
 }
 
 export async function connect(opts: ConnectOptions): Promise<Database> {
   if (opts.url) return connectPostgres(opts.url, opts.schema, opts.poolSize ?? 20, opts.namedStatements);
-  return connectPglite(opts.dataDir ?? null, opts.loadDataDir);
+  return connectPglite(opts.dataDir ?? null, opts.pglite);
 }
 
 // Kept open through any lull (the rest close after pg's 10 s idle): one reopened costs a fork and every
@@ -277,18 +277,18 @@ function unreachable(url: string, err: unknown): unknown {
   return new ConfigError(`Cannot reach PostgreSQL at ${address(url)} (DATABASE_URL): ${reason}.`);
 }
 
-async function connectPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
+async function connectPglite(dataDir: string | null, { loadDataDir, settings = {} }: NonNullable<ConnectOptions['pglite']> = {}): Promise<Database> {
   const lib = await import('@electric-sql/pglite');
-  const { PGlite } = lib;
   let dir: string | undefined;
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
     dir = join(dataDir, 'pgdata');
   }
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
-  let pglite: Awaited<ReturnType<typeof PGlite.create>>;
+  const startParams = [...lib.PGlite.defaultStartParams, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  let pglite: Awaited<ReturnType<typeof lib.PGlite.create>>;
   try {
-    pglite = await PGlite.create(dir, { parsers: { 1082: (v: string) => v }, ...(loadDataDir && { loadDataDir }) });
+    pglite = await lib.PGlite.create(dir, { parsers: { 1082: (v: string) => v }, startParams, loadDataDir });
   } catch (err) {
     unlock();
     throw err;
